@@ -1,0 +1,90 @@
+// Package config reads Airlock's trusted config.toml (DESIGN.md §3), validates it with
+// the line and column of every mistake, layers it under flags and the environment, and
+// keeps the last good configuration when the file on disk breaks.
+//
+// It only reads and layers values; each domain package resolves its own part.
+package config
+
+// File is config.toml as written by the person. Pointers tell "absent" from "zero".
+type File struct {
+	SandboxMode           *string        `toml:"sandbox_mode"`
+	ApprovalPolicy        *string        `toml:"approval_policy"`
+	ApprovalsReviewer     *string        `toml:"approvals_reviewer"`
+	ExecutionMode         *string        `toml:"execution_mode"`
+	SandboxWorkspaceWrite WorkspaceWrite `toml:"sandbox_workspace_write"`
+	Isolation             Isolation      `toml:"isolation"`
+	Workspace             Workspace      `toml:"workspace"`
+	Ops                   Ops            `toml:"ops"`
+	Permission            Permission     `toml:"permission"`
+	Hooks                 Hooks          `toml:"hooks"`
+	Reviewer              Reviewer       `toml:"reviewer"`
+	Dispatch              Dispatch       `toml:"dispatch"`
+	API                   API            `toml:"api"`
+}
+
+// WorkspaceWrite is [sandbox_workspace_write].
+type WorkspaceWrite struct {
+	WritableRoots []string `toml:"writable_roots"`
+	NetworkAccess *bool    `toml:"network_access"`
+}
+
+// Isolation is [isolation].
+type Isolation struct {
+	Backend   *string  `toml:"backend"`
+	Protected []string `toml:"protected"`
+}
+
+// Workspace is [workspace]: runs may start inside these roots.
+type Workspace struct {
+	Roots []string `toml:"roots"`
+}
+
+// Ops is [ops].
+type Ops struct {
+	Strict *bool `toml:"strict"`
+}
+
+// Permission is [permission].
+type Permission struct {
+	Tiers map[string]string `toml:"tiers"`
+	Rules []Rule            `toml:"rules"`
+}
+
+// Rule is one [[permission.rules]] entry.
+type Rule struct {
+	Tool    string `toml:"tool"`
+	Pattern string `toml:"pattern"`
+	Action  string `toml:"action"`
+}
+
+// Hooks is [hooks].
+type Hooks struct {
+	BeforeToolUse []Hook `toml:"before_tool_use"`
+	AfterToolUse  []Hook `toml:"after_tool_use"`
+}
+
+// Hook is one [[hooks.*]] entry.
+type Hook struct {
+	Command []string `toml:"command"`
+	Tools   []string `toml:"tools"`
+	Timeout string   `toml:"timeout"`
+}
+
+// Reviewer is [reviewer].
+type Reviewer struct {
+	Command []string `toml:"command"`
+	Timeout string   `toml:"timeout"`
+}
+
+// Dispatch is [dispatch].
+type Dispatch struct {
+	Concurrency *int    `toml:"concurrency"`
+	LogMaxAge   *string `toml:"log_max_age"`
+	LogMaxTotal *string `toml:"log_max_total"`
+	RunLogCap   *string `toml:"run_log_cap"`
+}
+
+// API is [api]: the optional loopback TCP listener (off unless an address is given).
+type API struct {
+	TCPAddress *string `toml:"tcp_address"`
+}

@@ -1,0 +1,171 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Layer names where an effective value came from, strongest first.
+type Layer string
+
+// The layers, in precedence order: flag > env > file > default.
+const (
+	LayerFlag    Layer = "flag"
+	LayerEnv     Layer = "env"
+	LayerFile    Layer = "file"
+	LayerDefault Layer = "default"
+)
+
+// Setting is one key's effective value and who set it.
+type Setting struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Layer  Layer  `json:"layer"`
+	Detail string `json:"detail,omitempty"` // "AIRLOCK_SANDBOX_MODE", "--sandbox", the file path
+}
+
+// EnvVars maps the keys that an environment variable may set.
+var EnvVars = map[string]string{
+	"sandbox_mode":                           "AIRLOCK_SANDBOX_MODE",
+	"sandbox_workspace_write.network_access": "AIRLOCK_NETWORK",
+	"isolation.backend":                      "AIRLOCK_SANDBOX_BACKEND",
+	"approval_policy":                        "AIRLOCK_APPROVAL_POLICY",
+	"execution_mode":                         "AIRLOCK_EXECUTION_MODE",
+}
+
+// Defaults are the safe defaults of DESIGN.md §3.
+var Defaults = map[string]any{
+	"sandbox_mode":                           "workspace-write",
+	"approval_policy":                        "on-request",
+	"approvals_reviewer":                     "user",
+	"execution_mode":                         "local",
+	"sandbox_workspace_write.writable_roots": []string{},
+	"sandbox_workspace_write.network_access": false,
+	"isolation.backend":                      "auto",
+	"isolation.protected":                    []string{},
+	"workspace.roots":                        []string{"~/Airlock"},
+	"ops.strict":                             false,
+	"dispatch.concurrency":                   2,
+	"dispatch.log_max_age":                   "720h",
+	"dispatch.log_max_total":                 "1GiB",
+	"dispatch.run_log_cap":                   "16MiB",
+	"api.tcp_address":                        "",
+}
+
+// fileValues flattens the scalar and list keys that were written in the file.
+func fileValues(f File) map[string]any {
+	out := map[string]any{}
+	str := func(k string, v *string) {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	str("sandbox_mode", f.SandboxMode)
+	str("approval_policy", f.ApprovalPolicy)
+	str("approvals_reviewer", f.ApprovalsReviewer)
+	str("execution_mode", f.ExecutionMode)
+	str("isolation.backend", f.Isolation.Backend)
+	str("dispatch.log_max_age", f.Dispatch.LogMaxAge)
+	str("dispatch.log_max_total", f.Dispatch.LogMaxTotal)
+	str("dispatch.run_log_cap", f.Dispatch.RunLogCap)
+	str("api.tcp_address", f.API.TCPAddress)
+	if f.SandboxWorkspaceWrite.NetworkAccess != nil {
+		out["sandbox_workspace_write.network_access"] = *f.SandboxWorkspaceWrite.NetworkAccess
+	}
+	if f.Ops.Strict != nil {
+		out["ops.strict"] = *f.Ops.Strict
+	}
+	if f.Dispatch.Concurrency != nil {
+		out["dispatch.concurrency"] = *f.Dispatch.Concurrency
+	}
+	if f.SandboxWorkspaceWrite.WritableRoots != nil {
+		out["sandbox_workspace_write.writable_roots"] = f.SandboxWorkspaceWrite.WritableRoots
+	}
+	if f.Isolation.Protected != nil {
+		out["isolation.protected"] = f.Isolation.Protected
+	}
+	if f.Workspace.Roots != nil {
+		out["workspace.roots"] = f.Workspace.Roots
+	}
+	return out
+}
+
+// Effective layers flags over the environment over the file over the defaults, for
+// every key of Defaults. flags maps a key to the value a command-line flag gave it.
+func Effective(f File, path string, getenv func(string) string, flags map[string]any) ([]Setting, error) {
+	file := fileValues(f)
+	keys := make([]string, 0, len(Defaults))
+	for k := range Defaults {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Setting, 0, len(keys))
+	for _, k := range keys {
+		s := Setting{Key: k, Value: Defaults[k], Layer: LayerDefault}
+		if v, ok := file[k]; ok {
+			s = Setting{Key: k, Value: v, Layer: LayerFile, Detail: path}
+		}
+		if name, ok := EnvVars[k]; ok {
+			if raw := getenv(name); raw != "" {
+				v, err := envValue(k, raw)
+				if err != nil {
+					return nil, fmt.Errorf("environment variable %s: %w", name, err)
+				}
+				s = Setting{Key: k, Value: v, Layer: LayerEnv, Detail: name}
+			}
+		}
+		if v, ok := flags[k]; ok {
+			s = Setting{Key: k, Value: v, Layer: LayerFlag}
+		}
+		out = append(out, s)
+	}
+	out = append(out, Setting{Key: "permission.rules", Value: len(f.Permission.Rules), Layer: layerOf(len(f.Permission.Rules) > 0), Detail: detailOf(len(f.Permission.Rules) > 0, path)})
+	out = append(out, Setting{Key: "hooks", Value: len(f.Hooks.BeforeToolUse) + len(f.Hooks.AfterToolUse), Layer: layerOf(len(f.Hooks.BeforeToolUse)+len(f.Hooks.AfterToolUse) > 0), Detail: detailOf(len(f.Hooks.BeforeToolUse)+len(f.Hooks.AfterToolUse) > 0, path)})
+	return out, nil
+}
+
+func layerOf(inFile bool) Layer {
+	if inFile {
+		return LayerFile
+	}
+	return LayerDefault
+}
+
+func detailOf(inFile bool, path string) string {
+	if inFile {
+		return path
+	}
+	return ""
+}
+
+func envValue(key, raw string) (any, error) {
+	if key == "sandbox_workspace_write.network_access" {
+		b, err := parseBool(raw)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	for _, c := range choices[key] {
+		if raw == c {
+			return raw, nil
+		}
+	}
+	return nil, fmt.Errorf("%q is not one of %s", raw, strings.Join(choices[key], ", "))
+}
+
+func parseBool(raw string) (bool, error) {
+	switch strings.ToLower(raw) {
+	case "on", "yes":
+		return true, nil
+	case "off", "no":
+		return false, nil
+	}
+	b, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("%q is not on or off (use 1/0, true/false, on/off)", raw)
+	}
+	return b, nil
+}

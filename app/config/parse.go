@@ -1,0 +1,235 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// Problem is one mistake in the file, with where it is.
+type Problem struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Key     string `json:"key,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Line == 0 {
+		return p.Message
+	}
+	return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
+}
+
+// Error is a config file that cannot be used, with every problem found in it.
+type Error struct {
+	Path     string    `json:"path"`
+	Problems []Problem `json:"problems"`
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("%s: %s", e.Path, strings.Join(parts, "; "))
+}
+
+// Parse decodes and validates config.toml. Every problem names its line and column.
+func Parse(path string, data []byte) (File, error) {
+	var f File
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return File{}, decodeError(path, err)
+	}
+	positions := keyPositions(data)
+	var problems []Problem
+	for _, v := range validate(f) {
+		line, col := positions.find(v.key)
+		problems = append(problems, Problem{Line: line, Column: col, Key: v.key, Message: v.message})
+	}
+	if len(problems) > 0 {
+		return File{}, &Error{Path: path, Problems: problems}
+	}
+	return f, nil
+}
+
+func decodeError(path string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		e := &Error{Path: path}
+		for _, de := range strict.Errors {
+			row, col := de.Position()
+			key := strings.Join(de.Key(), ".")
+			e.Problems = append(e.Problems, Problem{Line: row, Column: col, Key: key,
+				Message: fmt.Sprintf("unknown key %q: check its spelling against DESIGN.md §3 (airlock config show lists every key)", key)})
+		}
+		return e
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return &Error{Path: path, Problems: []Problem{{Line: row, Column: col, Key: strings.Join(de.Key(), "."), Message: de.Error()}}}
+	}
+	return &Error{Path: path, Problems: []Problem{{Message: err.Error()}}}
+}
+
+type violation struct{ key, message string }
+
+// choices are the accepted values of the enumerated keys. The domain packages parse the
+// same names; these lists only let the file be checked with positions before use.
+var choices = map[string][]string{
+	"sandbox_mode":       {"read-only", "workspace-write", "full-access", "danger-full-access"},
+	"approval_policy":    {"untrusted", "on-request", "on-failure", "never"},
+	"approvals_reviewer": {"user", "auto_review"},
+	"execution_mode":     {"local", "sandbox", "auto"},
+	"isolation.backend":  {"auto", "os", "app"},
+}
+
+func checkChoice(out []violation, key string, v *string) []violation {
+	if v == nil {
+		return out
+	}
+	for _, c := range choices[key] {
+		if *v == c {
+			return out
+		}
+	}
+	return append(out, violation{key, fmt.Sprintf("%s = %q is not one of %s", key, *v, strings.Join(choices[key], ", "))})
+}
+
+func checkDuration(out []violation, key, v string) []violation {
+	if v == "" {
+		return out
+	}
+	if _, err := time.ParseDuration(v); err != nil {
+		return append(out, violation{key, fmt.Sprintf("%s = %q is not a duration (write it like \"30s\", \"5m\" or \"24h\")", key, v)})
+	}
+	return out
+}
+
+func validate(f File) []violation {
+	var out []violation
+	out = checkChoice(out, "sandbox_mode", f.SandboxMode)
+	out = checkChoice(out, "approval_policy", f.ApprovalPolicy)
+	out = checkChoice(out, "approvals_reviewer", f.ApprovalsReviewer)
+	out = checkChoice(out, "execution_mode", f.ExecutionMode)
+	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
+	for tool, tier := range f.Permission.Tiers {
+		if tier != "P0" && tier != "P1" && tier != "P2" {
+			out = append(out, violation{"permission.tiers." + tool, fmt.Sprintf("tier of %q is %q: use P0 (silent), P1 (asks once) or P2 (asks every time)", tool, tier)})
+		}
+	}
+	for i, r := range f.Permission.Rules {
+		key := fmt.Sprintf("permission.rules[%d]", i)
+		switch {
+		case r.Tool == "":
+			out = append(out, violation{key, fmt.Sprintf("rule %d has no tool: name the tool it applies to (for example tool = \"bash\")", i+1)})
+		case r.Action != "allow" && r.Action != "ask" && r.Action != "deny":
+			out = append(out, violation{key, fmt.Sprintf("rule %d: action %q is not one of allow, ask, deny", i+1, r.Action)})
+		}
+	}
+	for name, hooks := range map[string][]Hook{"hooks.before_tool_use": f.Hooks.BeforeToolUse, "hooks.after_tool_use": f.Hooks.AfterToolUse} {
+		for i, h := range hooks {
+			key := fmt.Sprintf("%s[%d]", name, i)
+			if len(h.Command) == 0 {
+				out = append(out, violation{key, fmt.Sprintf("%s entry %d has no command: give the program and its arguments as a list", name, i+1)})
+			}
+			out = checkDuration(out, key, h.Timeout)
+		}
+	}
+	out = checkDuration(out, "reviewer", f.Reviewer.Timeout)
+	if c := f.Dispatch.Concurrency; c != nil && (*c < 1 || *c > 64) {
+		out = append(out, violation{"dispatch.concurrency", fmt.Sprintf("dispatch.concurrency = %d: choose between 1 and 64 runs at once", *c)})
+	}
+	if f.Dispatch.LogMaxAge != nil {
+		out = checkDuration(out, "dispatch.log_max_age", *f.Dispatch.LogMaxAge)
+	}
+	for _, key := range []struct {
+		name string
+		v    *string
+	}{{"dispatch.log_max_total", f.Dispatch.LogMaxTotal}, {"dispatch.run_log_cap", f.Dispatch.RunLogCap}} {
+		if key.v != nil {
+			if _, err := ParseSize(*key.v); err != nil {
+				out = append(out, violation{key.name, fmt.Sprintf("%s: %v", key.name, err)})
+			}
+		}
+	}
+	if a := f.API.TCPAddress; a != nil && *a != "" && !isLoopbackAddress(*a) {
+		out = append(out, violation{"api.tcp_address", fmt.Sprintf("api.tcp_address = %q: the API only listens on loopback (127.0.0.1:PORT or [::1]:PORT)", *a)})
+	}
+	return out
+}
+
+// positions maps a dotted key ("isolation.backend", "permission.rules[1]") to where it
+// was written.
+type positions map[string][2]int
+
+func (p positions) find(key string) (int, int) {
+	for k := key; k != ""; {
+		if pos, ok := p[k]; ok {
+			return pos[0], pos[1]
+		}
+		i := strings.LastIndexAny(k, ".[")
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	return 0, 0
+}
+
+// keyPositions walks the document once to learn where each key and table was written.
+func keyPositions(data []byte) positions {
+	out := positions{}
+	var p unstable.Parser
+	p.Reset(data)
+	table := ""
+	arrayCount := map[string]int{}
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			name, first := joinKey(e.Key())
+			table = name
+			if e.Kind == unstable.ArrayTable {
+				table = fmt.Sprintf("%s[%d]", name, arrayCount[name])
+				arrayCount[name]++
+			}
+			if first != nil {
+				pos := p.Shape(first.Raw).Start
+				out[table] = [2]int{pos.Line, pos.Column}
+			}
+		case unstable.KeyValue:
+			name, first := joinKey(e.Key())
+			full := name
+			if table != "" {
+				full = table + "." + name
+			}
+			if first != nil {
+				pos := p.Shape(first.Raw).Start
+				out[full] = [2]int{pos.Line, pos.Column}
+			}
+		}
+	}
+	return out
+}
+
+func joinKey(it unstable.Iterator) (string, *unstable.Node) {
+	var parts []string
+	var first *unstable.Node
+	for it.Next() {
+		n := it.Node()
+		if first == nil {
+			first = n
+		}
+		parts = append(parts, string(n.Data))
+	}
+	return strings.Join(parts, "."), first
+}

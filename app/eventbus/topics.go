@@ -1,0 +1,27 @@
+package eventbus
+
+// Topics of the events the core publishes. frontend/src/lib/events.ts mirrors this list;
+// a test keeps the two equal.
+const (
+	TopicConfigChanged       = "config.changed"
+	TopicPermissionRequested = "permission.requested"
+	TopicPermissionDecided   = "permission.decided"
+	TopicRunUpdated          = "run.updated"
+	TopicRunLog              = "run.log"
+	TopicTaskUpdated         = "task.updated"
+	TopicDepartmentUpdated   = "department.updated"
+	TopicInboxChanged        = "inbox.changed"
+	TopicOpsPlanUpdated      = "ops.plan.updated"
+	TopicOpsJournalAppended  = "ops.journal.appended"
+	TopicSandboxStatus       = "sandbox.status"
+	TopicDispatchState       = "dispatch.state"
+	TopicWindowShow          = "window.show"
+)
+
+// Topics lists every topic above.
+var Topics = []string{
+	TopicConfigChanged, TopicPermissionRequested, TopicPermissionDecided, TopicRunUpdated,
+	TopicRunLog, TopicTaskUpdated, TopicDepartmentUpdated, TopicInboxChanged,
+	TopicOpsPlanUpdated, TopicOpsJournalAppended, TopicSandboxStatus, TopicDispatchState,
+	TopicWindowShow,
+}

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Paths are the places on disk of DESIGN.md §2. AIRLOCK_HOME, when set, holds all of
+// them (tests and scripts run isolated instances side by side); otherwise XDG.
+type Paths struct {
+	ConfigFile string // config.toml (trusted, watched)
+	DataDir    string // database, sandbox runtime and images
+	Database   string // airlock.db
+	RunLogs    string // one <run-id>.log per run
+	SandboxDir string // micro-VM runtime and images
+	RuntimeDir string // the socket's 0700 directory
+	Socket     string // the local API's unix socket
+}
+
+// ResolvePaths computes the paths from the environment, without touching the disk.
+func ResolvePaths(getenv func(string) string) (Paths, error) {
+	if home := getenv("AIRLOCK_HOME"); home != "" {
+		if !filepath.IsAbs(home) {
+			abs, err := filepath.Abs(home)
+			if err != nil {
+				return Paths{}, fmt.Errorf("AIRLOCK_HOME %q: %w", home, err)
+			}
+			home = abs
+		}
+		return Paths{
+			ConfigFile: filepath.Join(home, "config", "config.toml"),
+			DataDir:    filepath.Join(home, "data"),
+			Database:   filepath.Join(home, "data", "airlock.db"),
+			RunLogs:    filepath.Join(home, "state", "runs"),
+			SandboxDir: filepath.Join(home, "data", "sandbox"),
+			RuntimeDir: filepath.Join(home, "run"),
+			Socket:     filepath.Join(home, "run", "airlock.sock"),
+		}, nil
+	}
+	userHome := getenv("HOME")
+	if userHome == "" {
+		return Paths{}, errors.New("neither AIRLOCK_HOME nor HOME is set: set one of them to say where Airlock keeps its files")
+	}
+	xdg := func(name, fallback string) string {
+		if v := getenv(name); v != "" && filepath.IsAbs(v) {
+			return v
+		}
+		return filepath.Join(userHome, fallback)
+	}
+	config := filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "airlock")
+	data := filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "airlock")
+	state := filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "airlock")
+	runtimeBase := getenv("XDG_RUNTIME_DIR")
+	if runtimeBase == "" || !filepath.IsAbs(runtimeBase) {
+		// No per-user runtime directory (a bare container, a cron shell): fall back to a
+		// per-uid directory under the state dir, which is private to the user as well.
+		runtimeBase = filepath.Join(state, "run-"+strconv.Itoa(os.Getuid()))
+	}
+	runtime := filepath.Join(runtimeBase, "airlock")
+	return Paths{
+		ConfigFile: filepath.Join(config, "config.toml"),
+		DataDir:    data,
+		Database:   filepath.Join(data, "airlock.db"),
+		RunLogs:    filepath.Join(state, "runs"),
+		SandboxDir: filepath.Join(data, "sandbox"),
+		RuntimeDir: runtime,
+		Socket:     filepath.Join(runtime, "airlock.sock"),
+	}, nil
+}
+
+// Ensure creates the directories, the runtime one private to the user (0700).
+func (p Paths) Ensure() error {
+	for _, dir := range []string{filepath.Dir(p.ConfigFile), p.DataDir, p.RunLogs, p.SandboxDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	if err := os.MkdirAll(p.RuntimeDir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", p.RuntimeDir, err)
+	}
+	// MkdirAll keeps the mode of an existing directory: tighten it, the socket's
+	// privacy rests on it.
+	if err := os.Chmod(p.RuntimeDir, 0o700); err != nil {
+		return fmt.Errorf("make %s private: %w", p.RuntimeDir, err)
+	}
+	return nil
+}

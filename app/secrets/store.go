@@ -1,0 +1,127 @@
+// Package secrets keeps named secrets in the OS keyring (Secret Service on Linux,
+// Keychain on macOS) under the service "airlock". It never falls back to a file.
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/zalando/go-keyring"
+)
+
+// Service is the keyring service name every Airlock secret is stored under.
+const Service = "airlock"
+
+// ErrNotFound is returned for a name with no stored value.
+var ErrNotFound = errors.New("no such secret")
+
+// UnavailableError says the keyring could not be reached, and how to fix that.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("the OS keyring is not available (%v): start a Secret Service such as gnome-keyring "+
+		"(`gnome-keyring-daemon --start --components=secrets`, or log in to a desktop session) and try again; "+
+		"Airlock never writes secrets to disk in clear instead", e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// Store reads and writes secrets in the keyring.
+type Store struct {
+	service string
+}
+
+// New returns the store for the "airlock" service.
+func New() *Store { return &Store{service: Service} }
+
+// NewForService returns a store for another service name (tests keep their own).
+func NewForService(service string) *Store { return &Store{service: service} }
+
+func checkName(name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("secret name %q: use 1 to 128 letters, digits, '_', '-', '.' or ':'", name)
+	}
+	return nil
+}
+
+// Set stores value under name.
+func (s *Store) Set(ctx context.Context, name, value string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if err := run(ctx, func() error { return keyring.Set(s.service, name, value) }); err != nil {
+		return fmt.Errorf("store secret %s: %w", name, classify(err))
+	}
+	return nil
+}
+
+// Get returns the value stored under name.
+func (s *Store) Get(ctx context.Context, name string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	var v string
+	err := run(ctx, func() error {
+		var err error
+		v, err = keyring.Get(s.service, name)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("read secret %s: %w", name, classify(err))
+	}
+	return v, nil
+}
+
+// Delete removes name; deleting a missing secret is ErrNotFound.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if err := run(ctx, func() error { return keyring.Delete(s.service, name) }); err != nil {
+		return fmt.Errorf("delete secret %s: %w", name, classify(err))
+	}
+	return nil
+}
+
+// Check reports whether the keyring answers, by reading a name that need not exist.
+func (s *Store) Check(ctx context.Context) error {
+	_, err := s.Get(ctx, "airlock.probe")
+	if err == nil || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// run calls f, giving up when ctx ends: a hung Secret Service must not hang Airlock.
+func run(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return &UnavailableError{Err: fmt.Errorf("no answer: %w", ctx.Err())}
+	}
+}
+
+func classify(err error) error {
+	if errors.Is(err, keyring.ErrNotFound) {
+		return ErrNotFound
+	}
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	msg := err.Error()
+	for _, sign := range []string{"org.freedesktop.secrets", "dbus", "DBUS", "connection", "ServiceUnknown", "no such file", "unlock", "not provided by any"} {
+		if strings.Contains(msg, sign) {
+			return &UnavailableError{Err: err}
+		}
+	}
+	return err
+}
