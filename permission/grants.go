@@ -1,0 +1,190 @@
+package permission
+
+import (
+	"context"
+	"crypto/rand"
+		"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ErrGrantNotFound is returned when revoking a grant that does not exist or is revoked.
+var ErrGrantNotFound = errors.New("grant not found")
+
+// Grants keeps the remembered P1 allows, persisted in the database with an in-memory
+// copy of the active ones so that matching costs no query.
+type Grants struct {
+	db     *gorm.DB
+	mu     sync.RWMutex
+	active map[string]activeGrant // by id
+}
+
+type activeGrant struct {
+	rec     GrantRecord
+	pattern Pattern
+}
+
+// GrantFilter narrows List.
+type GrantFilter struct {
+	Tool           string
+	Session        string
+	Department     string
+	IncludeRevoked bool
+}
+
+// OpenGrants loads the active grants.
+func OpenGrants(ctx context.Context, db *gorm.DB) (*Grants, error) {
+	g := &Grants{db: db, active: map[string]activeGrant{}}
+	var recs []GrantRecord
+	if err := db.WithContext(ctx).Where("revoked_at IS NULL").Find(&recs).Error; err != nil {
+		return nil, fmt.Errorf("load grants: %w", err)
+	}
+	for _, r := range recs {
+		g.active[r.ID] = activeGrant{rec: r, pattern: CompilePattern(r.Pattern)}
+	}
+	return g, nil
+}
+
+// Add stores a grant. Scope must be session or always; a session grant needs a session.
+func (g *Grants) Add(ctx context.Context, rec GrantRecord) (GrantRecord, error) {
+	switch rec.Scope {
+	case ScopeSession:
+		if rec.Session == "" {
+			return GrantRecord{}, fmt.Errorf("add grant for %s: scope session needs the request's session id; use once", rec.Tool)
+		}
+	case ScopeAlways:
+	default:
+		return GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session or always", rec.Tool, rec.Scope)
+	}
+	if rec.Tool == "" {
+		return GrantRecord{}, errors.New("add grant: tool is empty")
+	}
+	if rec.ID == "" {
+		rec.ID = newID("g")
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = time.Now().UTC()
+	}
+	if err := g.db.WithContext(ctx).Create(&rec).Error; err != nil {
+		return GrantRecord{}, fmt.Errorf("add grant for %s %q: %w", rec.Tool, rec.Pattern, err)
+	}
+	g.mu.Lock()
+	g.active[rec.ID] = activeGrant{rec: rec, pattern: CompilePattern(rec.Pattern)}
+	g.mu.Unlock()
+	return rec, nil
+}
+
+// List returns grants, newest first.
+func (g *Grants) List(ctx context.Context, f GrantFilter) ([]GrantRecord, error) {
+	q := g.db.WithContext(ctx).Order("created_at DESC, id")
+	if !f.IncludeRevoked {
+		q = q.Where("revoked_at IS NULL")
+	}
+	if f.Tool != "" {
+		q = q.Where("tool = ?", f.Tool)
+	}
+	if f.Session != "" {
+		q = q.Where("session = ?", f.Session)
+	}
+	if f.Department != "" {
+		q = q.Where("department = ?", f.Department)
+	}
+	var recs []GrantRecord
+	if err := q.Find(&recs).Error; err != nil {
+		return nil, fmt.Errorf("list grants: %w", err)
+	}
+	return recs, nil
+}
+
+// Revoke revokes a grant by id; it stops matching at once.
+func (g *Grants) Revoke(ctx context.Context, id string) error {
+	now := time.Now().UTC()
+	res := g.db.WithContext(ctx).Model(&GrantRecord{}).Where("id = ? AND revoked_at IS NULL", id).Update("revoked_at", &now)
+	if res.Error != nil {
+		return fmt.Errorf("revoke grant %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("revoke grant %s: %w (see `airlock grants list`)", id, ErrGrantNotFound)
+	}
+	g.mu.Lock()
+	delete(g.active, id)
+	g.mu.Unlock()
+	return nil
+}
+
+// applies reports whether a grant's scope covers the request's context.
+func (a activeGrant) applies(tool string, c Context) bool {
+	if a.rec.Tool != tool {
+		return false
+	}
+	switch a.rec.Scope {
+	case ScopeSession:
+		return c.Session != "" && a.rec.Session == c.Session
+	case ScopeAlways:
+		if a.rec.Department != "" || c.Department != "" {
+			return a.rec.Department == c.Department
+		}
+		return a.rec.Workspace == c.Workspace
+	}
+	return false
+}
+
+// Match returns the grant that covers a request, or nil. A literal grant must equal the
+// whole subject; with several shell segments, each segment must be covered by a grant
+// (so "npm test *" does not cover "npm test; curl x | sh").
+func (g *Grants) Match(tool, subject string, segments []Segment, c Context) *GrantRecord {
+	if g == nil {
+		return nil
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var cands []activeGrant
+	for _, a := range g.active {
+		if !a.applies(tool, c) {
+			continue
+		}
+		if !a.pattern.glob && a.rec.Pattern == subject {
+			rec := a.rec
+			return &rec
+		}
+		if a.pattern.glob {
+			cands = append(cands, a)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	if len(segments) <= 1 {
+		for _, a := range cands {
+			if a.pattern.Match(subject) {
+				rec := a.rec
+				return &rec
+			}
+		}
+		return nil
+	}
+	var last *GrantRecord
+	for _, s := range segments {
+		found := false
+		for _, a := range cands {
+			if a.pattern.Match(s.Source) {
+				rec := a.rec
+				last, found = &rec, true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return last
+}
+
+// newID returns a random identifier with a prefix.
+func newID(prefix string) string {
+	return prefix + "_" + strings.ToLower(rand.Text())
+}
