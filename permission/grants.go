@@ -3,7 +3,7 @@ package permission
 import (
 	"context"
 	"crypto/rand"
-		"errors"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"

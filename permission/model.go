@@ -205,11 +205,11 @@ const (
 
 // Answer is a person's (or a surface's) answer to a pending request.
 type Answer struct {
-	Allow  bool   `json:"allow"`
-	Scope  Scope  `json:"scope,omitempty"`   // default once
+	Allow   bool   `json:"allow"`
+	Scope   Scope  `json:"scope,omitempty"`   // default once
 	Pattern string `json:"pattern,omitempty"` // for session/always grants; default: the exact subject
-	Reason string `json:"reason,omitempty"`
-	By     string `json:"by"` // window | tray | notification | cli-tty | api
+	Reason  string `json:"reason,omitempty"`
+	By      string `json:"by"` // window | tray | notification | cli-tty | api
 	// Interactive is true when the answer came from a person: a click in the window or a
 	// typed confirmation on a TTY. Interactive-only requests refuse answers without it.
 	Interactive bool `json:"interactive"`
