@@ -1,0 +1,301 @@
+package departments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+func openDB(t testing.TB) *gorm.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "airlock.db")
+	db, err := gorm.Open(sqlite.Open(path+"?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on"), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s, err := db.DB(); err == nil {
+			s.Close()
+		}
+	})
+	return db
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Publish(topic string, _ any) {
+	r.mu.Lock()
+	r.events = append(r.events, topic)
+	r.mu.Unlock()
+}
+
+// layout builds: home/, home/ws (workspace root), home/dept (department), home/auth
+// (authorized later), home/outside, and symlinks in and out.
+func layout(t *testing.T) (root string, svc *Service) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"home/ws/proj", "home/dept/sub", "home/auth/deep", "home/outside/x", "home/.ssh"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, os.Symlink(filepath.Join(root, "home/outside"), filepath.Join(root, "home/ws/escape")))
+	must(t, os.Symlink(filepath.Join(root, "home/ws/proj"), filepath.Join(root, "home/outside/into")))
+	must(t, os.Symlink("../outside", filepath.Join(root, "home/dept/rel-escape")))
+	svc, err = New(openDB(t), Options{WorkspaceRoots: []string{"~/ws"}, HomeDir: filepath.Join(root, "home"), Publisher: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := svc.Add(ctx, "ops", filepath.Join(root, "home/dept"), Defaults{SandboxMode: "danger-full-access"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authorize(ctx, filepath.Join(root, "home/auth"), "tester", false); err != nil {
+		t.Fatal(err)
+	}
+	return root, svc
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestKnown(t *testing.T) {
+	root, svc := layout(t)
+	h := filepath.Join(root, "home")
+	tests := []struct {
+		name, path string
+		known      bool
+		by         string
+	}{
+		{"workspace root itself", h + "/ws", true, KnownByWorkspace},
+		{"inside workspace", h + "/ws/proj", true, KnownByWorkspace},
+		{"department dir", h + "/dept", true, KnownByDepartment},
+		{"below department", h + "/dept/sub", true, KnownByDepartment},
+		{"authorized place", h + "/auth", true, KnownByAuthorized},
+		{"below authorized", h + "/auth/deep", true, KnownByAuthorized},
+		{"outside", h + "/outside/x", false, ""},
+		{"home itself", h, false, ""},
+		{"home .ssh", h + "/.ssh", false, ""},
+		{"root", "/", false, ""},
+		{"prefix lookalike", h + "/wsx", false, ""},
+		{"dotdot out of workspace", h + "/ws/../outside", false, ""},
+		{"symlink in workspace pointing out", h + "/ws/escape", false, ""},
+		{"below symlink pointing out", h + "/ws/escape/x", false, ""},
+		{"relative symlink in department pointing out", h + "/dept/rel-escape/x", false, ""},
+		{"symlink outside pointing in", h + "/outside/into", true, KnownByWorkspace},
+		{"symlink then dotdot follows the target", h + "/outside/into/..", true, KnownByWorkspace},
+		{"missing dir inside workspace", h + "/ws/not-yet", true, KnownByWorkspace},
+		{"tilde", "~/dept/sub", true, KnownByDepartment},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := svc.Known(context.Background(), tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Known != tc.known || got.By != tc.by {
+				t.Fatalf("Known(%s) = %+v, want known=%v by=%q", tc.path, got, tc.known, tc.by)
+			}
+		})
+	}
+}
+
+func TestAuthorizeHomeNeedsConfirmation(t *testing.T) {
+	root, svc := layout(t)
+	ctx := context.Background()
+	h := filepath.Join(root, "home")
+	for _, dir := range []string{h, "~", root, "/", h + "/ws/.."} {
+		_, err := svc.Authorize(ctx, dir, "tester", false)
+		var ce *ConfirmationRequiredError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Authorize(%s) without confirmation: err = %v, want ConfirmationRequiredError", dir, err)
+		}
+		if got := err.Error(); !strings.Contains(got, "--confirm-home") || !strings.Contains(got, ".ssh") {
+			t.Fatalf("message does not name the way out and what becomes writable: %s", got)
+		}
+	}
+	if r, _ := svc.Known(ctx, h+"/.ssh"); r.Known {
+		t.Fatal("home became known without confirmation")
+	}
+	if _, err := svc.Authorize(ctx, h, "tester", true); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := svc.Known(ctx, h+"/.ssh"); !r.Known || r.By != KnownByAuthorized {
+		t.Fatalf("home not known after confirmed authorization: %+v", r)
+	}
+}
+
+func TestAuthorizeRejectsMissingAndFiles(t *testing.T) {
+	root, svc := layout(t)
+	ctx := context.Background()
+	if _, err := svc.Authorize(ctx, filepath.Join(root, "nope"), "t", false); err == nil {
+		t.Fatal("authorized a missing directory")
+	}
+	f := filepath.Join(root, "file")
+	must(t, os.WriteFile(f, nil, 0o644))
+	if _, err := svc.Authorize(ctx, f, "t", false); err == nil {
+		t.Fatal("authorized a file")
+	}
+	if _, err := svc.Authorize(ctx, "relative/dir", "t", false); err == nil {
+		t.Fatal("authorized a relative path")
+	}
+}
+
+func TestRevoke(t *testing.T) {
+	root, svc := layout(t)
+	ctx := context.Background()
+	dir := filepath.Join(root, "home/auth/deep")
+	if r, _ := svc.Known(ctx, dir); !r.Known {
+		t.Fatal("not known before revoke")
+	}
+	pl, err := svc.Revoke(ctx, filepath.Join(root, "home/auth"), "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.RevokedAt == nil || pl.By != "tester" {
+		t.Fatalf("revoked place lost who/when: %+v", pl)
+	}
+	if r, _ := svc.Known(ctx, dir); r.Known {
+		t.Fatal("still known after revoke")
+	}
+	all, _ := svc.Places(ctx, true)
+	if len(all) != 1 || all[0].RevokedAt == nil {
+		t.Fatalf("history lost: %+v", all)
+	}
+	// Authorizing again brings it back.
+	if _, err := svc.Authorize(ctx, filepath.Join(root, "home/auth"), "again", false); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := svc.Known(ctx, dir); !r.Known {
+		t.Fatal("not known after re-authorize")
+	}
+	if _, err := svc.Revoke(ctx, filepath.Join(root, "home/outside"), "t"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("revoke of unknown place: %v", err)
+	}
+}
+
+func TestDepartmentValidation(t *testing.T) {
+	root, svc := layout(t)
+	ctx := context.Background()
+	cases := []struct {
+		name, dir string
+		d         Defaults
+	}{
+		{"bad name", root, Defaults{}},
+		{"missing", filepath.Join(root, "nope"), Defaults{}},
+		{"badmode", root, Defaults{SandboxMode: "yolo"}},
+		{"badappr", root, Defaults{ApprovalPolicy: "sometimes"}},
+		{"badexec", root, Defaults{ExecutionMode: "cloud"}},
+		{"badposture", root, Defaults{Posture: "cowboy"}},
+		{"ops", root, Defaults{}}, // duplicate name
+	}
+	cases[0].name = "bad name!"
+	for _, tc := range cases {
+		if _, err := svc.Add(ctx, tc.name, tc.dir, tc.d); err == nil {
+			t.Errorf("Add(%q, %q, %+v) accepted", tc.name, tc.dir, tc.d)
+		}
+	}
+	d, err := svc.Get(ctx, "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Defaults.SandboxMode != "full-access" {
+		t.Fatalf("alias not normalized: %q", d.Defaults.SandboxMode)
+	}
+	if err := svc.Remove(ctx, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := svc.Known(ctx, filepath.Join(root, "home/dept")); r.Known {
+		t.Fatal("removed department's directory still known")
+	}
+}
+
+func TestWatchMarksMissingAndBack(t *testing.T) {
+	root, svc := layout(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := make(chan Department, 16)
+	svc.OnChange(func(d Department) { changes <- d })
+	done := make(chan error, 1)
+	go func() { done <- svc.Watch(ctx, time.Hour) }() // poll disabled in effect: fsnotify must do it
+	dir := filepath.Join(root, "home/dept")
+	waitStatus := func(want string) Department {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case d := <-changes:
+				if d.Name == "ops" && d.Status == want {
+					got, err := svc.Get(ctx, "ops")
+					if err != nil || got.Status != want {
+						t.Fatalf("stored status %q (%v), want %q", got.Status, err, want)
+					}
+					return d
+				}
+			case <-deadline:
+				t.Fatalf("department never became %s", want)
+			}
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // let the watcher add its watches
+	must(t, os.Rename(dir, dir+".old"))
+	d := waitStatus(StatusMissing)
+	if d.StatusReason == "" {
+		t.Fatal("missing without a reason")
+	}
+	if r, _ := svc.Known(ctx, dir+".old/sub"); r.Known {
+		t.Fatal("renamed department directory still known")
+	}
+	must(t, os.Mkdir(dir, 0o755))
+	waitStatus(StatusOK)
+	must(t, os.RemoveAll(dir))
+	waitStatus(StatusMissing)
+	if r, _ := svc.Known(ctx, dir); r.Known {
+		t.Fatal("removed department directory still known")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	dir := f.TempDir()
+	_ = os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	_ = os.Symlink("../..", filepath.Join(dir, "a/b/up"))
+	_ = os.Symlink("loop", filepath.Join(dir, "a/loop"))
+	for _, s := range []string{"a/b", "a/b/up/x", "a/../..", "a/loop/x", "./a//b/", "a/b/../../../../etc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		got, _, err := Resolve(filepath.Join(dir, "x") + "/../" + rel)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
+			t.Fatalf("Resolve gave a non-clean path %q", got)
+		}
+	})
+}

@@ -1,0 +1,253 @@
+package departments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Publisher receives events; the app's event bus implements it.
+type Publisher interface {
+	Publish(topic string, payload any)
+}
+
+// Event topics published by this package.
+const (
+	TopicDepartmentUpdated = "department.updated"
+	TopicPlacesChanged     = "places.changed"
+)
+
+// ErrNotFound is returned (wrapped) when a department or place does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Options configure a Service.
+type Options struct {
+	// WorkspaceRoots are the configured `[workspace] roots`; a leading ~ is expanded.
+	WorkspaceRoots []string
+	// HomeDir is the person's home directory (default: os.UserHomeDir).
+	HomeDir string
+	// Publisher receives department.updated and places.changed (optional).
+	Publisher Publisher
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Service owns departments, workspace roots and authorized places.
+type Service struct {
+	db   *gorm.DB
+	pub  Publisher
+	now  func() time.Time
+	home string
+
+	mu    sync.RWMutex
+	roots []string // resolved
+
+	subMu sync.Mutex
+	subs  []func(Department)
+
+	watchMu sync.Mutex
+	rewatch chan struct{}
+}
+
+// New returns a Service over db (migrated with Migrate).
+func New(db *gorm.DB, opts Options) (*Service, error) {
+	s := &Service{db: db, pub: opts.Publisher, now: opts.Now, home: opts.HomeDir, rewatch: make(chan struct{}, 1)}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.home == "" {
+		h, err := os.UserHomeDir()
+		if err == nil {
+			s.home = h
+		}
+	}
+	if s.home != "" {
+		if r, _, err := Resolve(s.home); err == nil {
+			s.home = r
+		}
+	}
+	if err := s.SetWorkspaceRoots(opts.WorkspaceRoots); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SetWorkspaceRoots replaces the workspace roots (on a config reload). A root that does
+// not exist yet still counts, resolved as far as it exists.
+func (s *Service) SetWorkspaceRoots(roots []string) error {
+	var out []string
+	for _, r := range roots {
+		p, err := s.expandHome(r)
+		if err != nil {
+			return err
+		}
+		res, _, err := Resolve(p)
+		if err != nil {
+			return fmt.Errorf("workspace root %s: %w", r, err)
+		}
+		out = append(out, res)
+	}
+	s.mu.Lock()
+	s.roots = out
+	s.mu.Unlock()
+	s.publish(TopicPlacesChanged, map[string]any{"workspace_roots": out})
+	return nil
+}
+
+// WorkspaceRoots returns the resolved workspace roots.
+func (s *Service) WorkspaceRoots() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]string(nil), s.roots...)
+}
+
+func (s *Service) expandHome(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if s.home == "" {
+			return "", fmt.Errorf("expand %s: no home directory known", p)
+		}
+		return filepath.Join(s.home, strings.TrimPrefix(p, "~")), nil
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path: give a full path or one starting with ~/", p)
+	}
+	return p, nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Add creates a department named name over dir, which must exist and be a directory.
+func (s *Service) Add(ctx context.Context, name, dir string, d Defaults) (Department, error) {
+	if !nameRE.MatchString(name) {
+		return Department{}, fmt.Errorf("department name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	d, err := d.Normalize()
+	if err != nil {
+		return Department{}, fmt.Errorf("department %s: %w", name, err)
+	}
+	res, err := s.existingDir(dir)
+	if err != nil {
+		return Department{}, fmt.Errorf("department %s: %w", name, err)
+	}
+	dep := Department{Name: name, Directory: res, Defaults: d, Status: StatusOK}
+	if err := s.db.WithContext(ctx).Create(&dep).Error; err != nil {
+		if errors.Is(err, gorm.ErrDuplicatedKey) || strings.Contains(err.Error(), "UNIQUE") {
+			return Department{}, fmt.Errorf("department %s already exists: pick another name or remove it first", name)
+		}
+		return Department{}, fmt.Errorf("add department %s: %w", name, err)
+	}
+	s.changed(dep)
+	return dep, nil
+}
+
+// SetDefaults replaces a department's defaults.
+func (s *Service) SetDefaults(ctx context.Context, name string, d Defaults) (Department, error) {
+	d, err := d.Normalize()
+	if err != nil {
+		return Department{}, fmt.Errorf("department %s: %w", name, err)
+	}
+	dep, err := s.Get(ctx, name)
+	if err != nil {
+		return Department{}, err
+	}
+	dep.Defaults = d
+	if err := s.db.WithContext(ctx).Save(&dep).Error; err != nil {
+		return Department{}, fmt.Errorf("update department %s: %w", name, err)
+	}
+	s.changed(dep)
+	return dep, nil
+}
+
+// Get returns the department named name.
+func (s *Service) Get(ctx context.Context, name string) (Department, error) {
+	var dep Department
+	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&dep).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Department{}, fmt.Errorf("department %s: %w (see `airlock dept list`)", name, ErrNotFound)
+	}
+	if err != nil {
+		return Department{}, fmt.Errorf("get department %s: %w", name, err)
+	}
+	return dep, nil
+}
+
+// List returns every department, by name.
+func (s *Service) List(ctx context.Context) ([]Department, error) {
+	var deps []Department
+	if err := s.db.WithContext(ctx).Order("name").Find(&deps).Error; err != nil {
+		return nil, fmt.Errorf("list departments: %w", err)
+	}
+	return deps, nil
+}
+
+// Remove deletes a department. Tasks that named it are held at their next start.
+func (s *Service) Remove(ctx context.Context, name string) error {
+	dep, err := s.Get(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := s.db.WithContext(ctx).Delete(&Department{}, dep.ID).Error; err != nil {
+		return fmt.Errorf("remove department %s: %w", name, err)
+	}
+	dep.Status = "removed"
+	s.changed(dep)
+	return nil
+}
+
+// OnChange registers f to be called (synchronously, in its own goroutine per call) after a
+// department is added, changed, removed (Status "removed"), goes missing or comes back.
+func (s *Service) OnChange(f func(Department)) {
+	s.subMu.Lock()
+	s.subs = append(s.subs, f)
+	s.subMu.Unlock()
+}
+
+func (s *Service) changed(dep Department) {
+	s.publish(TopicDepartmentUpdated, dep)
+	select {
+	case s.rewatch <- struct{}{}:
+	default:
+	}
+	s.subMu.Lock()
+	subs := append([]func(Department){}, s.subs...)
+	s.subMu.Unlock()
+	for _, f := range subs {
+		f(dep)
+	}
+}
+
+func (s *Service) publish(topic string, payload any) {
+	if s.pub != nil {
+		s.pub.Publish(topic, payload)
+	}
+}
+
+func (s *Service) existingDir(dir string) (string, error) {
+	p, err := s.expandHome(dir)
+	if err != nil {
+		return "", err
+	}
+	res, exists, err := Resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		return "", fmt.Errorf("directory %s does not exist: create it first (mkdir -p %s)", dir, p)
+	}
+	fi, err := os.Stat(res)
+	if err != nil {
+		return "", fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return res, nil
+}
