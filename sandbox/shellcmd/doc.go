@@ -1,0 +1,13 @@
+// Package shellcmd parses a shell command line (bash dialect) into the simple
+// commands it would run, seeing through wrappers (sudo, env, timeout, xargs, …),
+// following `sh -c`/`bash -c`/`eval` one level, and walking every compound
+// command and command substitution.
+//
+// It is the shared parser under sandbox.AnalyzeCommand (write targets, network
+// clients) and permission's dangerous-command preflight. It never runs anything
+// and never expands variables: a word that needs expansion is reported with
+// Literal=false so that callers can refuse it.
+//
+// The API is a shared contract (see /work/notes/shellcmd-api.md); extend it,
+// don't break it.
+package shellcmd
