@@ -11,13 +11,13 @@ import (
 // Paths are the places on disk of DESIGN.md §2. AIRLOCK_HOME, when set, holds all of
 // them (tests and scripts run isolated instances side by side); otherwise XDG.
 type Paths struct {
-	ConfigFile string // config.toml (trusted, watched)
-	DataDir    string // database, sandbox runtime and images
-	Database   string // airlock.db
-	RunLogs    string // one <run-id>.log per run
-	SandboxDir string // micro-VM runtime and images
-	RuntimeDir string // the socket's 0700 directory
-	Socket     string // the local API's unix socket
+	ConfigFile string `json:"configFile"` // config.toml (trusted, watched)
+	DataDir    string `json:"dataDir"`    // database, sandbox runtime and images
+	Database   string `json:"database"`   // airlock.db
+	RunLogs    string `json:"runLogs"`    // one <run-id>.log per run
+	SandboxDir string `json:"sandboxDir"` // micro-VM runtime and images
+	RuntimeDir string `json:"runtimeDir"` // the socket's 0700 directory
+	Socket     string `json:"socket"`     // the local API's unix socket
 }
 
 // ResolvePaths computes the paths from the environment, without touching the disk.

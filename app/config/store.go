@@ -157,3 +157,11 @@ func (s *Store) Watch(ctx context.Context) error {
 	}()
 	return nil
 }
+
+// OpenWith starts a store on lastGood because the file is broken (err): the error is
+// reported in State until the file is fixed.
+func OpenWith(path string, lastGood File, err *Error, onChange func(State)) (*Store, error) {
+	s := &Store{path: path, onChange: onChange}
+	s.state = State{Path: path, Exists: true, LoadedAt: time.Now(), File: lastGood, Error: err}
+	return s, nil
+}

@@ -1,0 +1,127 @@
+// Package cli is the `airlock` command line: cobra commands that talk to the running
+// app or daemon through the local API, or host the headless core themselves.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/app/localapi"
+)
+
+// Exit codes of the CLI's own failures.
+const (
+	ExitError      = 1 // the command failed; the reason is on stderr
+	ExitUsage      = 2 // the command line is wrong
+	ExitNotRunning = 3 // no app or daemon answers
+)
+
+// env is what every command shares.
+type env struct {
+	json   bool
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// paths resolves the data paths from the environment.
+func (e *env) paths() (app.Paths, error) { return app.ResolvePaths(e.getenv) }
+
+// client returns a local API client for the running app or daemon.
+func (e *env) client() (*localapi.Client, error) {
+	p, err := e.paths()
+	if err != nil {
+		return nil, err
+	}
+	return localapi.NewClient(p.Socket), nil
+}
+
+// print writes v as JSON under --json, else calls human.
+func (e *env) print(v any, human func(w io.Writer)) error {
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	human(e.stdout)
+	return nil
+}
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// NewRoot builds the command tree.
+func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Command {
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
+	root := &cobra.Command{
+		Use:   "airlock",
+		Short: "Run AI agents and scheduled jobs unattended, inside a sandbox that asks you only when it matters",
+		Long: "Airlock confines every run and every agent tool call in an OS sandbox, asks the person only when it\n" +
+			"matters, holds background runs that start in unknown places until you authorize them, and gives\n" +
+			"infrastructure changes a plan → diff → approve → apply → verify → journal path.\n\n" +
+			"With no command, airlock opens the desktop app.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return launchDesktop(e)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().BoolVar(&e.json, "json", false, "print machine-readable JSON")
+	root.AddCommand(
+		newVersionCmd(e),
+		newStatusCmd(e),
+		newDaemonCmd(e),
+		newConfigCmd(e),
+	)
+	return root
+}
+
+// Execute runs the CLI and returns the process exit code.
+func Execute(ctx context.Context, args []string) int {
+	root := NewRoot(os.Stdout, os.Stderr, os.Getenv)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	code := ExitError
+	var ee *exitError
+	var nr *localapi.NotRunningError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.As(err, &nr):
+		code = ExitNotRunning
+	case isUsageError(err):
+		code = ExitUsage
+	}
+	fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+	return code
+}
+
+func isUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

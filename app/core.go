@@ -1,0 +1,213 @@
+// Package app is Airlock's composition root: the core container shared by the desktop
+// app and the headless daemon, its local API routes, and the wiring of the domain
+// packages. It never imports Wails; app/desktop does.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/secrets"
+)
+
+// Version is set at build time with -ldflags "-X github.com/airlock-app/airlock/app.Version=…".
+var Version = "dev"
+
+// Kind says which executable hosts the core.
+type Kind string
+
+// The two hosts of the core.
+const (
+	KindDesktop Kind = "desktop"
+	KindDaemon  Kind = "daemon"
+)
+
+// Options configure Open.
+type Options struct {
+	Kind   Kind
+	Getenv func(string) string // os.Getenv when nil
+	// Flags are configuration values given on the command line, by config key.
+	Flags map[string]any
+}
+
+// Core is the running core: paths, database, configuration, secrets, events and the
+// local API, started and stopped in order.
+type Core struct {
+	Kind      Kind
+	Paths     Paths
+	DB        *gorm.DB
+	Config    *config.Store
+	Secrets   *secrets.Store
+	Bus       *eventbus.Bus
+	StartedAt time.Time
+
+	getenv    func(string) string
+	flags     map[string]any
+	api       *localapi.Server
+	sandboxes *sandboxPIDs
+	cancel    context.CancelFunc
+
+	mu         sync.Mutex
+	startupErr *config.Error // config.toml was broken at start; the last good copy is in force
+	closed     bool
+}
+
+// Open builds the core: it takes the single-instance lock before touching the
+// database, so two instances never share one.
+func Open(ctx context.Context, opts Options) (*Core, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	paths, err := ResolvePaths(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := paths.Ensure(); err != nil {
+		return nil, err
+	}
+	c := &Core{Kind: opts.Kind, Paths: paths, Bus: eventbus.New(), Secrets: secrets.New(),
+		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs()}
+
+	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			c.api.Shutdown(context.Background())
+		}
+	}()
+
+	if err := c.openConfig(); err != nil {
+		return nil, err
+	}
+	c.DB, err = openDatabase(ctx, paths.Database, c.migrators())
+	if err != nil {
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// lastGoodPath keeps a copy of the last configuration that loaded, so a file broken
+// while Airlock was closed still starts with the person's settings, not the defaults.
+func (c *Core) lastGoodPath() string { return filepath.Join(c.Paths.DataDir, "config.last-good.toml") }
+
+func (c *Core) openConfig() error {
+	store, err := config.Open(c.Paths.ConfigFile, c.onConfigChange)
+	if err == nil {
+		c.Config = store
+		c.saveLastGood()
+		return nil
+	}
+	var broken *config.Error
+	if !errors.As(err, &broken) {
+		return err
+	}
+	// Broken at start: fall back to the last good copy, loudly.
+	fallback, ferr := config.Open(c.lastGoodPath(), c.onConfigChange)
+	if ferr != nil || !fallback.State().Exists {
+		return fmt.Errorf("%w\nfix the file and start again (no earlier good configuration is known, and Airlock will not silently use the defaults)", err)
+	}
+	slog.Error("config.toml is broken; starting with the last good configuration", "error", err, "copy", c.lastGoodPath())
+	store, _ = config.OpenWith(c.Paths.ConfigFile, fallback.State().File, broken, c.onConfigChange)
+	c.Config = store
+	c.startupErr = broken
+	return nil
+}
+
+func (c *Core) saveLastGood() {
+	st := c.Config.State()
+	if st.Error != nil || !st.Exists {
+		return
+	}
+	data, err := os.ReadFile(st.Path)
+	if err != nil {
+		return
+	}
+	tmp := c.lastGoodPath() + ".tmp"
+	if os.WriteFile(tmp, data, 0o600) == nil {
+		_ = os.Rename(tmp, c.lastGoodPath())
+	}
+}
+
+func (c *Core) onConfigChange(st config.State) {
+	if st.Error == nil {
+		c.saveLastGood()
+	}
+	c.Bus.Publish(eventbus.TopicConfigChanged, c.configView())
+}
+
+func (c *Core) apiOptions(ctx context.Context) localapi.Options {
+	opts := localapi.Options{
+		Socket:         c.Paths.Socket,
+		Sandboxed:      c.sandboxes.Contains,
+		AllowedOrigins: []string{"wails://wails", "http://wails.localhost"},
+	}
+	if c.flags != nil {
+		if addr, ok := c.flags["api.tcp_address"].(string); ok && addr != "" {
+			opts.TCPAddress = addr
+		}
+	}
+	opts.Token = c.apiToken
+	return opts
+}
+
+// migrators lists every domain package's Migrate, in dependency order.
+func (c *Core) migrators() []Migrator {
+	return []Migrator{}
+}
+
+// RegisterSandbox records the host pid of a sandbox the core started; call the
+// returned func when it ends.
+func (c *Core) RegisterSandbox(pid int) func() { return c.sandboxes.Add(pid) }
+
+// Run serves the local API and runs the services until ctx ends, then stops them.
+func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) error {
+	ctx, c.cancel = context.WithCancel(ctx)
+	c.routes()
+	if extraRoutes != nil {
+		extraRoutes(c.api)
+	}
+	if err := c.Config.Watch(ctx); err != nil {
+		slog.Warn("config.toml will not reload live", "error", err)
+	}
+	if err := c.api.Serve(); err != nil {
+		return err
+	}
+	slog.Info("Airlock core running", "kind", c.Kind, "pid", os.Getpid(), "socket", c.Paths.Socket)
+	<-ctx.Done()
+	return nil
+}
+
+// Close stops the API (requests in flight finish), then closes the database.
+func (c *Core) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	apiErr := c.api.Shutdown(ctx)
+	dbErr := closeDatabase(c.DB)
+	return errors.Join(apiErr, dbErr)
+}

@@ -1,0 +1,131 @@
+package localapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/airlock-app/airlock/app/eventbus"
+)
+
+// NotRunningError says no app or daemon answers on the socket.
+type NotRunningError struct {
+	Socket string
+	Err    error
+}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("no Airlock app or daemon is running (nothing answers on %s): open the app, or start the headless core with `airlock daemon`", e.Socket)
+}
+
+func (e *NotRunningError) Unwrap() error { return e.Err }
+
+// Client talks to the local API over the unix socket.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client for the socket; it connects on first use.
+func NewClient(socket string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		MaxIdleConns:    2,
+		IdleConnTimeout: 30 * time.Second,
+	}
+	return &Client{socket: socket, http: &http.Client{Transport: tr}}
+}
+
+// Do sends in (when not nil) as JSON and decodes the answer into out (when not nil).
+// API errors come back as *Error; an absent server as *NotRunningError.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://airlock"+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.dialError(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("read answer of %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode >= 400 {
+		e := &Error{Status: resp.StatusCode}
+		if json.Unmarshal(raw, e) != nil || e.Message == "" {
+			e.Message = fmt.Sprintf("%s %s: %s", method, path, resp.Status)
+		}
+		return e
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) dialError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return &NotRunningError{Socket: c.socket, Err: err}
+	}
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("cannot reach %s: permission denied (is it another user's Airlock, or are you inside an Airlock sandbox?): %w", c.socket, err)
+	}
+	return fmt.Errorf("talk to Airlock on %s: %w", c.socket, err)
+}
+
+// Events subscribes to the live event stream. The channel closes when ctx ends or the
+// server goes away.
+func (c *Client) Events(ctx context.Context, topics ...string) (<-chan eventbus.Event, error) {
+	path := "/v1/events"
+	if len(topics) > 0 {
+		path += "?topics=" + strings.Join(topics, ",")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://airlock"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.dialError(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("event stream: %s", resp.Status)
+	}
+	out := make(chan eventbus.Event, 64)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		_ = readEvents(ctx, bufio.NewReader(resp.Body), out)
+	}()
+	return out, nil
+}

@@ -1,0 +1,85 @@
+package localapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airlock-app/airlock/app/eventbus"
+)
+
+// EventsHandler streams the bus as server-sent events: `id: SEQ`, `event: TOPIC`,
+// `data: {...}`. ?topics=a,b limits the stream.
+func EventsHandler(bus *eventbus.Bus) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		flusher, ok := w.(http.Flusher)
+		if !ok {
+			WriteError(w, &Error{Status: http.StatusInternalServerError, Code: "no_stream", Message: "streaming is not supported on this connection"})
+			return
+		}
+		var topics []string
+		if t := r.URL.Query().Get("topics"); t != "" {
+			topics = strings.Split(t, ",")
+		}
+		sub := bus.Subscribe(256, topics...)
+		defer sub.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprint(w, ": airlock events\n\n")
+		flusher.Flush()
+		heartbeat := time.NewTicker(15 * time.Second)
+		defer heartbeat.Stop()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-heartbeat.C:
+				fmt.Fprint(w, ": heartbeat\n\n")
+				flusher.Flush()
+			case ev, ok := <-sub.C:
+				if !ok {
+					return
+				}
+				data, _ := json.Marshal(ev)
+				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Topic, data)
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+// readEvents parses a server-sent-event stream into events until it ends.
+func readEvents(ctx context.Context, body *bufio.Reader, out chan<- eventbus.Event) error {
+	var data strings.Builder
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if data.Len() > 0 {
+				var ev eventbus.Event
+				if err := json.Unmarshal([]byte(data.String()), &ev); err == nil {
+					select {
+					case out <- ev:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				data.Reset()
+			}
+		case strings.HasPrefix(line, "data: "):
+			data.WriteString(strings.TrimPrefix(line, "data: "))
+		case strings.HasPrefix(line, "id: "):
+			_, _ = strconv.ParseUint(strings.TrimPrefix(line, "id: "), 10, 64)
+		}
+	}
+}

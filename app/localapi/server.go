@@ -1,0 +1,274 @@
+package localapi
+
+import (
+	"bufio"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure a Server.
+type Options struct {
+	Socket string
+	// TCPAddress, when set, also listens on this loopback address. Token then returns
+	// the bearer token every TCP request must carry.
+	TCPAddress string
+	Token      func(ctx context.Context) (string, error)
+	// AllowedOrigins are the browser origins a TCP request may come from (besides none).
+	AllowedOrigins []string
+	// Sandboxed reports whether a host pid belongs to a sandbox the core started: its
+	// state-changing requests are refused, so no sandboxed process answers its own
+	// questions.
+	Sandboxed func(pid int) bool
+}
+
+// Server is the local API.
+type Server struct {
+	opts  Options
+	mux   *http.ServeMux
+	lock  *Lock
+	http  *http.Server
+	tcp   net.Listener
+	token string
+
+	wg sync.WaitGroup
+}
+
+// NewServer takes the single-instance lock and binds the socket (and the TCP address
+// when asked). It fails with *AlreadyRunningError when another instance holds it.
+func NewServer(ctx context.Context, opts Options) (*Server, error) {
+	lock, err := Acquire(opts.Socket)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux(), lock: lock}
+	if opts.TCPAddress != "" {
+		if opts.Token == nil {
+			lock.Release()
+			return nil, errors.New("the TCP listener needs a bearer token source")
+		}
+		tok, err := opts.Token(ctx)
+		if err != nil {
+			lock.Release()
+			return nil, fmt.Errorf("API token: %w", err)
+		}
+		if len(tok) < 32 {
+			lock.Release()
+			return nil, errors.New("the API token is too short (at least 32 characters)")
+		}
+		s.token = tok
+	}
+	return s, nil
+}
+
+// Handle registers a handler. State-changing methods (anything but GET and HEAD) are
+// refused for sandboxed peers before the handler runs.
+func (s *Server) Handle(pattern string, h http.HandlerFunc) {
+	s.mux.Handle(pattern, h)
+}
+
+// Serve starts accepting until Shutdown.
+func (s *Server) Serve() error {
+	ul, err := listenUnix(s.opts.Socket)
+	if err != nil {
+		return err
+	}
+	s.http = &http.Server{
+		Handler:           s.guard(s.mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if pc, ok := c.(*peerConn); ok {
+				return context.WithValue(ctx, peerKey{}, pc.peer)
+			}
+			return context.WithValue(ctx, peerKey{}, Peer{})
+		},
+	}
+	if s.opts.TCPAddress != "" {
+		tl, err := net.Listen("tcp", s.opts.TCPAddress)
+		if err != nil {
+			ul.Close()
+			return fmt.Errorf("listen on %s: %w", s.opts.TCPAddress, err)
+		}
+		if a, ok := tl.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+			tl.Close()
+			ul.Close()
+			return fmt.Errorf("refusing to listen on %s: only loopback addresses are allowed", s.opts.TCPAddress)
+		}
+		s.tcp = tl
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if err := s.http.Serve(tl); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				slog.Error("local API (tcp)", "error", err)
+			}
+		}()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.http.Serve(&uidListener{UnixListener: ul}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("local API (unix)", "error", err)
+		}
+	}()
+	return nil
+}
+
+// TCPAddr is the bound TCP address, when listening.
+func (s *Server) TCPAddr() string {
+	if s.tcp == nil {
+		return ""
+	}
+	return s.tcp.Addr().String()
+}
+
+// Shutdown stops accepting, waits for requests in flight (streams end with ctx), and
+// releases the instance lock.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	if s.http != nil {
+		err = s.http.Shutdown(ctx)
+		if err != nil {
+			s.http.Close()
+		}
+	}
+	s.wg.Wait()
+	s.lock.Release()
+	return err
+}
+
+// guard applies the rules that hold for every route.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		peer, _ := PeerFrom(r.Context())
+		if !peer.Unix {
+			if err := s.checkTCP(r); err != nil {
+				WriteError(w, err)
+				return
+			}
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && peer.Unix && s.opts.Sandboxed != nil && s.opts.Sandboxed(peer.PID) {
+			WriteError(w, &Error{Status: http.StatusForbidden, Code: "sandboxed_caller",
+				Message: "this request comes from inside an Airlock sandbox, which may not answer approvals, authorize places, mint or redeem tokens, or change settings",
+				Hint:    "ask the person to answer in the Airlock window, the tray, or a terminal outside the sandbox"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) checkTCP(r *http.Request) error {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host != "127.0.0.1" && host != "localhost" && host != "::1" && host != "[::1]" {
+		return &Error{Status: http.StatusForbidden, Code: "bad_host", Message: fmt.Sprintf("Host %q is not a loopback name", r.Host), Hint: "connect to 127.0.0.1"}
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		ok := false
+		for _, o := range s.opts.AllowedOrigins {
+			if origin == o {
+				ok = true
+			}
+		}
+		if !ok {
+			return &Error{Status: http.StatusForbidden, Code: "foreign_origin", Message: fmt.Sprintf("requests from the web origin %s are refused", origin), Hint: "only Airlock's own window may call the API from a browser engine"}
+		}
+	}
+	auth := r.Header.Get("Authorization")
+	given, found := strings.CutPrefix(auth, "Bearer ")
+	if !found || subtle.ConstantTimeCompare([]byte(given), []byte(s.token)) != 1 {
+		return &Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token from `airlock secret` (kept in the OS keyring as api.token)"}
+	}
+	return nil
+}
+
+// uidListener refuses connections from other users before any byte is read.
+type uidListener struct{ *net.UnixListener }
+
+type peerConn struct {
+	net.Conn
+	peer Peer
+}
+
+func (l *uidListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.UnixListener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		peer, err := peerCred(c)
+		if err != nil {
+			slog.Warn("local API: cannot read the peer's credentials; connection refused", "error", err)
+			c.Close()
+			continue
+		}
+		if peer.UID != os.Getuid() {
+			slog.Warn("local API: connection from another user refused", "uid", peer.UID, "pid", peer.PID)
+			// Read the request head first, so the client sees the refusal rather than a reset.
+			_ = c.SetDeadline(time.Now().Add(time.Second))
+			_, _ = bufio.NewReader(io.LimitReader(c, 8<<10)).ReadString('\n')
+			body := fmt.Sprintf(`{"code":"foreign_user","message":"uid %d may not use uid %d's Airlock"}`, peer.UID, os.Getuid())
+			fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+			c.Close()
+			continue
+		}
+		return &peerConn{Conn: c, peer: peer}, nil
+	}
+}
+
+// Error is an API error with the way out.
+type Error struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.Message
+	}
+	return e.Message + ": " + e.Hint
+}
+
+// WriteJSON writes v with the status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// WriteError writes err as JSON; an *Error keeps its status, others are 500.
+func WriteError(w http.ResponseWriter, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Status: http.StatusInternalServerError, Code: "internal", Message: err.Error()}
+	}
+	if e.Status == 0 {
+		e.Status = http.StatusBadRequest
+	}
+	WriteJSON(w, e.Status, e)
+}
+
+// ReadJSON decodes the request body into v, refusing unknown fields and huge bodies.
+func ReadJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 8<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf("the request body is not valid: %v", err)}
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// sandboxPIDs remembers the host pids of the sandboxes the core started, so the local
+// API can refuse state-changing requests from inside them.
+type sandboxPIDs struct {
+	mu   sync.Mutex
+	pids map[int]struct{}
+}
+
+func newSandboxPIDs() *sandboxPIDs { return &sandboxPIDs{pids: map[int]struct{}{}} }
+
+// Add records a sandbox's host pid; the returned func forgets it.
+func (s *sandboxPIDs) Add(pid int) func() {
+	s.mu.Lock()
+	s.pids[pid] = struct{}{}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.pids, pid)
+		s.mu.Unlock()
+	}
+}
+
+// Contains reports whether pid runs inside a sandbox: it lives in another pid or user
+// namespace than the core (every bubblewrap sandbox unshares both), or descends from a
+// recorded sandbox pid.
+func (s *sandboxPIDs) Contains(pid int) bool {
+	if pid <= 0 {
+		return true // unknown peer: treat as untrusted
+	}
+	for _, ns := range []string{"pid", "user"} {
+		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
+		theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, ns))
+		if err1 == nil && err2 == nil && mine != theirs {
+			return true
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pids) == 0 {
+		return false
+	}
+	for p, depth := pid, 0; p > 1 && depth < 256; depth++ {
+		if _, ok := s.pids[p]; ok {
+			return true
+		}
+		parent, err := parentPID(p)
+		if err != nil {
+			return false
+		}
+		p = parent
+	}
+	return false
+}
+
+func parentPID(pid int) (int, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces and parentheses: the fields start after the last ')'.
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 2 {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	return strconv.Atoi(fields[1])
+}
