@@ -1,0 +1,29 @@
+package preflight
+
+import "testing"
+
+func FuzzClassify(f *testing.F) {
+	for _, tc := range destructiveCases {
+		f.Add(tc.cmd)
+	}
+	for _, l := range lookalikes {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := Analyze(cmd, Options{Home: "/home/u"})
+		for _, fd := range a.Findings {
+			if fd.Reason == "" || fd.Category == "" {
+				t.Fatalf("finding without reason or category for %q: %+v", cmd, fd)
+			}
+		}
+		if a.KnownSafe && (len(a.Findings) > 0 || a.ParseError != nil) {
+			t.Fatalf("%q is known-safe yet has findings %+v / parse error %v", cmd, a.Findings, a.ParseError)
+		}
+		// A destructive command stays destructive behind sudo and sh -c.
+		if a.Destructive() && a.ParseError == nil {
+			if b := Analyze("sudo "+cmd, Options{Home: "/home/u"}); b.ParseError == nil && !b.Destructive() {
+				t.Fatalf("%q is destructive but sudo %q is not", cmd, cmd)
+			}
+		}
+	})
+}

@@ -1,0 +1,314 @@
+// Package preflight is the dangerous-command classifier for shell commands. It parses a
+// command line with sandbox/shellcmd (every pipeline and list segment, substitutions,
+// wrappers such as sudo, env -S, timeout, xargs, and sh -c / eval) and reports, with a
+// human reason, the commands that destroy data or systems, mutate cloud infrastructure,
+// or would let an agent answer Airlock's own questions. It also says whether a command
+// is on the known-safe read-only list that the untrusted approval policy runs unasked.
+package preflight
+
+import (
+	"strings"
+
+	"github.com/airlock-app/airlock/sandbox/shellcmd"
+)
+
+// Category groups findings.
+type Category string
+
+// Categories. Every category except CategoryOpaque makes a request interactive-only.
+const (
+	CategoryDestructivePath Category = "destructive_path" // rm -rf /, chmod -R 777 /
+	CategorySystem          Category = "system"           // shutdown, reboot, mkfs, dd to a device
+	CategoryDataLoss        Category = "data_loss"        // git push --force, DROP TABLE
+	CategoryCloud           Category = "cloud_mutation"   // aws … delete-*, kubectl delete, terraform destroy
+	CategoryForkBomb        Category = "fork_bomb"
+	CategorySelfApproval    Category = "self_approval" // answers Airlock's own questions
+	CategoryOpaque          Category = "opaque"        // cannot be analysed: raise to P2, not interactive-only
+)
+
+// Finding is one reason a command is dangerous.
+type Finding struct {
+	Category Category `json:"category"`
+	Reason   string   `json:"reason"`
+	Command  string   `json:"command"` // the simple command it was found in, as written
+}
+
+// Destructive reports whether the finding makes the command bash_destructive.
+func (f Finding) Destructive() bool {
+	return f.Category != CategorySelfApproval && f.Category != CategoryOpaque
+}
+
+// Options tune the analysis to the machine.
+type Options struct {
+	// Home is the user's home directory (rm -r of it is flagged like ~).
+	Home string
+	// AirlockPaths are Airlock's own files and directories (config, database, socket,
+	// AIRLOCK_HOME); writing them is self-approval. Common locations are always checked.
+	AirlockPaths []string
+}
+
+// Segment is one simple command, as the rules see it.
+type Segment struct {
+	Source    string // as written, wrappers included
+	Unwrapped string // the command after wrappers were stripped
+}
+
+// Analysis is everything the permission pipeline needs from one parse.
+type Analysis struct {
+	Findings   []Finding
+	Segments   []Segment
+	KnownSafe  bool  // every command is on the known-safe read-only list
+	ParseError error // the command could not be parsed (it is then not safe, and opaque)
+}
+
+// Interactive reports whether the analysis makes a request interactive-only.
+func (a Analysis) Interactive() bool {
+	for _, f := range a.Findings {
+		if f.Category != CategoryOpaque {
+			return true
+		}
+	}
+	return false
+}
+
+// Destructive reports whether any finding is destructive (bash_destructive).
+func (a Analysis) Destructive() bool {
+	for _, f := range a.Findings {
+		if f.Destructive() {
+			return true
+		}
+	}
+	return false
+}
+
+// SelfApproval reports whether any finding is self-approval.
+func (a Analysis) SelfApproval() bool {
+	for _, f := range a.Findings {
+		if f.Category == CategorySelfApproval {
+			return true
+		}
+	}
+	return false
+}
+
+// Reasons returns the findings' reasons, each once.
+func (a Analysis) Reasons() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range a.Findings {
+		r := f.Reason
+		if f.Command != "" {
+			r = f.Reason + ": " + f.Command
+		}
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Classify returns the dangerous findings in a command line (nil when there are none).
+// A command that cannot be parsed gives one opaque finding.
+func Classify(command string) []Finding {
+	return Analyze(command, Options{}).Findings
+}
+
+// IsKnownSafe reports whether every command in the line is on the known-safe read-only
+// list (ls, cat, grep, find without -exec/-delete, …; git never is).
+func IsKnownSafe(command string) bool {
+	return Analyze(command, Options{}).KnownSafe
+}
+
+// maxDepth bounds how deep nested shells (sh -c inside sh -c, su -c, ssh host CMD) are
+// followed; deeper nesting is reported as opaque.
+const maxDepth = 4
+
+// Analyze parses and classifies a command line.
+func Analyze(command string, opts Options) Analysis {
+	a := analyzer{opts: opts, safe: true}
+	script, err := shellcmd.Parse(command)
+	if err != nil {
+		return Analysis{
+			ParseError: err,
+			Findings: []Finding{{Category: CategoryOpaque,
+				Reason: "the command cannot be parsed, so it cannot be checked (" + err.Error() + ")"}},
+		}
+	}
+	a.script(command, script, 0, true)
+	a.crossSegment(command, script)
+	if hasForkBombShape(command) && isForkBomb(command) {
+		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", command)
+	}
+	return Analysis{Findings: a.findings, Segments: a.segments, KnownSafe: a.safe && len(a.findings) == 0}
+}
+
+type analyzer struct {
+	opts     Options
+	findings []Finding
+	segments []Segment
+	safe     bool
+	seen     map[string]bool
+}
+
+func (a *analyzer) add(cat Category, reason, src string) {
+	key := string(cat) + "\x00" + reason + "\x00" + src
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	if a.seen[key] {
+		return
+	}
+	a.seen[key] = true
+	a.findings = append(a.findings, Finding{Category: cat, Reason: reason, Command: strings.TrimSpace(src)})
+}
+
+// script classifies every command of a parsed script. top is true for the command line
+// itself (its commands become rule segments).
+func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
+	for _, c := range s.Commands {
+		if top {
+			a.segments = append(a.segments, Segment{Source: c.Source, Unwrapped: unwrappedText(c)})
+		}
+		if a.safe && !safeCommand(c) {
+			a.safe = false
+		}
+		a.command(c, depth)
+	}
+}
+
+// nested parses and classifies a command string run by another command (sh -c at the
+// second level, su -c, ssh host CMD, watch CMD).
+func (a *analyzer) nested(script, via string, depth int) {
+	if depth+1 > maxDepth {
+		a.add(CategoryOpaque, "nested shells too deep to check", via)
+		a.safe = false
+		return
+	}
+	s, err := shellcmd.Parse(script)
+	if err != nil {
+		a.add(CategoryOpaque, "a nested command cannot be parsed, so it cannot be checked", via)
+		a.safe = false
+		return
+	}
+	a.script(script, s, depth+1, false)
+	if hasForkBombShape(script) && isForkBomb(script) {
+		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", via)
+	}
+}
+
+// unwrappedText renders the command after wrappers, for deny rules.
+func unwrappedText(c shellcmd.Command) string {
+	var b strings.Builder
+	for i, w := range c.Args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.Raw)
+	}
+	return b.String()
+}
+
+// text is a word's value, or for a word with expansions its source with quotes removed
+// ("$HOME"/x → $HOME/x), so that variable targets can still be recognised.
+func text(w shellcmd.Word) string {
+	if w.Literal {
+		return w.Value
+	}
+	if !strings.ContainsAny(w.Raw, `"'`) {
+		return w.Raw
+	}
+	return strings.NewReplacer(`"`, "", `'`, "").Replace(w.Raw)
+}
+
+// call is a simple command reduced to what the checks need.
+type call struct {
+	prog string
+	args []string // texts of the arguments after the program
+	src  string
+	cmd  shellcmd.Command
+}
+
+func newCall(c shellcmd.Command) call {
+	cl := call{prog: c.Program(), src: c.Source, cmd: c}
+	if len(c.Args) > 1 {
+		cl.args = make([]string, len(c.Args)-1)
+		for i, w := range c.Args[1:] {
+			cl.args[i] = text(w)
+		}
+	}
+	return cl
+}
+
+// fromArgv builds a call from an argv found inside another command (find -exec, npx).
+func fromArgv(argv []string, src string) shellcmd.Command {
+	c := shellcmd.Command{Source: src}
+	for _, s := range argv {
+		c.Args = append(c.Args, shellcmd.Word{Raw: s, Value: s, Literal: true})
+	}
+	return c
+}
+
+func (cl call) has(flags ...string) bool {
+	for _, a := range cl.args {
+		for _, f := range flags {
+			if a == f {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (cl call) hasPrefix(prefixes ...string) bool {
+	for _, a := range cl.args {
+		for _, p := range prefixes {
+			if strings.HasPrefix(a, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortFlag reports whether any single-dash flag cluster (-rf) contains one of chars,
+// stopping at "--".
+func (cl call) shortFlag(chars string) bool {
+	for _, a := range cl.args {
+		if a == "--" {
+			return false
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], chars) {
+			return true
+		}
+	}
+	return false
+}
+
+// positionals returns the non-flag arguments, honouring "--" and skipping the values
+// of flags listed in valued.
+func positionals(args []string, valued map[string]bool) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if len(a) > 1 && a[0] == '-' {
+			if valued[a] {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

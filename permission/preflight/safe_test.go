@@ -1,0 +1,124 @@
+package preflight
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestKnownSafe(t *testing.T) {
+	safe := []string{
+		"ls -la",
+		"cat README.md",
+		"grep -rn TODO src",
+		"head -n 20 f | wc -l",
+		"tail -n 5 log.txt",
+		"find . -name '*.go' -type f",
+		"rg -n foo",
+		"sed -n 10,20p file.go",
+		"sed -n 5p f",
+		"wc -l *.go",
+		"pwd && ls",
+		"cat f 2>/dev/null",
+		"echo hello",
+		"sort f | uniq -c",
+		"jq .name package.json",
+		"diff a b",
+		"stat go.mod",
+		"/usr/bin/ls",
+	}
+	unsafe := []string{
+		"git status",
+		"git log",
+		"git diff",
+		"find . -exec rm {} +",
+		"find . -delete",
+		"find . -fprint out",
+		"rg --pre cat foo",
+		"rg --pre=sh foo",
+		"sed -i s/a/b/ f",
+		"sed s/a/b/w out f",
+		"sed -n 1w/tmp/x f",
+		"sed -n '1e date' f",
+		"ls > out.txt",
+		"cat a >> b",
+		"sort -o out f",
+		"uniq in out",
+		"date -s 2020-01-01",
+		"hostname evil",
+		"sudo ls",
+		"env",
+		"LD_PRELOAD=/tmp/x.so ls",
+		"./ls",
+		"~/bin/cat f",
+		"ls $(rm -rf x)",
+		"cat f | sh",
+		"bash -c ls",
+		"npm test",
+		"python3 -c 'print(1)'",
+		"curl https://example.com",
+		"echo 'x' > f",
+		"awk '{print}' f",
+		"xargs cat",
+		"ls; rm x",
+		"yq -i .a=1 f.yaml",
+		"less f",
+		"unparseable 'quote",
+		"$CMD",
+	}
+	for _, c := range safe {
+		if !IsKnownSafe(c) {
+			t.Errorf("IsKnownSafe(%q) = false, want true", c)
+		}
+	}
+	for _, c := range unsafe {
+		if IsKnownSafe(c) {
+			t.Errorf("IsKnownSafe(%q) = true, want false", c)
+		}
+	}
+}
+
+func TestAnalyzeSegmentsAndOpaque(t *testing.T) {
+	a := Analyze("git status; sudo rm -r x && echo $(whoami)", Options{})
+	if len(a.Segments) != 4 {
+		t.Fatalf("segments = %+v, want 4", a.Segments)
+	}
+	if a.Segments[1].Source != "sudo rm -r x" || a.Segments[1].Unwrapped != "rm -r x" {
+		t.Fatalf("segment 1 = %+v", a.Segments[1])
+	}
+	for _, c := range []string{`"$X" -rf /`, `bash -c "$SCRIPT"`, `eval "$X"`, "echo 'unterminated"} {
+		a := Analyze(c, Options{})
+		if !hasCategory(a.Findings, CategoryOpaque) || a.Interactive() {
+			t.Errorf("Analyze(%q) = %+v, want only an opaque finding", c, a.Findings)
+		}
+	}
+	deep := "rm -rf /"
+	for i := 0; i < 8; i++ {
+		deep = "sh -c '" + strings.ReplaceAll(deep, "'", `'\''`) + "'"
+	}
+	if a := Analyze(deep, Options{}); !a.Interactive() && !hasCategory(a.Findings, CategoryOpaque) {
+		t.Errorf("Analyze(%q): deep nesting not reported: %+v", deep, a.Findings)
+	}
+	three := "rm -rf /"
+	for i := 0; i < 3; i++ {
+		three = "sh -c '" + strings.ReplaceAll(three, "'", `'\''`) + "'"
+	}
+	if a := Analyze(three, Options{}); !a.Destructive() {
+		t.Errorf("Analyze(%q): rm -rf / three shells deep not flagged: %+v", three, a.Findings)
+	}
+}
+
+func TestAnalyzeHomeAndAirlockPaths(t *testing.T) {
+	opts := Options{Home: "/home/ana", AirlockPaths: []string{"/srv/airlock-home"}}
+	if a := Analyze("rm -r /home/ana", opts); !a.Destructive() {
+		t.Errorf("rm -r of the home directory not flagged: %+v", a.Findings)
+	}
+	if a := Analyze("rm -r /home/ana/project/build", opts); a.Destructive() {
+		t.Errorf("rm -r inside home flagged: %+v", a.Findings)
+	}
+	if a := Analyze("tee /srv/airlock-home/config.toml", opts); !a.SelfApproval() {
+		t.Errorf("write to AIRLOCK_HOME not flagged: %+v", a.Findings)
+	}
+	if a := Analyze("cat /srv/airlock-home/config.toml", opts); a.SelfApproval() {
+		t.Errorf("read of AIRLOCK_HOME flagged: %+v", a.Findings)
+	}
+}

@@ -1,0 +1,177 @@
+package preflight
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// selfApproval flags commands that would answer Airlock's own questions: its approval,
+// authorization, grant, config and secret commands; writes to its configuration,
+// database, socket or the keyring; D-Bus calls to its tray or the secret service; and
+// synthetic input that could click its popup.
+func (a *analyzer) selfApproval(cl call) {
+	switch p := cl.prog; {
+	case p == "airlock" || p == "airlock-desktop":
+		if r, ok := airlockCommand(cl.args); ok {
+			a.add(CategorySelfApproval, r, cl.src)
+		}
+		return
+	case fileWriters[p]:
+		for _, v := range cl.args {
+			v = strings.TrimPrefix(v, "of=")
+			if what, ok := a.airlockPath(v); ok {
+				a.add(CategorySelfApproval, p+" changes Airlock's own "+what, cl.src)
+				return
+			}
+		}
+	case p == "secret-tool":
+		if pos := positionals(cl.args, set("--label")); len(pos) > 0 {
+			switch pos[0] {
+			case "store", "clear":
+				a.add(CategorySelfApproval, "secret-tool "+pos[0]+" changes the keyring", cl.src)
+				return
+			case "lookup", "search":
+				if mentions(cl.args, "airlock") {
+					a.add(CategorySelfApproval, "secret-tool reads Airlock's secrets from the keyring", cl.src)
+					return
+				}
+			}
+		}
+	case p == "security":
+		if pos := positionals(cl.args, nil); len(pos) > 0 {
+			v := pos[0]
+			if strings.HasPrefix(v, "add-") || strings.HasPrefix(v, "delete-") || strings.HasPrefix(v, "set-") ||
+				(strings.HasPrefix(v, "find-") && mentions(cl.args, "airlock")) {
+				a.add(CategorySelfApproval, "security "+v+" touches the keychain", cl.src)
+				return
+			}
+		}
+	case p == "keyring":
+		if pos := positionals(cl.args, set("-b", "--keyring-backend", "-p", "--keyring-path")); len(pos) > 0 && (pos[0] == "set" || pos[0] == "del" || mentions(pos, "airlock")) {
+			a.add(CategorySelfApproval, "keyring "+pos[0]+" touches the keyring", cl.src)
+			return
+		}
+	case p == "dbus-send" || p == "gdbus" || p == "busctl" || p == "qdbus" || p == "dbus-monitor":
+		for _, v := range cl.args {
+			l := strings.ToLower(v)
+			if strings.Contains(l, "secret") || strings.Contains(l, "airlock") || strings.Contains(l, "statusnotifier") ||
+				strings.Contains(l, "notifications") || strings.Contains(l, "dbusmenu") {
+				a.add(CategorySelfApproval, p+" talks D-Bus to Airlock's tray, notifications or the keyring", cl.src)
+				return
+			}
+		}
+	case syntheticInput[p]:
+		a.add(CategorySelfApproval, p+" sends synthetic keyboard or mouse input, which could answer Airlock's popup", cl.src)
+		return
+	case interpreters[p]:
+		for _, v := range cl.args {
+			if airlockCLIText.MatchString(v) {
+				a.add(CategorySelfApproval, p+" runs Airlock's approval commands", cl.src)
+				return
+			}
+			if what, ok := a.airlockPath(v); ok && (strings.Contains(v, "open") || strings.Contains(v, "connect") || strings.Contains(v, "write") || strings.Contains(v, "sqlite")) {
+				a.add(CategorySelfApproval, p+" opens Airlock's own "+what, cl.src)
+				return
+			}
+		}
+	}
+	if p := cl.prog; p != "ls" && p != "stat" && p != "file" && p != "test" && p != "[" {
+		for _, v := range cl.args {
+			if strings.Contains(v, "airlock.sock") || strings.Contains(v, "airlock.db") && (sqliteTools[p] || p == "curl") {
+				what := "local API socket"
+				if strings.Contains(v, "airlock.db") {
+					what = "database"
+				}
+				a.add(CategorySelfApproval, p+" talks to Airlock's "+what, cl.src)
+				return
+			}
+		}
+	}
+}
+
+var fileWriters = set("tee", "cp", "mv", "install", "ln", "rm", "truncate", "dd", "sed", "touch", "chmod",
+	"chown", "rsync", "unlink", "shred", "perl", "sqlite3", "litecli", "sqlite-utils", "mkdir", "rmdir", "vi", "vim",
+	"nvim", "nano", "emacs", "ed", "ex", "patch", "tar", "unzip", "scp", "curl", "wget", "sponge", "socat", "nc", "ncat", "netcat")
+
+var sqliteTools = set("sqlite3", "litecli", "sqlite-utils", "datasette", "usql")
+
+var syntheticInput = set("xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool", "osascript", "cliclick")
+
+var interpreters = set("python", "python3", "python2", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "tclsh", "pwsh")
+
+var airlockCLIText = regexp.MustCompile(`\bairlock(-desktop)?['",\s]+(approvals|authorize|places|grants|config|secret|ops['",\s]+approve)\b`)
+
+// airlockCommand reports whether airlock's argv runs one of its approval, authorization,
+// grant, config or secret commands (reads such as `approvals list` excepted).
+func airlockCommand(args []string) (string, bool) {
+	pos := positionals(args, set("--socket", "--home", "--config"))
+	if len(pos) == 0 {
+		return "", false
+	}
+	for _, v := range args {
+		if v == "--help" || v == "-h" {
+			return "", false
+		}
+	}
+	verb := ""
+	if len(pos) > 1 {
+		verb = pos[1]
+	}
+	readOnly := verb == "list" || verb == "ls" || verb == "show" || verb == "get" || verb == "status" || verb == "help"
+	switch pos[0] {
+	case "approvals", "grants", "places", "config":
+		if readOnly && !(pos[0] == "config" && verb == "get" && mentions(pos, "secret")) {
+			return "", false
+		}
+		return "runs `airlock " + strings.TrimSpace(pos[0]+" "+verb) + "`, which answers or changes Airlock's own permissions", true
+	case "authorize", "secret", "secrets":
+		return "runs `airlock " + pos[0] + "`, which only the person may run", true
+	case "ops":
+		if verb == "approve" {
+			return "runs `airlock ops approve`, which only the person may run", true
+		}
+	}
+	return "", false
+}
+
+func mentions(args []string, s string) bool {
+	for _, v := range args {
+		if strings.Contains(strings.ToLower(v), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// airlockPath reports whether a path is one of Airlock's own files or directories.
+func (a *analyzer) airlockPath(p string) (string, bool) {
+	switch {
+	case p == "":
+		return "", false
+	case strings.Contains(p, "airlock.db"):
+		return "database", true
+	case strings.Contains(p, "airlock.sock"):
+		return "local API socket", true
+	case strings.Contains(p, "AIRLOCK_HOME"):
+		return "home directory (AIRLOCK_HOME)", true
+	case strings.Contains(p, ".config/airlock") || strings.Contains(p, "airlock/config.toml") || strings.Contains(p, "XDG_CONFIG_HOME/airlock"):
+		return "configuration", true
+	case strings.Contains(p, ".local/share/airlock") || strings.Contains(p, "XDG_DATA_HOME/airlock"):
+		return "data directory", true
+	case strings.Contains(p, "XDG_RUNTIME_DIR/airlock") || strings.HasPrefix(p, "/run/user/") && strings.Contains(p, "/airlock"):
+		return "runtime directory", true
+	case strings.Contains(p, "keyrings/") || strings.Contains(p, "Library/Keychains"):
+		return "keyring", true
+	}
+	if strings.HasPrefix(p, "/") {
+		c := path.Clean(p)
+		for _, ap := range a.opts.AirlockPaths {
+			ap = path.Clean(ap)
+			if c == ap || strings.HasPrefix(c, ap+"/") {
+				return "files (" + ap + ")", true
+			}
+		}
+	}
+	return "", false
+}
