@@ -58,6 +58,10 @@ type Core struct {
 	sandboxes *sandboxPIDs
 	cancel    context.CancelFunc
 
+	startRow CoreStart
+	// Previous is the start before this one; Clean false means it was killed.
+	Previous *PreviousStart
+
 	mu         sync.Mutex
 	startupErr *config.Error // config.toml was broken at start; the last good copy is in force
 	closed     bool
@@ -97,6 +101,13 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	c.DB, err = openDatabase(ctx, paths.Database, c.migrators())
 	if err != nil {
 		return nil, err
+	}
+	if c.Previous, err = c.recordStart(ctx); err != nil {
+		closeDatabase(c.DB)
+		return nil, err
+	}
+	if c.Previous != nil && !c.Previous.Clean {
+		slog.Warn("the previous Airlock core did not stop cleanly", "pid", c.Previous.PID, "started", c.Previous.StartedAt)
 	}
 	ok = true
 	return c, nil
@@ -168,7 +179,7 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 
 // migrators lists every domain package's Migrate, in dependency order.
 func (c *Core) migrators() []Migrator {
-	return []Migrator{}
+	return []Migrator{{Name: "core", Migrate: migrateCore}}
 }
 
 // RegisterSandbox records the host pid of a sandbox the core started; call the
@@ -208,6 +219,7 @@ func (c *Core) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	apiErr := c.api.Shutdown(ctx)
+	stopErr := c.recordStop()
 	dbErr := closeDatabase(c.DB)
-	return errors.Join(apiErr, dbErr)
+	return errors.Join(apiErr, stopErr, dbErr)
 }

@@ -25,6 +25,8 @@ type Status struct {
 	Paths     Paths       `json:"paths"`
 	Config    ConfigView  `json:"config"`
 	Keyring   KeyringView `json:"keyring"`
+	// Previous is the start before this one; previous.clean false means it was killed.
+	Previous *PreviousStart `json:"previous,omitempty"`
 }
 
 // ConfigView is the configuration's health and its effective values.
@@ -53,7 +55,7 @@ func (c *Core) Status(ctx context.Context) Status {
 	return Status{
 		Kind: c.Kind, PID: os.Getpid(), Version: Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
-		Config: c.configView(), Keyring: kr,
+		Config: c.configView(), Keyring: kr, Previous: c.Previous,
 	}
 }
 

@@ -1,0 +1,89 @@
+# Airlock — build, run and test. `make run` and `make test` set up a fresh Debian 12
+# machine themselves (apt packages when root, the wails CLI, npm packages).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
+export DEBIAN_FRONTEND := noninteractive
+
+GO      ?= go
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/airlock-app/airlock/app.Version=$(VERSION)
+BIN     := build/bin
+
+# What the app, the sandbox and the tests need from Debian.
+APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
+	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
+	chromium sqlite3 git curl ca-certificates
+
+.PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
+	test-go test-frontend smoke e2e bench clean
+
+all: build
+
+## deps: install what is missing (apt packages when root, npm packages)
+deps: apt-deps frontend-deps
+
+apt-deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "apt: all packages present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "Missing Debian packages. Run this, then try again:"; \
+		echo "  sudo apt-get update && sudo apt-get install -y $$missing"; exit 1; fi; \
+	echo "apt: installing $$missing"; \
+	apt-get update -q && apt-get install -y -q --no-install-recommends $$missing
+
+frontend-deps: frontend/node_modules/.package-lock.json
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json frontend/package.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+## build: both executables into build/bin
+build: build-cli build-desktop
+
+build-cli:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
+
+build-desktop: frontend-deps
+	VERSION=$(VERSION) LDFLAGS="$(LDFLAGS)" scripts/build-desktop.sh
+
+## run: set up, build and open the desktop window
+run: deps build
+	@if [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+		echo "No display (DISPLAY/WAYLAND_DISPLAY unset): run this from a desktop session,"; \
+		echo "or run the headless core with: $(BIN)/airlock daemon"; exit 1; fi
+	$(BIN)/airlock-desktop
+
+## test: set up, build, then every check (vet, staticcheck, Go tests with -race against
+## the real keyring, frontend type check and unit tests, the window smoke test, e2e)
+test: deps build vet staticcheck test-go test-frontend smoke e2e
+	@echo "make test: all checks passed"
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	staticcheck ./...
+
+# The Go tests run inside a private D-Bus session with an unlocked gnome-keyring, so the
+# keyring tests use the real Secret Service.
+test-go:
+	dbus-run-session -- bash -c 'echo -n airlock-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+		AIRLOCK_REQUIRE_KEYRING=1 $(GO) test -race -count=1 -timeout 20m ./...'
+
+test-frontend: frontend-deps
+	cd frontend && npm run check && npm test
+
+smoke: build
+	scripts/window-smoke.sh
+
+e2e: build
+	scripts/e2e.sh
+
+## bench: Go benchmarks and the comparison scripts (figures go to BENCHMARKS.md)
+bench: build-cli
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+clean:
+	rm -rf $(BIN) artifacts frontend/dist

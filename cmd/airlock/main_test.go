@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests build the real airlock binary and drive it as a person would: a daemon
+// in one process, the CLI in others, each instance with its own AIRLOCK_HOME.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "airlock-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "airlock")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build airlock:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type instance struct {
+	t    *testing.T
+	home string
+}
+
+func newInstance(t *testing.T) *instance {
+	return &instance{t: t, home: filepath.Join(t.TempDir(), "home")}
+}
+
+func (in *instance) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(binary, args...)
+	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home)
+	return c
+}
+
+// run returns stdout, stderr and the exit code.
+func (in *instance) run(args ...string) (string, string, int) {
+	in.t.Helper()
+	c := in.cmd(args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		in.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func (in *instance) startDaemon() *exec.Cmd {
+	in.t.Helper()
+	d := in.cmd("daemon")
+	var logs bytes.Buffer
+	d.Stdout, d.Stderr = &logs, &logs
+	if err := d.Start(); err != nil {
+		in.t.Fatal(err)
+	}
+	in.t.Cleanup(func() {
+		if d.ProcessState == nil {
+			d.Process.Kill()
+			d.Wait()
+		}
+	})
+	in.waitStatus(func(st map[string]any) bool { return st["running"] == true && int(st["pid"].(float64)) == d.Process.Pid })
+	return d
+}
+
+func (in *instance) status() (map[string]any, int) {
+	in.t.Helper()
+	out, _, code := in.run("status", "--json")
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		in.t.Fatalf("status --json printed %q: %v", out, err)
+	}
+	return st, code
+}
+
+func (in *instance) waitStatus(ok func(map[string]any) bool) map[string]any {
+	in.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := in.status()
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			in.t.Fatalf("status never became as expected; last: %v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestVersionLinksNoGUI(t *testing.T) {
+	in := newInstance(t)
+	out, _, code := in.run("version", "--json")
+	var v map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v["version"] == "" {
+		t.Fatalf("version --json = %q (exit %d)", out, code)
+	}
+	ldd, err := exec.Command("ldd", binary).CombinedOutput()
+	if err != nil && !strings.Contains(string(ldd), "not a dynamic executable") {
+		t.Fatalf("ldd: %v %s", err, ldd)
+	}
+	for _, lib := range []string{"gtk", "webkit", "javascriptcore"} {
+		if strings.Contains(strings.ToLower(string(ldd)), lib) {
+			t.Errorf("the CLI links %s:\n%s", lib, ldd)
+		}
+	}
+}
+
+func TestStatusWhenNothingRuns(t *testing.T) {
+	in := newInstance(t)
+	st, code := in.status()
+	if code != 3 || st["running"] != false {
+		t.Fatalf("status with no daemon: %v exit %d, want running=false exit 3", st, code)
+	}
+	_, stderr, code := in.run("status")
+	if code != 3 || !strings.Contains(stderr, "no Airlock app or daemon is running") {
+		t.Fatalf("human status: exit %d, %q", code, stderr)
+	}
+}
+
+func TestDaemonLifecycleKillAndRestart(t *testing.T) {
+	in := newInstance(t)
+	d := in.startDaemon()
+	st, _ := in.status()
+	paths := st["paths"].(map[string]any)
+	if st["kind"] != "daemon" || paths["database"] != filepath.Join(in.home, "data", "airlock.db") || st["uptime"] == "" {
+		t.Fatalf("status: %v", st)
+	}
+
+	// A second daemon refuses and names the first.
+	_, stderr, code := in.run("daemon")
+	if code == 0 || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.Process.Pid)) {
+		t.Fatalf("second daemon: exit %d, %q", code, stderr)
+	}
+
+	// kill -9: the socket file stays behind; the next daemon replaces it.
+	d.Process.Signal(syscall.SIGKILL)
+	d.Wait()
+	if _, err := os.Stat(filepath.Join(in.home, "run", "airlock.sock")); err != nil {
+		t.Fatalf("expected a stale socket after kill -9: %v", err)
+	}
+	d2 := in.startDaemon()
+	st, _ = in.status()
+	prev, _ := st["previous"].(map[string]any)
+	if prev == nil || prev["clean"] != false || int(prev["pid"].(float64)) != d.Process.Pid {
+		t.Fatalf("the restarted daemon must know the previous one was killed: %v", st["previous"])
+	}
+	// The database is intact.
+	out, err := exec.Command("sqlite3", filepath.Join(in.home, "data", "airlock.db"), "PRAGMA integrity_check; SELECT count(*) FROM core_starts;").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok\n2") {
+		t.Fatalf("database after kill -9 and restart: %s %v", out, err)
+	}
+
+	// SIGTERM: a clean stop, the socket removed, the stop recorded.
+	d2.Process.Signal(syscall.SIGTERM)
+	if err := d2.Wait(); err != nil {
+		t.Fatalf("daemon after SIGTERM: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(in.home, "run", "airlock.sock")); !os.IsNotExist(err) {
+		t.Fatalf("socket left after a clean stop: %v", err)
+	}
+	in.startDaemon()
+	st, _ = in.status()
+	if prev := st["previous"].(map[string]any); prev["clean"] != true {
+		t.Fatalf("after SIGTERM the stop must be recorded clean: %v", prev)
+	}
+}
+
+func TestBrokenConfigKeepsLastGood(t *testing.T) {
+	in := newInstance(t)
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("sandbox_mode = \"read-only\"\n"), 0o644)
+	d := in.startDaemon()
+
+	os.WriteFile(cfg, []byte("sandbox_mode = \"read-only\"\n\napproval_policy = \"whenever\"\n"), 0o644)
+	st := in.waitStatus(func(st map[string]any) bool { return st["config"].(map[string]any)["error"] != nil })
+	problem := st["config"].(map[string]any)["error"].(map[string]any)["problems"].([]any)[0].(map[string]any)
+	if problem["line"].(float64) != 3 || !strings.Contains(problem["message"].(string), "whenever") {
+		t.Fatalf("problem %v", problem)
+	}
+	if v := setting(st, "sandbox_mode"); v["value"] != "read-only" || v["layer"] != "file" {
+		t.Fatalf("last good configuration lost: %v", v)
+	}
+	out, _, _ := in.run("status")
+	if !strings.Contains(out, "line 3, column 1") {
+		t.Fatalf("human status does not show the line: %s", out)
+	}
+
+	// Restart while the file is still broken: the last good configuration is used, loudly.
+	d.Process.Signal(syscall.SIGTERM)
+	d.Wait()
+	in.startDaemon()
+	st, _ = in.status()
+	if st["config"].(map[string]any)["error"] == nil || setting(st, "sandbox_mode")["value"] != "read-only" {
+		t.Fatalf("restart with a broken file: %v", st["config"])
+	}
+}
+
+func TestBrokenConfigWithNoLastGoodRefusesToStart(t *testing.T) {
+	in := newInstance(t)
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("[isolation]\nbackend = \"bwrap\"\n"), 0o644)
+	_, stderr, code := in.run("daemon")
+	if code == 0 || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "will not silently use the defaults") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+func TestConfigShowLayers(t *testing.T) {
+	in := newInstance(t)
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("approval_policy = \"untrusted\"\n"), 0o644)
+	c := in.cmd("config", "show", "--json")
+	c.Env = append(c.Env, "AIRLOCK_SANDBOX_MODE=read-only")
+	out, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view map[string]any
+	json.Unmarshal(out, &view)
+	st := map[string]any{"config": view}
+	for key, want := range map[string][2]string{
+		"sandbox_mode":    {"read-only", "env"},
+		"approval_policy": {"untrusted", "file"},
+		"execution_mode":  {"local", "default"},
+	} {
+		got := setting(st, key)
+		if got["value"] != want[0] || got["layer"] != want[1] {
+			t.Errorf("%s = %v", key, got)
+		}
+	}
+}
+
+func TestUnknownCommandIsAUsageError(t *testing.T) {
+	in := newInstance(t)
+	_, stderr, code := in.run("frobnicate")
+	if code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+func setting(st map[string]any, key string) map[string]any {
+	for _, s := range st["config"].(map[string]any)["settings"].([]any) {
+		if m := s.(map[string]any); m["key"] == key {
+			return m
+		}
+	}
+	return nil
+}
