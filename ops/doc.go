@@ -1,3 +1,29 @@
 // Package ops owns the infrastructure-change path: operation plans and their canonical
 // hash, diffs, single-use approval tokens, apply, verify and the authenticated journal.
+//
+// The flow is plan → diff → approve → apply → verify, and every step is journaled:
+//
+//   - [Service.CreatePlan] (ops_plan) stores an [OperationPlan] and its canonical sha256
+//     ([OperationPlan.Hash]; the serialization is specified on [CanonicalBytes]).
+//   - [Service.AttachDiff] (ops_diff) attaches the machine-checkable artifact, run read-only
+//     or read from a file, with its sha256. No diff, no approval.
+//   - [Service.Approve] (ops_approve) is interactive-only: it refuses unless a person
+//     confirmed the first characters of the plan hash at a TTY or in the window. It mints a
+//     single-use token (32 random bytes, base64url) returned exactly once and stored only as
+//     its sha256, bound to the plan hash, valid 10 minutes by default and 60 at most.
+//   - [Service.Apply] (ops_apply) redeems the token with one conditional UPDATE before
+//     anything runs, snapshots before and after, runs the exact approved command and never
+//     gives the token back.
+//   - [Service.Verify] (ops_verify) runs the plan's read-only assertions, each checked
+//     against a read-only allowlist ([ParseReadOnlyCommand]), and records the evidence.
+//   - [Service.Journal] and [Service.VerifyJournal] (ops_journal) query and check the
+//     append-only, hash-chained, HMAC-authenticated journal.
+//
+// Credentials are redacted ([Redact]) before anything is stored. Commands of a plan are
+// stored exactly (what is hashed is what runs), so a plan whose commands carry a credential
+// is refused instead, naming the field.
+//
+// The package reaches the outside world only through small interfaces taken by [New]:
+// [Runner] (the sandbox), [KeySource] (the OS keyring), [Publisher] (the event bus) and a
+// clock.
 package ops

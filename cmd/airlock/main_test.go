@@ -81,7 +81,9 @@ func (in *instance) startDaemon() *exec.Cmd {
 			d.Wait()
 		}
 	})
-	in.waitStatus(func(st map[string]any) bool { return st["running"] == true && int(st["pid"].(float64)) == d.Process.Pid })
+	in.waitStatus(func(st map[string]any) bool {
+		return st["running"] == true && int(st["pid"].(float64)) == d.Process.Pid
+	})
 	return d
 }
 
