@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// alwaysWritable are device paths any mode may write (they store nothing).
+var alwaysWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+
+// CheckWrite reports whether the policy lets a process write (create, modify,
+// delete, rename) path. Relative paths are relative to the policy's Cwd. The
+// path is resolved with realpath of its deepest existing ancestor, so symlink
+// escapes and `..` are judged where the kernel would land.
+func (p Policy) CheckWrite(path string) error {
+	return p.checkWrite(path, true)
+}
+
+func (p Policy) checkWrite(path string, followFinal bool) error {
+	if p.Mode == ModeFullAccess {
+		return nil
+	}
+	abs := filepath.Clean(absFrom(path, p.Cwd, p.Home))
+	if slices.Contains(alwaysWritable, abs) || strings.HasPrefix(abs, "/dev/fd/") {
+		return nil
+	}
+	if p.Mode == ModeReadOnly {
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs,
+			Why:  "sandbox_mode is read-only (" + p.Sources[KeyMode].String() + "), which allows no writes",
+			Hint: "run with --sandbox workspace-write to write inside the working directory, " + hintEscalate}
+	}
+	real, err := resolvePath(absFrom(path, p.Cwd, p.Home), followFinal)
+	if err != nil {
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs,
+			Why:  fmt.Sprintf("the path cannot be resolved safely (%v)", err),
+			Hint: "write to a plain path inside the working directory, " + hintEscalate}
+	}
+	root := p.rootOf(real)
+	if root == "" {
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
+			Why:  "it is outside the writable roots (" + strings.Join(p.WritableRoots, ", ") + ")",
+			Hint: "add its directory to sandbox_workspace_write.writable_roots (or --writable-root), run with --sandbox full-access, " + hintEscalate}
+	}
+	if prot := p.protectedAt(real, root); prot != "" {
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
+			Why:  prot + " is a protected path: read-only inside the writable roots and never created by a sandboxed run",
+			Hint: "make this change outside the sandbox yourself, run with --sandbox full-access, " + hintEscalate}
+	}
+	return nil
+}
+
+// describe shows the path as written and, when different, where it leads.
+func describe(abs, real string) string {
+	if abs == real {
+		return abs
+	}
+	return abs + " (resolves to " + real + ")"
+}
+
+// rootOf returns the writable root containing real, or "".
+func (p Policy) rootOf(real string) string {
+	for _, r := range p.WritableRoots {
+		if within(real, r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// protectedAt returns the protected path that covers real (inside root), or "".
+func (p Policy) protectedAt(real, root string) string {
+	for _, prot := range p.Protected {
+		if within(real, prot) {
+			return prot
+		}
+		// A protected path written through a symlink: compare where it leads too.
+		if rp, err := resolvePath(prot, true); err == nil && rp != prot && within(real, rp) {
+			return prot
+		}
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == "." {
+		return ""
+	}
+	parts := strings.Split(rel, "/")
+	for i, c := range parts {
+		for _, n := range p.ProtectedNames {
+			if !strings.Contains(n, "/") && c == n {
+				return filepath.Join(append([]string{root}, parts[:i+1]...)...)
+			}
+		}
+	}
+	return ""
+}
+
+// CheckRead reports whether path may be read. Reads are never restricted,
+// except for the paths every sandbox but full-access hides (Airlock's socket
+// directory, the session bus, the keyring, the SSH agent).
+func (p Policy) CheckRead(path string) error {
+	if p.Mode == ModeFullAccess {
+		return nil
+	}
+	abs := filepath.Clean(absFrom(path, p.Cwd, p.Home))
+	real, err := resolvePath(abs, true)
+	if err != nil {
+		real = abs
+	}
+	for _, h := range p.Hidden {
+		if within(abs, h) || within(real, h) {
+			return &IsolationDeniedError{Reason: ReasonRead, Path: describe(abs, real),
+				Why:  h + " is hidden from sandboxed runs (Airlock's socket, the session bus, the keyring and the SSH agent are)",
+				Hint: "a sandboxed run cannot reach it in any mode but full-access; ask the person instead"}
+		}
+	}
+	return nil
+}
+
+// CheckNetwork reports whether the policy allows network access to host ("" = any).
+func (p Policy) CheckNetwork(host string) error {
+	if p.Network {
+		return nil
+	}
+	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"
+	hint := "run with --network (network_access = true in [sandbox_workspace_write]), " + hintEscalate
+	if p.Mode == ModeReadOnly {
+		hint = "read-only mode has no network; run with --sandbox workspace-write --network, " + hintEscalate
+	}
+	return &IsolationDeniedError{Reason: ReasonNetwork, Path: host, Why: why, Hint: hint}
+}

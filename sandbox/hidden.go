@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultHiddenPaths lists what every sandbox but full-access hides, from the
+// environment: Airlock's socket directory ($XDG_RUNTIME_DIR/airlock, and
+// $AIRLOCK_HOME/run when AIRLOCK_HOME is set), the session bus socket
+// ($XDG_RUNTIME_DIR/bus and the path in DBUS_SESSION_BUS_ADDRESS), the keyring
+// directory ($XDG_RUNTIME_DIR/keyring), gpg-agent's directory and the SSH agent socket.
+func DefaultHiddenPaths(env func(string) string) []string {
+	var out []string
+	if rt := env("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		for _, n := range []string{"airlock", "bus", "keyring", "gnupg", "gcr", "ssh-agent.socket", "openssh_agent"} {
+			out = append(out, filepath.Join(rt, n))
+		}
+	}
+	if h := env("AIRLOCK_HOME"); filepath.IsAbs(h) {
+		out = append(out, filepath.Join(h, "run"))
+	}
+	if p := busSocketPath(env("DBUS_SESSION_BUS_ADDRESS")); p != "" {
+		out = append(out, p)
+	}
+	if s := env("SSH_AUTH_SOCK"); filepath.IsAbs(s) {
+		out = append(out, filepath.Clean(s))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// busSocketPath extracts the unix socket path of a D-Bus address ("" for
+// abstract sockets, which only a network namespace hides).
+func busSocketPath(addr string) string {
+	for _, a := range strings.Split(addr, ";") {
+		rest, ok := strings.CutPrefix(a, "unix:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, "path="); ok && filepath.IsAbs(v) {
+				return filepath.Clean(v)
+			}
+		}
+	}
+	return ""
+}
+
+// busIsAbstract reports whether the session bus address uses an abstract socket.
+func busIsAbstract(addr string) bool {
+	return strings.Contains(addr, "unix:abstract=")
+}

@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// ProjectPolicyFile is where a workspace or department directory keeps its untrusted policy.
+const ProjectPolicyFile = ".airlock/policy.toml"
+
+// maxProjectPolicySize bounds what LoadProjectPolicy reads from an untrusted checkout.
+const maxProjectPolicySize = 1 << 20
+
+// ProjectPolicy is the sandbox part of one untrusted project policy file.
+type ProjectPolicy struct {
+	// Dir is the directory holding .airlock/policy.toml.
+	Dir string
+	// File is the policy file's path.
+	File string
+	// Layer holds the sandbox settings the file asks for; Resolve decides what applies.
+	Layer Layer
+	// Ignored lists what was ignored already while loading (wrong types) and, after
+	// Resolve, what was not applied.
+	Ignored []Ignored
+}
+
+func (pp *ProjectPolicy) ignore(key, reason string) {
+	pp.Ignored = append(pp.Ignored, Ignored{File: pp.File, Key: key, Reason: reason})
+}
+
+// projectFile mirrors the sandbox keys of config.toml (DESIGN.md §3).
+type projectFile struct {
+	SandboxMode   any `toml:"sandbox_mode"`
+	ExecutionMode any `toml:"execution_mode"`
+	Workspace     struct {
+		WritableRoots any `toml:"writable_roots"`
+		NetworkAccess any `toml:"network_access"`
+	} `toml:"sandbox_workspace_write"`
+	Isolation struct {
+		Backend   any `toml:"backend"`
+		Protected any `toml:"protected"`
+	} `toml:"isolation"`
+}
+
+// LoadProjectPolicy reads dir/.airlock/policy.toml. It returns (nil, nil) when
+// there is no such file. Keys other than the sandbox's are left to their owners
+// (permission reads its rules from the same file); sandbox keys of the wrong type
+// are recorded in Ignored. A file that is not valid TOML is an error.
+func LoadProjectPolicy(dir string) (*ProjectPolicy, error) {
+	file := filepath.Join(dir, ProjectPolicyFile)
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load project policy %s: %w", file, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("load project policy %s: not a regular file", file)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxProjectPolicySize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load project policy %s: %w", file, err)
+	}
+	if len(data) > maxProjectPolicySize {
+		return nil, fmt.Errorf("load project policy %s: larger than %d bytes", file, maxProjectPolicySize)
+	}
+	var raw projectFile
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("load project policy %s: %w (fix or remove the file)", file, err)
+	}
+	pp := &ProjectPolicy{Dir: dir, File: file}
+	pp.Layer.Mode = pp.str(KeyMode, raw.SandboxMode)
+	pp.Layer.ExecutionMode = pp.str(KeyExecutionMode, raw.ExecutionMode)
+	pp.Layer.Backend = pp.str("isolation.backend", raw.Isolation.Backend)
+	pp.Layer.WritableRoots = pp.list("sandbox_workspace_write.writable_roots", raw.Workspace.WritableRoots)
+	pp.Layer.Protected = pp.list("isolation.protected", raw.Isolation.Protected)
+	for i, e := range pp.Layer.Protected {
+		if !filepath.IsAbs(e) && e != "" {
+			pp.Layer.Protected[i] = filepath.Join(dir, e)
+		}
+	}
+	if raw.Workspace.NetworkAccess != nil {
+		if b, ok := raw.Workspace.NetworkAccess.(bool); ok {
+			pp.Layer.Network = &b
+		} else {
+			pp.ignore("sandbox_workspace_write.network_access", fmt.Sprintf("want true or false, got %v", raw.Workspace.NetworkAccess))
+		}
+	}
+	return pp, nil
+}
+
+func (pp *ProjectPolicy) str(key string, v any) *string {
+	if v == nil {
+		return nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		pp.ignore(key, fmt.Sprintf("want a string, got %v", v))
+		return nil
+	}
+	return &s
+}
+
+func (pp *ProjectPolicy) list(key string, v any) []string {
+	if v == nil {
+		return nil
+	}
+	items, ok := v.([]any)
+	if !ok {
+		pp.ignore(key, fmt.Sprintf("want a list of strings, got %v", v))
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			pp.ignore(key, fmt.Sprintf("entry %v is not a string", it))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,338 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Layer is one configuration layer as the app maps it in (flags, config.toml,
+// a project policy file). A nil field is "not set by this layer".
+type Layer struct {
+	Mode          *string
+	Network       *bool
+	WritableRoots []string // nil = not set; relative paths are relative to the run's cwd (project: to its directory)
+	Protected     []string // added to .git and .airlock; relative entries apply inside every writable root
+	Backend       *string
+	ExecutionMode *string
+}
+
+// Environment variables read by Resolve.
+const (
+	EnvSandboxMode   = "AIRLOCK_SANDBOX_MODE"
+	EnvNetwork       = "AIRLOCK_NETWORK"
+	EnvBackend       = "AIRLOCK_SANDBOX_BACKEND"
+	EnvExecutionMode = "AIRLOCK_EXECUTION_MODE"
+	EnvTrustProject  = "AIRLOCK_TRUST_PROJECT_CONFIG"
+)
+
+// DefaultProtected are always protected inside every writable root.
+var DefaultProtected = []string{".git", ".airlock"}
+
+// Inputs are everything Resolve needs. Flags > Env > File > default; Project
+// files may only tighten unless AIRLOCK_TRUST_PROJECT_CONFIG=1 is in Env.
+type Inputs struct {
+	Flags Layer
+	// Env looks up environment variables; nil means os.Getenv.
+	Env  func(string) string
+	File Layer
+	// FilePath names the config file in Sources details (e.g. "/home/u/.config/airlock/config.toml").
+	FilePath string
+	// Project are the loaded project policy files (LoadProjectPolicy), innermost last.
+	Project []*ProjectPolicy
+	// Cwd is the run's working directory; it must exist. Empty means os.Getwd.
+	Cwd string
+	// Home is the user's home directory; empty means os.UserHomeDir.
+	Home string
+}
+
+// Resolve computes the effective policy. Invalid values are errors naming the
+// value, the layer and the valid choices.
+func Resolve(in Inputs) (Policy, error) {
+	env := in.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	p := Policy{Sources: map[string]Source{}, Home: in.Home}
+	if p.Home == "" {
+		p.Home, _ = os.UserHomeDir()
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return Policy{}, fmt.Errorf("resolve sandbox policy: working directory: %w", err)
+		}
+	}
+	realCwd, err := realDir(expandHome(cwd, p.Home), "")
+	if err != nil {
+		return Policy{}, fmt.Errorf("resolve sandbox policy: working directory %s: %w (pass an existing directory)", cwd, err)
+	}
+	p.Cwd = realCwd
+
+	trust := false
+	if v := env(EnvTrustProject); v != "" {
+		if trust, err = ParseBool(v); err != nil {
+			return Policy{}, fmt.Errorf("%s from env %s: %w", EnvTrustProject, EnvTrustProject, err)
+		}
+	}
+
+	fileDetail := "config file"
+	if in.FilePath != "" {
+		fileDetail = "config " + in.FilePath
+	}
+	flag := func(name string) Source { return Source{LayerFlag, "flag --" + name} }
+	envSrc := func(name string) Source { return Source{LayerEnv, "env " + name} }
+	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
+
+	// Scalars: walk layers from weakest to strongest; a trusted project sits between file and env.
+	type scalar struct {
+		val *string
+		src Source
+	}
+	str := func(s string) *string { return &s }
+	pick := func(key, flagName, envName string, def string, fileVal, flagVal *string, projVal func(*ProjectPolicy) *string) (string, Source) {
+		layers := []scalar{{str(def), Source{LayerDefault, "default"}}}
+		if fileVal != nil {
+			layers = append(layers, scalar{fileVal, fileSrc(key)})
+		}
+		if trust {
+			for _, pp := range in.Project {
+				if v := projVal(pp); v != nil {
+					layers = append(layers, scalar{v, Source{LayerProject, "project " + pp.File + " (trusted by " + EnvTrustProject + ")"}})
+				}
+			}
+		}
+		if envName != "" {
+			if v := env(envName); v != "" {
+				layers = append(layers, scalar{str(v), envSrc(envName)})
+			}
+		}
+		if flagVal != nil {
+			layers = append(layers, scalar{flagVal, flag(flagName)})
+		}
+		top := layers[len(layers)-1]
+		return *top.val, top.src
+	}
+	wrap := func(key string, src Source, err error) error {
+		return fmt.Errorf("%s from %s: %w", key, src, err)
+	}
+
+	// Mode.
+	modeStr, src := pick(KeyMode, "sandbox", EnvSandboxMode, string(ModeWorkspaceWrite), in.File.Mode, in.Flags.Mode, func(pp *ProjectPolicy) *string { return pp.Layer.Mode })
+	if p.Mode, err = ParseMode(modeStr); err != nil {
+		return Policy{}, wrap(KeyMode, src, err)
+	}
+	p.Sources[KeyMode] = src
+
+	// Network.
+	netStr := func(b *bool) *string {
+		if b == nil {
+			return nil
+		}
+		return str(fmt.Sprint(*b))
+	}
+	nv, src := pick(KeyNetwork, "network", EnvNetwork, "false", netStr(in.File.Network), netStr(in.Flags.Network), func(pp *ProjectPolicy) *string { return netStr(pp.Layer.Network) })
+	if p.Network, err = ParseBool(nv); err != nil {
+		return Policy{}, wrap(KeyNetwork, src, err)
+	}
+	p.Sources[KeyNetwork] = src
+
+	// Backend.
+	bv, src := pick(KeyBackend, "backend", EnvBackend, string(BackendAuto), in.File.Backend, in.Flags.Backend, func(pp *ProjectPolicy) *string { return pp.Layer.Backend })
+	if p.Backend, err = ParseBackend(bv); err != nil {
+		return Policy{}, wrap(KeyBackend, src, err)
+	}
+	p.Sources[KeyBackend] = src
+
+	// Execution mode.
+	ev, src := pick(KeyExecutionMode, "execution-mode", EnvExecutionMode, string(ExecLocal), in.File.ExecutionMode, in.Flags.ExecutionMode, func(pp *ProjectPolicy) *string { return pp.Layer.ExecutionMode })
+	if p.ExecutionMode, err = ParseExecutionMode(ev); err != nil {
+		return Policy{}, wrap(KeyExecutionMode, src, err)
+	}
+	p.Sources[KeyExecutionMode] = src
+
+	// Untrusted project files: apply only what tightens.
+	for _, pp := range in.Project {
+		p.Ignored = append(p.Ignored, pp.Ignored...)
+		if !trust {
+			p.applyUntrusted(pp)
+		}
+	}
+
+	// Mode implications.
+	switch p.Mode {
+	case ModeReadOnly:
+		if p.Network {
+			p.Network = false
+			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "forced off by sandbox_mode read-only (" + p.Sources[KeyMode].String() + ")"}
+		}
+	case ModeFullAccess:
+		if !p.Network {
+			p.Network = true
+			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "implied by sandbox_mode full-access (" + p.Sources[KeyMode].String() + ")"}
+		}
+	}
+
+	// Writable roots: the cwd exactly, plus the configured ones.
+	var roots []string
+	var rootsSrc Source
+	switch {
+	case in.Flags.WritableRoots != nil:
+		roots, rootsSrc = in.Flags.WritableRoots, flag("writable-root")
+	case in.File.WritableRoots != nil:
+		roots, rootsSrc = in.File.WritableRoots, fileSrc("sandbox_workspace_write.writable_roots")
+	default:
+		rootsSrc = Source{LayerDefault, "default (the working directory only)"}
+	}
+	resolved := []string{p.Cwd}
+	addRoot := func(r, base, from string) {
+		rr, err := realDir(expandHome(r, p.Home), base)
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("writable root %s (%s) skipped: %v", r, from, err))
+			return
+		}
+		if !slices.Contains(resolved, rr) {
+			resolved = append(resolved, rr)
+		}
+	}
+	for _, r := range roots {
+		addRoot(r, p.Cwd, rootsSrc.String())
+	}
+	if trust {
+		for _, pp := range in.Project {
+			for _, r := range pp.Layer.WritableRoots {
+				addRoot(r, pp.Dir, "project "+pp.File)
+				rootsSrc = Source{rootsSrc.Layer + "+" + LayerProject, rootsSrc.String() + " + project " + pp.File}
+			}
+		}
+	}
+	if p.Mode == ModeWorkspaceWrite {
+		p.WritableRoots = resolved
+	}
+	p.Sources[KeyWritableRoots] = rootsSrc
+
+	// Protected paths: defaults + every layer (more protection is always accepted).
+	prot := slices.Clone(DefaultProtected)
+	protSrc := []string{"default .git .airlock"}
+	addProt := func(list []string, base, from string) {
+		if len(list) == 0 {
+			return
+		}
+		protSrc = append(protSrc, from)
+		for _, e := range list {
+			e = expandHome(e, p.Home)
+			if filepath.IsAbs(e) {
+				prot = append(prot, filepath.Clean(e))
+			} else if base != "" && strings.Contains(e, "..") {
+				prot = append(prot, filepath.Join(base, e))
+			} else {
+				prot = append(prot, filepath.Clean(e))
+			}
+		}
+	}
+	addProt(in.File.Protected, "", fileDetail+" isolation.protected")
+	addProt(in.Flags.Protected, "", "flag --protect")
+	for _, pp := range in.Project {
+		addProt(pp.Layer.Protected, "", "project "+pp.File)
+	}
+	p.Sources[KeyProtected] = Source{LayerDefault, strings.Join(protSrc, " + ")}
+	p.setProtected(prot)
+	p.Hidden = DefaultHiddenPaths(env)
+	return p, nil
+}
+
+// applyUntrusted applies the tightening parts of an untrusted project file and
+// records the rest as ignored.
+func (p *Policy) applyUntrusted(pp *ProjectPolicy) {
+	l := pp.Layer
+	src := Source{LayerProject, "project " + pp.File}
+	how := "project policy may only tighten; set " + EnvTrustProject + "=1 in the environment to trust it"
+	if l.Mode != nil {
+		m, err := ParseMode(*l.Mode)
+		switch {
+		case err != nil:
+			p.ignore(pp, KeyMode, err.Error())
+		case m.strictness() > p.Mode.strictness():
+			p.Mode = m
+			p.Sources[KeyMode] = src
+		case m != p.Mode:
+			p.ignore(pp, KeyMode, fmt.Sprintf("%q is less strict than %q; %s", m, p.Mode, how))
+		}
+	}
+	if l.Network != nil {
+		if !*l.Network {
+			if p.Network {
+				p.Network = false
+				p.Sources[KeyNetwork] = src
+			}
+		} else if !p.Network {
+			p.ignore(pp, KeyNetwork, "turning network on is not tightening; "+how)
+		}
+	}
+	if l.WritableRoots != nil {
+		p.ignore(pp, KeyWritableRoots, "extra writable roots are not tightening; "+how)
+	}
+	if l.Backend != nil {
+		b, err := ParseBackend(*l.Backend)
+		switch {
+		case err != nil:
+			p.ignore(pp, KeyBackend, err.Error())
+		case b == BackendOS && p.Backend == BackendAuto:
+			p.Backend = b
+			p.Sources[KeyBackend] = src
+		case b != p.Backend:
+			p.ignore(pp, KeyBackend, fmt.Sprintf("%q is not stricter than %q; %s", b, p.Backend, how))
+		}
+	}
+	if l.ExecutionMode != nil {
+		p.ignore(pp, KeyExecutionMode, "execution mode is chosen by the user, not the project; "+how)
+	}
+}
+
+// realDir resolves dir (relative to base) to a real, existing directory.
+func realDir(dir, base string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		if base == "" {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return "", err
+			}
+			dir = abs
+		} else {
+			dir = filepath.Join(base, dir)
+		}
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("not a directory")
+	}
+	return real, nil
+}
+
+// expandHome expands a leading ~ or ~/.
+func expandHome(p, home string) string {
+	if home == "" {
+		return p
+	}
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+func (p *Policy) ignore(pp *ProjectPolicy, key, reason string) {
+	p.Ignored = append(p.Ignored, Ignored{File: pp.File, Key: key, Reason: reason})
+}
