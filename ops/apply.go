@@ -1,0 +1,336 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ApplyOptions are what the caller presents besides the token. The command, snapshot
+// command and working directory, when given, must equal the approved ones exactly (an
+// agent that means to run something else is refused before the token is spent).
+type ApplyOptions struct {
+	By              string   `json:"by,omitempty"`
+	ApplyCommand    *Command `json:"apply_command,omitempty"`
+	SnapshotCommand *Command `json:"snapshot_command,omitempty"`
+	Workdir         string   `json:"workdir,omitempty"`
+}
+
+// ApplyResult is the outcome of an apply that ran.
+type ApplyResult struct {
+	PlanID         string        `json:"plan_id"`
+	PlanHash       string        `json:"plan_hash"`
+	Status         Status        `json:"status"` // applied or failed
+	ExitCode       int           `json:"exit_code"`
+	TimedOut       bool          `json:"timed_out,omitempty"`
+	Duration       time.Duration `json:"duration_ns"`
+	Output         *ArtifactView `json:"output,omitempty"`
+	SnapshotBefore *ArtifactView `json:"snapshot_before,omitempty"`
+	SnapshotAfter  *ArtifactView `json:"snapshot_after,omitempty"`
+	Reason         string        `json:"reason,omitempty"` // why it failed
+}
+
+// ApplyError is returned (with the result) when the apply ran, or began, and failed. The
+// token is spent: a retry needs a new diff and a new approval.
+type ApplyError struct {
+	PlanID string
+	Reason string
+}
+
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("apply plan %s failed: %s; the token is spent, attach a fresh diff and approve again to retry", e.PlanID, e.Reason)
+}
+
+// Apply redeems the token and runs the plan. Before anything runs it checks, in order:
+// the token exists (ErrTokenUnknown), belongs to this plan (ErrTokenOtherPlan), is unused
+// (ErrTokenUsed), not revoked (the plan was rejected or superseded: StatusError), not
+// expired (ErrTokenExpired), the plan is approved (StatusError), and nothing drifted
+// from what was approved (DriftError naming apply_command, snapshot_command, workdir or
+// plan). Then one conditional UPDATE redeems the token; only the caller that wins it runs
+// anything. The apply is journaled as started before the command runs and as finished or
+// failed after; the snapshot command runs read-only before and after.
+func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOptions) (*ApplyResult, error) {
+	th := tokenHash(token)
+	var toks []ApprovalToken
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", th).Limit(1).Find(&toks).Error; err != nil {
+		return nil, fmt.Errorf("apply plan %s: read token: %w", planID, err)
+	}
+	rec, err := s.loadPlan(ctx, s.db, planID)
+	if err != nil {
+		return nil, err
+	}
+	refuse := func(e error, reason string) (*ApplyResult, error) {
+		s.journalRefusal(ctx, rec, EventApplyRefused, opt.By, reason)
+		return nil, fmt.Errorf("apply plan %s: %w", rec.ID, e)
+	}
+	if len(toks) == 0 {
+		return refuse(ErrTokenUnknown, "unknown token")
+	}
+	tok := toks[0]
+	now := s.nowUTC().UnixNano()
+	switch {
+	case tok.PlanID != rec.ID:
+		return refuse(ErrTokenOtherPlan, "token of plan "+tok.PlanID+" presented")
+	case tok.UsedAt != nil:
+		return refuse(ErrTokenUsed, "token already used")
+	case tok.RevokedAt != nil:
+		return refuse(&StatusError{PlanID: rec.ID, Op: "apply", Status: rec.Status, Hint: "its approval was revoked when it was rejected or superseded"},
+			"token revoked (plan "+string(rec.Status)+")")
+	case tok.ExpiresAt <= now:
+		if rec.Status == StatusApproved {
+			if err := s.expire(ctx, rec); err != nil {
+				return nil, err
+			}
+		}
+		return refuse(ErrTokenExpired, "token expired")
+	case rec.Status != StatusApproved:
+		return refuse(&StatusError{PlanID: rec.ID, Op: "apply", Status: rec.Status, Hint: "only an approved plan can be applied"},
+			"plan is "+string(rec.Status))
+	}
+	p, derr := checkDrift(rec, &tok, opt)
+	if derr != nil {
+		return refuse(derr, derr.Error())
+	}
+
+	// Redeem: the one conditional UPDATE that decides who runs.
+	res := s.db.WithContext(ctx).Exec(`UPDATE ops_approval_tokens SET used_at = ?, used_by = ?
+		WHERE token_hash = ? AND plan_id = ? AND plan_hash = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
+		now, Redact(opt.By), th, rec.ID, tok.PlanHash, now)
+	if res.Error != nil {
+		return nil, fmt.Errorf("apply plan %s: redeem token: %w", rec.ID, res.Error)
+	}
+	if res.RowsAffected != 1 {
+		var again ApprovalToken
+		if err := s.db.WithContext(ctx).First(&again, "token_hash = ?", th).Error; err != nil {
+			return refuse(ErrTokenUnknown, "token vanished while redeeming")
+		}
+		switch {
+		case again.UsedAt != nil:
+			return refuse(ErrTokenUsed, "token already used")
+		case again.RevokedAt != nil:
+			return refuse(&StatusError{PlanID: rec.ID, Op: "apply", Status: StatusSuperseded, Hint: "its approval was revoked"}, "token revoked")
+		default:
+			return refuse(ErrTokenExpired, "token expired")
+		}
+	}
+
+	// From here on the token is spent, whatever happens.
+	bg := context.WithoutCancel(ctx)
+	st := s.db.WithContext(bg).Model(&PlanRecord{}).Where("id = ? AND status = ? AND hash = ?", rec.ID, StatusApproved, tok.PlanHash).
+		Updates(map[string]any{"status": StatusApplying, "applier_pid": os.Getpid(), "updated_at": s.nowUTC()})
+	if st.Error != nil {
+		return nil, fmt.Errorf("apply plan %s: mark applying: %w", rec.ID, st.Error)
+	}
+	if st.RowsAffected != 1 {
+		fresh, _ := s.loadPlan(bg, s.db, rec.ID)
+		if fresh != nil {
+			rec = fresh
+		}
+		return refuse(&StatusError{PlanID: rec.ID, Op: "apply", Status: rec.Status, Hint: "it changed status while the token was redeemed; the token is spent"},
+			"plan changed status during redeem")
+	}
+	s.markApplying(rec.ID, true)
+	defer s.markApplying(rec.ID, false)
+	rec.Status = StatusApplying
+	s.publishPlan(rec)
+
+	timeout := s.applyTO
+	if p.TimeoutSeconds > 0 {
+		timeout = time.Duration(p.TimeoutSeconds) * time.Second
+	}
+	if _, err := s.appendJournal(bg, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyStarted, Status: StatusApplying,
+		Actor: opt.By, Detail: map[string]any{"hash": rec.Hash, "apply": p.Apply.String(), "snapshot": p.Snapshot.String(),
+			"workdir": p.Workdir, "timeout": timeout.String(), "pid": os.Getpid(), "approval_ref": th[:12]}}); err != nil {
+		// Never run what the journal cannot record.
+		s.finishApply(bg, rec, &ApplyResult{PlanID: rec.ID, PlanHash: rec.Hash, Status: StatusFailed, ExitCode: -1,
+			Reason: "the journal could not record the start: nothing ran"}, opt.By)
+		return nil, fmt.Errorf("apply plan %s: nothing ran: %w", rec.ID, err)
+	}
+
+	out := &ApplyResult{PlanID: rec.ID, PlanHash: rec.Hash, ExitCode: -1}
+	if !p.Snapshot.IsZero() {
+		art, ok := s.snapshot(ctx, rec.ID, p, ArtifactSnapshotBefore)
+		out.SnapshotBefore = artifactView(art)
+		if !ok {
+			out.Status, out.Reason = StatusFailed, "the snapshot before the apply failed: nothing was applied"
+			s.finishApply(bg, rec, out, opt.By)
+			return out, &ApplyError{PlanID: rec.ID, Reason: out.Reason}
+		}
+	}
+	run, runErr := s.runner.Run(ctx, RunSpec{Command: p.Apply, Dir: p.Workdir, Timeout: timeout, OutputCap: s.outCap,
+		Network: p.Network, Purpose: "apply", PlanID: rec.ID})
+	raw := combinedOutput(run)
+	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: Redact(p.Apply.String()), ExitCode: run.ExitCode,
+		TimedOut: run.TimedOut, Truncated: run.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw),
+		CreatedAt: s.nowUTC()}
+	out.ExitCode, out.TimedOut, out.Duration = run.ExitCode, run.TimedOut, run.Duration
+	switch {
+	case runErr != nil:
+		out.ExitCode = -1
+		out.Reason = "the command could not run: " + Redact(runErr.Error())
+		outArt.Content = out.Reason
+	case run.TimedOut:
+		out.Reason = fmt.Sprintf("timed out after %s", timeout)
+	case run.ExitCode != 0:
+		out.Reason = fmt.Sprintf("exited with status %d", run.ExitCode)
+	case ctx.Err() != nil:
+		out.Reason = "cancelled: " + ctx.Err().Error()
+	}
+	if err := s.db.WithContext(bg).Create(outArt).Error; err != nil {
+		s.log.Error("ops: could not store the apply output", "plan", rec.ID, "err", err)
+	}
+	out.Output = artifactView(outArt)
+	if !p.Snapshot.IsZero() {
+		art, _ := s.snapshot(bg, rec.ID, p, ArtifactSnapshotAfter)
+		out.SnapshotAfter = artifactView(art)
+	}
+	out.Status = StatusApplied
+	if out.Reason != "" {
+		out.Status = StatusFailed
+	}
+	s.finishApply(bg, rec, out, opt.By)
+	if out.Status == StatusFailed {
+		return out, &ApplyError{PlanID: rec.ID, Reason: out.Reason}
+	}
+	return out, nil
+}
+
+// checkDrift compares the stored plan and the caller's presentation with what was approved.
+func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*OperationPlan, *DriftError) {
+	p, err := decodeSpec(rec)
+	if err != nil {
+		return nil, &DriftError{Field: FieldPlan, Detail: err.Error()}
+	}
+	c := p.components()
+	switch {
+	case c.Apply != tok.ApplyHash:
+		return nil, &DriftError{Field: FieldApplyCommand, Detail: "the stored apply command is not the one approved"}
+	case c.Snapshot != tok.SnapshotHash:
+		return nil, &DriftError{Field: FieldSnapshotCommand, Detail: "the stored snapshot command is not the one approved"}
+	case c.Workdir != tok.WorkdirHash:
+		return nil, &DriftError{Field: FieldWorkdir, Detail: "the stored working directory is not the one approved"}
+	case p.Hash() != tok.PlanHash || rec.Hash != tok.PlanHash:
+		return nil, &DriftError{Field: FieldPlan, Detail: "the stored plan no longer hashes to the approved hash (a field other than the commands and working directory changed)"}
+	}
+	if opt.ApplyCommand != nil && !opt.ApplyCommand.Equal(p.Apply) {
+		return nil, &DriftError{Field: FieldApplyCommand, Detail: fmt.Sprintf("the command presented (%s) is not the approved one (%s)",
+			Redact(opt.ApplyCommand.String()), p.Apply.String())}
+	}
+	if opt.SnapshotCommand != nil && !opt.SnapshotCommand.Equal(p.Snapshot) {
+		return nil, &DriftError{Field: FieldSnapshotCommand, Detail: fmt.Sprintf("the snapshot command presented (%s) is not the approved one (%s)",
+			Redact(opt.SnapshotCommand.String()), p.Snapshot.String())}
+	}
+	if opt.Workdir != "" && filepath.Clean(opt.Workdir) != p.Workdir {
+		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the working directory presented (%s) is not the approved one (%s)", opt.Workdir, p.Workdir)}
+	}
+	real, err := resolveDir(p.Workdir)
+	if err != nil {
+		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s %v", p.Workdir, err)}
+	}
+	if real != p.Workdir {
+		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s now resolves to %s (a symlink changed)", p.Workdir, real)}
+	}
+	return p, nil
+}
+
+// snapshot runs the plan's snapshot command read-only and stores its output.
+func (s *Service) snapshot(ctx context.Context, planID string, p *OperationPlan, kind string) (*Artifact, bool) {
+	res, err := s.runner.Run(ctx, RunSpec{Command: p.Snapshot, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
+		ReadOnly: true, Network: p.Network, Purpose: "snapshot", PlanID: planID})
+	raw := combinedOutput(res)
+	art := &Artifact{PlanID: planID, Kind: kind, Source: Redact(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		Truncated: res.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw), CreatedAt: s.nowUTC()}
+	if err != nil {
+		art.ExitCode = -1
+		art.Content = "the snapshot command could not run: " + Redact(err.Error())
+	}
+	if dberr := s.db.WithContext(context.WithoutCancel(ctx)).Create(art).Error; dberr != nil {
+		s.log.Error("ops: could not store a snapshot", "plan", planID, "kind", kind, "err", dberr)
+	}
+	return art, err == nil && !res.TimedOut && res.ExitCode == 0
+}
+
+// finishApply records the outcome: status applied or failed, and the journal entry.
+func (s *Service) finishApply(ctx context.Context, rec *PlanRecord, out *ApplyResult, by string) {
+	if _, err := s.setStatus(ctx, rec, out.Status, StatusApplying); err != nil {
+		s.log.Error("ops: could not record the apply outcome", "plan", rec.ID, "err", err)
+	}
+	event := EventApplyFinished
+	if out.Status == StatusFailed {
+		event = EventApplyFailed
+	}
+	detail := map[string]any{"exit_code": out.ExitCode, "timed_out": out.TimedOut, "duration": out.Duration.String()}
+	if out.Reason != "" {
+		detail["reason"] = out.Reason
+	}
+	if out.Output != nil {
+		detail["output_sha256"] = out.Output.SHA256
+		detail["output_truncated"] = out.Output.Truncated
+	}
+	if out.SnapshotBefore != nil {
+		detail["snapshot_before_sha256"] = out.SnapshotBefore.SHA256
+	}
+	if out.SnapshotAfter != nil {
+		detail["snapshot_after_sha256"] = out.SnapshotAfter.SHA256
+	}
+	if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: event, Status: out.Status,
+		Actor: by, Detail: detail}); err != nil {
+		s.log.Error("ops: could not journal the apply outcome", "plan", rec.ID, "err", err)
+	}
+}
+
+func (s *Service) markApplying(planID string, on bool) {
+	s.applyingMu.Lock()
+	defer s.applyingMu.Unlock()
+	if s.applying == nil {
+		s.applying = map[string]bool{}
+	}
+	if on {
+		s.applying[planID] = true
+	} else {
+		delete(s.applying, planID)
+	}
+}
+
+func (s *Service) isApplyingHere(planID string) bool {
+	s.applyingMu.Lock()
+	defer s.applyingMu.Unlock()
+	return s.applying[planID]
+}
+
+// Recover marks plans left in applying by a process that ended mid-apply (a crash, a
+// kill -9, a power cut): each becomes failed with an apply_outcome_unknown journal entry
+// saying the apply started and its outcome is unknown. A plan being applied by another
+// live process, or by this service, is left alone. Call it when the app starts.
+func (s *Service) Recover(ctx context.Context) (int, error) {
+	var recs []PlanRecord
+	if err := s.db.WithContext(ctx).Where("status = ?", StatusApplying).Find(&recs).Error; err != nil {
+		return 0, fmt.Errorf("find interrupted applies: %w", err)
+	}
+	n := 0
+	for i := range recs {
+		rec := &recs[i]
+		if s.isApplyingHere(rec.ID) {
+			continue
+		}
+		if rec.ApplierPID != 0 && rec.ApplierPID != os.Getpid() && processAlive(rec.ApplierPID) {
+			continue
+		}
+		ok, err := s.setStatus(ctx, rec, StatusFailed, StatusApplying)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue
+		}
+		n++
+		if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyUnknown, Status: StatusFailed,
+			Actor: "airlock", Detail: map[string]any{"reason": "outcome unknown: process ended during apply",
+				"pid": rec.ApplierPID, "hint": "inspect the target, attach a fresh diff and approve again before retrying"}}); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

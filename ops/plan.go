@@ -1,0 +1,213 @@
+package ops
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is where a plan stands in the flow:
+//
+//	draft → diffed → approved → applying → applied | failed → verified | verify_failed
+//
+// plus rejected (a person said no), expired (the approval token lapsed unused),
+// superseded (a newer plan for the same target replaced it). A failed or expired plan
+// can be diffed again and re-approved; a new approval is always needed for another apply.
+type Status string
+
+// Plan statuses.
+const (
+	StatusDraft        Status = "draft"
+	StatusDiffed       Status = "diffed"
+	StatusApproved     Status = "approved"
+	StatusApplying     Status = "applying"
+	StatusApplied      Status = "applied"
+	StatusFailed       Status = "failed"
+	StatusVerified     Status = "verified"
+	StatusVerifyFailed Status = "verify_failed"
+	StatusRejected     Status = "rejected"
+	StatusExpired      Status = "expired"
+	StatusSuperseded   Status = "superseded"
+)
+
+// Statuses lists every status, in flow order.
+var Statuses = []Status{StatusDraft, StatusDiffed, StatusApproved, StatusApplying, StatusApplied, StatusFailed,
+	StatusVerified, StatusVerifyFailed, StatusRejected, StatusExpired, StatusSuperseded}
+
+// Reversibility says how a step can be undone.
+type Reversibility string
+
+// Reversibility values.
+const (
+	Reversible   Reversibility = "reversible"
+	Hard         Reversibility = "hard"
+	Irreversible Reversibility = "irreversible"
+)
+
+// BlastRadius says how much a step can break.
+type BlastRadius string
+
+// Blast radius values.
+const (
+	BlastLow  BlastRadius = "low"
+	BlastMed  BlastRadius = "med"
+	BlastHigh BlastRadius = "high"
+)
+
+// Target is what the plan changes: a cloud account and region, or a device.
+type Target struct {
+	Provider string `json:"provider"`          // e.g. aws, gcp, cloudflare, vyos, sqlite, git
+	Account  string `json:"account,omitempty"` // account, project or subscription
+	Region   string `json:"region,omitempty"`
+	Device   string `json:"device,omitempty"` // a router, a host, a database file
+}
+
+// Step is one effect of the plan, as the person reviewing it should read it.
+type Step struct {
+	Description   string        `json:"description"`
+	Effect        string        `json:"effect"` // e.g. "add firewall rule", "add column"
+	Reversibility Reversibility `json:"reversibility"`
+	BlastRadius   BlastRadius   `json:"blast_radius"`
+	Rollback      string        `json:"rollback,omitempty"` // how to undo it, when reversible or hard
+}
+
+// Assertion is one read-only check run by Verify. Command is a single command line
+// parsed by [ParseReadOnlyCommand] (words, quotes; no shell control characters) and must
+// pass the read-only allowlist. It passes when the exit status equals ExpectExit (0 when
+// unset) and, when ExpectText is set, stdout contains ExpectText.
+type Assertion struct {
+	Name       string `json:"name,omitempty"`
+	Command    string `json:"command"`
+	ExpectText string `json:"expect_text,omitempty"`
+	ExpectExit *int   `json:"expect_exit,omitempty"`
+}
+
+// WantExit is the exit status the assertion expects.
+func (a Assertion) WantExit() int {
+	if a.ExpectExit == nil {
+		return 0
+	}
+	return *a.ExpectExit
+}
+
+// OperationPlan is the content of a plan: everything its canonical hash covers.
+type OperationPlan struct {
+	Project string `json:"project"` // project key, see [ProjectKeyForDir]
+	Target  Target `json:"target"`
+	Intent  string `json:"intent"`
+	// Apply is the exact mutation.
+	Apply Command `json:"apply"`
+	// Snapshot, when set, is run read-only before and after the apply; its output is kept.
+	Snapshot Command `json:"snapshot,omitzero"`
+	// Diff, when set, is the read-only command `ops diff --run` runs to produce the diff.
+	Diff Command `json:"diff,omitzero"`
+	// Workdir is the absolute working directory, symlinks resolved, of every command.
+	Workdir string `json:"workdir"`
+	// Network says the apply needs the network (cloud CLIs); the sandbox posture decides.
+	Network bool `json:"network,omitempty"`
+	// TimeoutSeconds bounds the apply; 0 means the service default.
+	TimeoutSeconds int         `json:"timeout_seconds,omitempty"`
+	Steps          []Step      `json:"steps"`
+	Verify         []Assertion `json:"verify"`
+}
+
+// Limits on plan content.
+const (
+	MaxPlanTimeout = 6 * time.Hour
+	maxTextField   = 4096
+	maxSteps       = 200
+	maxAssertions  = 100
+)
+
+// Validate checks every field and returns a [ValidationError] naming the first wrong one.
+// Workdir must be absolute; [Service.CreatePlan] resolves it before validating.
+func (p *OperationPlan) Validate() error {
+	if strings.TrimSpace(p.Project) == "" {
+		return fieldErr("project", "is required (the app fills it from the working directory)")
+	}
+	if strings.TrimSpace(p.Target.Provider) == "" {
+		return fieldErr("target.provider", "is required, e.g. aws, gcp, vyos, sqlite, git")
+	}
+	if p.Target.Account == "" && p.Target.Region == "" && p.Target.Device == "" {
+		return fieldErr("target", "needs an account, a region or a device")
+	}
+	for name, v := range map[string]string{"target.provider": p.Target.Provider, "target.account": p.Target.Account,
+		"target.region": p.Target.Region, "target.device": p.Target.Device, "intent": p.Intent} {
+		if len(v) > maxTextField {
+			return fieldErr(name, fmt.Sprintf("is longer than %d bytes", maxTextField))
+		}
+	}
+	if strings.TrimSpace(p.Intent) == "" {
+		return fieldErr("intent", "is required: say in one sentence what the change is for")
+	}
+	if err := p.Apply.validate("apply", true); err != nil {
+		return err
+	}
+	if err := p.Snapshot.validate("snapshot", false); err != nil {
+		return err
+	}
+	if err := p.Diff.validate("diff", false); err != nil {
+		return err
+	}
+	if p.Workdir == "" {
+		return fieldErr("workdir", "is required")
+	}
+	if !filepath.IsAbs(p.Workdir) || filepath.Clean(p.Workdir) != p.Workdir {
+		return fieldErr("workdir", "must be an absolute, clean path")
+	}
+	if p.TimeoutSeconds < 0 || time.Duration(p.TimeoutSeconds)*time.Second > MaxPlanTimeout {
+		return fieldErr("timeout_seconds", fmt.Sprintf("must be between 0 (the default) and %d", int(MaxPlanTimeout.Seconds())))
+	}
+	if len(p.Steps) == 0 {
+		return fieldErr("steps", "needs at least one step describing the effect")
+	}
+	if len(p.Steps) > maxSteps {
+		return fieldErr("steps", fmt.Sprintf("has more than %d steps", maxSteps))
+	}
+	for i, s := range p.Steps {
+		f := "steps[" + strconv.Itoa(i) + "]"
+		if strings.TrimSpace(s.Description) == "" {
+			return fieldErr(f+".description", "is required")
+		}
+		if strings.TrimSpace(s.Effect) == "" {
+			return fieldErr(f+".effect", "is required, e.g. \"add column\"")
+		}
+		switch s.Reversibility {
+		case Reversible, Hard, Irreversible:
+		default:
+			return fieldErr(f+".reversibility", fmt.Sprintf("is %q: use reversible, hard or irreversible", s.Reversibility))
+		}
+		switch s.BlastRadius {
+		case BlastLow, BlastMed, BlastHigh:
+		default:
+			return fieldErr(f+".blast_radius", fmt.Sprintf("is %q: use low, med or high", s.BlastRadius))
+		}
+		if len(s.Description) > maxTextField || len(s.Effect) > maxTextField || len(s.Rollback) > maxTextField {
+			return fieldErr(f, fmt.Sprintf("has a field longer than %d bytes", maxTextField))
+		}
+	}
+	if len(p.Verify) == 0 {
+		return fieldErr("verify", "needs at least one read-only assertion to check the outcome")
+	}
+	if len(p.Verify) > maxAssertions {
+		return fieldErr("verify", fmt.Sprintf("has more than %d assertions", maxAssertions))
+	}
+	for i, a := range p.Verify {
+		f := "verify[" + strconv.Itoa(i) + "]"
+		if _, err := ParseReadOnlyCommand(a.Command); err != nil {
+			return fieldErr(f+".command", err.Error())
+		}
+		if kinds := redactionKinds(a.Command); len(kinds) > 0 {
+			return fieldErr(f+".command", "carries a credential ("+kinds[0]+"): assertions are stored exactly; read credentials from the environment instead")
+		}
+		if a.ExpectExit != nil && (*a.ExpectExit < 0 || *a.ExpectExit > 255) {
+			return fieldErr(f+".expect_exit", "must be between 0 and 255")
+		}
+		if len(a.ExpectText) > maxTextField || len(a.Name) > maxTextField {
+			return fieldErr(f, fmt.Sprintf("has a field longer than %d bytes", maxTextField))
+		}
+	}
+	return nil
+}

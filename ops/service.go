@@ -1,0 +1,135 @@
+package ops
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Defaults and bounds of the service.
+const (
+	DefaultTokenTTL     = 10 * time.Minute
+	MaxTokenTTL         = 60 * time.Minute
+	MinConfirmPrefix    = 8
+	DefaultApplyTimeout = 10 * time.Minute
+	DefaultOutputCap    = 1 << 20 // 1 MiB of stdout and of stderr
+	DefaultReadTimeout  = 2 * time.Minute
+	maxStoredArtifact   = 4 << 20 // content kept per artifact
+)
+
+// Config is what [New] needs. DB, Runner and Keys are required.
+type Config struct {
+	DB        *gorm.DB
+	Runner    Runner
+	Keys      KeySource
+	Publisher Publisher        // optional; events are dropped without one
+	Now       func() time.Time // optional; time.Now by default (tests inject a clock)
+	Random    io.Reader        // optional; crypto/rand by default
+	Logger    *slog.Logger     // optional; slog.Default()
+
+	ApplyTimeout time.Duration // default for plans that set no timeout; DefaultApplyTimeout
+	OutputCap    int           // per stream; DefaultOutputCap
+	ReadTimeout  time.Duration // diff, snapshot and verify runs; DefaultReadTimeout
+}
+
+// Service runs the ops flow over one database. It is safe for concurrent use.
+type Service struct {
+	db      *gorm.DB
+	runner  Runner
+	keys    KeySource
+	pub     Publisher
+	now     func() time.Time
+	random  io.Reader
+	log     *slog.Logger
+	applyTO time.Duration
+	outCap  int
+	readTO  time.Duration
+
+	keyMu sync.Mutex
+	key   []byte
+
+	journalMu sync.Mutex
+
+	applyingMu sync.Mutex
+	applying   map[string]bool // plans this service is applying now
+}
+
+// New returns a service. It does not touch the database; call [Service.Recover] once
+// when the app starts (or use [Open]).
+func New(cfg Config) (*Service, error) {
+	switch {
+	case cfg.DB == nil:
+		return nil, errors.New("ops: Config.DB is required")
+	case cfg.Runner == nil:
+		return nil, errors.New("ops: Config.Runner is required")
+	case cfg.Keys == nil:
+		return nil, errors.New("ops: Config.Keys is required (the journal's HMAC key source)")
+	}
+	s := &Service{db: cfg.DB, runner: cfg.Runner, keys: cfg.Keys, pub: cfg.Publisher, now: cfg.Now, random: cfg.Random,
+		log: cfg.Logger, applyTO: cfg.ApplyTimeout, outCap: cfg.OutputCap, readTO: cfg.ReadTimeout}
+	if s.pub == nil {
+		s.pub = noPublisher{}
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.random == nil {
+		s.random = rand.Reader
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.applyTO <= 0 {
+		s.applyTO = DefaultApplyTimeout
+	}
+	if s.outCap <= 0 {
+		s.outCap = DefaultOutputCap
+	}
+	if s.readTO <= 0 {
+		s.readTO = DefaultReadTimeout
+	}
+	return s, nil
+}
+
+// Open is [New] followed by [Service.Recover].
+func Open(ctx context.Context, cfg Config) (*Service, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Recover(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// journalKey fetches the HMAC key once and keeps it for the life of the service.
+func (s *Service) journalKey(ctx context.Context) ([]byte, error) {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if s.key != nil {
+		return s.key, nil
+	}
+	k, err := s.keys.JournalKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("journal key from the keyring: %w", err)
+	}
+	if len(k) < 32 {
+		return nil, fmt.Errorf("journal key from the keyring is %d bytes: at least 32 are needed", len(k))
+	}
+	s.key = k
+	return k, nil
+}
+
+func (s *Service) nowUTC() time.Time { return s.now().UTC() }
+
+func (s *Service) publishPlan(r *PlanRecord) {
+	s.pub.Publish(TopicPlanUpdated, PlanEvent{PlanID: r.ID, Project: r.Project, Status: r.Status, Hash: r.Hash})
+}

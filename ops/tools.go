@@ -1,0 +1,163 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The six tools, as the MCP server and the CLI call them. Inputs and outputs are plain
+// JSON-friendly structs. Tiers (DESIGN.md §5): ops_plan, ops_diff, ops_verify and
+// ops_journal are P0; ops_apply is P2; ops_approve is interactive-only — the app passes a
+// person's answer as an [Attestation], never anything from the agent's input.
+
+// Tool names.
+const (
+	ToolPlan    = "ops_plan"
+	ToolDiff    = "ops_diff"
+	ToolApprove = "ops_approve"
+	ToolApply   = "ops_apply"
+	ToolVerify  = "ops_verify"
+	ToolJournal = "ops_journal"
+)
+
+// ToolDescriptions are one-paragraph descriptions for the MCP tool list.
+var ToolDescriptions = map[string]string{
+	ToolPlan: "Open an operation plan for a change to live infrastructure: target (provider, account, region or device), intent, " +
+		"the exact apply command (argv or shell), optional snapshot and diff commands, working directory, steps with effect, " +
+		"reversibility (reversible|hard|irreversible) and blast radius (low|med|high), and read-only verify assertions. " +
+		"Returns the plan id and its canonical sha256.",
+	ToolDiff: "Attach the machine-checkable diff of a plan: run its diff command read-only (run=true), run another read-only " +
+		"command, or attach a file (e.g. a terraform plan). No diff, no approval.",
+	ToolApprove: "Ask the person to approve a plan. Interactive-only: the person sees the hash and the exact change and " +
+		"confirms it; a single-use token valid 10 minutes (60 at most) is returned once.",
+	ToolApply: "Apply an approved plan with its single-use token. The token is redeemed before anything runs; an unknown, " +
+		"used, expired or other plan's token, or any drift from the approved command, snapshot command or working " +
+		"directory, and nothing runs. A failed apply does not give the token back.",
+	ToolVerify:  "Run a plan's read-only assertions after the apply and record the evidence.",
+	ToolJournal: "Query the project's append-only ops journal by plan, status or event; verify=true checks its hash chain and authentication.",
+}
+
+// Attestation is the person's answer, filled by the app from a TTY or a click.
+type Attestation struct {
+	By          string
+	Interactive bool
+}
+
+// ApproveInput is ops_approve's input.
+type ApproveInput struct {
+	PlanID string `json:"plan_id"`
+	// TTL is a Go duration ("10m", "1h"); empty means 10 minutes.
+	TTL string `json:"ttl,omitempty"`
+	// ConfirmHashPrefix is the start of the plan hash the person typed (at least 8 characters).
+	ConfirmHashPrefix string `json:"confirm_hash_prefix"`
+}
+
+// ApplyInput is ops_apply's input.
+type ApplyInput struct {
+	PlanID string `json:"plan_id"`
+	Token  string `json:"token"`
+	ApplyOptions
+}
+
+// VerifyInput is ops_verify's input.
+type VerifyInput struct {
+	PlanID string `json:"plan_id"`
+	By     string `json:"by,omitempty"`
+}
+
+// JournalInput is ops_journal's input.
+type JournalInput struct {
+	JournalQuery
+	Verify bool `json:"verify,omitempty"`
+}
+
+// JournalEntryView is a journal entry as the surfaces show it.
+type JournalEntryView struct {
+	Seq      int64           `json:"seq"`
+	ID       uint            `json:"id"`
+	PlanID   string          `json:"plan_id,omitempty"`
+	Event    string          `json:"event"`
+	Status   Status          `json:"status,omitempty"`
+	Actor    string          `json:"actor,omitempty"`
+	At       string          `json:"at"`
+	Detail   json.RawMessage `json:"detail,omitempty"`
+	PrevHash string          `json:"prev_hash"`
+	Hash     string          `json:"hash"`
+}
+
+// JournalOutput is ops_journal's output.
+type JournalOutput struct {
+	Project      string             `json:"project"`
+	Entries      []JournalEntryView `json:"entries"`
+	Verification *JournalReport     `json:"verification,omitempty"`
+}
+
+// OpsPlan is the ops_plan tool.
+func (s *Service) OpsPlan(ctx context.Context, in PlanInput) (*PlanView, error) {
+	return s.CreatePlan(ctx, in)
+}
+
+// OpsDiff is the ops_diff tool.
+func (s *Service) OpsDiff(ctx context.Context, in DiffInput) (*DiffResult, error) {
+	return s.AttachDiff(ctx, in)
+}
+
+// OpsApprove is the ops_approve tool. who carries the person's answer; without
+// who.Interactive the approval is refused.
+func (s *Service) OpsApprove(ctx context.Context, in ApproveInput, who Attestation) (*ApproveResult, error) {
+	var ttl time.Duration
+	if in.TTL != "" {
+		d, err := time.ParseDuration(in.TTL)
+		if err != nil {
+			return nil, fieldErr("ttl", fmt.Sprintf("%q is not a duration such as 10m or 1h", in.TTL))
+		}
+		ttl = d
+	}
+	return s.Approve(ctx, in.PlanID, ApproveOptions{TTL: ttl, ConfirmedHashPrefix: in.ConfirmHashPrefix, By: who.By, Interactive: who.Interactive})
+}
+
+// OpsApply is the ops_apply tool. A failed apply returns its result and an [*ApplyError].
+func (s *Service) OpsApply(ctx context.Context, in ApplyInput) (*ApplyResult, error) {
+	return s.Apply(ctx, in.PlanID, in.Token, in.ApplyOptions)
+}
+
+// OpsVerify is the ops_verify tool.
+func (s *Service) OpsVerify(ctx context.Context, in VerifyInput) (*VerifyResult, error) {
+	return s.Verify(ctx, in.PlanID, in.By)
+}
+
+// OpsJournal is the ops_journal tool. Without a project it uses the plan's project.
+func (s *Service) OpsJournal(ctx context.Context, in JournalInput) (*JournalOutput, error) {
+	if in.Project == "" && in.PlanID != "" {
+		rec, err := s.loadPlan(ctx, s.db, in.PlanID)
+		if err != nil {
+			return nil, err
+		}
+		in.Project = rec.Project
+	}
+	entries, err := s.Journal(ctx, in.JournalQuery)
+	if err != nil {
+		return nil, err
+	}
+	out := &JournalOutput{Project: in.Project, Entries: make([]JournalEntryView, len(entries))}
+	for i, e := range entries {
+		v := JournalEntryView{Seq: e.Seq, ID: e.ID, PlanID: e.PlanID, Event: e.Event, Status: e.Status, Actor: e.Actor,
+			At: e.At, PrevHash: e.PrevHash, Hash: e.Hash}
+		if json.Valid([]byte(e.Detail)) {
+			v.Detail = json.RawMessage(e.Detail)
+		} else if e.Detail != "" {
+			v.Detail, _ = json.Marshal(e.Detail)
+		}
+		out.Entries[i] = v
+	}
+	if in.Verify {
+		rep, err := s.VerifyJournal(ctx, in.Project)
+		if err != nil {
+			return nil, err
+		}
+		out.Verification = &rep
+	}
+	return out, nil
+}
