@@ -24,7 +24,7 @@ type PlanRecord struct {
 	Supersedes   string `gorm:"size:40"`
 	SupersededBy string `gorm:"size:40"`
 	CreatedBy    string
-	ApplierPID   int // the process running the apply while Status is applying
+	ApplierPID   int `gorm:"column:applier_pid"` // the process running the apply while Status is applying
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -43,7 +43,7 @@ type ApprovalToken struct {
 	ApplyHash    string `gorm:"size:64;not null"`
 	SnapshotHash string `gorm:"size:64;not null"`
 	WorkdirHash  string `gorm:"size:64;not null"`
-	DiffSHA256   string `gorm:"size:64;not null"`
+	DiffSHA256   string `gorm:"column:diff_sha256;size:64;not null"`
 	ApprovedBy   string
 	CreatedAt    int64 `gorm:"not null"`
 	ExpiresAt    int64 `gorm:"not null"`
@@ -77,7 +77,7 @@ type Artifact struct {
 	TimedOut  bool
 	Truncated bool
 	Size      int64
-	SHA256    string `gorm:"size:64;not null"`
+	SHA256    string `gorm:"column:sha256;size:64;not null"`
 	Content   string
 	CreatedAt time.Time
 }
@@ -100,7 +100,7 @@ type JournalEntry struct {
 	Detail   string // JSON, redacted
 	PrevHash string `gorm:"size:64"`
 	Hash     string `gorm:"size:64;not null"`
-	MAC      string `gorm:"size:64;not null"`
+	MAC      string `gorm:"column:mac;size:64;not null"`
 }
 
 // TableName is ops_journal_entries.
@@ -112,7 +112,7 @@ type JournalHead struct {
 	Project string `gorm:"primaryKey"`
 	Seq     int64  `gorm:"not null"`
 	Hash    string `gorm:"size:64;not null"`
-	MAC     string `gorm:"size:64;not null"`
+	MAC     string `gorm:"column:mac;size:64;not null"`
 }
 
 // TableName is ops_journal_heads.
