@@ -1,0 +1,188 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/departments"
+	"gorm.io/gorm"
+)
+
+// Defaults of the unattended-run guarantees.
+const (
+	DefaultConcurrency       = 2
+	DefaultHoldDeadline      = 24 * time.Hour
+	DefaultLogLimit          = 10 << 20
+	DefaultLogMaxAge         = 30 * 24 * time.Hour
+	DefaultLogMaxTotal       = 1 << 30
+	MaxConsecutiveFailures   = 5
+	MaxSameDenials           = 3
+	defaultMissedGrace       = 2 * time.Minute
+	defaultMaxMissedRows     = 1000
+	heartbeatInterval        = 30 * time.Second
+	housekeepingInterval     = time.Minute
+	executorBackstopDuration = 10 * time.Second
+)
+
+// Options configure a Dispatcher. DB, Departments, Executor, Approvals and LogDir are
+// required.
+type Options struct {
+	DB          *gorm.DB
+	Departments *departments.Service
+	Executor    Executor
+	Approvals   Approvals
+	// Secrets is required as soon as a task names a secret.
+	Secrets   Secrets
+	Publisher Publisher
+	// Pending lists the broker's pending approvals for the inbox (optional).
+	Pending PendingApprovals
+	// LogDir holds one <run-id>.log per run.
+	LogDir string
+	// Defaults returns the global effective policy (config layers resolved by the app); it
+	// is called at every start. nil: DefaultPolicy.
+	Defaults func() Policy
+	// Concurrency is the global limit of running runs (default 2).
+	Concurrency int
+	// LogLimit caps one run's log (default 10 MiB); LogMaxAge and LogMaxTotal prune logs.
+	LogLimit    int64
+	LogMaxAge   time.Duration
+	LogMaxTotal int64
+	// BaseEnv is the environment every run starts from (default: PATH, HOME, USER,
+	// LOGNAME, LANG, LC_ALL, TZ, SHELL, TMPDIR from this process).
+	BaseEnv []string
+	// Now and NewTimer are the clock and the scheduler's timer (tests inject fakes).
+	Now      func() time.Time
+	NewTimer func(time.Duration) Timer
+	// MissedGrace: an occurrence found later than this is recorded missed (default 2 min).
+	MissedGrace time.Duration
+	// Owner names this dispatcher on the runs it starts (default host/pid).
+	Owner string
+}
+
+// Dispatcher schedules tasks, gates and runs their occurrences.
+type Dispatcher struct {
+	opts  Options
+	db    *gorm.DB
+	depts *departments.Service
+	now   func() time.Time
+	slots chan struct{}
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	active    map[uint]*activeRun
+	taskLocks map[uint]chan struct{}
+
+	sched *scheduler
+}
+
+// New checks opts and returns a Dispatcher; call Start to recover and begin scheduling.
+func New(opts Options) (*Dispatcher, error) {
+	switch {
+	case opts.DB == nil:
+		return nil, errors.New("dispatch: Options.DB is required")
+	case opts.Departments == nil:
+		return nil, errors.New("dispatch: Options.Departments is required")
+	case opts.Executor == nil:
+		return nil, errors.New("dispatch: Options.Executor is required")
+	case opts.Approvals == nil:
+		return nil, errors.New("dispatch: Options.Approvals is required")
+	case opts.LogDir == "":
+		return nil, errors.New("dispatch: Options.LogDir is required")
+	}
+	if err := os.MkdirAll(opts.LogDir, 0o700); err != nil {
+		return nil, fmt.Errorf("dispatch: run log directory: %w", err)
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.LogLimit <= 0 {
+		opts.LogLimit = DefaultLogLimit
+	}
+	if opts.LogMaxAge <= 0 {
+		opts.LogMaxAge = DefaultLogMaxAge
+	}
+	if opts.LogMaxTotal <= 0 {
+		opts.LogMaxTotal = DefaultLogMaxTotal
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewTimer == nil {
+		opts.NewTimer = NewRealTimer
+	}
+	if opts.MissedGrace <= 0 {
+		opts.MissedGrace = defaultMissedGrace
+	}
+	if opts.Defaults == nil {
+		opts.Defaults = DefaultPolicy
+	}
+	if opts.BaseEnv == nil {
+		opts.BaseEnv = defaultBaseEnv()
+	}
+	if opts.Owner == "" {
+		host, _ := os.Hostname()
+		opts.Owner = fmt.Sprintf("%s/%d", host, os.Getpid())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Dispatcher{
+		opts: opts, db: opts.DB, depts: opts.Departments, now: opts.Now,
+		slots:  make(chan struct{}, opts.Concurrency),
+		ctx:    ctx,
+		cancel: cancel,
+		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{},
+	}
+	d.sched = newScheduler(d)
+	opts.Departments.OnChange(d.departmentChanged)
+	return d, nil
+}
+
+func defaultBaseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ", "SHELL", "TMPDIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// Close stops scheduling, kills running runs (recorded interrupted) and waits for them.
+// Held runs stay held in the database.
+func (d *Dispatcher) Close() error {
+	d.cancel()
+	d.wg.Wait()
+	return nil
+}
+
+func (d *Dispatcher) publish(topic string, payload any) {
+	if d.opts.Publisher != nil {
+		d.opts.Publisher.Publish(topic, payload)
+	}
+}
+
+func (d *Dispatcher) spawn(f func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		f()
+	}()
+}
+
+// taskLock returns a task's one-slot lock (for overlap policy queue).
+func (d *Dispatcher) taskLock(id uint) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := d.taskLocks[id]
+	if m == nil {
+		m = make(chan struct{}, 1)
+		d.taskLocks[id] = m
+	}
+	return m
+}

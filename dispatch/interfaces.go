@@ -1,0 +1,147 @@
+package dispatch
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Executor runs one command under a policy. The app implements it with sandbox.Exec.
+type Executor interface {
+	// Exec runs spec.Argv and returns when the command and every process it started are
+	// gone. Cancelling ctx must kill the whole process tree. A non-zero exit is not an error:
+	// err is for failures to start (the binary is missing, the sandbox cannot be set up).
+	Exec(ctx context.Context, spec ExecSpec) (ExecResult, error)
+}
+
+// ExecSpec is what the executor runs.
+type ExecSpec struct {
+	RunID uint
+	Argv  []string
+	// Dir is the resolved working directory; it is the run's writable root.
+	Dir string
+	// Env is the complete environment (KEY=VALUE), secrets included.
+	Env    []string
+	Policy Policy
+	// Timeout is the hard limit (0: none); on expiry the tree is killed and TimedOut set.
+	Timeout time.Duration
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// OnStart is called with the pid of the started process (the process-group leader).
+	OnStart func(pid int)
+}
+
+// ExecResult is how a command ended.
+type ExecResult struct {
+	ExitCode int
+	// Signal is the name of the signal that ended it ("" when it exited).
+	Signal   string
+	TimedOut bool
+	// SandboxDenied is true when the command failed on a sandbox denial; Denial says what
+	// was denied (write to a path, network, ...).
+	SandboxDenied bool
+	Denial        string
+}
+
+// Approval request kinds.
+const (
+	// ApprovalCommand is a run's own command passing the broker as a bash/exec request.
+	ApprovalCommand = "command"
+	// ApprovalEscalation asks to re-run with more access after a sandbox denial.
+	ApprovalEscalation = "isolation_escalation"
+)
+
+// ApprovalRequest is what dispatch asks the permission broker.
+type ApprovalRequest struct {
+	// ID is stable for one question of one run ("run-12", "run-12-escalation") so that a
+	// restarted dispatcher re-attaches to the same pending request.
+	ID string
+	// Kind is ApprovalCommand or ApprovalEscalation.
+	Kind string
+	// Tool is "exec" with Argv as params (the broker's name for a run's own command).
+	Tool string
+	Argv []string
+	// TaskArgv is the exact argv the person approved by creating the task: a command equal
+	// to it is not asked again as P1 (P2 and interactive-only still ask).
+	TaskArgv   []string
+	RunID      uint
+	Task       string
+	Department string
+	Cwd        string
+	Policy     Policy
+	// Denial and Proposed are set for escalations: what the sandbox denied and the
+	// policy the re-run would get.
+	Denial   string
+	Proposed *Policy
+	// OnPending is called (once) when the request waits for a person, before Await blocks.
+	OnPending func(requestID string)
+}
+
+// ApprovalDecision is the broker's answer.
+type ApprovalDecision struct {
+	Allow     bool
+	RequestID string
+	Tier      string
+	Reasons   []string
+	// AnsweredBy says who answered (window, tray, policy, ...).
+	AnsweredBy string
+}
+
+// Approvals is the permission broker as dispatch sees it.
+type Approvals interface {
+	Await(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
+}
+
+// Secrets reads secret values (from the OS keyring).
+type Secrets interface {
+	Get(ctx context.Context, name string) (string, error)
+}
+
+// Publisher receives events; the app's event bus implements it.
+type Publisher interface {
+	Publish(topic string, payload any)
+}
+
+// Event topics published by dispatch.
+const (
+	TopicRunUpdated    = "run.updated"
+	TopicRunLog        = "run.log"
+	TopicInboxChanged  = "inbox.changed"
+	TopicTaskUpdated   = "task.updated"
+	TopicDigest        = "dispatch.digest"
+	TopicNotify        = "dispatch.notify"
+	TopicTaskRemoved   = "task.removed"
+	TopicDispatchState = "dispatch.state"
+)
+
+// InboxApproval is a pending approval as the permission broker lists it.
+type InboxApproval struct {
+	ID          string    `json:"id"`
+	Tool        string    `json:"tool"`
+	Tier        string    `json:"tier"`
+	Kind        string    `json:"kind,omitempty"`
+	Summary     string    `json:"summary"`
+	RunID       uint      `json:"run_id,omitempty"`
+	RequestedAt time.Time `json:"requested_at"`
+	// InteractiveOnly requests need the window's popup or a TTY.
+	InteractiveOnly bool `json:"interactive_only"`
+}
+
+// PendingApprovals lists the broker's pending requests (for the inbox).
+type PendingApprovals interface {
+	Pending() []InboxApproval
+}
+
+// Timer is the scheduler's timer; tests inject a fake one.
+type Timer interface {
+	C() <-chan time.Time
+	Stop() bool
+}
+
+type realTimer struct{ t *time.Timer }
+
+func (r realTimer) C() <-chan time.Time { return r.t.C }
+func (r realTimer) Stop() bool          { return r.t.Stop() }
+
+// NewRealTimer is the default timer factory.
+func NewRealTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }

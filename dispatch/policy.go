@@ -1,0 +1,41 @@
+package dispatch
+
+import "github.com/airlock-app/airlock/departments"
+
+// Policy is a run's effective policy, recorded when it starts and fixed for the run.
+type Policy struct {
+	Posture        string `json:"posture,omitempty"`
+	SandboxMode    string `json:"sandbox_mode"`
+	Network        bool   `json:"network"`
+	ApprovalPolicy string `json:"approval_policy"`
+	Backend        string `json:"backend"`
+	ExecutionMode  string `json:"execution_mode"`
+}
+
+// DefaultPolicy is the safe default of DESIGN.md §3.
+func DefaultPolicy() Policy {
+	return Policy{SandboxMode: "workspace-write", ApprovalPolicy: "on-request", Backend: "auto", ExecutionMode: "local"}
+}
+
+// Apply returns p with the fields that d sets replaced.
+func (p Policy) Apply(d departments.Defaults) Policy {
+	if d.Posture != "" {
+		p.Posture = d.Posture
+		if d.Posture == "cloudops" && d.Network == nil {
+			p.Network = true
+		}
+	}
+	if d.SandboxMode != "" {
+		p.SandboxMode = d.SandboxMode
+	}
+	if d.Network != nil {
+		p.Network = *d.Network
+	}
+	if d.ApprovalPolicy != "" {
+		p.ApprovalPolicy = d.ApprovalPolicy
+	}
+	if d.ExecutionMode != "" {
+		p.ExecutionMode = d.ExecutionMode
+	}
+	return p
+}

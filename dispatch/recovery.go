@@ -1,0 +1,212 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// Start recovers from the last stop and begins scheduling:
+//   - runs found running whose dispatcher is gone are recorded interrupted (logs kept);
+//   - held runs past their deadline are recorded expired; the others stay held;
+//   - queued runs and runs waiting for an approval are picked up again;
+//   - occurrences that fell while the app was closed are recorded (and run once when the
+//     task's missed-run policy says so);
+//   - one digest of what was held, missed or failed meanwhile is published and returned.
+func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
+	since := d.lastAlive(ctx)
+	if err := d.recoverInterrupted(ctx); err != nil {
+		return Digest{}, err
+	}
+	if _, err := d.ExpireHeld(ctx); err != nil {
+		return Digest{}, err
+	}
+	var resume []uint
+	if err := d.db.WithContext(ctx).Model(&Run{}).Where("status IN ?", []string{StatusQueued, StatusWaitingApproval}).
+		Order("id").Pluck("id", &resume).Error; err != nil {
+		return Digest{}, fmt.Errorf("dispatch start: %w", err)
+	}
+	for _, id := range resume {
+		d.launch(id)
+	}
+	var tasks []Task
+	if err := d.db.WithContext(ctx).Where("enabled = ? AND schedule <> ''", true).Find(&tasks).Error; err != nil {
+		return Digest{}, fmt.Errorf("dispatch start: %w", err)
+	}
+	now := d.now()
+	for i := range tasks {
+		t := &tasks[i]
+		occ, err := missedOccurrences(*t, now, defaultMaxMissedRows)
+		if err != nil || len(occ) == 0 {
+			continue
+		}
+		if err := d.occurrences(ctx, t.ID, occ, now, "the app was closed"); err != nil {
+			slog.Error("dispatch: missed occurrences", "task", t.Name, "err", err)
+		}
+		last := occ[len(occ)-1].UTC()
+		t.LastScheduledAt = &last
+	}
+	d.sched.load(tasks, now)
+	d.beat(ctx)
+	dg, err := d.Digest(ctx, since)
+	if err != nil {
+		return Digest{}, err
+	}
+	if !dg.Empty() {
+		d.publish(TopicDigest, dg)
+	}
+	d.spawn(func() { d.sched.run(d.ctx) })
+	d.spawn(d.housekeeping)
+	return dg, nil
+}
+
+// missedOccurrences lists (at most max, the latest) occurrences after the task's last
+// claimed one and up to now.
+func missedOccurrences(t Task, now time.Time, max int) ([]time.Time, error) {
+	if t.LastScheduledAt == nil {
+		return nil, nil
+	}
+	sched, _, err := ParseSchedule(t.Schedule, t.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	var occ []time.Time
+	for at := sched.Next(*t.LastScheduledAt); !at.IsZero() && !at.After(now); at = sched.Next(at) {
+		occ = append(occ, at)
+		if len(occ) > max {
+			occ = occ[1:]
+		}
+	}
+	return occ, nil
+}
+
+// recoverInterrupted records runs found running whose dispatcher is gone as interrupted.
+func (d *Dispatcher) recoverInterrupted(ctx context.Context) error {
+	var running []Run
+	if err := d.db.WithContext(ctx).Where("status = ?", StatusRunning).Find(&running).Error; err != nil {
+		return fmt.Errorf("dispatch start: %w", err)
+	}
+	for i := range running {
+		r := &running[i]
+		if ownerAlive(r.Owner) {
+			continue
+		}
+		reason := "interrupted: found running when the app started (the app or machine stopped during the run)"
+		if r.LogPath != "" {
+			if f, err := os.OpenFile(r.LogPath, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+				fmt.Fprintf(f, "\n[airlock] %s\n", reason)
+				f.Close()
+			}
+		}
+		var size int64
+		if fi, err := os.Stat(r.LogPath); err == nil {
+			size = fi.Size()
+		}
+		d.finish(r, StatusInterrupted, reason, map[string]any{"log_bytes": size})
+	}
+	return nil
+}
+
+// ownerAlive reports whether the dispatcher that owns a run is another live process on
+// this host. This process's own earlier dispatchers count as gone.
+func ownerAlive(owner string) bool {
+	host, pidStr, ok := strings.Cut(owner, "/")
+	if !ok {
+		return false
+	}
+	me, _ := os.Hostname()
+	pid, err := strconv.Atoi(pidStr)
+	if host != me || err != nil || pid == os.Getpid() || pid <= 0 {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// ExpireHeld records held runs past their deadline as expired and returns how many.
+func (d *Dispatcher) ExpireHeld(ctx context.Context) (int, error) {
+	now := d.now().UTC()
+	var ids []uint
+	if err := d.db.WithContext(ctx).Model(&Run{}).Where("status IN ? AND hold_until IS NOT NULL AND hold_until < ?",
+		[]string{StatusWaitingDirectory, StatusWaitingApproval}, now).Pluck("id", &ids).Error; err != nil {
+		return 0, fmt.Errorf("expire held runs: %w", err)
+	}
+	n := 0
+	for _, id := range ids {
+		d.mu.Lock()
+		ar := d.active[id]
+		d.mu.Unlock()
+		if ar != nil {
+			continue // its approval wait ends at the same deadline
+		}
+		res := d.db.WithContext(ctx).Model(&Run{}).Where("id = ? AND status IN ?", id, []string{StatusWaitingDirectory, StatusWaitingApproval}).
+			Updates(map[string]any{"status": StatusExpired, "finished_at": now,
+				"reason": reasonPrefix("expired: nobody answered before the hold deadline — ")})
+		if res.Error == nil && res.RowsAffected > 0 {
+			n++
+			d.publishRun(id)
+		}
+	}
+	if n > 0 {
+		d.publish(TopicInboxChanged, nil)
+		d.publish(TopicNotify, map[string]any{"kind": "failure", "message": fmt.Sprintf("%d held runs expired", n)})
+	}
+	return n, nil
+}
+
+func reasonPrefix(prefix string) clause.Expr {
+	return clause.Expr{SQL: "? || reason", Vars: []any{prefix}}
+}
+
+// housekeeping expires held runs, prunes logs and keeps the heartbeat until shutdown;
+// a long gap between beats (the machine slept) publishes a digest.
+func (d *Dispatcher) housekeeping() {
+	tk := time.NewTicker(heartbeatInterval)
+	defer tk.Stop()
+	lastPrune := time.Time{}
+	prev := time.Now()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case now := <-tk.C:
+			if gap := now.Sub(prev); gap > 3*heartbeatInterval {
+				since := d.lastAlive(d.ctx)
+				if dg, err := d.Digest(d.ctx, since); err == nil && !dg.Empty() {
+					d.publish(TopicDigest, dg)
+				}
+			}
+			prev = now
+			d.beat(d.ctx)
+			if _, err := d.ExpireHeld(d.ctx); err != nil {
+				slog.Warn("dispatch: expire", "err", err)
+			}
+			if now.Sub(lastPrune) > time.Hour {
+				lastPrune = now
+				if _, err := d.PruneLogs(d.ctx); err != nil {
+					slog.Warn("dispatch: prune logs", "err", err)
+				}
+			}
+		}
+	}
+}
+
+func (d *Dispatcher) beat(ctx context.Context) {
+	d.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&stateRow{Key: "alive", Value: d.now().UTC()})
+}
+
+func (d *Dispatcher) lastAlive(ctx context.Context) time.Time {
+	var s stateRow
+	if err := d.db.WithContext(ctx).Where("key = ?", "alive").Take(&s).Error; err != nil {
+		return time.Time{}
+	}
+	return s.Value
+}

@@ -1,0 +1,484 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+var (
+	errCancelled   = errors.New("cancelled")
+	errNoProgress  = errors.New("no progress")
+	errHardTimeout = errors.New("hard timeout")
+)
+
+// activeRun is a run this dispatcher is working on (approval wait, slot wait or running).
+type activeRun struct {
+	cancel context.CancelCauseFunc
+
+	mu          sync.Mutex
+	pid         int
+	cancelledBy string
+	holdsSlot   bool
+	paused      bool
+	log         *runLog
+}
+
+func (d *Dispatcher) launch(id uint) {
+	d.spawn(func() { d.process(id) })
+}
+
+// process takes one run from queued (or waiting_approval after a restart) through the
+// gate, the approval, a concurrency slot and execution.
+func (d *Dispatcher) process(id uint) {
+	ctx, cancel := context.WithCancelCause(d.ctx)
+	defer cancel(nil)
+	ar := &activeRun{cancel: cancel}
+	d.mu.Lock()
+	if _, dup := d.active[id]; dup {
+		d.mu.Unlock()
+		return
+	}
+	d.active[id] = ar
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.active, id)
+		d.mu.Unlock()
+	}()
+
+	var r Run
+	if err := d.db.WithContext(ctx).Take(&r, id).Error; err != nil {
+		slog.Error("dispatch: load run", "run", id, "err", err)
+		return
+	}
+	if r.Status != StatusQueued && r.Status != StatusWaitingApproval {
+		return
+	}
+	var t Task
+	if err := d.db.WithContext(ctx).Take(&t, r.TaskID).Error; err != nil {
+		d.finish(&r, StatusCancelled, "task removed", nil)
+		return
+	}
+	if t.Overlap == OverlapQueue {
+		lock := d.taskLock(t.ID)
+		select {
+		case lock <- struct{}{}:
+			defer func() { <-lock }()
+		case <-ctx.Done():
+			d.stopped(ctx, ar, &r)
+			return
+		}
+	}
+
+	v, err := d.gate(ctx, t, r)
+	if err != nil {
+		if ctx.Err() != nil {
+			d.stopped(ctx, ar, &r)
+			return
+		}
+		d.finish(&r, StatusFailed, err.Error(), nil)
+		return
+	}
+	if v.fail {
+		d.finish(&r, StatusFailed, v.reason, nil)
+		return
+	}
+	if v.hold {
+		d.hold(&r, t, v)
+		return
+	}
+
+	if !d.approve(ctx, ar, &r, t, v) {
+		return
+	}
+
+	select {
+	case d.slots <- struct{}{}:
+	case <-ctx.Done():
+		d.stopped(ctx, ar, &r)
+		return
+	}
+	ar.mu.Lock()
+	ar.holdsSlot = true
+	ar.mu.Unlock()
+	defer d.releaseSlot(ar)
+	d.execute(ctx, ar, &r, t, v)
+}
+
+func (d *Dispatcher) releaseSlot(ar *activeRun) {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.holdsSlot {
+		ar.holdsSlot = false
+		<-d.slots
+	}
+}
+
+// stopped records why a run that had not started yet stopped: cancelled by the person,
+// or (on shutdown) nothing — it stays queued or waiting and is picked up again at start.
+func (d *Dispatcher) stopped(ctx context.Context, ar *activeRun, r *Run) {
+	if errors.Is(context.Cause(ctx), errCancelled) {
+		d.finish(r, StatusCancelled, "cancelled by "+ar.by(), nil)
+	}
+}
+
+func (ar *activeRun) by() string {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.cancelledBy == "" {
+		return "the person"
+	}
+	return ar.cancelledBy
+}
+
+// approve passes the run's command (or its escalation) through the permission broker.
+// It returns false when the run must not go on (its state is then recorded).
+func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict) bool {
+	req := ApprovalRequest{
+		ID: fmt.Sprintf("run-%d", r.ID), Kind: ApprovalCommand, Tool: "exec",
+		Argv: t.Argv, TaskArgv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department,
+		Cwd: v.dir, Policy: v.policy,
+	}
+	if r.Trigger == TriggerEscalation {
+		req.ID += "-escalation"
+		req.Kind = ApprovalEscalation
+		req.Denial = r.Denial
+		p := v.policy
+		req.Proposed = &p
+	}
+	deadline := d.now().Add(t.HoldDeadline)
+	if r.Status == StatusWaitingApproval && r.HoldUntil != nil {
+		deadline = *r.HoldUntil
+	}
+	req.OnPending = func(requestID string) { d.markWaitingApproval(r, requestID, deadline) }
+	actx, cancel := context.WithTimeoutCause(ctx, max(deadline.Sub(d.now()), 0), context.DeadlineExceeded)
+	defer cancel()
+	dec, err := d.opts.Approvals.Await(actx, req)
+	if err != nil {
+		switch {
+		case errors.Is(context.Cause(ctx), errCancelled):
+			d.finish(r, StatusCancelled, "cancelled by "+ar.by(), nil)
+		case d.ctx.Err() != nil:
+			// Shutting down: the run keeps its state; the next start re-attaches.
+		case actx.Err() != nil:
+			d.finish(r, StatusExpired, fmt.Sprintf("no answer to the approval within the hold deadline (%s)", t.HoldDeadline), nil)
+		default:
+			d.finish(r, StatusFailed, "approval failed: "+err.Error(), nil)
+		}
+		return false
+	}
+	if !dec.Allow {
+		reason := "denied"
+		if len(dec.Reasons) > 0 {
+			reason += ": " + strings.Join(dec.Reasons, "; ")
+		}
+		if dec.AnsweredBy != "" {
+			reason += " (by " + dec.AnsweredBy + ")"
+		}
+		d.finish(r, StatusDenied, reason, nil)
+		return false
+	}
+	if r.Status == StatusWaitingApproval {
+		d.db.Model(&Run{}).Where("id = ? AND status = ?", r.ID, StatusWaitingApproval).
+			Updates(map[string]any{"status": StatusQueued, "reason": "approved; waiting for a concurrency slot"})
+		r.Status = StatusQueued
+		d.publish(TopicInboxChanged, nil)
+	}
+	return true
+}
+
+func (d *Dispatcher) markWaitingApproval(r *Run, requestID string, deadline time.Time) {
+	now := d.now().UTC()
+	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).
+		Updates(map[string]any{
+			"status": StatusWaitingApproval, "approval_id": requestID, "reason": "waiting for your approval of its command",
+			"held_since": gorm.Expr("COALESCE(held_since, ?)", now), "hold_until": deadline.UTC(),
+		})
+	if res.Error == nil && res.RowsAffected > 0 {
+		r.Status = StatusWaitingApproval
+		r.ApprovalID = requestID
+		d.publishRun(r.ID)
+		d.publish(TopicInboxChanged, nil)
+		d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": r.TaskName, "message": "a run is waiting for your approval"})
+	}
+}
+
+// hold records a run as waiting for a directory (or a department), with its deadline.
+func (d *Dispatcher) hold(r *Run, t Task, v gateVerdict) {
+	now := d.now().UTC()
+	res := d.db.Model(&Run{}).Where("id = ? AND status = ?", r.ID, StatusQueued).Updates(map[string]any{
+		"status": StatusWaitingDirectory, "reason": v.reason, "waiting_dir": v.waitingDir, "waiting_dept": v.waitingDept,
+		"held_since": gorm.Expr("COALESCE(held_since, ?)", now),
+		"hold_until": gorm.Expr("COALESCE(hold_until, ?)", now.Add(t.HoldDeadline)),
+	})
+	if res.Error != nil {
+		slog.Error("dispatch: hold run", "run", r.ID, "err", res.Error)
+		return
+	}
+	if res.RowsAffected > 0 {
+		d.publishRun(r.ID)
+		d.publish(TopicInboxChanged, nil)
+		d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": t.Name, "message": v.reason})
+	}
+}
+
+// finish records a terminal state unless the run already has one.
+func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any) {
+	now := d.now().UTC()
+	upd := map[string]any{"status": status, "reason": reason, "finished_at": now, "paused": false}
+	for k, v := range extra {
+		upd[k] = v
+	}
+	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, activeStatuses).Updates(upd)
+	if res.Error != nil {
+		slog.Error("dispatch: finish run", "run", r.ID, "err", res.Error)
+		return
+	}
+	if res.RowsAffected == 0 {
+		return
+	}
+	wasHeld := Held(r.Status)
+	r.Status, r.Reason = status, reason
+	d.publishRun(r.ID)
+	if wasHeld {
+		d.publish(TopicInboxChanged, nil)
+	}
+	switch status {
+	case StatusFailed, StatusTimedOut, StatusExpired, StatusDenied:
+		d.publish(TopicNotify, map[string]any{"kind": "failure", "run_id": r.ID, "task": r.TaskName, "status": status, "message": reason})
+	}
+}
+
+func (d *Dispatcher) publishRun(id uint) {
+	if d.opts.Publisher == nil {
+		return
+	}
+	var r Run
+	if err := d.db.Take(&r, id).Error; err == nil {
+		d.publish(TopicRunUpdated, r)
+	}
+}
+
+// environment builds the run's environment: the base, the task's variables, its secrets
+// (read now, at start) and the AIRLOCK_ variables. It returns the secret values for
+// redaction.
+func (d *Dispatcher) environment(ctx context.Context, t Task, r *Run, started time.Time) ([]string, []string, error) {
+	m := map[string]string{}
+	for _, kv := range d.opts.BaseEnv {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	for k, v := range t.Env {
+		m[k] = v
+	}
+	var secrets []string
+	for _, name := range t.Secrets {
+		if d.opts.Secrets == nil {
+			return nil, nil, fmt.Errorf("secret %s: no secret store configured", name)
+		}
+		v, err := d.opts.Secrets.Get(ctx, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("secret %s could not be read (%v): set it with `airlock secret set %s`", name, err, name)
+		}
+		m[name] = v
+		secrets = append(secrets, v)
+	}
+	m["AIRLOCK_RUN_ID"] = fmt.Sprint(r.ID)
+	m["AIRLOCK_TASK"] = t.Name
+	m["AIRLOCK_TRIGGER"] = r.Trigger
+	m["AIRLOCK_SCHEDULED_AT"] = r.ScheduledAt.UTC().Format(time.RFC3339Nano)
+	m["AIRLOCK_STARTED_AT"] = started.UTC().Format(time.RFC3339Nano)
+	env := make([]string, 0, len(m))
+	for k, v := range m {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env, secrets, nil
+}
+
+// execute runs the command with the effective policy recorded on the run.
+func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict) {
+	started := d.now().UTC()
+	env, secrets, err := d.environment(ctx, t, r, started)
+	if err != nil {
+		d.finish(r, StatusFailed, err.Error(), nil)
+		return
+	}
+	logPath := filepath.Join(d.opts.LogDir, fmt.Sprintf("%d.log", r.ID))
+	p := v.policy
+	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).Updates(map[string]any{
+		"status": StatusRunning, "started_at": started, "owner": d.opts.Owner, "reason": "", "log_path": logPath, "cwd": v.dir,
+		"policy_posture": p.Posture, "policy_sandbox_mode": p.SandboxMode, "policy_network": p.Network,
+		"policy_approval_policy": p.ApprovalPolicy, "policy_backend": p.Backend, "policy_execution_mode": p.ExecutionMode,
+	})
+	if res.Error != nil || res.RowsAffected == 0 {
+		return // cancelled meanwhile, or another dispatcher took it
+	}
+	r.Status = StatusRunning
+	d.publishRun(r.ID)
+	lg, err := openRunLog(logPath, d.opts.LogLimit, secrets, func(b []byte) {
+		d.publish(TopicRunLog, map[string]any{"run_id": r.ID, "task_id": t.ID, "chunk": string(b)})
+	})
+	if err != nil {
+		d.finish(r, StatusFailed, err.Error(), nil)
+		return
+	}
+	ar.mu.Lock()
+	ar.log = lg
+	ar.mu.Unlock()
+	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
+		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
+		p.SandboxMode, p.Network, p.ApprovalPolicy, p.Backend, p.ExecutionMode)
+
+	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
+	if t.Timeout > 0 {
+		execCtx, cancelExec = context.WithTimeoutCause(ctx, t.Timeout+executorBackstopDuration, errHardTimeout)
+	}
+	defer cancelExec()
+	wdDone := make(chan struct{})
+	if t.NoProgressTimeout > 0 {
+		go d.watchdog(ar, lg, t.NoProgressTimeout, wdDone)
+	}
+	spec := ExecSpec{
+		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg,
+		OnStart: func(pid int) {
+			ar.mu.Lock()
+			ar.pid = pid
+			ar.mu.Unlock()
+			d.db.Model(&Run{}).Where("id = ?", r.ID).Update("pid", pid)
+		},
+	}
+	result, execErr := d.opts.Executor.Exec(execCtx, spec)
+	close(wdDone)
+
+	status, reason := StatusSucceeded, ""
+	cause := context.Cause(execCtx)
+	switch {
+	case errors.Is(cause, errCancelled):
+		status, reason = StatusCancelled, "cancelled by "+ar.by()+"; the process tree was killed"
+	case d.ctx.Err() != nil:
+		status, reason = StatusInterrupted, "the app stopped during the run; the process tree was killed"
+	case errors.Is(cause, errNoProgress):
+		status, reason = StatusTimedOut, fmt.Sprintf("no output for %s (no-progress timeout); the process tree was killed", t.NoProgressTimeout)
+	case result.TimedOut || errors.Is(cause, errHardTimeout):
+		status, reason = StatusTimedOut, fmt.Sprintf("ran longer than its timeout (%s); the process tree was killed", t.Timeout)
+	case execErr != nil:
+		status, reason = StatusFailed, "could not run: "+execErr.Error()
+	case result.SandboxDenied:
+		status, reason = StatusFailed, "sandbox denied: "+result.Denial
+	case result.Signal != "":
+		status, reason = StatusFailed, "killed by signal "+result.Signal
+	case result.ExitCode != 0:
+		status, reason = StatusFailed, fmt.Sprintf("exit status %d", result.ExitCode)
+	}
+	reason = RedactString(reason, secrets)
+	var escalation *Run
+	if result.SandboxDenied && status == StatusFailed && p.ApprovalPolicy == "on-failure" && r.Trigger != TriggerEscalation {
+		escalation = d.escalate(r, t, p, RedactString(result.Denial, secrets))
+		if escalation != nil {
+			reason += fmt.Sprintf("; asked you to re-run it with more access (run #%d)", escalation.ID)
+		}
+	}
+	if reason != "" {
+		lg.note("%s: %s", status, reason)
+	} else {
+		lg.note("%s", status)
+	}
+	written, truncated, _ := lg.close()
+	extra := map[string]any{"log_bytes": written, "log_truncated": truncated, "exit_code": result.ExitCode, "signal": result.Signal}
+	if execErr != nil {
+		delete(extra, "exit_code")
+	}
+	d.finish(r, status, reason, extra)
+	d.countFailure(t, status, reason)
+	if escalation != nil {
+		d.launch(escalation.ID)
+	}
+}
+
+// watchdog cancels the run when it prints nothing for limit (not while paused for a person).
+func (d *Dispatcher) watchdog(ar *activeRun, lg *runLog, limit time.Duration, done <-chan struct{}) {
+	tick := min(max(limit/4, 10*time.Millisecond), time.Second)
+	tk := time.NewTicker(tick)
+	defer tk.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tk.C:
+			ar.mu.Lock()
+			paused := ar.paused
+			ar.mu.Unlock()
+			if !paused && lg.idle() > limit {
+				ar.cancel(errNoProgress)
+				return
+			}
+		}
+	}
+}
+
+// escalate records a re-run with more access that waits for the person's approval.
+func (d *Dispatcher) escalate(r *Run, t Task, p Policy, denial string) *Run {
+	proposed := p
+	if strings.Contains(strings.ToLower(denial), "network") {
+		proposed.Network = true
+	} else {
+		proposed.SandboxMode = "full-access"
+	}
+	parent := r.ID
+	e := Run{
+		TaskID: t.ID, TaskName: t.Name, ScheduledAt: r.ScheduledAt, Trigger: TriggerEscalation, Status: StatusQueued,
+		Reason: fmt.Sprintf("re-run of #%d with more access after a sandbox denial", r.ID), Cwd: t.Cwd, Department: t.Department,
+		PolicyOverride: &proposed, ParentRunID: &parent, Denial: denial,
+	}
+	res := d.db.Clauses(clause.OnConflict{DoNothing: true}).Create(&e)
+	if res.Error != nil || res.RowsAffected == 0 {
+		return nil
+	}
+	return &e
+}
+
+// countFailure keeps the task's consecutive-failure count and pauses it at the limit.
+func (d *Dispatcher) countFailure(t Task, status, reason string) {
+	switch status {
+	case StatusSucceeded:
+		d.db.Model(&Task{}).Where("id = ?", t.ID).Update("consecutive_failures", 0)
+		return
+	case StatusFailed, StatusTimedOut:
+	default:
+		return
+	}
+	d.db.Model(&Task{}).Where("id = ?", t.ID).Update("consecutive_failures", gorm.Expr("consecutive_failures + 1"))
+	var cur Task
+	if err := d.db.Take(&cur, t.ID).Error; err != nil {
+		return
+	}
+	if cur.ConsecutiveFailures >= MaxConsecutiveFailures && !cur.Paused {
+		why := fmt.Sprintf("failed %d times in a row (last: %s)", cur.ConsecutiveFailures, reason)
+		d.db.Model(&Task{}).Where("id = ?", t.ID).Updates(map[string]any{"paused": true, "pause_reason": why})
+		cur.Paused, cur.PauseReason = true, why
+		d.publish(TopicTaskUpdated, cur)
+		d.publish(TopicInboxChanged, nil)
+		d.publish(TopicNotify, map[string]any{"kind": "task_paused", "task": t.Name, "message": "task paused: " + why})
+	}
+}
+
+// signalGroup sends sig to the process group led by pid.
+func signalGroup(pid int, sig syscall.Signal) error {
+	if pid <= 0 {
+		return errors.New("no process")
+	}
+	return syscall.Kill(-pid, sig)
+}

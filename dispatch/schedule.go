@@ -1,0 +1,209 @@
+package dispatch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+const scheduleHint = `use five fields "minute hour day-of-month month day-of-week" (for example "0 2 * * 1-5" for 02:00 on weekdays) or a descriptor: @yearly, @monthly, @weekly, @daily, @hourly, @every 15m`
+
+// ParseSchedule validates a cron line and an IANA time zone ("" means UTC) and returns
+// the schedule. Errors carry the parser's reason and a hint.
+func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
+	line = strings.TrimSpace(line)
+	loc, err := LoadZone(tz)
+	if err != nil {
+		return nil, nil, err
+	}
+	if line == "" {
+		return nil, nil, fmt.Errorf("empty schedule: %s", scheduleHint)
+	}
+	if strings.HasPrefix(line, "TZ=") || strings.HasPrefix(line, "CRON_TZ=") {
+		return nil, nil, fmt.Errorf("invalid schedule %q: give the time zone separately (--tz Europe/Madrid), not in the line", line)
+	}
+	if strings.HasPrefix(line, "@every") {
+		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "@every")))
+		if err != nil || d < time.Second {
+			return nil, nil, fmt.Errorf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
+		}
+	}
+	sched, err := cronParser.Parse("CRON_TZ=" + loc.String() + " " + line)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid schedule %q: %v; %s", line, err, scheduleHint)
+	}
+	return sched, loc, nil
+}
+
+// LoadZone loads an IANA time zone; "" is UTC.
+func LoadZone(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.UTC, nil
+	}
+	if strings.EqualFold(tz, "local") {
+		return nil, fmt.Errorf("time zone %q: give an IANA name such as Europe/Madrid so the schedule does not move with the machine", tz)
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q: give an IANA name such as Europe/Madrid, America/New_York or UTC", tz)
+	}
+	return loc, nil
+}
+
+// NextTimes returns the next n fire times of a schedule after from, in its time zone.
+func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
+	sched, loc, err := ParseSchedule(line, tz)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Time, 0, n)
+	t := from
+	for i := 0; i < n; i++ {
+		t = sched.Next(t)
+		if t.IsZero() {
+			break
+		}
+		out = append(out, t.In(loc))
+	}
+	return out, nil
+}
+
+var weekdays = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+// Describe turns a cron line into words for common shapes ("every weekday at 02:00,
+// Europe/Madrid") and falls back to the line itself.
+func Describe(line, tz string) string {
+	if tz == "" {
+		tz = "UTC"
+	}
+	d := describe(strings.TrimSpace(line))
+	if d == "" {
+		d = strings.TrimSpace(line)
+	}
+	return d + ", " + tz
+}
+
+func describe(line string) string {
+	switch line {
+	case "@yearly", "@annually":
+		return "every year on 1 January at 00:00"
+	case "@monthly":
+		return "on day 1 of every month at 00:00"
+	case "@weekly":
+		return "every Sunday at 00:00"
+	case "@daily", "@midnight":
+		return "every day at 00:00"
+	case "@hourly":
+		return "every hour at minute 0"
+	}
+	if strings.HasPrefix(line, "@every") {
+		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "@every")))
+		if err != nil {
+			return ""
+		}
+		return "every " + humanDuration(d)
+	}
+	f := strings.Fields(line)
+	if len(f) != 5 {
+		return ""
+	}
+	min, hour, dom, mon, dow := f[0], f[1], f[2], f[3], f[4]
+	if mon != "*" {
+		return ""
+	}
+	m, mOK := atoi(min, 59)
+	h, hOK := atoi(hour, 23)
+	switch {
+	case min == "*" && hour == "*" && dom == "*" && dow == "*":
+		return "every minute"
+	case strings.HasPrefix(min, "*/") && hour == "*" && dom == "*" && dow == "*":
+		if n, ok := atoi(min[2:], 59); ok && n > 0 {
+			return fmt.Sprintf("every %d minutes", n)
+		}
+		return ""
+	case mOK && hour == "*" && dom == "*" && dow == "*":
+		return fmt.Sprintf("every hour at minute %d", m)
+	case mOK && strings.HasPrefix(hour, "*/") && dom == "*" && dow == "*":
+		if n, ok := atoi(hour[2:], 23); ok && n > 0 {
+			return fmt.Sprintf("every %d hours at minute %d", n, m)
+		}
+		return ""
+	}
+	if !mOK || !hOK {
+		return ""
+	}
+	at := fmt.Sprintf("at %02d:%02d", h, m)
+	switch {
+	case dom == "*" && dow == "*":
+		return "every day " + at
+	case dom == "*":
+		days := describeDow(dow)
+		if days == "" {
+			return ""
+		}
+		return days + " " + at
+	case dow == "*":
+		if d, ok := atoi(dom, 31); ok && d > 0 {
+			return fmt.Sprintf("on day %d of every month %s", d, at)
+		}
+	}
+	return ""
+}
+
+func describeDow(dow string) string {
+	switch dow {
+	case "1-5", "MON-FRI", "mon-fri":
+		return "every weekday"
+	case "0,6", "6,0", "SAT,SUN", "sat,sun":
+		return "every Saturday and Sunday"
+	}
+	var names []string
+	for _, p := range strings.Split(dow, ",") {
+		n, ok := atoi(p, 7)
+		if !ok {
+			return ""
+		}
+		names = append(names, weekdays[n%7])
+	}
+	if len(names) == 1 {
+		return "every " + names[0]
+	}
+	return "every " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func atoi(s string, max int) (int, bool) {
+	if s == "" || len(s) > 2 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= max
+}
+
+func humanDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0 && d >= time.Hour:
+		return plural(int(d/time.Hour), "hour")
+	case d%time.Minute == 0 && d >= time.Minute:
+		return plural(int(d/time.Minute), "minute")
+	case d%time.Second == 0:
+		return plural(int(d/time.Second), "second")
+	}
+	return d.String()
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

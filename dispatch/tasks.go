@@ -1,0 +1,316 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/airlock-app/airlock/departments"
+	"gorm.io/gorm"
+)
+
+// ErrNotFound is returned (wrapped) for an unknown task or run.
+var ErrNotFound = errors.New("not found")
+
+// TaskSpec describes a task to create.
+type TaskSpec struct {
+	Name string   `json:"name"`
+	Argv []string `json:"argv"`
+	Cwd  string   `json:"cwd"`
+	// Schedule is a cron line; "" makes a task that only runs with RunNow.
+	Schedule          string               `json:"schedule"`
+	TimeZone          string               `json:"time_zone"`
+	Department        string               `json:"department,omitempty"`
+	Overrides         departments.Defaults `json:"overrides"`
+	Env               map[string]string    `json:"env,omitempty"`
+	Secrets           []string             `json:"secrets,omitempty"`
+	Timeout           time.Duration        `json:"timeout"`
+	NoProgressTimeout time.Duration        `json:"no_progress_timeout"`
+	Overlap           string               `json:"overlap,omitempty"`
+	Missed            string               `json:"missed,omitempty"`
+	HoldDeadline      time.Duration        `json:"hold_deadline"`
+	// Disabled creates the task disabled.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// TaskPatch changes some fields of a task; nil fields stay as they are.
+type TaskPatch struct {
+	Argv              []string              `json:"argv,omitempty"`
+	Cwd               *string               `json:"cwd,omitempty"`
+	Schedule          *string               `json:"schedule,omitempty"`
+	TimeZone          *string               `json:"time_zone,omitempty"`
+	Department        *string               `json:"department,omitempty"`
+	Overrides         *departments.Defaults `json:"overrides,omitempty"`
+	Env               map[string]string     `json:"env,omitempty"`
+	Secrets           []string              `json:"secrets,omitempty"`
+	Timeout           *time.Duration        `json:"timeout,omitempty"`
+	NoProgressTimeout *time.Duration        `json:"no_progress_timeout,omitempty"`
+	Overlap           *string               `json:"overlap,omitempty"`
+	Missed            *string               `json:"missed,omitempty"`
+	HoldDeadline      *time.Duration        `json:"hold_deadline,omitempty"`
+}
+
+var (
+	taskNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+func (d *Dispatcher) validate(ctx context.Context, t *Task) error {
+	if !taskNameRE.MatchString(t.Name) {
+		return fmt.Errorf("task name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", t.Name)
+	}
+	if len(t.Argv) == 0 || t.Argv[0] == "" {
+		return fmt.Errorf("task %s: no command: give it after `--`, e.g. airlock task add ... -- /usr/bin/backup --full", t.Name)
+	}
+	if !filepath.IsAbs(t.Cwd) {
+		return fmt.Errorf("task %s: working directory %q is not absolute: give a full path", t.Name, t.Cwd)
+	}
+	if t.Schedule != "" {
+		if _, _, err := ParseSchedule(t.Schedule, t.TimeZone); err != nil {
+			return fmt.Errorf("task %s: %w", t.Name, err)
+		}
+	} else if _, err := LoadZone(t.TimeZone); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	if t.Department != "" {
+		if _, err := d.depts.Get(ctx, t.Department); err != nil {
+			return fmt.Errorf("task %s: %w: create it first with `airlock dept add %s DIR`", t.Name, err, t.Department)
+		}
+	}
+	ov, err := t.Overrides.Normalize()
+	if err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	t.Overrides = ov
+	for k := range t.Env {
+		if !envNameRE.MatchString(k) {
+			return fmt.Errorf("task %s: environment variable name %q is not valid (letters, digits, _; not starting with a digit)", t.Name, k)
+		}
+		if strings.HasPrefix(k, "AIRLOCK_") {
+			return fmt.Errorf("task %s: %s: AIRLOCK_ variables are set by dispatch", t.Name, k)
+		}
+	}
+	for _, s := range t.Secrets {
+		if !envNameRE.MatchString(s) || strings.HasPrefix(s, "AIRLOCK_") {
+			return fmt.Errorf("task %s: secret name %q must be a valid environment variable name (it is injected under that name)", t.Name, s)
+		}
+		if _, ok := t.Env[s]; ok {
+			return fmt.Errorf("task %s: %s is both an environment variable and a secret: keep one", t.Name, s)
+		}
+	}
+	if t.Timeout < 0 || t.NoProgressTimeout < 0 || t.HoldDeadline < 0 {
+		return fmt.Errorf("task %s: timeouts and the hold deadline cannot be negative", t.Name)
+	}
+	switch t.Overlap {
+	case OverlapSkip, OverlapQueue, OverlapAllow:
+	default:
+		return fmt.Errorf("task %s: overlap %q: use skip, queue or allow", t.Name, t.Overlap)
+	}
+	switch t.Missed {
+	case MissedSkip, MissedRunOnce:
+	default:
+		return fmt.Errorf("task %s: missed-run policy %q: use skip or run_once", t.Name, t.Missed)
+	}
+	return nil
+}
+
+// CreateTask validates and stores a task. Creating it is the person's approval of its
+// exact argv.
+func (d *Dispatcher) CreateTask(ctx context.Context, spec TaskSpec) (Task, error) {
+	t := Task{
+		Name: spec.Name, Argv: spec.Argv, Cwd: spec.Cwd, Schedule: strings.TrimSpace(spec.Schedule), TimeZone: spec.TimeZone,
+		Department: spec.Department, Overrides: spec.Overrides, Env: spec.Env, Secrets: spec.Secrets,
+		Timeout: spec.Timeout, NoProgressTimeout: spec.NoProgressTimeout, Overlap: spec.Overlap, Missed: spec.Missed,
+		HoldDeadline: spec.HoldDeadline, Enabled: !spec.Disabled,
+	}
+	if t.Overlap == "" {
+		t.Overlap = OverlapSkip
+	}
+	if t.Missed == "" {
+		t.Missed = MissedSkip
+	}
+	if t.HoldDeadline == 0 {
+		t.HoldDeadline = DefaultHoldDeadline
+	}
+	if err := d.validate(ctx, &t); err != nil {
+		return Task{}, err
+	}
+	now := d.now().UTC()
+	t.LastScheduledAt = &now // occurrences before creation are not "missed"
+	if err := d.db.WithContext(ctx).Create(&t).Error; err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return Task{}, fmt.Errorf("task %s already exists: pick another name or edit it", t.Name)
+		}
+		return Task{}, fmt.Errorf("create task %s: %w", t.Name, err)
+	}
+	d.taskChanged(t)
+	return t, nil
+}
+
+// EditTask applies a patch. Editing the command approves the new command.
+func (d *Dispatcher) EditTask(ctx context.Context, name string, p TaskPatch) (Task, error) {
+	t, err := d.Task(ctx, name)
+	if err != nil {
+		return Task{}, err
+	}
+	if p.Argv != nil {
+		t.Argv = p.Argv
+	}
+	setStr := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setStr(&t.Cwd, p.Cwd)
+	setStr(&t.Schedule, p.Schedule)
+	setStr(&t.TimeZone, p.TimeZone)
+	setStr(&t.Department, p.Department)
+	setStr(&t.Overlap, p.Overlap)
+	setStr(&t.Missed, p.Missed)
+	if p.Overrides != nil {
+		t.Overrides = *p.Overrides
+	}
+	if p.Env != nil {
+		t.Env = p.Env
+	}
+	if p.Secrets != nil {
+		t.Secrets = p.Secrets
+	}
+	setDur := func(dst *time.Duration, v *time.Duration) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setDur(&t.Timeout, p.Timeout)
+	setDur(&t.NoProgressTimeout, p.NoProgressTimeout)
+	setDur(&t.HoldDeadline, p.HoldDeadline)
+	if t.HoldDeadline == 0 {
+		t.HoldDeadline = DefaultHoldDeadline
+	}
+	if err := d.validate(ctx, &t); err != nil {
+		return Task{}, err
+	}
+	if err := d.db.WithContext(ctx).Save(&t).Error; err != nil {
+		return Task{}, fmt.Errorf("edit task %s: %w", name, err)
+	}
+	d.taskChanged(t)
+	return t, nil
+}
+
+// SetEnabled enables or disables a task. Enabling also clears an automatic pause.
+func (d *Dispatcher) SetEnabled(ctx context.Context, name string, enabled bool) (Task, error) {
+	t, err := d.Task(ctx, name)
+	if err != nil {
+		return Task{}, err
+	}
+	t.Enabled = enabled
+	if enabled {
+		t.Paused, t.PauseReason, t.ConsecutiveFailures = false, "", 0
+		now := d.now().UTC()
+		if t.LastScheduledAt == nil || t.LastScheduledAt.Before(now) {
+			// Occurrences while disabled are not missed: the person turned it off.
+			t.LastScheduledAt = &now
+		}
+	}
+	if err := d.db.WithContext(ctx).Save(&t).Error; err != nil {
+		return Task{}, fmt.Errorf("enable task %s: %w", name, err)
+	}
+	d.taskChanged(t)
+	return t, nil
+}
+
+// RemoveTask deletes a task; its run records stay.
+func (d *Dispatcher) RemoveTask(ctx context.Context, name string) error {
+	t, err := d.Task(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := d.db.WithContext(ctx).Delete(&Task{}, t.ID).Error; err != nil {
+		return fmt.Errorf("remove task %s: %w", name, err)
+	}
+	// Runs still waiting for a person will never be answered usefully: cancel them.
+	d.db.WithContext(ctx).Model(&Run{}).Where("task_id = ? AND status IN ?", t.ID, []string{StatusWaitingDirectory, StatusQueued}).
+		Updates(map[string]any{"status": StatusCancelled, "reason": "task removed"})
+	d.sched.remove(t.ID)
+	d.publish(TopicTaskRemoved, map[string]any{"id": t.ID, "name": t.Name})
+	d.publish(TopicInboxChanged, nil)
+	return nil
+}
+
+// Task returns a task by name (or by numeric id).
+func (d *Dispatcher) Task(ctx context.Context, name string) (Task, error) {
+	var t Task
+	q := d.db.WithContext(ctx)
+	var err error
+	if id, ok := parseID(name); ok {
+		err = q.Where("name = ? OR id = ?", name, id).Take(&t).Error
+	} else {
+		err = q.Where("name = ?", name).Take(&t).Error
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Task{}, fmt.Errorf("task %s: %w (see `airlock task list`)", name, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("get task %s: %w", name, err)
+	}
+	return t, nil
+}
+
+// Tasks lists every task by name.
+func (d *Dispatcher) Tasks(ctx context.Context) ([]Task, error) {
+	var ts []Task
+	if err := d.db.WithContext(ctx).Order("name").Find(&ts).Error; err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return ts, nil
+}
+
+// TaskView is a task with what the UI shows next to it.
+type TaskView struct {
+	Task
+	Description string      `json:"description"`
+	NextRuns    []time.Time `json:"next_runs"`
+}
+
+// View returns a task with its schedule in words and its next n fire times.
+func (d *Dispatcher) View(t Task, n int) TaskView {
+	v := TaskView{Task: t}
+	if t.Schedule == "" {
+		v.Description = "manual only (run-now)"
+		return v
+	}
+	v.Description = Describe(t.Schedule, t.TimeZone)
+	v.NextRuns, _ = d.NextRuns(t, n)
+	return v
+}
+
+// NextRuns returns a task's next n fire times after now, in its time zone.
+func (d *Dispatcher) NextRuns(t Task, n int) ([]time.Time, error) {
+	if t.Schedule == "" {
+		return nil, nil
+	}
+	return NextTimes(t.Schedule, t.TimeZone, d.now(), n)
+}
+
+func (d *Dispatcher) taskChanged(t Task) {
+	d.sched.update(t)
+	d.publish(TopicTaskUpdated, t)
+}
+
+func parseID(s string) (uint, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n uint
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint(c-'0')
+	}
+	return n, true
+}
