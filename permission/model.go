@@ -39,9 +39,12 @@ func (t Tier) rank() int {
 	}
 }
 
-// Max returns the higher of two tiers.
+// Max returns the higher of two tiers; an empty tier counts as none.
 func (t Tier) Max(o Tier) Tier {
-	if o.rank() > t.rank() {
+	if o == "" {
+		return t
+	}
+	if t == "" || o.rank() > t.rank() {
 		return o
 	}
 	return t
@@ -171,6 +174,9 @@ type Request struct {
 	Params     json.RawMessage `json:"params,omitempty"`
 	Context    Context         `json:"context"`
 	Escalation *Escalation     `json:"escalation,omitempty"`
+	// Timeout bounds the wait for the person (0: the configured request_timeout, which
+	// defaults to waiting until the caller gives up).
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // Decision is the answer for one request.

@@ -1,0 +1,174 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// AuditQuery narrows an audit listing.
+type AuditQuery struct {
+	Since     time.Time
+	Until     time.Time
+	Tool      string
+	Verdict   Verdict
+	Run       string
+	Session   string
+	RequestID string
+	Limit     int // default 200
+}
+
+// auditWriter batches audit records off the hot path; Flush and Close write what is
+// queued.
+type auditWriter struct {
+	db     *gorm.DB
+	log    *slog.Logger
+	queue  chan auditItem
+	wg     sync.WaitGroup
+	mu     sync.RWMutex
+	closed bool
+}
+
+type auditItem struct {
+	rec   *AuditRecord
+	flush chan struct{}
+}
+
+func newAuditWriter(db *gorm.DB, log *slog.Logger) *auditWriter {
+	w := &auditWriter{db: db, log: log, queue: make(chan auditItem, 4096)}
+	w.wg.Add(1)
+	go w.loop()
+	return w
+}
+
+func (w *auditWriter) loop() {
+	defer w.wg.Done()
+	var batch []*AuditRecord
+	write := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if err := w.db.CreateInBatches(batch, 200).Error; err != nil {
+			w.log.Error("write permission audit", "records", len(batch), "err", err)
+		}
+		batch = batch[:0]
+	}
+	for it := range w.queue {
+		if it.rec != nil {
+			batch = append(batch, it.rec)
+		}
+		if it.flush != nil || len(batch) >= 200 || len(w.queue) == 0 {
+			write()
+		}
+		if it.flush != nil {
+			close(it.flush)
+		}
+	}
+	write()
+}
+
+func (w *auditWriter) add(rec *AuditRecord) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		// After Close the table is written directly (rare: a late timer or answer).
+		if err := w.db.Create(rec).Error; err != nil {
+			w.log.Error("write permission audit", "err", err)
+		}
+		return
+	}
+	w.queue <- auditItem{rec: rec}
+}
+
+// Flush waits until every queued record is written.
+func (w *auditWriter) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		return nil
+	}
+	select {
+	case w.queue <- auditItem{flush: done}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *auditWriter) close() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.closed = true
+	close(w.queue)
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+// auditRecord builds the audit row of a decision.
+func auditRecord(req Request, d Decision, now time.Time) *AuditRecord {
+	reasons, _ := json.Marshal(d.Reasons)
+	asked := req.Context.Caller.Description
+	if req.Context.Caller.PID > 0 {
+		asked += " pid " + strconv.Itoa(req.Context.Caller.PID)
+	}
+	return &AuditRecord{
+		RequestID: req.ID, Tool: req.Tool, Subject: Redact(req.Subject()), Tier: d.Tier,
+		Verdict: d.Verdict, Layer: d.Layer, Kind: d.Kind, InteractiveOnly: d.InteractiveOnly,
+		Reasons: Redact(string(reasons)), Rule: d.Rule, Session: req.Context.Session, Run: req.Context.Run,
+		Task: req.Context.Task, Department: req.Context.Department, Cwd: req.Context.Cwd,
+		AskedBy: asked, AnsweredBy: d.AnsweredBy, WaitedMs: d.Waited.Milliseconds(), CreatedAt: now,
+	}
+}
+
+// Audit lists decisions, newest first.
+func (b *Broker) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
+	if err := b.audit.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("flush audit: %w", err)
+	}
+	tx := b.db.WithContext(ctx).Order("id DESC")
+	if !q.Since.IsZero() {
+		tx = tx.Where("created_at >= ?", q.Since)
+	}
+	if !q.Until.IsZero() {
+		tx = tx.Where("created_at < ?", q.Until)
+	}
+	if q.Tool != "" {
+		tx = tx.Where("tool = ?", q.Tool)
+	}
+	if q.Verdict != "" {
+		tx = tx.Where("verdict = ?", q.Verdict)
+	}
+	if q.Run != "" {
+		tx = tx.Where("run = ?", q.Run)
+	}
+	if q.Session != "" {
+		tx = tx.Where("session = ?", q.Session)
+	}
+	if q.RequestID != "" {
+		tx = tx.Where("request_id = ?", q.RequestID)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 200
+	}
+	var out []AuditRecord
+	if err := tx.Limit(limit).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("query permission audit: %w", err)
+	}
+	return out, nil
+}

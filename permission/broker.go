@@ -1,0 +1,576 @@
+package permission
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/permission/preflight"
+)
+
+// Publisher receives the broker's events; the app's event bus implements it.
+type Publisher interface {
+	Publish(topic string, payload any)
+}
+
+// Event topics.
+const (
+	TopicRequested = "permission.requested" // payload PendingRequest
+	TopicDecided   = "permission.decided"   // payload DecidedEvent
+)
+
+// Errors of Answer and Await.
+var (
+	ErrNotPending      = errors.New("no such pending request")
+	ErrInteractiveOnly = errors.New("interactive-only request")
+	ErrBadAnswer       = errors.New("answer not accepted")
+	ErrClosed          = errors.New("permission broker closed")
+	ErrRequestMismatch = errors.New("request id reused for a different request")
+)
+
+// BrokerOptions configure NewBroker.
+type BrokerOptions struct {
+	DB        *gorm.DB  // required; Migrate must have run
+	Settings  Effective // from Resolve; the zero value means DefaultEffective()
+	Publisher Publisher // may be nil
+	Isolation Isolation // may be nil until the sandbox adapter exists
+	Preflight preflight.Options
+	// RecoveryGrace is how long a request recovered at start-up waits for its caller
+	// to re-attach (Await with the same ID) before it is marked expired. Default 2m.
+	RecoveryGrace time.Duration
+	Logger        *slog.Logger
+}
+
+// Broker decides every tool call and waits for the person when the decision is ask.
+type Broker struct {
+	db        *gorm.DB
+	pub       Publisher
+	iso       atomic.Pointer[Isolation]
+	grants    *Grants
+	cfg       atomic.Pointer[compiled]
+	preflight preflight.Options
+	log       *slog.Logger
+	audit     *auditWriter
+	grace     time.Duration
+
+	mu      sync.Mutex
+	pending map[string]*pendingEntry
+	closed  bool
+	stop    chan struct{}
+}
+
+type pendingEntry struct {
+	req       Request
+	ask       Decision
+	created   time.Time
+	deadline  time.Time
+	waiters   int
+	recovered bool
+	claimed   bool
+	done      chan struct{}
+	final     Decision
+}
+
+// PendingRequest is a request waiting for a person, as surfaces show it.
+type PendingRequest struct {
+	ID              string     `json:"id"`
+	Request         Request    `json:"request"`
+	Summary         string     `json:"summary"`
+	Tier            Tier       `json:"tier"`
+	Kind            Kind       `json:"kind,omitempty"`
+	InteractiveOnly bool       `json:"interactiveOnly"`
+	Reasons         []string   `json:"reasons,omitempty"`
+	Scopes          []Scope    `json:"scopes"` // the scopes an allow may choose
+	CreatedAt       time.Time  `json:"createdAt"`
+	Deadline        *time.Time `json:"deadline,omitempty"`
+	CallerWaiting   bool       `json:"callerWaiting"` // false for a request recovered at start-up whose caller has not re-attached
+}
+
+// DecidedEvent is the payload of permission.decided.
+type DecidedEvent struct {
+	ID       string   `json:"id"`
+	Summary  string   `json:"summary"`
+	Decision Decision `json:"decision"`
+}
+
+// NewBroker loads the grants, recovers the requests that were pending when the app
+// stopped (marking expired those whose caller is gone) and starts the audit writer.
+func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
+	if o.DB == nil {
+		return nil, errors.New("new permission broker: no database")
+	}
+	if o.Settings.ApprovalPolicy == "" {
+		o.Settings = DefaultEffective()
+	}
+	cfg, err := compile(o.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("new permission broker: %w", err)
+	}
+	grants, err := OpenGrants(ctx, o.DB)
+	if err != nil {
+		return nil, fmt.Errorf("new permission broker: %w", err)
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	b := &Broker{
+		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight,
+		log: log, grace: o.RecoveryGrace, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
+	}
+	if b.grace <= 0 {
+		b.grace = 2 * time.Minute
+	}
+	b.cfg.Store(cfg)
+	b.SetIsolation(o.Isolation)
+	b.audit = newAuditWriter(o.DB, log)
+	if err := b.recover(ctx); err != nil {
+		b.audit.close()
+		return nil, fmt.Errorf("new permission broker: %w", err)
+	}
+	return b, nil
+}
+
+// Reload swaps in a new configuration (config.toml changed); requests already waiting
+// keep the decision they were asked with.
+func (b *Broker) Reload(e Effective) error {
+	cfg, err := compile(e)
+	if err != nil {
+		return fmt.Errorf("reload permission settings: %w", err)
+	}
+	b.cfg.Store(cfg)
+	return nil
+}
+
+// Settings returns the effective configuration in use.
+func (b *Broker) Settings() Effective { return b.cfg.Load().eff }
+
+// Grants returns the grant store (list, revoke).
+func (b *Broker) Grants() *Grants { return b.grants }
+
+// SetIsolation installs the sandbox's isolation verdict (nil removes it).
+func (b *Broker) SetIsolation(iso Isolation) {
+	if iso == nil {
+		b.iso.Store(nil)
+		return
+	}
+	b.iso.Store(&iso)
+}
+
+// Check runs the pipeline without hooks, the reviewer or waiting, for `airlock check`:
+// the verdict the request would get under the effective policy, and why.
+func (b *Broker) Check(ctx context.Context, req Request) Evaluation {
+	return b.evaluate(ctx, &req, evalMode{})
+}
+
+// Await decides a request and, when it asks, blocks until the person or the policy
+// answers, its timeout passes, or ctx ends (then the request is cancelled, unless the
+// broker is shutting down, in which case it stays pending for the next start). Passing
+// the ID of a request that is still pending re-attaches to it; the ID of one answered
+// while its caller was away returns that answer.
+func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
+	if req.Tool == "" {
+		return Decision{}, errors.New("permission request without a tool")
+	}
+	if req.ID == "" {
+		req.ID = newID("req")
+	} else if d, ok, err := b.attach(ctx, req); ok || err != nil {
+		return d, err
+	}
+	ev := b.evaluate(ctx, &req, evalMode{hooks: true, reviewer: true})
+	d := ev.Decision
+	d.RequestID = req.ID
+	if d.Verdict != Ask {
+		b.record(req, d)
+		return d, nil
+	}
+	e := &pendingEntry{req: req, ask: d, created: time.Now().UTC(), waiters: 1, done: make(chan struct{})}
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = b.cfg.Load().eff.RequestTimeout
+	}
+	if timeout > 0 {
+		e.deadline = e.created.Add(timeout)
+	}
+	if err := b.persistPending(ctx, e); err != nil {
+		d = denyWith(d, LayerPolicy, "the request could not be recorded, so it is refused: "+err.Error())
+		b.record(req, d)
+		return d, err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return denyWith(d, LayerPolicy, "Airlock is shutting down"), ErrClosed
+	}
+	b.pending[req.ID] = e
+	b.mu.Unlock()
+	b.publish(TopicRequested, e.view())
+	return b.waitEntry(ctx, e)
+}
+
+// attach re-joins a pending request with the same ID, or returns the answer given while
+// its caller was away. ok is false when the request must be evaluated afresh.
+func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error) {
+	b.mu.Lock()
+	if e, ok := b.pending[req.ID]; ok && !e.claimed {
+		if !sameRequest(e.req, req) {
+			b.mu.Unlock()
+			return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
+		}
+		e.waiters++
+		b.mu.Unlock()
+		d, err := b.waitEntry(ctx, e)
+		return d, true, err
+	}
+	b.mu.Unlock()
+	var rec PendingRecord
+	err := b.db.WithContext(ctx).Where("id = ?", req.ID).Limit(1).Find(&rec).Error
+	if err != nil || rec.ID == "" || rec.Status != StatusAnswered {
+		return Decision{}, false, nil
+	}
+	var stored Request
+	if json.Unmarshal([]byte(rec.RequestJSON), &stored) != nil || !sameRequest(stored, req) {
+		return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
+	}
+	var d Decision
+	if err := json.Unmarshal([]byte(rec.AnswerJSON), &d); err != nil {
+		return Decision{}, false, nil
+	}
+	return d, true, nil
+}
+
+// sameRequest compares what was asked: the tool, the parameters and the context.
+func sameRequest(a, b Request) bool {
+	if a.Tool != b.Tool || !jsonEqual(a.Params, b.Params) {
+		return false
+	}
+	ca, _ := json.Marshal(a.Context)
+	cb, _ := json.Marshal(b.Context)
+	return bytes.Equal(ca, cb) && (a.Escalation == nil) == (b.Escalation == nil)
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
+}
+
+func (b *Broker) waitEntry(ctx context.Context, e *pendingEntry) (Decision, error) {
+	var timer <-chan time.Time
+	if !e.deadline.IsZero() {
+		t := time.NewTimer(time.Until(e.deadline))
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-e.done:
+		return e.final, nil
+	case <-timer:
+		if b.claim(e) {
+			d := denyWith(e.ask, LayerPolicy, fmt.Sprintf("no answer within %s", e.deadline.Sub(e.created).Round(time.Second)))
+			b.complete(e, d, StatusTimedOut)
+		}
+		<-e.done
+		return e.final, nil
+	case <-b.stop:
+		return denyWith(e.ask, LayerPolicy, "Airlock is shutting down; the request stays pending"), ErrClosed
+	case <-ctx.Done():
+		b.mu.Lock()
+		e.waiters--
+		last := e.waiters == 0 && !e.claimed && !b.closed
+		if last {
+			e.claimed = true
+		}
+		b.mu.Unlock()
+		if last {
+			b.complete(e, denyWith(e.ask, LayerPolicy, "the caller stopped waiting"), StatusCancelled)
+		}
+		return denyWith(e.ask, LayerPolicy, "the caller stopped waiting"), ctx.Err()
+	}
+}
+
+// claim marks an entry as being decided; only one claimer wins.
+func (b *Broker) claim(e *pendingEntry) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e.claimed {
+		return false
+	}
+	e.claimed = true
+	return true
+}
+
+// complete persists the final decision of a claimed entry, wakes its callers, and
+// records and publishes the decision.
+func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
+	d.RequestID = e.req.ID
+	d.Waited = time.Since(e.created)
+	body, _ := json.Marshal(d)
+	if err := b.db.Model(&PendingRecord{}).Where("id = ?", e.req.ID).
+		Updates(map[string]any{"status": status, "answer_json": string(body), "updated_at": time.Now().UTC()}).Error; err != nil {
+		b.log.Error("persist permission answer", "request", e.req.ID, "err", err)
+	}
+	b.mu.Lock()
+	delete(b.pending, e.req.ID)
+	e.final = d
+	b.mu.Unlock()
+	close(e.done)
+	b.record(e.req, d)
+}
+
+func denyWith(d Decision, l Layer, reason string) Decision {
+	d.Verdict, d.Layer = Deny, l
+	d.Reasons = append(append([]string(nil), d.Reasons...), reason)
+	return d
+}
+
+// record audits and publishes a final decision.
+func (b *Broker) record(req Request, d Decision) {
+	b.audit.add(auditRecord(req, d, time.Now().UTC()))
+	b.publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: Redact(describe(req)), Decision: d})
+}
+
+func (b *Broker) publish(topic string, payload any) {
+	if b.pub != nil {
+		b.pub.Publish(topic, payload)
+	}
+}
+
+// scopes returns the scopes an allow may choose for a request.
+func (e *pendingEntry) scopes() []Scope {
+	if e.ask.InteractiveOnly || e.ask.Tier == P2 {
+		return []Scope{ScopeOnce}
+	}
+	if e.req.Context.Session == "" {
+		return []Scope{ScopeOnce, ScopeAlways}
+	}
+	return []Scope{ScopeOnce, ScopeSession, ScopeAlways}
+}
+
+func (e *pendingEntry) view() PendingRequest {
+	p := PendingRequest{
+		ID: e.req.ID, Request: e.req, Summary: Redact(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
+		InteractiveOnly: e.ask.InteractiveOnly, Reasons: e.ask.Reasons, Scopes: e.scopes(),
+		CreatedAt: e.created, CallerWaiting: e.waiters > 0,
+	}
+	if !e.deadline.IsZero() {
+		dl := e.deadline
+		p.Deadline = &dl
+	}
+	return p
+}
+
+// Pending lists the requests waiting for a person, oldest first.
+func (b *Broker) Pending() []PendingRequest {
+	b.mu.Lock()
+	out := make([]PendingRequest, 0, len(b.pending))
+	for _, e := range b.pending {
+		if !e.claimed {
+			out = append(out, e.view())
+		}
+	}
+	b.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Answer answers a pending request. A deny is accepted from any surface. An allow of an
+// interactive-only request needs Interactive (a click in the window, or a typed
+// confirmation on a TTY) and By window or cli-tty; P2 allows are refused from the tray
+// and notifications; session and always scopes exist for P1 only.
+func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, error) {
+	b.mu.Lock()
+	e, ok := b.pending[id]
+	if !ok || e.claimed {
+		b.mu.Unlock()
+		return Decision{}, fmt.Errorf("answer %s: %w (already answered, expired, or unknown; see `airlock approvals list`)", id, ErrNotPending)
+	}
+	if err := validateAnswer(e, a); err != nil {
+		b.mu.Unlock()
+		return Decision{}, fmt.Errorf("answer %s: %w", id, err)
+	}
+	e.claimed = true
+	b.mu.Unlock()
+
+	d := e.ask
+	d.Reasons = append([]string(nil), e.ask.Reasons...)
+	d.Layer, d.AnsweredBy = LayerPerson, a.By
+	if a.Allow {
+		d.Verdict = Allow
+		d.Scope = a.Scope
+		if d.Scope == "" {
+			d.Scope = ScopeOnce
+		}
+		d.Reasons = append(d.Reasons, "allowed by the person ("+a.By+", "+string(d.Scope)+")"+suffix(a.Reason))
+		if d.Scope == ScopeSession || d.Scope == ScopeAlways {
+			pattern := a.Pattern
+			if pattern == "" {
+				pattern = e.req.Subject()
+			}
+			g := GrantRecord{Tool: e.req.Tool, Pattern: pattern, Scope: d.Scope, CreatedBy: a.By, RequestID: id}
+			if d.Scope == ScopeSession {
+				g.Session = e.req.Context.Session
+			} else {
+				g.Department, g.Workspace = e.req.Context.Department, e.req.Context.Workspace
+			}
+			if _, err := b.grants.Add(ctx, g); err != nil {
+				d.Reasons = append(d.Reasons, "the grant could not be remembered: "+err.Error())
+			}
+		}
+	} else {
+		d.Verdict = Deny
+		d.Reasons = append(d.Reasons, "denied by the person ("+a.By+")"+suffix(a.Reason))
+	}
+	b.complete(e, d, StatusAnswered)
+	return d, nil
+}
+
+func validateAnswer(e *pendingEntry, a Answer) error {
+	switch a.By {
+	case ByWindow, ByTray, ByNotification, ByCLITTY, ByAPI:
+	default:
+		return fmt.Errorf("%w: by %q: want window, tray, notification, cli-tty or api", ErrBadAnswer, a.By)
+	}
+	if !a.Allow {
+		return nil
+	}
+	if e.ask.InteractiveOnly {
+		if !a.Interactive || (a.By != ByWindow && a.By != ByCLITTY) {
+			return fmt.Errorf("%w (%s): only a person can allow it, with a click in Airlock's window or a typed confirmation on a terminal (`airlock approvals allow %s` from a TTY)", ErrInteractiveOnly, e.ask.Kind, e.req.ID)
+		}
+	}
+	if (e.ask.Tier == P2 || e.ask.InteractiveOnly) && (a.By == ByTray || a.By == ByNotification) {
+		return fmt.Errorf("%w: P2 requests cannot be allowed from the %s; open Airlock's window", ErrBadAnswer, a.By)
+	}
+	switch a.Scope {
+	case "", ScopeOnce:
+	case ScopeSession, ScopeAlways:
+		allowed := false
+		for _, s := range e.scopes() {
+			allowed = allowed || s == a.Scope
+		}
+		if !allowed {
+			if e.ask.Tier == P2 || e.ask.InteractiveOnly {
+				return fmt.Errorf("%w: %s requests ask every time, so only --once can be chosen", ErrBadAnswer, e.ask.Tier)
+			}
+			return fmt.Errorf("%w: scope %s needs a session; use once or always", ErrBadAnswer, a.Scope)
+		}
+	default:
+		return fmt.Errorf("%w: scope %q: want once, session or always", ErrBadAnswer, a.Scope)
+	}
+	return nil
+}
+
+func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
+	reqJSON, err := json.Marshal(e.req)
+	if err != nil {
+		return fmt.Errorf("encode request: %w", err)
+	}
+	askJSON, _ := json.Marshal(e.ask)
+	rec := PendingRecord{
+		ID: e.req.ID, Tool: e.req.Tool, Subject: Redact(e.req.Subject()), RequestJSON: string(reqJSON),
+		DecisionJSON: string(askJSON), Tier: e.ask.Tier, Kind: e.ask.Kind, InteractiveOnly: e.ask.InteractiveOnly,
+		Status: StatusPending, CallerPID: e.req.Context.Caller.PID, CreatedAt: e.created, UpdatedAt: e.created,
+	}
+	if !e.deadline.IsZero() {
+		dl := e.deadline
+		rec.Deadline = &dl
+	}
+	if err := b.db.WithContext(context.WithoutCancel(ctx)).Save(&rec).Error; err != nil {
+		return fmt.Errorf("persist pending request %s: %w", e.req.ID, err)
+	}
+	return nil
+}
+
+// recover reloads the requests that were pending when the app stopped.
+func (b *Broker) recover(ctx context.Context) error {
+	var rows []PendingRecord
+	if err := b.db.WithContext(ctx).Where("status = ?", StatusPending).Order("created_at").Find(&rows).Error; err != nil {
+		return fmt.Errorf("load pending requests: %w", err)
+	}
+	for _, r := range rows {
+		e := &pendingEntry{created: r.CreatedAt, recovered: true, done: make(chan struct{})}
+		if json.Unmarshal([]byte(r.RequestJSON), &e.req) != nil || json.Unmarshal([]byte(r.DecisionJSON), &e.ask) != nil {
+			e.req = Request{ID: r.ID, Tool: r.Tool}
+			e.ask = Decision{RequestID: r.ID, Verdict: Ask, Tier: P2, InteractiveOnly: true}
+			e.claimed = true
+			b.complete(e, denyWith(e.ask, LayerPolicy, "the stored request could not be read; expired at start-up"), StatusExpired)
+			continue
+		}
+		if r.Deadline != nil {
+			e.deadline = *r.Deadline
+		}
+		if pid := r.CallerPID; pid > 0 && !processAlive(pid) {
+			e.claimed = true
+			b.complete(e, denyWith(e.ask, LayerPolicy, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
+			continue
+		}
+		b.pending[r.ID] = e
+		time.AfterFunc(b.grace, func() { b.expireUnattached(e) })
+	}
+	return nil
+}
+
+// expireUnattached expires a recovered request nobody re-attached to.
+func (b *Broker) expireUnattached(e *pendingEntry) {
+	b.mu.Lock()
+	expire := e.waiters == 0 && !e.claimed && !b.closed
+	if expire {
+		e.claimed = true
+	}
+	b.mu.Unlock()
+	if expire {
+		b.complete(e, denyWith(e.ask, LayerPolicy, "nobody was waiting for it after a restart; expired"), StatusExpired)
+	}
+}
+
+// processAlive reports whether a process exists (EPERM means it exists but is not ours).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// AfterToolUse runs the afterToolUse hooks with the outcome of a call the broker allowed.
+func (b *Broker) AfterToolUse(ctx context.Context, req Request, d Decision, out Outcome) {
+	runAfterHooks(ctx, b.log, b.cfg.Load().eff.AfterHooks, req, d, out)
+}
+
+// FlushAudit waits until every decision so far is in the audit table.
+func (b *Broker) FlushAudit(ctx context.Context) error { return b.audit.Flush(ctx) }
+
+// Close stops the broker: callers still waiting get ErrClosed and their requests stay
+// pending in the database for the next start.
+func (b *Broker) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	close(b.stop)
+	b.mu.Unlock()
+	b.audit.close()
+	return nil
+}

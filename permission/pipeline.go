@@ -1,0 +1,294 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/airlock-app/airlock/permission/preflight"
+)
+
+// compiled is an Effective configuration ready for the hot path.
+type compiled struct {
+	eff      Effective
+	tiers    TierTable
+	rules    *RuleSet
+	reviewer *Reviewer
+}
+
+func compile(e Effective) (*compiled, error) {
+	rs, err := NewRuleSet(e.Rules)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{eff: e, tiers: NewTierTable(e.Tiers), rules: rs}
+	if len(e.ReviewerCommand) > 0 {
+		c.reviewer = &Reviewer{Command: e.ReviewerCommand, Timeout: e.ReviewerTimeout}
+	}
+	return c, nil
+}
+
+// Evaluation is the pipeline's full account of one request, for `airlock check` and
+// the popup: every step's input to the final decision.
+type Evaluation struct {
+	Decision       Decision            `json:"decision"`
+	BaseTier       Tier                `json:"baseTier"`
+	ApprovalPolicy ApprovalPolicy      `json:"approvalPolicy"`
+	PolicyFrom     string              `json:"approvalPolicyFrom"`
+	Reviewer       ReviewerMode        `json:"reviewer"`
+	Isolation      string              `json:"isolation,omitempty"` // the sandbox's denial
+	Findings       []preflight.Finding `json:"findings,omitempty"`
+	KnownSafe      bool                `json:"knownSafe"`
+	Segments       []preflight.Segment `json:"segments,omitempty"`
+	Rule           *Rule               `json:"rule,omitempty"`
+	Grant          *GrantRecord        `json:"grant,omitempty"`
+	Notes          []string            `json:"notes,omitempty"`
+}
+
+// evalMode says which side-effecting steps run.
+type evalMode struct {
+	hooks    bool
+	reviewer bool
+}
+
+var strictMessage = "ops.strict is on: destructive shell commands are denied. Make the change through the ops flow instead: ops_plan → ops_diff → ops_approve → ops_apply"
+
+// evaluate runs DESIGN.md §5 steps 1–7 (the person is step 7's fallback, handled by the
+// broker when the verdict is ask).
+func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Evaluation {
+	cfg := b.cfg.Load()
+	pol := cfg.eff.ApprovalPolicy
+	polFrom := cfg.eff.ApprovalPolicyFrom
+	if p := req.Context.Policy.ApprovalPolicy; p != "" {
+		if parsed, err := ParseApprovalPolicy(string(p)); err == nil {
+			pol, polFrom = parsed, "request"
+		}
+	}
+	rev := cfg.eff.Reviewer
+	if r := req.Context.Policy.Reviewer; r == ReviewerUser {
+		rev = r // a run may only narrow the reviewer to the person
+	}
+	tier := cfg.tiers.For(req.Tool, req.Context.Policy.Posture)
+	ev := Evaluation{BaseTier: tier, ApprovalPolicy: pol, PolicyFrom: polFrom, Reviewer: rev}
+	d := Decision{RequestID: req.ID, Tier: tier, Params: req.Params}
+	interactive := false
+	mark := func(k Kind, reason string) {
+		interactive = true
+		if d.Kind == "" {
+			d.Kind = k
+		}
+		if reason != "" {
+			d.Reasons = append(d.Reasons, reason)
+		}
+	}
+	finish := func(v Verdict, l Layer, reason string) Evaluation {
+		d.Verdict, d.Layer = v, l
+		if reason != "" {
+			d.Reasons = append(d.Reasons, reason)
+		}
+		d.InteractiveOnly = interactive
+		if interactive {
+			d.Tier = P2
+		} else {
+			d.Tier = tier
+		}
+		ev.Decision = d
+		return ev
+	}
+
+	switch req.Tool {
+	case ToolOpsApprove:
+		mark(KindOpsApprove, "ops_approve is interactive-only: the person approves the plan hash")
+	case ToolAuthorizeDirectory:
+		mark(KindDirectoryAuthorization, "authorizing a directory is interactive-only")
+	}
+	if req.Escalation != nil {
+		mark(KindIsolationEscalation, "asks for more access than the sandbox gives: "+req.Escalation.Reason+suffix(req.Escalation.Denial))
+	}
+
+	// 1. Isolation.
+	isolationCheck := func() {
+		iso := b.iso.Load()
+		if iso == nil || req.Escalation != nil {
+			return
+		}
+		if err := (*iso).Check(ctx, *req); err != nil {
+			ev.Isolation = err.Error()
+			mark(KindIsolationEscalation, "the sandbox denies it: "+err.Error())
+		}
+	}
+	isolationCheck()
+
+	// 2. beforeToolUse hooks.
+	if mode.hooks && len(cfg.eff.BeforeHooks) > 0 {
+		hr := runBeforeHooks(ctx, cfg.eff.BeforeHooks, *req, tier)
+		d.Reasons = append(d.Reasons, hr.reasons...)
+		if hr.blocked {
+			return finish(Deny, LayerHook, "")
+		}
+		tier = tier.Max(hr.tier)
+		if hr.params != nil {
+			req.Params, d.Params = hr.params, hr.params
+			if ev.Isolation == "" {
+				isolationCheck() // the rewritten call gets its own sandbox verdict
+			}
+		}
+	} else if !mode.hooks && len(cfg.eff.BeforeHooks) > 0 {
+		ev.Notes = append(ev.Notes, "before_tool_use hooks were not run")
+	}
+
+	// 3. Preflight.
+	subject := req.Subject()
+	var segments []Segment
+	if req.IsShell() {
+		a := preflight.Analyze(req.Command(), b.preflight)
+		ev.Findings, ev.KnownSafe, ev.Segments = a.Findings, a.KnownSafe, a.Segments
+		segments = make([]Segment, len(a.Segments))
+		for i, s := range a.Segments {
+			segments[i] = Segment{Source: s.Source, Unwrapped: s.Unwrapped}
+		}
+		if len(a.Findings) > 0 {
+			tier = tier.Max(P2)
+			reasons := a.Reasons()
+			if a.Destructive() {
+				if cfg.eff.OpsStrict {
+					d.Kind = KindBashDestructive
+					interactive = true
+					d.Reasons = append(d.Reasons, reasons...)
+					return finish(Deny, LayerPreflight, strictMessage)
+				}
+				mark(KindBashDestructive, "")
+			}
+			if a.SelfApproval() {
+				mark(KindSelfApproval, "")
+			}
+			d.Reasons = append(d.Reasons, reasons...)
+		}
+	}
+
+	// 4. Rules.
+	forceAsk := false
+	m := cfg.rules.Evaluate(req.Tool, subject, segments)
+	if m.Rule != nil {
+		r := *m.Rule
+		ev.Rule = &r
+		d.Rule = r.String()
+	}
+	switch m.Action {
+	case ActionDeny:
+		return finish(Deny, LayerRule, "denied by rule "+m.Rule.String())
+	case ActionAllow:
+		if !interactive {
+			return finish(Allow, LayerRule, "allowed by rule "+m.Rule.String())
+		}
+		ev.Notes = append(ev.Notes, "rule "+m.Rule.String()+" cannot satisfy an interactive-only request")
+	case ActionAsk:
+		forceAsk = true
+		d.Reasons = append(d.Reasons, "rule "+m.Rule.String()+" asks")
+	}
+
+	// 5. Tier, task grant and remembered grants.
+	verdict, layer := Ask, LayerTier
+	switch {
+	case interactive:
+		d.Reasons = append(d.Reasons, "interactive-only: only a person in the window or on a TTY can allow it")
+	case tier == P0 && !forceAsk:
+		verdict = Allow
+	case tier.rank() <= P1.rank():
+		if taskApproves(req) {
+			return finish(Allow, LayerTask, "the task's exact command, approved when the task was created")
+		}
+		if pol != PolicyUntrusted {
+			if g := b.grants.Match(req.Tool, subject, segments, req.Context); g != nil {
+				ev.Grant = g
+				return finish(Allow, LayerGrant, fmt.Sprintf("remembered grant %s (%s %q)", g.ID, g.Scope, g.Pattern))
+			}
+		}
+	}
+
+	// 6. Approval policy.
+	shell := req.IsShell()
+	switch pol {
+	case PolicyUntrusted:
+		if verdict == Allow && shell && !ev.KnownSafe {
+			verdict, layer = Ask, LayerPolicy
+			d.Reasons = append(d.Reasons, "approval_policy untrusted: the command is not on the known-safe read-only list")
+		} else if verdict == Ask && shell && ev.KnownSafe && !interactive && !forceAsk && tier.rank() <= P1.rank() {
+			return finish(Allow, LayerPolicy, "approval_policy untrusted: a known-safe read-only command")
+		}
+	case PolicyOnFailure:
+		if verdict == Ask && !interactive && !forceAsk && tier == P1 && sandboxed(req.Context.Policy) {
+			return finish(Allow, LayerPolicy, "approval_policy on-failure: runs in the sandbox unwatched; a sandbox denial asks to re-run with more access")
+		}
+	case PolicyNever:
+		if verdict == Ask {
+			if interactive || tier == P2 {
+				what := "a P2 request"
+				if interactive {
+					what = "an interactive-only request (" + string(d.Kind) + ")"
+				}
+				return finish(Deny, LayerPolicy, "approval_policy never asks nothing, and "+what+" cannot run without a person")
+			}
+			return finish(Allow, LayerPolicy, "approval_policy never: P1 runs without asking")
+		}
+	}
+	if verdict == Allow {
+		return finish(Allow, layer, "")
+	}
+
+	// 7. Reviewer.
+	if rev == ReviewerAuto && !interactive {
+		switch {
+		case cfg.reviewer == nil:
+			d.Reasons = append(d.Reasons, "auto_review has no [reviewer] command; asking the person")
+		case !mode.reviewer:
+			ev.Notes = append(ev.Notes, "the auto reviewer was not consulted")
+		default:
+			out, err := cfg.reviewer.Review(ctx, ReviewInput{Tool: req.Tool, Params: req.Params, Tier: tier, Reasons: d.Reasons, Context: req.Context})
+			switch {
+			case err != nil:
+				d.Reasons = append(d.Reasons, err.Error()+"; asking the person")
+			case out.Risk == "critical":
+				d.AnsweredBy = "reviewer"
+				return finish(Deny, LayerReviewer, "the reviewer rated the risk critical, which is always denied"+suffix(out.Rationale))
+			case out.Decision == "allow":
+				d.AnsweredBy = "reviewer"
+				return finish(Allow, LayerReviewer, "allowed by the reviewer (risk "+out.Risk+")"+suffix(out.Rationale))
+			default:
+				d.AnsweredBy = "reviewer"
+				return finish(Deny, LayerReviewer, "denied by the reviewer (risk "+out.Risk+")"+suffix(out.Rationale))
+			}
+		}
+	}
+	return finish(Ask, layer, "")
+}
+
+// sandboxed reports whether a policy confines the process (full-access does not; an
+// unknown mode is not assumed to).
+func sandboxed(p PolicySummary) bool {
+	return p.Mode == "read-only" || p.Mode == "workspace-write"
+}
+
+// taskApproves reports whether the request is the dispatch task's own, exact command.
+func taskApproves(req *Request) bool {
+	if len(req.Context.TaskArgv) == 0 {
+		return false
+	}
+	if argv := req.Argv(); argv != nil {
+		return slices.Equal(argv, req.Context.TaskArgv)
+	}
+	return req.Command() == ShellJoin(req.Context.TaskArgv)
+}
+
+// describe renders a request in one line for events and logs.
+func describe(req Request) string {
+	s := req.Subject()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strings.TrimSpace(req.Tool + " " + s)
+}
+
+var _ = json.Valid
