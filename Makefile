@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND := noninteractive
 
 GO      ?= go
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/airlock-app/airlock/app.Version=$(VERSION)
+LDFLAGS := -X github.com/airlock-app/airlock/app/buildinfo.Version=$(VERSION)
 BIN     := build/bin
 
 # What the app, the sandbox and the tests need from Debian.
@@ -41,8 +41,11 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json frontend/pa
 ## build: both executables into build/bin
 build: build-cli build-desktop
 
+# airlock is static and links no core, so its hot paths start fast; airlockd hosts the
+# core headless (`airlock daemon` becomes it).
 build-cli:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlockd ./cmd/airlockd
 
 build-desktop: frontend-deps
 	VERSION=$(VERSION) LDFLAGS="$(LDFLAGS)" scripts/build-desktop.sh

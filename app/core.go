@@ -18,11 +18,9 @@ import (
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/paths"
 	"github.com/airlock-app/airlock/app/secrets"
 )
-
-// Version is set at build time with -ldflags "-X github.com/airlock-app/airlock/app.Version=…".
-var Version = "dev"
 
 // Kind says which executable hosts the core.
 type Kind string
@@ -45,7 +43,7 @@ type Options struct {
 // local API, started and stopped in order.
 type Core struct {
 	Kind      Kind
-	Paths     Paths
+	Paths     paths.Paths
 	DB        *gorm.DB
 	Config    *config.Store
 	Secrets   *secrets.Store
@@ -74,14 +72,14 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	paths, err := ResolvePaths(getenv)
+	p, err := paths.Resolve(getenv)
 	if err != nil {
 		return nil, err
 	}
-	if err := paths.Ensure(); err != nil {
+	if err := p.Ensure(); err != nil {
 		return nil, err
 	}
-	c := &Core{Kind: opts.Kind, Paths: paths, Bus: eventbus.New(), Secrets: secrets.New(),
+	c := &Core{Kind: opts.Kind, Paths: p, Bus: eventbus.New(), Secrets: secrets.New(),
 		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs()}
 
 	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))
@@ -98,7 +96,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := c.openConfig(); err != nil {
 		return nil, err
 	}
-	c.DB, err = openDatabase(ctx, paths.Database, c.migrators())
+	c.DB, err = openDatabase(ctx, p.Database, c.migrators())
 	if err != nil {
 		return nil, err
 	}

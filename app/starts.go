@@ -6,7 +6,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/airlock-app/airlock/app/buildinfo"
+
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // CoreStart records each start of the core, so a start can tell that the previous one
@@ -21,13 +25,7 @@ type CoreStart struct {
 }
 
 // PreviousStart describes the start before this one.
-type PreviousStart struct {
-	Kind      string     `json:"kind"`
-	PID       int        `json:"pid"`
-	StartedAt time.Time  `json:"startedAt"`
-	StoppedAt *time.Time `json:"stoppedAt,omitempty"`
-	Clean     bool       `json:"clean"` // false: it ended without a clean stop
-}
+type PreviousStart = localapi.PreviousStart
 
 func migrateCore(db *gorm.DB) error { return db.AutoMigrate(&CoreStart{}) }
 
@@ -43,7 +41,7 @@ func (c *Core) recordStart(ctx context.Context) (*PreviousStart, error) {
 		if res.RowsAffected > 0 {
 			out = &PreviousStart{Kind: prev.Kind, PID: prev.PID, StartedAt: prev.StartedAt, StoppedAt: prev.StoppedAt, Clean: prev.StoppedAt != nil}
 		}
-		c.startRow = CoreStart{PID: os.Getpid(), Kind: string(c.Kind), Version: Version, StartedAt: c.StartedAt.UTC()}
+		c.startRow = CoreStart{PID: os.Getpid(), Kind: string(c.Kind), Version: buildinfo.Version, StartedAt: c.StartedAt.UTC()}
 		return tx.Create(&c.startRow).Error
 	})
 	if err != nil {

@@ -10,50 +10,29 @@ import (
 	"os"
 	"time"
 
+	"github.com/airlock-app/airlock/app/buildinfo"
+
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/secrets"
 )
 
-// Status is what `airlock status` prints: what runs, where its data lives, and what is wrong.
-type Status struct {
-	Kind      Kind        `json:"kind"`
-	PID       int         `json:"pid"`
-	Version   string      `json:"version"`
-	StartedAt time.Time   `json:"startedAt"`
-	Uptime    string      `json:"uptime"`
-	Paths     Paths       `json:"paths"`
-	Config    ConfigView  `json:"config"`
-	Keyring   KeyringView `json:"keyring"`
-	// Previous is the start before this one; previous.clean false means it was killed.
-	Previous *PreviousStart `json:"previous,omitempty"`
-}
+// Status is the wire status; the core fills it.
+type Status = localapi.Status
 
-// ConfigView is the configuration's health and its effective values.
-type ConfigView struct {
-	Path     string           `json:"path"`
-	Exists   bool             `json:"exists"`
-	LoadedAt time.Time        `json:"loadedAt"`
-	Error    *config.Error    `json:"error,omitempty"`
-	Settings []config.Setting `json:"settings"`
-}
-
-// KeyringView says whether the OS keyring answers.
-type KeyringView struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
-}
+// ConfigView is the configuration's health and effective values.
+type ConfigView = localapi.ConfigView
 
 // Status gathers the status.
 func (c *Core) Status(ctx context.Context) Status {
-	kr := KeyringView{OK: true}
+	kr := localapi.KeyringView{OK: true}
 	kctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := c.Secrets.Check(kctx); err != nil {
-		kr = KeyringView{Error: err.Error()}
+		kr = localapi.KeyringView{Error: err.Error()}
 	}
 	return Status{
-		Kind: c.Kind, PID: os.Getpid(), Version: Version, StartedAt: c.StartedAt,
+		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
 		Config: c.configView(), Keyring: kr, Previous: c.Previous,
 	}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/app/buildinfo"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/localapi"
 )
@@ -27,9 +25,9 @@ func newVersionCmd(e *env) *cobra.Command {
 		Short: "Print Airlock's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := map[string]string{"version": app.Version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}
+			v := map[string]string{"version": buildinfo.Version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}
 			return e.print(v, func(w io.Writer) {
-				fmt.Fprintf(w, "airlock %s (%s, %s/%s)\n", app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				fmt.Fprintf(w, "airlock %s (%s, %s/%s)\n", buildinfo.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			})
 		},
 	}
@@ -45,7 +43,7 @@ func newStatusCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var st app.Status
+			var st localapi.Status
 			err = c.Do(cmd.Context(), "GET", "/v1/status", nil, &st)
 			var nr *localapi.NotRunningError
 			if errors.As(err, &nr) {
@@ -59,13 +57,13 @@ func newStatusCmd(e *env) *cobra.Command {
 			}
 			return e.print(struct {
 				Running bool `json:"running"`
-				app.Status
+				localapi.Status
 			}{true, st}, func(w io.Writer) { printStatus(w, st) })
 		},
 	}
 }
 
-func printStatus(w io.Writer, st app.Status) {
+func printStatus(w io.Writer, st localapi.Status) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Airlock %s is running\t(pid %d, version %s, up %s)\n", st.Kind, st.PID, st.Version, st.Uptime)
 	fmt.Fprintf(tw, "config\t%s\n", configLine(st.Config))
@@ -86,7 +84,7 @@ func printStatus(w io.Writer, st app.Status) {
 	}
 }
 
-func configLine(c app.ConfigView) string {
+func configLine(c localapi.ConfigView) string {
 	switch {
 	case c.Error != nil:
 		return c.Path + " — BROKEN (see below)"
@@ -98,32 +96,25 @@ func configLine(c app.ConfigView) string {
 }
 
 func newDaemonCmd(e *env) *cobra.Command {
-	var tcp string
-	cmd := &cobra.Command{
-		Use:   "daemon",
+	return &cobra.Command{
+		Use:   "daemon [--tcp ADDR]",
 		Short: "Run the Airlock core headless (no window) until SIGINT or SIGTERM",
 		Long: "Runs the same core as the desktop app, without a window: scheduled runs, the sandbox, the\n" +
-			"approval broker and the local API. Answer approvals with `airlock approvals` from a terminal.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			flags := map[string]any{}
-			if tcp != "" {
-				flags["api.tcp_address"] = tcp
+			"approval broker and the local API. Answer approvals with `airlock approvals` from a terminal.\n\n" +
+			"  --tcp ADDR   also listen on this loopback address (for example 127.0.0.1:7391), guarded by a\n" +
+			"               bearer token kept in the OS keyring\n\n" +
+			"The core lives in airlockd beside airlock (so that this command line stays small and fast);\n" +
+			"airlock daemon becomes that process, with the same pid.",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range args {
+				if a == "-h" || a == "--help" {
+					return cmd.Help()
+				}
 			}
-			core, err := app.Open(ctx, app.Options{Kind: app.KindDaemon, Getenv: e.getenv, Flags: flags})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "airlock daemon: running as pid %d, socket %s (stop with Ctrl-C or SIGTERM)\n", os.Getpid(), core.Paths.Socket)
-			runErr := core.Run(ctx, nil)
-			slog.Info("airlock daemon: stopping")
-			return errors.Join(runErr, core.Close())
+			return execBeside("airlockd", args, "build it with `make build`")
 		},
 	}
-	cmd.Flags().StringVar(&tcp, "tcp", "", "also listen on this loopback address (for example 127.0.0.1:7391), guarded by a bearer token kept in the keyring")
-	return cmd
 }
 
 func newConfigCmd(e *env) *cobra.Command {
@@ -163,10 +154,10 @@ func newConfigCmd(e *env) *cobra.Command {
 // localConfigView reads the configuration as this process sees it: config.toml under
 // this process's environment. The running core may see another environment; its view
 // is in `airlock status`.
-func localConfigView(_ context.Context, e *env) (app.ConfigView, error) {
+func localConfigView(_ context.Context, e *env) (localapi.ConfigView, error) {
 	p, err := e.paths()
 	if err != nil {
-		return app.ConfigView{}, err
+		return localapi.ConfigView{}, err
 	}
 	st := config.State{Path: p.ConfigFile}
 	data, err := os.ReadFile(p.ConfigFile)
@@ -180,13 +171,13 @@ func localConfigView(_ context.Context, e *env) (app.ConfigView, error) {
 		}
 		st.File = f
 	case !errors.Is(err, os.ErrNotExist):
-		return app.ConfigView{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
+		return localapi.ConfigView{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
 	}
 	settings, err := config.Effective(st.File, st.Path, e.getenv, nil)
 	if err != nil {
-		return app.ConfigView{}, err
+		return localapi.ConfigView{}, err
 	}
-	return app.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings}, nil
+	return localapi.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings}, nil
 }
 
 func formatValue(v any) string {
@@ -207,17 +198,22 @@ func formatValue(v any) string {
 }
 
 // launchDesktop replaces this process with airlock-desktop found beside it.
-func launchDesktop(e *env) error {
+func launchDesktop(_ *env) error {
+	return execBeside("airlock-desktop", nil, "build it with `make build`, or run the headless core with `airlock daemon`")
+}
+
+// execBeside replaces this process with the named executable found beside this one.
+func execBeside(name string, args []string, hint string) error {
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find the desktop app: %w", err)
+		return fmt.Errorf("find %s: %w", name, err)
 	}
 	if resolved, err := filepath.EvalSymlinks(self); err == nil {
 		self = resolved
 	}
-	desktop := filepath.Join(filepath.Dir(self), "airlock-desktop")
-	if _, err := os.Stat(desktop); err != nil {
-		return fmt.Errorf("the desktop app is not installed beside %s (looked for %s): build it with `make build`, or run the headless core with `airlock daemon`", self, desktop)
+	target := filepath.Join(filepath.Dir(self), name)
+	if _, err := os.Stat(target); err != nil {
+		return fmt.Errorf("%s is not installed beside %s (looked for %s): %s", name, self, target, hint)
 	}
-	return syscall.Exec(desktop, []string{desktop}, os.Environ())
+	return syscall.Exec(target, append([]string{target}, args...), os.Environ())
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/paths"
 )
 
 // Exit codes of the CLI's own failures.
@@ -33,7 +33,7 @@ type env struct {
 }
 
 // paths resolves the data paths from the environment.
-func (e *env) paths() (app.Paths, error) { return app.ResolvePaths(e.getenv) }
+func (e *env) paths() (paths.Paths, error) { return paths.Resolve(e.getenv) }
 
 // client returns a local API client for the running app or daemon.
 func (e *env) client() (*localapi.Client, error) {

@@ -25,11 +25,16 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "airlock")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build airlock:", err)
-		os.Exit(1)
+	for out, pkg := range map[string]string{binary: ".", filepath.Join(dir, "airlockd"): "../airlockd"} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if pkg == "." {
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build", pkg, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -126,6 +131,21 @@ func TestVersionLinksNoGUI(t *testing.T) {
 	for _, lib := range []string{"gtk", "webkit", "javascriptcore"} {
 		if strings.Contains(strings.ToLower(string(ldd)), lib) {
 			t.Errorf("the CLI links %s:\n%s", lib, ldd)
+		}
+	}
+}
+
+// The command line must stay small: no database, no core, no GUI.
+func TestCLILinksNoCore(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == "gorm.io/gorm", dep == "github.com/mattn/go-sqlite3", dep == "github.com/airlock-app/airlock/app",
+			strings.HasPrefix(dep, "github.com/wailsapp/"):
+			t.Errorf("cmd/airlock depends on %s", dep)
 		}
 	}
 }

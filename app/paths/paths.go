@@ -1,4 +1,5 @@
-package app
+// Package paths computes where Airlock keeps its files (DESIGN.md §2).
+package paths
 
 import (
 	"errors"
@@ -20,8 +21,8 @@ type Paths struct {
 	Socket     string `json:"socket"`     // the local API's unix socket
 }
 
-// ResolvePaths computes the paths from the environment, without touching the disk.
-func ResolvePaths(getenv func(string) string) (Paths, error) {
+// Resolve computes the paths from the environment, without touching the disk.
+func Resolve(getenv func(string) string) (Paths, error) {
 	if home := getenv("AIRLOCK_HOME"); home != "" {
 		if !filepath.IsAbs(home) {
 			abs, err := filepath.Abs(home)
