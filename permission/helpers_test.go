@@ -1,0 +1,138 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// openDB opens a real SQLite database in dir the way the app does, and migrates it.
+func openDB(t testing.TB, dir string) *gorm.DB {
+	t.Helper()
+	dsn := "file:" + filepath.Join(dir, "airlock.db") + "?_journal_mode=WAL&_foreign_keys=1&_busy_timeout=10000&_txlock=immediate&_synchronous=NORMAL"
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, NowFunc: func() time.Time { return time.Now().UTC() }})
+	if err != nil {
+		t.Fatalf("open db: %v", err)
+	}
+	if err := Migrate(db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
+}
+
+func closeDB(t testing.TB, db *gorm.DB) {
+	t.Helper()
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlDB.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// script writes an executable shell script and returns its path.
+func script(t testing.TB, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// events records what the broker publishes.
+type events struct {
+	mu   sync.Mutex
+	list []event
+	ch   chan event
+}
+
+type event struct {
+	topic   string
+	payload any
+}
+
+func newEvents() *events { return &events{ch: make(chan event, 100000)} }
+
+func (e *events) Publish(topic string, payload any) {
+	e.mu.Lock()
+	e.list = append(e.list, event{topic, payload})
+	e.mu.Unlock()
+	e.ch <- event{topic, payload}
+}
+
+// waitRequested waits for a permission.requested event.
+func (e *events) waitRequested(t testing.TB) PendingRequest {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-e.ch:
+			if ev.topic == TopicRequested {
+				return ev.payload.(PendingRequest)
+			}
+		case <-timeout:
+			t.Fatal("no permission.requested event")
+		}
+	}
+}
+
+type brokerOpt func(*BrokerOptions)
+
+func newBroker(t testing.TB, db *gorm.DB, eff Effective, opts ...brokerOpt) (*Broker, *events) {
+	t.Helper()
+	ev := newEvents()
+	o := BrokerOptions{DB: db, Settings: eff, Publisher: ev}
+	for _, f := range opts {
+		f(&o)
+	}
+	b, err := NewBroker(context.Background(), o)
+	if err != nil {
+		t.Fatalf("new broker: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b, ev
+}
+
+// effective resolves settings with an empty environment.
+func effective(t testing.TB, s Settings) Effective {
+	t.Helper()
+	e, err := Resolve(Sources{File: s, LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	return e
+}
+
+func params(kv ...string) json.RawMessage {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func bash(cmd string) Request {
+	return Request{Tool: ToolBash, Params: params("command", cmd), Context: Context{Session: "s1", Department: "dev", Cwd: "/work", Policy: PolicySummary{Mode: "workspace-write"}}}
+}
+
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,239 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var reviewerScripts = map[string]string{
+	"allow":    `cat >/dev/null; echo '{"decision":"allow","risk":"low","rationale":"routine"}'`,
+	"deny":     `cat >/dev/null; echo '{"decision":"deny","risk":"medium","rationale":"not needed"}'`,
+	"critical": `cat >/dev/null; echo '{"decision":"allow","risk":"critical","rationale":"wipes prod"}'`,
+	"crash":    `echo boom >&2; exit 3`,
+	"hang":     `sleep 30`,
+	"silent":   `cat >/dev/null`,
+	"garbage":  `cat >/dev/null; echo 'sure, go ahead'`,
+}
+
+// expectMatrix states DESIGN.md §5 steps 5–7 for a non-shell tool of a tier.
+func expectMatrix(pol ApprovalPolicy, tier Tier, interactive bool, rev string) (Verdict, Layer) {
+	if interactive {
+		if pol == PolicyNever {
+			return Deny, LayerPolicy
+		}
+		return Ask, LayerTier // never the reviewer, never a rule or grant
+	}
+	switch tier {
+	case P0:
+		return Allow, LayerTier
+	case P1:
+		if pol == PolicyOnFailure || pol == PolicyNever {
+			return Allow, LayerPolicy
+		}
+	case P2:
+		if pol == PolicyNever {
+			return Deny, LayerPolicy
+		}
+	}
+	switch rev {
+	case "allow":
+		return Allow, LayerReviewer
+	case "deny", "critical":
+		return Deny, LayerReviewer
+	}
+	return Ask, LayerTier // user, or a failing reviewer falls back to the person
+}
+
+func TestPolicyTierInteractiveReviewerMatrix(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	tools := map[Tier]string{P0: ToolReadFile, P1: ToolWriteFile, P2: ToolOpsApply}
+	revs := []string{"user", "allow", "deny", "critical", "crash", "hang", "silent", "garbage"}
+	paths := map[string]string{}
+	for name, body := range reviewerScripts {
+		paths[name] = script(t, "reviewer-"+name, body)
+	}
+	n := 0
+	for _, pol := range []ApprovalPolicy{PolicyUntrusted, PolicyOnRequest, PolicyOnFailure, PolicyNever} {
+		for _, rev := range revs {
+			s := Settings{ApprovalPolicy: string(pol), ApprovalsReviewer: "user"}
+			if rev != "user" {
+				s.ApprovalsReviewer = "auto_review"
+				s.Reviewer = ReviewerSection{Command: []string{paths[rev]}, Timeout: "300ms"}
+			}
+			b, _ := newBroker(t, db, effective(t, s))
+			for _, tier := range []Tier{P0, P1, P2} {
+				for _, interactive := range []bool{false, true} {
+					req := Request{ID: fmt.Sprintf("m%d", n), Tool: tools[tier], Params: params("path", "/work/x"),
+						Context: Context{Session: "s", Policy: PolicySummary{Mode: "workspace-write"}}}
+					if interactive {
+						req.Escalation = &Escalation{Reason: "write outside the workspace"}
+					}
+					n++
+					ev := b.evaluate(context.Background(), &req, evalMode{hooks: true, reviewer: true})
+					wantV, wantL := expectMatrix(pol, tier, interactive, rev)
+					d := ev.Decision
+					if d.Verdict != wantV || d.Layer != wantL {
+						t.Errorf("policy %s, %s, interactive-only %v, reviewer %s: got %s by %s (%v), want %s by %s",
+							pol, tier, interactive, rev, d.Verdict, d.Layer, d.Reasons, wantV, wantL)
+					}
+					if interactive && (!d.InteractiveOnly || d.Kind != KindIsolationEscalation || d.Tier != P2) {
+						t.Errorf("escalation not marked interactive-only P2: %+v", d)
+					}
+					if (rev == "crash" || rev == "hang" || rev == "silent" || rev == "garbage") && d.Verdict == Ask && !interactive &&
+						!strings.Contains(strings.Join(d.Reasons, " "), "asking the person") {
+						t.Errorf("failing reviewer %s: reasons %v do not say it fell back to the person", rev, d.Reasons)
+					}
+				}
+			}
+			_ = b.Close()
+		}
+	}
+	t.Logf("%d matrix cases", n)
+}
+
+func TestReviewerReceivesRequestJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "in.json")
+	rev := script(t, "rev", `cat > `+out+`; echo '{"decision":"deny","risk":"high","rationale":"no"}'`)
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalsReviewer: "auto_review", Reviewer: ReviewerSection{Command: []string{rev}}}))
+	d, err := b.Await(context.Background(), Request{Tool: ToolWebFetch, Params: params("url", "https://example.com"), Context: Context{Run: "run-1"}})
+	if err != nil || d.Verdict != Deny || d.Layer != LayerReviewer || d.AnsweredBy != "reviewer" {
+		t.Fatalf("Await = %+v, %v", d, err)
+	}
+	var in ReviewInput
+	body, _ := os.ReadFile(out)
+	if err := json.Unmarshal(body, &in); err != nil || in.Tool != ToolWebFetch || in.Tier != P1 || in.Context.Run != "run-1" || !strings.Contains(string(in.Params), "example.com") {
+		t.Fatalf("reviewer input %s (%v)", body, err)
+	}
+}
+
+func TestUntrustedKnownSafe(t *testing.T) {
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted"}))
+	ctx := context.Background()
+	cases := []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"ls -la", Allow},
+		{"cat go.mod | wc -l", Allow},
+		{"git status", Ask},
+		{"npm test", Ask},
+		{"ls > out", Ask},
+		{"rm -rf /", Ask},
+	}
+	for _, c := range cases {
+		ev := b.Check(ctx, bash(c.cmd))
+		if ev.Decision.Verdict != c.want {
+			t.Errorf("untrusted %q = %s (%v), want %s", c.cmd, ev.Decision.Verdict, ev.Decision.Reasons, c.want)
+		}
+	}
+	// A bash tier lowered to P0 still asks for unsafe commands under untrusted.
+	b2, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted", Permission: PermissionSection{Tiers: map[string]string{"bash": "P0"}}}))
+	if d := b2.Check(ctx, bash("make install")).Decision; d.Verdict != Ask || d.Layer != LayerPolicy {
+		t.Errorf("untrusted with bash P0: make install = %+v", d)
+	}
+	// A remembered grant does not apply under untrusted.
+	if _, err := b.Grants().Add(ctx, GrantRecord{Tool: ToolBash, Pattern: "npm test", Scope: ScopeAlways, Department: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Check(ctx, bash("npm test")).Decision; d.Verdict != Ask {
+		t.Errorf("untrusted honoured a grant: %+v", d)
+	}
+}
+
+func TestPreflightInPipeline(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}))
+	ev := b.Check(ctx, bash("sudo rm -rf ~"))
+	d := ev.Decision
+	if d.Verdict != Ask || !d.InteractiveOnly || d.Kind != KindBashDestructive || d.Tier != P2 || len(ev.Findings) == 0 {
+		t.Fatalf("rm -rf ~ = %+v", ev)
+	}
+	if !strings.Contains(strings.Join(d.Reasons, "\n"), "rm") {
+		t.Fatalf("reasons do not explain: %v", d.Reasons)
+	}
+	d = b.Check(ctx, bash("airlock approvals allow req_1")).Decision
+	if !d.InteractiveOnly || d.Kind != KindSelfApproval {
+		t.Fatalf("self-approval = %+v", d)
+	}
+	d = b.Check(ctx, bash("echo rm -rf /")).Decision
+	if d.InteractiveOnly || d.Tier != P1 {
+		t.Fatalf("lookalike = %+v", d)
+	}
+	// Unparseable commands cannot be checked: P2, but not interactive-only.
+	d = b.Check(ctx, bash("echo 'unterminated")).Decision
+	if d.Tier != P2 || d.InteractiveOnly {
+		t.Fatalf("unparseable = %+v", d)
+	}
+
+	strict, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{Ops: OpsSection{Strict: ptr(true)}}))
+	sev := strict.Check(ctx, bash("terraform destroy"))
+	if sev.Decision.Verdict != Deny || sev.Decision.Layer != LayerPreflight {
+		t.Fatalf("ops.strict terraform destroy = %+v", sev.Decision)
+	}
+	msg := strings.Join(sev.Decision.Reasons, "\n")
+	if !strings.Contains(msg, "ops_plan → ops_diff → ops_approve → ops_apply") || !strings.Contains(msg, "terraform destroy") {
+		t.Fatalf("strict message = %q", msg)
+	}
+	if d := strict.Check(ctx, bash("terraform plan")).Decision; d.Verdict == Deny {
+		t.Fatalf("ops.strict denied terraform plan: %+v", d)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestCloudOpsPosture(t *testing.T) {
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}))
+	req := bash("aws s3 ls")
+	req.Context.Policy.Posture = PostureCloudOps
+	d := b.Check(context.Background(), req).Decision
+	if d.Tier != P2 || d.Verdict != Ask {
+		t.Fatalf("cloudops bash = %+v", d)
+	}
+	if !PostureNetwork(PostureCloudOps) || PostureNetwork("") {
+		t.Fatal("cloudops must turn the network on")
+	}
+	for _, tool := range []string{"ops_plan", "ops_diff", "ops_verify", "ops_journal"} {
+		if tier := NewTierTable(nil).For(tool, PostureCloudOps); tier != P0 {
+			t.Errorf("cloudops %s = %s, want P0", tool, tier)
+		}
+	}
+	// ops_apply and ops_approve never drop below P2, even when configured lower.
+	tt := NewTierTable(map[string]Tier{"ops_apply": P0, "ops_approve": P1})
+	if tt.For("ops_apply", "") != P2 || tt.For("ops_approve", "") != P2 {
+		t.Fatal("ops tools lowered below P2")
+	}
+}
+
+func TestTaskGrant(t *testing.T) {
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}))
+	ctx := context.Background()
+	argv := []string{"make", "backup", "DEST=/srv/backups dir"}
+	mk := func(argv []string) Request {
+		p, _ := json.Marshal(map[string]any{"argv": argv})
+		return Request{Tool: ToolExec, Params: p, Context: Context{Task: "t1", TaskArgv: []string{"make", "backup", "DEST=/srv/backups dir"}, Policy: PolicySummary{Mode: "workspace-write"}}}
+	}
+	if d := b.Check(ctx, mk(argv)).Decision; d.Verdict != Allow || d.Layer != LayerTask {
+		t.Fatalf("task's own argv = %+v", d)
+	}
+	if d := b.Check(ctx, mk([]string{"make", "backup", "DEST=/"})).Decision; d.Verdict != Ask {
+		t.Fatalf("edited argv = %+v", d)
+	}
+	// The shell form of the same command is the same command.
+	req := bash(ShellJoin(argv))
+	req.Context.TaskArgv = argv
+	if d := b.Check(ctx, req).Decision; d.Verdict != Allow || d.Layer != LayerTask {
+		t.Fatalf("task argv as a command line = %+v", d)
+	}
+	// A destructive task command asks at every run.
+	danger := []string{"rm", "-rf", "/srv/old"}
+	req = mk(danger)
+	req.Context.TaskArgv = danger
+	if d := b.Check(ctx, req).Decision; d.Verdict != Ask || !d.InteractiveOnly {
+		t.Fatalf("destructive task argv = %+v", d)
+	}
+}
