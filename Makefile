@@ -86,7 +86,7 @@ e2e: build
 
 ## bench: Go benchmarks and the comparison scripts (figures go to BENCHMARKS.md)
 bench: build-cli
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	scripts/bench.sh
 
 clean:
 	rm -rf $(BIN) artifacts frontend/dist

@@ -61,7 +61,12 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e *exitError) Unwrap() error { return e.err }
 
 // NewRoot builds the command tree.
@@ -89,6 +94,8 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newStatusCmd(e),
 		newDaemonCmd(e),
 		newConfigCmd(e),
+		newExecCmd(e),
+		newCheckCmd(e),
 	)
 	return root
 }
@@ -112,7 +119,9 @@ func Execute(ctx context.Context, args []string) int {
 	case isUsageError(err):
 		code = ExitUsage
 	}
-	fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+	if ee == nil || ee.err != nil {
+		fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+	}
 	return code
 }
 

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/sandboxconfig"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// policyFlags are the sandbox flags `exec` and `check` share.
+type policyFlags struct {
+	mode          string
+	network       bool
+	cwd           string
+	writableRoots []string
+	protect       []string
+	backend       string
+}
+
+func (f *policyFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.mode, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
+	fs.BoolVar(&f.network, "network", false, "allow network access")
+	fs.StringVar(&f.cwd, "cwd", "", "working directory, the writable root (default: the current directory)")
+	fs.StringArrayVar(&f.writableRoots, "writable-root", nil, "another writable directory (repeatable)")
+	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
+	fs.StringVar(&f.backend, "backend", "", "isolation backend: auto | os | app")
+}
+
+// layer turns the flags given on the command line (and only those) into a layer.
+func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
+	var l sandbox.Layer
+	if fs.Changed("sandbox") {
+		l.Mode = &f.mode
+	}
+	if fs.Changed("network") {
+		l.Network = &f.network
+	}
+	if fs.Changed("writable-root") {
+		l.WritableRoots = f.writableRoots
+	}
+	if fs.Changed("protect") {
+		l.Protected = f.protect
+	}
+	if fs.Changed("backend") {
+		l.Backend = &f.backend
+	}
+	return l
+}
+
+// resolve reads config.toml and resolves the policy for this command line. A broken
+// config file stops the command: running with settings the person did not write is
+// worse than not running.
+func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error) {
+	p, err := e.paths()
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	var file config.File
+	data, err := os.ReadFile(p.ConfigFile)
+	switch {
+	case err == nil:
+		if file, err = config.Parse(p.ConfigFile, data); err != nil {
+			return sandbox.Policy{}, fmt.Errorf("%w (fix config.toml; `airlock config show` checks it)", err)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return sandbox.Policy{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
+	}
+	return sandboxconfig.Resolve(file, p.ConfigFile, f.layer(fs), e.getenv, f.cwd)
+}
+
+func newExecCmd(e *env) *cobra.Command {
+	var pf policyFlags
+	var timeout time.Duration
+	var grantEnv []string
+	cmd := &cobra.Command{
+		Use:   "exec [flags] -- CMD [ARGS...]",
+		Short: "Run a command inside the sandbox and return its exit code",
+		Long: "Runs CMD confined by the effective sandbox policy (flags > environment > config.toml > defaults).\n" +
+			"The command's exit code is passed through (128+N when killed by signal N). Airlock's own failures:\n" +
+			"  122 the command was denied by the sandbox (the reason is on stderr)\n" +
+			"  124 the command ran past --timeout and was killed, with everything it started\n" +
+			"  125 the sandbox could not be set up (bad policy, no OS backend with --backend os)\n" +
+			"  126 the command could not be executed, 127 it was not found",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			policy, err := pf.resolve(e, cmd.Flags())
+			if err != nil {
+				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
+			}
+			if len(policy.Ignored) > 0 {
+				for _, ig := range policy.Ignored {
+					fmt.Fprintf(e.stderr, "airlock: %s\n", ig)
+				}
+			}
+			hidden := []string{}
+			if p, err := e.paths(); err == nil {
+				hidden = append(hidden, p.RuntimeDir)
+			}
+			res, err := sandbox.Exec(cmd.Context(), sandbox.ExecRequest{
+				Policy: policy, Argv: args, Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr,
+				Timeout: timeout, GrantEnv: grantEnv, HiddenPaths: hidden,
+			})
+			if res.Warning != "" {
+				fmt.Fprintf(e.stderr, "airlock: warning: %s\n", res.Warning)
+			}
+			if err != nil {
+				var ee *sandbox.ExecError
+				if errors.As(err, &ee) {
+					return &exitError{code: ee.Code, err: err}
+				}
+				if _, ok := sandbox.IsDenied(err); ok {
+					return &exitError{code: sandbox.ExitDenied, err: err}
+				}
+				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
+			}
+			if res.TimedOut {
+				return &exitError{code: sandbox.ExitTimeout, err: fmt.Errorf("%s ran past its %s timeout and was killed with everything it started", args[0], timeout)}
+			}
+			if res.ExitCode != 0 {
+				return &exitError{code: res.ExitCode, err: nil}
+			}
+			return nil
+		},
+	}
+	pf.register(cmd.Flags())
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "kill the command and everything it started after this long (for example 30s, 5m)")
+	cmd.Flags().StringArrayVar(&grantEnv, "grant-env", nil, "keep this credential variable in the command's environment (repeatable; others such as *_TOKEN are removed)")
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+// checkReport is what `airlock check` prints.
+type checkReport struct {
+	Command  string           `json:"command"`
+	Policy   sandbox.Policy   `json:"policy"`
+	Verdict  string           `json:"verdict"` // allow | deny
+	Reasons  []string         `json:"reasons,omitempty"`
+	Analysis sandbox.Analysis `json:"analysis"`
+}
+
+func newCheckCmd(e *env) *cobra.Command {
+	var pf policyFlags
+	cmd := &cobra.Command{
+		Use:   "check [flags] -- CMD...",
+		Short: "Report what the sandbox would do with a command, without running it",
+		Long: "Parses the command as a shell command line (one argument) or as an argv (several arguments) and\n" +
+			"reports the effective policy, the programs it would run, its write targets and network use, and\n" +
+			"whether the sandbox would allow it.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			policy, err := pf.resolve(e, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			line := args[0]
+			if len(args) > 1 {
+				line = shellJoin(args)
+			}
+			an, _ := policy.AnalyzeCommand(line, "")
+			rep := checkReport{Command: line, Policy: policy, Analysis: an, Verdict: "allow"}
+			for _, d := range an.Denials {
+				rep.Verdict = "deny"
+				rep.Reasons = append(rep.Reasons, d.Error())
+			}
+			err = e.print(rep, func(w io.Writer) { printCheck(w, rep) })
+			if err == nil && rep.Verdict == "deny" {
+				return &exitError{code: sandbox.ExitDenied, err: nil}
+			}
+			return err
+		},
+	}
+	pf.register(cmd.Flags())
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+func printCheck(w io.Writer, r checkReport) {
+	fmt.Fprintf(w, "command   %s\n", r.Command)
+	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, onOff(r.Policy.Network), r.Policy.Cwd)
+	if len(r.Analysis.Programs) > 0 {
+		fmt.Fprintf(w, "runs      %s\n", strings.Join(r.Analysis.Programs, ", "))
+	}
+	for _, wt := range r.Analysis.Writes {
+		fmt.Fprintf(w, "writes    %s (%s)\n", wt.Path, wt.Program)
+	}
+	for _, n := range r.Analysis.Network {
+		fmt.Fprintf(w, "network   %s\n", n)
+	}
+	for _, n := range r.Analysis.Notes {
+		fmt.Fprintf(w, "note      %s\n", n)
+	}
+	fmt.Fprintf(w, "verdict   %s\n", strings.ToUpper(r.Verdict))
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(w, "  - %s\n", reason)
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// shellJoin quotes argv into one shell command line.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+		}) < 0 {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
