@@ -1,0 +1,156 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// bwrapBaseFlags are the namespace and capability flags of DESIGN.md §4. As
+// root, bwrap without --unshare-user --cap-drop ALL keeps every capability.
+var bwrapBaseFlags = []string{
+	"--new-session", "--die-with-parent",
+	"--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+	"--cap-drop", "ALL",
+	"--ro-bind", "/", "/",
+	"--dev", "/dev",
+	"--proc", "/proc",
+	"--tmpfs", "/tmp",
+}
+
+// ProtectedSymlinkError is returned when a protected path crosses a symlink
+// the sandboxed process could rewrite: the sandbox fails closed.
+type ProtectedSymlinkError struct {
+	Protected string
+	Symlink   string
+}
+
+func (e *ProtectedSymlinkError) Error() string {
+	return fmt.Sprintf("sandbox refuses to start: protected path %s goes through the symlink %s, which the sandboxed process could rewrite; "+
+		"replace the symlink with the real directory, or run from a directory where it is not writable", e.Protected, e.Symlink)
+}
+
+// mountPlan is what the OS layer mounts for a policy: computed once, used by
+// bwrap (mount arguments) and Landlock (rules).
+type mountPlan struct {
+	writable []string // writable roots
+	// protectedExisting are protected paths inside writable roots that exist.
+	protectedExisting []string
+	// protectedMissing are the first missing components of protected paths
+	// inside writable roots: an empty read-only mount keeps them from being created.
+	protectedMissing []string
+	hiddenDirs       []string // hidden directories (tmpfs over them)
+	hiddenFiles      []string // hidden sockets/files (/dev/null over them)
+}
+
+// planMounts computes the mount plan, failing closed on a protected path that
+// crosses a symlink inside a writable root.
+func planMounts(p Policy, hidden []string) (mountPlan, error) {
+	var m mountPlan
+	if p.Mode == ModeFullAccess {
+		return m, nil
+	}
+	if p.Mode == ModeWorkspaceWrite {
+		m.writable = p.WritableRoots
+	}
+	seen := map[string]bool{}
+	for _, prot := range p.Protected {
+		root := ""
+		for _, r := range m.writable {
+			if within(prot, r) && prot != r {
+				root = r
+				break
+			}
+		}
+		if root == "" {
+			continue // outside the writable roots: read-only already
+		}
+		rel, err := filepath.Rel(root, prot)
+		if err != nil {
+			return m, fmt.Errorf("protected path %s: %w", prot, err)
+		}
+		cur := root
+		for _, c := range strings.Split(rel, "/") {
+			next := filepath.Join(cur, c)
+			st, err := os.Lstat(next)
+			if errors.Is(err, fs.ErrNotExist) {
+				if !seen[next] {
+					m.protectedMissing = append(m.protectedMissing, next)
+					seen[next] = true
+				}
+				break
+			}
+			if err != nil {
+				return m, fmt.Errorf("protected path %s: %w", prot, err)
+			}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				return m, &ProtectedSymlinkError{Protected: prot, Symlink: next}
+			}
+			if next == prot && !seen[next] {
+				m.protectedExisting = append(m.protectedExisting, next)
+				seen[next] = true
+			}
+			cur = next
+		}
+	}
+	for _, h := range hidden {
+		if within(h, "/tmp") {
+			continue // the sandbox's /tmp is a fresh tmpfs
+		}
+		st, err := os.Stat(h)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			m.hiddenDirs = append(m.hiddenDirs, h)
+		} else {
+			m.hiddenFiles = append(m.hiddenFiles, h)
+		}
+	}
+	return m, nil
+}
+
+// bwrapArgs returns bubblewrap's arguments for the plan (without the command).
+// seccompFD and statusFD are the child's fds of the filter and status pipes (-1: none).
+func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []string {
+	args := make([]string, 0, len(bwrapBaseFlags)+8+3*(len(m.writable)+len(m.protectedExisting)+len(m.hiddenDirs)+len(m.hiddenFiles))+4*len(m.protectedMissing))
+	args = append(args, bwrapBaseFlags...)
+	if !p.Network {
+		args = append(args, "--unshare-net")
+	}
+	for _, r := range m.writable {
+		args = append(args, "--bind", r, r)
+	}
+	for _, prot := range m.protectedExisting {
+		args = append(args, "--ro-bind", prot, prot)
+	}
+	for _, miss := range m.protectedMissing {
+		args = append(args, "--tmpfs", miss, "--remount-ro", miss)
+	}
+	for _, h := range m.hiddenDirs {
+		args = append(args, "--tmpfs", h, "--remount-ro", h)
+	}
+	for _, h := range m.hiddenFiles {
+		args = append(args, "--ro-bind", "/dev/null", h)
+	}
+	if seccompFD >= 0 {
+		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
+	}
+	if statusFD >= 0 {
+		args = append(args, "--json-status-fd", strconv.Itoa(statusFD))
+	}
+	args = append(args, "--chdir", cwd)
+	return args
+}
+
+// removePlaceholders removes the empty mount points bwrap created for missing
+// protected paths (only if still empty: a non-empty directory is left alone).
+func removePlaceholders(paths []string) {
+	for _, p := range paths {
+		_ = os.Remove(p)
+	}
+}

@@ -1,0 +1,212 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Exit codes suggested for `airlock exec`'s own failures (the command's own
+// exit code is passed through; a command killed by signal N gives 128+N).
+const (
+	ExitTimeout       = 124 // the command ran past --timeout and was killed
+	ExitSandboxFailed = 125 // Airlock could not set up the sandbox (bad policy, no backend with --backend os, bwrap failure)
+	ExitCannotExecute = 126 // the command was found but could not be executed
+	ExitNotFound      = 127 // the command was not found
+	ExitDenied        = 122 // the application layer denied the command (IsolationDeniedError)
+)
+
+// Backend names reported in Result.Backend and Status.Backend.
+const (
+	BackendNameBwrap    = "bwrap"
+	BackendNameLandlock = "landlock"
+	BackendNameSeatbelt = "seatbelt"
+	BackendNameApp      = "app"  // application layer only
+	BackendNameNone     = "none" // full-access: no isolation
+)
+
+// ExecRequest is one command to run under a policy.
+type ExecRequest struct {
+	Policy Policy
+	// Argv is the command; Argv[0] is looked up in the sandbox's PATH.
+	Argv []string
+	// Cwd is where the command runs; "" means Policy.Cwd. It should lie inside a writable root.
+	Cwd string
+	// Env is the command's environment (nil: this process's). Credentials are scrubbed unless granted.
+	Env []string
+	// GrantEnv names credential variables the command may keep (exact names).
+	GrantEnv []string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	// Timeout kills the whole process tree when exceeded (0: none besides ctx).
+	Timeout time.Duration
+	// HiddenPaths are hidden in addition to Policy.Hidden (e.g. Airlock's run directory).
+	HiddenPaths []string
+	// OnStart receives the host pid of the sandbox's root process as soon as it
+	// runs (the local API refuses state-changing requests from that process tree).
+	OnStart func(hostPid int)
+}
+
+// Result is how a command ended.
+type Result struct {
+	// ExitCode is the command's exit code, or 128+N when killed by signal N.
+	ExitCode int `json:"exitCode"`
+	// Signal names the signal that killed the command ("" if it exited).
+	Signal string `json:"signal,omitempty"`
+	// TimedOut is true when Timeout (or ctx's deadline) killed it.
+	TimedOut bool `json:"timedOut"`
+	// Backend is what confined it: bwrap, landlock, seatbelt, app or none.
+	Backend string `json:"backend"`
+	// Warning is set when isolation is weaker than asked (fell back to the application layer).
+	Warning string `json:"warning,omitempty"`
+	// HostPid is the sandbox root's host pid.
+	HostPid int `json:"hostPid"`
+}
+
+// ExecError is a failure of Airlock itself (not of the command), with the exit
+// code `airlock exec` should use.
+type ExecError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExecError) Error() string { return e.Err.Error() }
+func (e *ExecError) Unwrap() error { return e.Err }
+
+func execErr(code int, format string, args ...any) error {
+	return &ExecError{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// ErrNoOSBackend is returned with backend = "os" when no OS backend is available.
+var ErrNoOSBackend = errors.New("no OS sandbox backend is available")
+
+// prepared is the common part of every backend's run.
+type prepared struct {
+	req    ExecRequest
+	cwd    string
+	env    []string
+	hidden []string
+	path   string // resolved Argv[0] on the host
+}
+
+func prepare(req ExecRequest) (*prepared, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return nil, execErr(ExitSandboxFailed, "exec: no command given")
+	}
+	if req.Policy.Mode == "" || req.Policy.Cwd == "" {
+		return nil, execErr(ExitSandboxFailed, "exec: the policy is not resolved (call sandbox.Resolve)")
+	}
+	pr := &prepared{req: req, cwd: req.Cwd}
+	if pr.cwd == "" {
+		pr.cwd = req.Policy.Cwd
+	}
+	env := req.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	pr.env = ScrubEnv(env, req.GrantEnv)
+	pr.hidden = append(append([]string(nil), req.Policy.Hidden...), req.HiddenPaths...)
+	path, err := lookPathIn(req.Argv[0], envValue(pr.env, "PATH"), pr.cwd)
+	if err != nil {
+		return nil, err
+	}
+	pr.path = path
+	return pr, nil
+}
+
+// lookPathIn finds a command the way execvp would with the given PATH.
+func lookPathIn(name, pathEnv, cwd string) (string, error) {
+	check := func(p string) error {
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if st.IsDir() || st.Mode().Perm()&0o111 == 0 {
+			return syscall.EACCES
+		}
+		return nil
+	}
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if err := check(p); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return "", execErr(ExitNotFound, "exec %s: command not found", name)
+			}
+			return "", execErr(ExitCannotExecute, "exec %s: %v", name, err)
+		}
+		return p, nil
+	}
+	if pathEnv == "" {
+		pathEnv = "/usr/local/bin:/usr/bin:/bin"
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, name)
+		err := check(p)
+		if err == nil {
+			return p, nil
+		}
+		if errors.Is(err, syscall.EACCES) && denied == nil {
+			denied = execErr(ExitCannotExecute, "exec %s: %s is not executable", name, p)
+		}
+	}
+	if denied != nil {
+		return "", denied
+	}
+	return "", execErr(ExitNotFound, "exec %s: command not found in PATH", name)
+}
+
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// withTimeout applies req.Timeout to ctx.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// finish turns a Wait error into a Result.
+func finish(ctx context.Context, cmd *exec.Cmd, werr error, res Result) (Result, error) {
+	if cmd.ProcessState != nil {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = ws.Signal().String()
+			res.ExitCode = 128 + int(ws.Signal())
+		} else {
+			res.ExitCode = cmd.ProcessState.ExitCode()
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.TimedOut = true
+		return res, nil
+	}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay) {
+		return res, execErr(ExitSandboxFailed, "exec: %w", werr)
+	}
+	return res, nil
+}

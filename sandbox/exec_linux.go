@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// waitDelay bounds how long Exec waits for output pipes after the process tree is gone.
+const waitDelay = 3 * time.Second
+
+var (
+	bwrapOnce sync.Once
+	bwrapBin  string
+)
+
+// bwrapPath is the hot-path check for bubblewrap: one PATH lookup per process.
+func bwrapPath() string {
+	bwrapOnce.Do(func() {
+		if p := os.Getenv("AIRLOCK_BWRAP"); p != "" {
+			bwrapBin = p
+			return
+		}
+		bwrapBin, _ = exec.LookPath("bwrap")
+	})
+	return bwrapBin
+}
+
+// forcedBackend lets tests (and `airlock sandbox status` experiments) pin the
+// OS backend: "bwrap", "landlock" or "" (strongest available).
+var forcedBackend = ""
+
+// Exec runs req.Argv under req.Policy with the strongest backend the policy
+// allows, and returns when the command and every process it started are gone.
+// The command's failure is in Result.ExitCode; Airlock's own failures are
+// *ExecError (with the exit code to use) or *ProtectedSymlinkError.
+func Exec(ctx context.Context, req ExecRequest) (Result, error) {
+	pr, err := prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	p := req.Policy
+	if p.Mode == ModeFullAccess {
+		return runDirect(ctx, pr, BackendNameNone, "")
+	}
+	if p.Backend == BackendApp {
+		return runDirect(ctx, pr, BackendNameApp, "isolation backend is \"app\": only the application layer checks this command; the OS does not confine it")
+	}
+	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
+	if useBwrap {
+		res, started, err := runBwrap(ctx, pr)
+		if started || err == nil || forcedBackend == BackendNameBwrap || !landlockAvailable() {
+			return res, err
+		}
+		// bwrap could not build the sandbox (e.g. user namespaces blocked): fall back.
+		res, err = runLandlock(ctx, pr)
+		res.Warning = joinWarn("bubblewrap could not start the sandbox; Landlock was used instead", res.Warning)
+		return res, err
+	}
+	if landlockAvailable() {
+		return runLandlock(ctx, pr)
+	}
+	if p.Backend == BackendOS {
+		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w (isolation backend \"os\" refuses to run without one): install bubblewrap: apt install bubblewrap", ErrNoOSBackend)}
+	}
+	return runDirect(ctx, pr, BackendNameApp, "WARNING: no OS sandbox backend is available (install bubblewrap: apt install bubblewrap); only the application layer checks this command")
+}
+
+func joinWarn(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+// newCmd builds the host command with its own process group, killed as a
+// whole on cancellation.
+func newCmd(ctx context.Context, pr *prepared, path string, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Args[0] = args0(path, pr)
+	cmd.Dir = pr.cwd
+	cmd.Env = pr.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pr.req.Stdin, pr.req.Stdout, pr.req.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return cmd.Process.Kill()
+	}
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+func args0(path string, pr *prepared) string {
+	if path == pr.path {
+		return pr.req.Argv[0]
+	}
+	return path
+}
+
+// runDirect runs without an OS sandbox (full-access, or the application layer
+// alone), still killing the whole process group at the end.
+func runDirect(ctx context.Context, pr *prepared, backend, warning string) (Result, error) {
+	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
+	defer cancel()
+	cmd := newCmd(ctx, pr, pr.path, pr.req.Argv[1:])
+	cmd.Args = append([]string{pr.req.Argv[0]}, pr.req.Argv[1:]...)
+	res := Result{Backend: backend, Warning: warning}
+	if err := cmd.Start(); err != nil {
+		return res, execErr(ExitCannotExecute, "exec %s: %w", pr.req.Argv[0], err)
+	}
+	res.HostPid = cmd.Process.Pid
+	if pr.req.OnStart != nil {
+		pr.req.OnStart(cmd.Process.Pid)
+	}
+	werr := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever stayed in the group
+	return finish(ctx, cmd, werr, res)
+}
+
+// runBwrap runs the command under bubblewrap. started reports whether the
+// command itself began (false: bwrap failed while building the sandbox).
+func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err error) {
+	p := pr.req.Policy
+	res.Backend = BackendNameBwrap
+	plan, err := planMounts(p, pr.hidden)
+	if err != nil {
+		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
+	}
+	filter, err := seccompProgram(seccompOptions{networkOff: !p.Network})
+	if err != nil {
+		return res, false, execErr(ExitSandboxFailed, "exec: %w", err)
+	}
+	seccompR, seccompW, err := os.Pipe()
+	if err != nil {
+		return res, false, execErr(ExitSandboxFailed, "exec: seccomp pipe: %w", err)
+	}
+	defer seccompR.Close()
+	if _, err := seccompW.Write(filter); err != nil { // < pipe buffer: never blocks
+		seccompW.Close()
+		return res, false, execErr(ExitSandboxFailed, "exec: write seccomp filter: %w", err)
+	}
+	seccompW.Close()
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return res, false, execErr(ExitSandboxFailed, "exec: status pipe: %w", err)
+	}
+	defer statusR.Close()
+
+	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
+	args = append(args, "--")
+	args = append(args, pr.req.Argv...)
+
+	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
+	defer cancel()
+	cmd := newCmd(ctx, pr, bwrapPath(), args)
+	cmd.Args[0] = "bwrap"
+	cmd.ExtraFiles = []*os.File{seccompR, statusW}
+	if err := cmd.Start(); err != nil {
+		statusW.Close()
+		return res, false, execErr(ExitSandboxFailed, "exec: start bwrap: %w (install bubblewrap: apt install bubblewrap)", err)
+	}
+	statusW.Close()
+	defer removePlaceholders(plan.protectedMissing)
+	res.HostPid = cmd.Process.Pid
+	if pr.req.OnStart != nil {
+		pr.req.OnStart(cmd.Process.Pid)
+	}
+	var status bytes.Buffer
+	statusDone := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(&status, io.LimitReader(statusR, 1<<16))
+		close(statusDone)
+	}()
+	werr := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-statusDone:
+	case <-time.After(waitDelay):
+	}
+	started = bytes.Contains(status.Bytes(), []byte(`"child-pid"`))
+	res, err = finish(ctx, cmd, werr, res)
+	if err == nil && !started && !res.TimedOut {
+		return res, false, execErr(ExitSandboxFailed, "exec: bubblewrap could not build the sandbox (exit code %d; its message is above). "+
+			"If user namespaces are blocked: sysctl kernel.unprivileged_userns_clone=1, or use the Landlock backend", res.ExitCode)
+	}
+	return res, started, err
+}

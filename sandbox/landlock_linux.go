@@ -1,0 +1,365 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
+)
+
+// innerStageEnv marks a re-executed airlock binary as the Landlock inner stage.
+const innerStageEnv = "AIRLOCK_SANDBOX_INNER_STAGE"
+
+// innerStageMarker is the marker's value; the spec arrives on fd 3.
+const innerStageMarker = "landlock-v1"
+
+// innerSpec is what the outer stage hands the inner stage (on fd 3, never argv or env).
+type innerSpec struct {
+	Argv           []string `json:"argv"`
+	Path           string   `json:"path"`
+	Cwd            string   `json:"cwd"`
+	Mode           Mode     `json:"mode"`
+	Network        bool     `json:"network"`
+	Writable       []string `json:"writable"`
+	Protected      []string `json:"protected"`
+	ProtectedNames []string `json:"protectedNames"`
+	Tmp            string   `json:"tmp"`
+}
+
+// landlockABI returns the kernel's Landlock ABI version (0: none).
+func landlockABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+func landlockAvailable() bool {
+	return forcedBackend != BackendNameBwrap && landlockABI() >= 1
+}
+
+// runLandlock re-executes this binary as the inner stage, which applies
+// Landlock and seccomp to itself, runs the command as a subreaper and kills
+// every descendant when it ends.
+func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
+	res := Result{Backend: BackendNameLandlock}
+	p := pr.req.Policy
+	if _, err := planMounts(p, nil); err != nil { // fail closed on protected symlinks
+		return res, &ExecError{Code: ExitSandboxFailed, Err: err}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return res, execErr(ExitSandboxFailed, "exec: find the airlock binary for the Landlock stage: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "airlock-sandbox-tmp-")
+	if err != nil {
+		return res, execErr(ExitSandboxFailed, "exec: private temp dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network,
+		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp}
+	if p.Mode == ModeWorkspaceWrite {
+		spec.Writable = p.WritableRoots
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return res, execErr(ExitSandboxFailed, "exec: %w", err)
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return res, execErr(ExitSandboxFailed, "exec: spec pipe: %w", err)
+	}
+	defer specR.Close()
+	go func() {
+		_, _ = specW.Write(data)
+		specW.Close()
+	}()
+
+	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
+	defer cancel()
+	env := append(slices.Clone(pr.env), "TMPDIR="+tmp, innerStageEnv+"="+innerStageMarker)
+	cmd := exec.CommandContext(ctx, self)
+	cmd.Args = []string{"airlock-sandbox"}
+	cmd.Dir = pr.cwd
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pr.req.Stdin, pr.req.Stdout, pr.req.Stderr
+	cmd.ExtraFiles = []*os.File{specR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) } // it kills its tree, then exits
+	cmd.WaitDelay = waitDelay
+	if err := cmd.Start(); err != nil {
+		return res, execErr(ExitSandboxFailed, "exec: start the Landlock stage: %w", err)
+	}
+	res.HostPid = cmd.Process.Pid
+	if pr.req.OnStart != nil {
+		pr.req.OnStart(cmd.Process.Pid)
+	}
+	werr := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return finish(ctx, cmd, werr, res)
+}
+
+// RunInnerStageIfRequested must be the first call in main of every binary
+// that runs sandboxed commands (cmd/airlock, and test binaries via TestMain).
+// When this process is the Landlock inner stage it applies the sandbox, runs
+// the command and exits with its status: it never returns. Otherwise it returns at once.
+func RunInnerStageIfRequested() {
+	if os.Getenv(innerStageEnv) != innerStageMarker {
+		return
+	}
+	os.Unsetenv(innerStageEnv)
+	code, err := innerStage()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "airlock sandbox (landlock): %v\n", err)
+		os.Exit(ExitSandboxFailed)
+	}
+	os.Exit(code)
+}
+
+func innerStage() (int, error) {
+	f := os.NewFile(3, "spec")
+	if f == nil {
+		return 0, errors.New("no sandbox spec on fd 3")
+	}
+	var spec innerSpec
+	err := json.NewDecoder(f).Decode(&spec)
+	f.Close()
+	if err != nil {
+		return 0, fmt.Errorf("read sandbox spec: %w", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return 0, err
+	}
+	if err := applyLandlock(spec); err != nil {
+		return 0, err
+	}
+	filter, err := seccompProgram(seccompOptions{socketsOnlyNetlink: !spec.Network, denyUnix: true, denySysVIPC: true})
+	if err != nil {
+		return 0, err
+	}
+	if err := loadSeccomp(filter); err != nil {
+		return 0, err
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("become subreaper: %w", err)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	cmd := exec.Command(spec.Path, spec.Argv[1:]...)
+	cmd.Args[0] = spec.Argv[0]
+	cmd.Dir = spec.Cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal: no TIOCSTI into the user's shell
+	if err := cmd.Start(); err != nil {
+		return ExitCannotExecute, fmt.Errorf("exec %s: %w", spec.Argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case s := <-sigs:
+		killDescendants()
+		<-done
+		return 128 + int(s.(syscall.Signal)), nil
+	}
+	killDescendants()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}
+
+// dropCapabilities empties the bounding, ambient, effective, permitted and
+// inheritable sets on every thread (as root, Landlock alone would leave every capability).
+func dropCapabilities() error {
+	last := 40
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		_, _, _ = psx.Syscall3(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c), 0) // EPERM when unprivileged: nothing to drop
+	}
+	_, _, _ = psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if _, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); errno != 0 {
+		return fmt.Errorf("drop capabilities: %w", errno)
+	}
+	return nil
+}
+
+// applyLandlock restricts this process: reads everywhere, writes only under the
+// writable roots minus the protected paths (whose creation is refused too),
+// the private temp dir and the terminal/null devices; TCP off when the network
+// is; signals and abstract unix sockets scoped to the sandbox.
+func applyLandlock(spec innerSpec) error {
+	all := landlock.V7.HandledAccessFS
+	if abi := landlockABI(); abi >= 9 {
+		all = landlock.V9.HandledAccessFS // also resolve_unix: named sockets outside the rules stay unreachable
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs(spec.Tmp),
+	}
+	for _, root := range spec.Writable {
+		r, err := grantTree(root, spec.Protected, spec.ProtectedNames)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, r...)
+	}
+	cfg := landlock.Config{HandledAccessFS: all, Scoped: landlock.V7.Scoped}
+	if !spec.Network {
+		cfg.HandledAccessNet = landlock.V7.HandledAccessNet
+	}
+	if err := cfg.BestEffort().Restrict(rules...); err != nil {
+		return fmt.Errorf("apply Landlock: %w", err)
+	}
+	return nil
+}
+
+// grantTree grants full access below dir except to protected paths: a
+// directory that holds a protected path gets no rights itself (so nothing can
+// be created or renamed in it) and its other entries are granted one by one.
+// Symlinks are not granted (a rule would follow them out of the root).
+func grantTree(dir string, protected, names []string) ([]landlock.Rule, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("writable root %s: %w", dir, err)
+	}
+	var rules []landlock.Rule
+	for _, e := range entries {
+		full := filepath.Join(dir, e.Name())
+		if slices.Contains(names, e.Name()) || slices.Contains(protected, full) || e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		holds := false
+		for _, prot := range protected {
+			if strings.HasPrefix(prot, full+"/") {
+				holds = true
+				break
+			}
+		}
+		switch {
+		case holds && e.IsDir():
+			sub, err := grantTree(full, protected, names)
+			if err != nil {
+				return nil, err
+			}
+			rules = append(rules, sub...)
+		case e.IsDir():
+			rules = append(rules, landlock.RWDirs(full).WithRefer().WithIoctlDev().IgnoreIfMissing())
+		default:
+			rules = append(rules, landlock.RWFiles(full).IgnoreIfMissing())
+		}
+	}
+	return rules, nil
+}
+
+// loadSeccomp installs the filter on every thread (no_new_privs is already set by Landlock).
+func loadSeccomp(filter []byte) error {
+	n := len(filter) / 8
+	insns := make([]unix.SockFilter, n)
+	for i := range insns {
+		insns[i] = *(*unix.SockFilter)(unsafe.Pointer(&filter[i*8]))
+	}
+	prog := unix.SockFprog{Len: uint16(n), Filter: &insns[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return fmt.Errorf("load seccomp filter: %w", errno)
+	}
+	return nil
+}
+
+// killDescendants SIGKILLs every process below this one (as a subreaper, all
+// orphans are reparented here) and reaps them, until none is left.
+func killDescendants() {
+	self := os.Getpid()
+	for range 100 {
+		kids := descendants(self)
+		for _, pid := range kids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err != nil || pid <= 0 {
+				break
+			}
+		}
+		if len(kids) == 0 {
+			return
+		}
+	}
+}
+
+// descendants lists the pids below root, from /proc.
+func descendants(root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid := parentPid(pid); ppid > 0 {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// parentPid reads the ppid of pid from /proc/PID/stat (0 when unreadable).
+func parentPid(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}

@@ -1,0 +1,162 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// seccompOptions choose the filter variant.
+type seccompOptions struct {
+	// networkOff denies AF_UNIX (host sockets such as D-Bus or Docker are
+	// reachable through a read-only root) and AF_VSOCK socket creation.
+	networkOff bool
+	// socketsOnlyNetlink denies every socket family but AF_NETLINK: the
+	// Landlock backend has no network namespace, so seccomp alone keeps the
+	// network off there.
+	socketsOnlyNetlink bool
+	// denyUnix denies AF_UNIX and AF_VSOCK socket creation even with the
+	// network on: without a mount namespace (Landlock) hidden sockets can only
+	// be kept out of reach this way.
+	denyUnix bool
+	// denySysVIPC denies System V message queues, semaphores and shared
+	// memory: without an IPC namespace they would be the host's.
+	denySysVIPC bool
+}
+
+var sysVIPCSyscalls = []string{"msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semtimedop", "semctl", "shmget", "shmat", "shmdt", "shmctl"}
+
+// deniedSyscalls are refused with EPERM in every sandbox: ptrace and
+// cross-process memory access, io_uring (it bypasses seccomp for the calls it
+// carries), and kernel interfaces a sandboxed process never needs (module and
+// kexec loading, bpf, perf, userfaultfd, the kernel keyrings, mount and
+// namespace manipulation).
+var deniedSyscalls = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"bpf", "perf_event_open", "userfaultfd",
+	"add_key", "request_key", "keyctl",
+	"mount", "umount2", "pivot_root", "unshare", "setns",
+	"open_tree", "move_mount", "fsopen", "fsmount", "fspick", "fsconfig", "mount_setattr",
+	"swapon", "swapoff", "reboot",
+}
+
+// namespaceCloneFlags are refused in clone(2): a sandboxed process makes no namespaces.
+const namespaceCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWCGROUP
+
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	// Offsets in struct seccomp_data.
+	offNr   = 0
+	offArch = 4
+	offArg0 = 16 // low 32 bits on little-endian machines
+)
+
+var (
+	seccompCacheMu sync.Mutex
+	seccompCache   = map[seccompOptions][]byte{}
+)
+
+// seccompProgram returns the filter as raw sock_filter records (8 bytes each,
+// native endian), ready for bwrap --seccomp FD or seccomp(2). Assembled once per variant.
+func seccompProgram(o seccompOptions) ([]byte, error) {
+	seccompCacheMu.Lock()
+	defer seccompCacheMu.Unlock()
+	if b, ok := seccompCache[o]; ok {
+		return b, nil
+	}
+	insns, err := seccompInstructions(o)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bpf.Assemble(insns)
+	if err != nil {
+		return nil, fmt.Errorf("assemble seccomp filter: %w", err)
+	}
+	out := make([]byte, 0, 8*len(raw))
+	for _, r := range raw {
+		out = binary.NativeEndian.AppendUint16(out, r.Op)
+		out = append(out, r.Jt, r.Jf)
+		out = binary.NativeEndian.AppendUint32(out, r.K)
+	}
+	seccompCache[o] = out
+	return out, nil
+}
+
+// seccompInstructions builds the filter. Syscall numbers come from
+// go-seccomp-bpf's tables; the program is written out here because the
+// library compares 64-bit arguments as a whole (the kernel truncates an int
+// argument, so socket(0x100000001) would slip past an Equal 1 rule) and
+// allows foreign architectures (i386 int $0x80) by default. Both are refused here.
+func seccompInstructions(o seccompOptions) ([]bpf.Instruction, error) {
+	info, err := arch.GetInfo("")
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: %w", err)
+	}
+	nr := func(name string) (uint32, bool) {
+		n, ok := info.SyscallNames[name]
+		return uint32(n), ok
+	}
+	p := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: retENOSYS}, // foreign ABI (i386 on x86_64)
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	}
+	if info.ID == arch.X86_64.ID {
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: uint32(arch.X32.SeccompMask), SkipFalse: 1},
+			bpf.RetConstant{Val: retENOSYS}) // x32 ABI
+	}
+	for _, name := range deniedSyscalls {
+		if n, ok := nr(name); ok {
+			p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: n, SkipFalse: 1}, bpf.RetConstant{Val: retEPERM})
+		}
+	}
+	if o.denySysVIPC {
+		for _, name := range sysVIPCSyscalls {
+			if n, ok := nr(name); ok {
+				p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: n, SkipFalse: 1}, bpf.RetConstant{Val: retEPERM})
+			}
+		}
+	}
+	if n, ok := nr("clone3"); ok {
+		// clone3 passes its flags in memory seccomp cannot read: ENOSYS makes libc fall back to clone.
+		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: n, SkipFalse: 1}, bpf.RetConstant{Val: retENOSYS})
+	}
+	if n, ok := nr("clone"); ok {
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: n, SkipFalse: 4},
+			bpf.LoadAbsolute{Off: offArg0, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: namespaceCloneFlags, SkipFalse: 1},
+			bpf.RetConstant{Val: retEPERM},
+			bpf.RetConstant{Val: retAllow})
+	}
+	sock, ok := nr("socket")
+	if !ok || !(o.networkOff || o.socketsOnlyNetlink || o.denyUnix) {
+		return append(p, bpf.RetConstant{Val: retAllow}), nil
+	}
+	p = append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: sock, SkipTrue: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.LoadAbsolute{Off: offArg0, Size: 4}) // the family, as the kernel reads it (int)
+	if o.socketsOnlyNetlink {
+		return append(p,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_NETLINK, SkipFalse: 1},
+			bpf.RetConstant{Val: retAllow},
+			bpf.RetConstant{Val: retEPERM}), nil
+	}
+	return append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_VSOCK, SkipFalse: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.RetConstant{Val: retAllow}), nil
+}
