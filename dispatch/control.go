@@ -56,7 +56,7 @@ func (d *Dispatcher) RecordDenial(ctx context.Context, id uint, subject string) 
 	}
 	r.Denials[subject]++
 	n := r.Denials[subject]
-	if err := d.db.WithContext(ctx).Model(&Run{}).Where("id = ?", id).Update("denials", r.Denials).Error; err != nil {
+	if err := d.db.WithContext(ctx).Model(&Run{ID: id}).Select("denials").Updates(&Run{Denials: r.Denials}).Error; err != nil {
 		return false, fmt.Errorf("record denial for run #%d: %w", id, err)
 	}
 	if n < MaxSameDenials || r.Status != StatusRunning {

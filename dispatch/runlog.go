@@ -108,17 +108,15 @@ func (l *runLog) emit(b []byte) {
 		l.dropped += int64(len(b))
 		return
 	}
+	if room := l.limit - l.written; l.limit > 0 && int64(len(b)) > room {
+		l.dropped += int64(len(b)) - max(room, 0)
+		b = b[:max(room, 0)]
+	}
+	if len(b) == 0 {
+		return
+	}
 	if l.onChunk != nil {
 		l.onChunk(b)
-	}
-	room := l.limit - l.written
-	if l.limit > 0 && int64(len(b)) > room {
-		if room > 0 {
-			n, _ := l.f.Write(b[:room])
-			l.written += int64(n)
-		}
-		l.dropped += int64(len(b)) - max(room, 0)
-		return
 	}
 	n, _ := l.f.Write(b)
 	l.written += int64(n)

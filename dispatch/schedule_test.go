@@ -1,0 +1,123 @@
+package dispatch
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseScheduleRejectsInvalidLines(t *testing.T) {
+	tests := []struct {
+		line, tz, want string
+	}{
+		{"", "", "empty schedule"},
+		{"* * * *", "", "expected exactly 5 fields"},
+		{"0 0 * * * *", "", "expected exactly 5 fields"},
+		{"61 * * * *", "", "above maximum"},
+		{"0 25 * * *", "", "above maximum"},
+		{"0 2 * * funday", "", "failed to parse"},
+		{"@fortnightly", "", "unrecognized descriptor"},
+		{"@every", "", "@every needs a duration"},
+		{"@every 10ms", "", "@every needs a duration"},
+		{"@every soon", "", "@every needs a duration"},
+		{"CRON_TZ=Europe/Madrid 0 2 * * *", "", "give the time zone separately"},
+		{"0 2 * * *", "Mars/Olympus", "unknown time zone"},
+		{"0 2 * * *", "Local", "IANA name"},
+	}
+	for _, tc := range tests {
+		_, _, err := ParseSchedule(tc.line, tc.tz)
+		if err == nil {
+			t.Errorf("ParseSchedule(%q, %q) accepted", tc.line, tc.tz)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseSchedule(%q, %q) = %v, want it to mention %q", tc.line, tc.tz, err, tc.want)
+		}
+		if tc.tz == "" && !strings.Contains(err.Error(), "@every") && !strings.Contains(err.Error(), "separately") {
+			t.Errorf("error gives no hint: %v", err)
+		}
+	}
+	for _, ok := range []string{"0 2 * * 1-5", "*/15 * * * *", "@daily", "@every 90s", "@hourly", "0 0 1 * *", "30 6 * * MON,WED"} {
+		if _, _, err := ParseSchedule(ok, "Europe/Madrid"); err != nil {
+			t.Errorf("ParseSchedule(%q) rejected: %v", ok, err)
+		}
+	}
+}
+
+func TestNextTimesUseTheTimeZone(t *testing.T) {
+	from := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC) // winter: Madrid is UTC+1
+	got, err := NextTimes("0 2 * * *", "Europe/Madrid", from, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 1, 16, 1, 0, 0, 0, time.UTC); !got[0].Equal(want) {
+		t.Fatalf("next = %s, want %s", got[0].UTC(), want)
+	}
+	if got[0].Location().String() != "Europe/Madrid" {
+		t.Fatalf("next run not shown in the task's zone: %s", got[0].Location())
+	}
+	summer := time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC) // UTC+2
+	got, _ = NextTimes("0 2 * * *", "Europe/Madrid", summer, 1)
+	if want := time.Date(2026, 7, 16, 0, 0, 0, 0, time.UTC); !got[0].Equal(want) {
+		t.Fatalf("summer next = %s, want %s", got[0].UTC(), want)
+	}
+	// The spring-forward day: 02:30 does not exist in Madrid on 29 March 2026.
+	got, _ = NextTimes("30 2 * * *", "Europe/Madrid", time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC), 2)
+	for _, g := range got {
+		if g.Day() == 29 && g.Hour() == 2 {
+			t.Fatalf("fired at a time that does not exist: %s", g)
+		}
+	}
+	got, _ = NextTimes("@every 15m", "", from, 3)
+	if len(got) != 3 || got[1].Sub(got[0]) != 15*time.Minute {
+		t.Fatalf("@every: %v", got)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct{ line, tz, want string }{
+		{"0 2 * * 1-5", "Europe/Madrid", "every weekday at 02:00, Europe/Madrid"},
+		{"30 6 * * *", "", "every day at 06:30, UTC"},
+		{"0 9 * * 1", "UTC", "every Monday at 09:00, UTC"},
+		{"0 9 * * 1,3,5", "UTC", "every Monday, Wednesday and Friday at 09:00, UTC"},
+		{"0 10 * * 0,6", "UTC", "every Saturday and Sunday at 10:00, UTC"},
+		{"*/15 * * * *", "UTC", "every 15 minutes, UTC"},
+		{"5 * * * *", "UTC", "every hour at minute 5, UTC"},
+		{"0 */6 * * *", "UTC", "every 6 hours at minute 0, UTC"},
+		{"0 3 1 * *", "UTC", "on day 1 of every month at 03:00, UTC"},
+		{"@daily", "UTC", "every day at 00:00, UTC"},
+		{"@every 90m", "UTC", "every 90 minutes, UTC"},
+		{"@every 1h", "UTC", "every hour, UTC"},
+		{"0 2 1-7 * 1", "UTC", "0 2 1-7 * 1, UTC"},   // falls back to the line
+		{"0 2 * 1,7 *", "UTC", "0 2 * 1,7 *, UTC"},   // months: fall back
+		{"0 2,14 * * *", "UTC", "0 2,14 * * *, UTC"}, // two hours: fall back
+	}
+	for _, tc := range tests {
+		if got := Describe(tc.line, tc.tz); got != tc.want {
+			t.Errorf("Describe(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{"0 2 * * 1-5", "@every 1m", "*/5 * * * *", "@daily", "a b c d e", "0 0 31 2 *"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		desc := Describe(line, "UTC") // never panics
+		if desc == "" {
+			t.Fatal("empty description")
+		}
+		sched, _, err := ParseSchedule(line, "Europe/Madrid")
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if n := sched.Next(from); !n.IsZero() && !n.After(from) {
+			t.Fatalf("next %s not after %s", n, from)
+		}
+	})
+}
