@@ -28,6 +28,7 @@ type AuditQuery struct {
 // queued.
 type auditWriter struct {
 	db     *gorm.DB
+	wmu    *sync.Mutex // shared with the broker: one writer at a time
 	log    *slog.Logger
 	queue  chan auditItem
 	wg     sync.WaitGroup
@@ -40,8 +41,8 @@ type auditItem struct {
 	flush chan struct{}
 }
 
-func newAuditWriter(db *gorm.DB, log *slog.Logger) *auditWriter {
-	w := &auditWriter{db: db, log: log, queue: make(chan auditItem, 4096)}
+func newAuditWriter(db *gorm.DB, log *slog.Logger, wmu *sync.Mutex) *auditWriter {
+	w := &auditWriter{db: db, wmu: wmu, log: log, queue: make(chan auditItem, 4096)}
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -54,7 +55,10 @@ func (w *auditWriter) loop() {
 		if len(batch) == 0 {
 			return
 		}
-		if err := w.db.CreateInBatches(batch, 200).Error; err != nil {
+		w.wmu.Lock()
+		err := w.db.CreateInBatches(batch, 200).Error
+		w.wmu.Unlock()
+		if err != nil {
 			w.log.Error("write permission audit", "records", len(batch), "err", err)
 		}
 		batch = batch[:0]
@@ -78,7 +82,10 @@ func (w *auditWriter) add(rec *AuditRecord) {
 	defer w.mu.RUnlock()
 	if w.closed {
 		// After Close the table is written directly (rare: a late timer or answer).
-		if err := w.db.Create(rec).Error; err != nil {
+		w.wmu.Lock()
+		err := w.db.Create(rec).Error
+		w.wmu.Unlock()
+		if err != nil {
 			w.log.Error("write permission audit", "err", err)
 		}
 		return

@@ -62,6 +62,9 @@ type Broker struct {
 	log       *slog.Logger
 	audit     *auditWriter
 	grace     time.Duration
+	// writeMu serialises this broker's writes: SQLite has one writer, and many
+	// connections racing for it spin on the busy timeout.
+	writeMu *sync.Mutex
 
 	mu      sync.Mutex
 	pending map[string]*pendingEntry
@@ -127,13 +130,14 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 	b := &Broker{
 		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight,
 		log: log, grace: o.RecoveryGrace, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
+		writeMu: &sync.Mutex{},
 	}
 	if b.grace <= 0 {
 		b.grace = 2 * time.Minute
 	}
 	b.cfg.Store(cfg)
 	b.SetIsolation(o.Isolation)
-	b.audit = newAuditWriter(o.DB, log)
+	b.audit = newAuditWriter(o.DB, log, b.writeMu)
 	if err := b.recover(ctx); err != nil {
 		b.audit.close()
 		return nil, fmt.Errorf("new permission broker: %w", err)
@@ -323,8 +327,11 @@ func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
 	d.RequestID = e.req.ID
 	d.Waited = time.Since(e.created)
 	body, _ := json.Marshal(d)
-	if err := b.db.Model(&PendingRecord{}).Where("id = ?", e.req.ID).
-		Updates(map[string]any{"status": status, "answer_json": string(body), "updated_at": time.Now().UTC()}).Error; err != nil {
+	b.writeMu.Lock()
+	err := b.db.Model(&PendingRecord{}).Where("id = ?", e.req.ID).
+		Updates(map[string]any{"status": status, "answer_json": string(body), "updated_at": time.Now().UTC()}).Error
+	b.writeMu.Unlock()
+	if err != nil {
 		b.log.Error("persist permission answer", "request", e.req.ID, "err", err)
 	}
 	b.mu.Lock()
@@ -498,6 +505,8 @@ func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
 		dl := e.deadline
 		rec.Deadline = &dl
 	}
+	b.writeMu.Lock()
+	defer b.writeMu.Unlock()
 	if err := b.db.WithContext(context.WithoutCancel(ctx)).Save(&rec).Error; err != nil {
 		return fmt.Errorf("persist pending request %s: %w", e.req.ID, err)
 	}

@@ -63,7 +63,11 @@ func TestPolicyTierInteractiveReviewerMatrix(t *testing.T) {
 			s := Settings{ApprovalPolicy: string(pol), ApprovalsReviewer: "user"}
 			if rev != "user" {
 				s.ApprovalsReviewer = "auto_review"
-				s.Reviewer = ReviewerSection{Command: []string{paths[rev]}, Timeout: "300ms"}
+				timeout := "20s" // generous: the machine is shared; only the hanging reviewer waits it out
+				if rev == "hang" {
+					timeout = "300ms"
+				}
+				s.Reviewer = ReviewerSection{Command: []string{paths[rev]}, Timeout: timeout}
 			}
 			b, _ := newBroker(t, db, effective(t, s))
 			for _, tier := range []Tier{P0, P1, P2} {
