@@ -328,18 +328,27 @@ func checkAWS(args []string) error {
 	return fmt.Errorf("operation %q is refused (only describe-*, list-*, get-*)", op)
 }
 
+var gcloudMutatingVerbs = []string{"create", "delete", "update", "set", "add", "remove", "reset", "start", "stop", "deploy",
+	"ssh", "scp", "import", "export", "patch", "resize", "move", "attach", "detach", "enable", "disable", "apply", "run",
+	"execute", "restore", "rollback", "submit", "cancel", "suspend", "resume", "add-iam-policy-binding",
+	"remove-iam-policy-binding", "set-iam-policy"}
+
 func checkGcloud(args []string) error {
 	pos := positionals(args, "--project", "--format", "--filter", "--region", "--zone", "--limit", "--account", "--configuration")
 	if len(pos) == 0 {
 		return errors.New("needs a command")
 	}
-	last := pos[len(pos)-1]
+	read := false
 	for _, p := range pos {
-		if p == "list" || p == "describe" {
-			return nil
+		if slices.Contains(gcloudMutatingVerbs, p) {
+			return fmt.Errorf("verb %q changes state: refused (only `… list` and `… describe`)", p)
 		}
+		read = read || p == "list" || p == "describe"
 	}
-	return fmt.Errorf("command ending %q is refused (only `… list` and `… describe`)", last)
+	if !read {
+		return fmt.Errorf("command %q is refused (only `… list` and `… describe`)", strings.Join(pos, " "))
+	}
+	return nil
 }
 
 func checkCurl(args []string) error {

@@ -217,3 +217,12 @@ func (e *env) tokenUsed(t testing.TB, token string) bool {
 	}
 	return tok.UsedAt != nil
 }
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}

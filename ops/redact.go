@@ -18,9 +18,12 @@ type redactionRule struct {
 	replace func(sub []string) (replacement string, ok bool)
 }
 
-// secretName matches names that look like they hold a credential.
-var secretName = regexp.MustCompile(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|` +
-	`credential|session[_-]?key|signing[_-]?key|client[_-]?secret|(^|[_.-])(pass|pat|auth|key)($|[_.-]))`)
+// secretNamePattern matches names that look like they hold a credential: containing
+// password, passphrase, secret, token, api key, access key, private key, credential,
+// session or signing key; or with pass, pat, auth or key as a whole _-. separated part.
+const secretNamePattern = `(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|` +
+	`private[_-]?key|credential|session[_-]?key|signing[_-]?key)[A-Za-z0-9_.-]*|` +
+	`(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pat|auth|key)(?:[_.-][A-Za-z0-9_.-]*)?)`
 
 func keepGroup1(sub []string) (string, bool) { return sub[1] + Redacted, true }
 
@@ -49,17 +52,18 @@ var redactionRules = []redactionRule{
 	{
 		// --password v, --password=v, --api-key v, --token=v, --client-secret v ...
 		kind: "credential flag",
-		re: regexp.MustCompile(`(?i)(--[a-z0-9-]*(?:passw(?:or)?d|passphrase|token|secret|api-?key|access-key|private-key|credential)[a-z0-9-]*(?:=|\s+))` +
-			`("[^"]*"|'[^']*'|[^\s"']+)`),
-		replace: func(sub []string) (string, bool) { return sub[1] + Redacted, !strings.HasPrefix(sub[2], "-") },
+		re: regexp.MustCompile(`(?i)(--[a-z0-9-]*(?:passw(?:or)?d|passphrase|token|secret|api-?key|access-key|private-key|credential)[a-z0-9-]*(?:=|[ \t]+))` +
+			`("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`),
+		replace: keepGroup1,
 	},
 	{
 		// VAR=value (shell, env files) and "name": "value" / name: value (JSON, YAML) with a
 		// secret-looking name.
 		kind: "secret assignment",
-		re:   regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])"?([A-Za-z_][A-Za-z0-9_.-]*)"?\s*(?:=|:\s*)\s*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;}]+)`),
+		re: regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])"?(` + secretNamePattern + `)"?[ \t]*(?:=|:[ \t]*))` +
+			`("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;}]+)`),
 		replace: func(sub []string) (string, bool) {
-			if !secretName.MatchString(sub[2]) || sub[3] == `""` || sub[3] == "''" {
+			if sub[3] == `""` || sub[3] == "''" {
 				return "", false
 			}
 			return sub[1] + Redacted, true
@@ -68,7 +72,7 @@ var redactionRules = []redactionRule{
 	{
 		kind:    "credentials in a URL",
 		re:      regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)@`),
-		replace: keepGroup1,
+		replace: func(sub []string) (string, bool) { return sub[1] + Redacted + "@", true },
 	},
 	{
 		kind:    "AWS access key",
