@@ -1,6 +1,13 @@
 package permission
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/airlock-app/airlock/sandbox"
+)
 
 // Isolation is the sandbox's application-layer verdict on a request (DESIGN.md §5 step
 // 1). Check returns nil when the sandbox policy allows the call, or an error (the
@@ -16,3 +23,55 @@ type IsolationFunc func(ctx context.Context, req Request) error
 
 // Check calls f.
 func (f IsolationFunc) Check(ctx context.Context, req Request) error { return f(ctx, req) }
+
+// SandboxIsolation is the Isolation backed by package sandbox's application layer:
+// shell commands through Policy.AnalyzeCommand, file writes through CheckWrite, reads
+// through CheckRead (hidden paths), web fetches through CheckNetwork.
+type SandboxIsolation struct {
+	// PolicyFor returns the effective sandbox policy of the request's run or session
+	// (recorded when it started). Required.
+	PolicyFor func(ctx context.Context, req Request) (sandbox.Policy, error)
+}
+
+// Check implements Isolation.
+func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
+	if s.PolicyFor == nil {
+		return errors.New("no sandbox policy source configured")
+	}
+	pol, err := s.PolicyFor(ctx, req)
+	if err != nil {
+		return fmt.Errorf("sandbox policy for %s: %w", req.Tool, err)
+	}
+	if req.IsShell() {
+		_, err := pol.AnalyzeCommand(req.Command(), req.Context.Cwd)
+		return err
+	}
+	p := req.params()
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := p[k].(string); ok && v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	switch req.Tool {
+	case ToolWriteFile, ToolEditFile:
+		if path := str("path", "file", "file_path"); path != "" {
+			return pol.CheckWrite(path)
+		}
+		return errors.New(req.Tool + " without a path cannot be checked")
+	case ToolReadFile, ToolListDir, ToolSearchFiles:
+		if path := str("path", "dir", "directory", "file_path"); path != "" {
+			return pol.CheckRead(path)
+		}
+	case ToolWebFetch:
+		raw := str("url")
+		u, err := url.Parse(raw)
+		if err != nil || u.Hostname() == "" {
+			return pol.CheckNetwork("")
+		}
+		return pol.CheckNetwork(u.Hostname())
+	}
+	return nil
+}

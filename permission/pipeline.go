@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // compiled is an Effective configuration ready for the hot path.
@@ -109,6 +110,7 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 1. Isolation.
+	var isolationFailed error
 	isolationCheck := func() {
 		iso := b.iso.Load()
 		if iso == nil || req.Escalation != nil {
@@ -116,10 +118,17 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		}
 		if err := (*iso).Check(ctx, *req); err != nil {
 			ev.Isolation = err.Error()
-			mark(KindIsolationEscalation, "the sandbox denies it: "+err.Error())
+			if _, denied := sandbox.IsDenied(err); denied {
+				mark(KindIsolationEscalation, err.Error())
+			} else {
+				isolationFailed = err
+			}
 		}
 	}
 	isolationCheck()
+	if isolationFailed != nil {
+		return finish(Deny, LayerIsolation, "the sandbox could not check the call, so it is refused: "+isolationFailed.Error())
+	}
 
 	// 2. beforeToolUse hooks.
 	if mode.hooks && len(cfg.eff.BeforeHooks) > 0 {
@@ -133,6 +142,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 			req.Params, d.Params = hr.params, hr.params
 			if ev.Isolation == "" {
 				isolationCheck() // the rewritten call gets its own sandbox verdict
+				if isolationFailed != nil {
+					return finish(Deny, LayerIsolation, "the sandbox could not check the call, so it is refused: "+isolationFailed.Error())
+				}
 			}
 		}
 	} else if !mode.hooks && len(cfg.eff.BeforeHooks) > 0 {
