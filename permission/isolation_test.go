@@ -54,7 +54,9 @@ func TestSandboxIsolation(t *testing.T) {
 		t.Fatalf("never + sandbox denial = %+v", d)
 	}
 	// A policy that cannot be found refuses the call (fails closed) instead of asking.
-	broken := SandboxIsolation{PolicyFor: func(context.Context, Request) (sandbox.Policy, error) { return sandbox.Policy{}, errors.New("run unknown") }}
+	broken := SandboxIsolation{PolicyFor: func(context.Context, Request) (sandbox.Policy, error) {
+		return sandbox.Policy{}, errors.New("run unknown")
+	}}
 	b.SetIsolation(broken)
 	if d := b.Check(ctx, in(bash("ls"))).Decision; d.Verdict != Deny || d.Layer != LayerIsolation {
 		t.Fatalf("broken isolation = %+v", d)
