@@ -30,6 +30,8 @@ const (
 	EventApplyUnknown   = "apply_outcome_unknown"
 	EventVerified       = "verified"
 	EventVerifyFailed   = "verify_failed"
+	// EventHeadMissing is written by the journal itself when it finds its head row gone.
+	EventHeadMissing = "journal_head_missing"
 )
 
 const journalVersion = "airlock-ops-journal/v1"
@@ -109,22 +111,33 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 			return err
 		}
 		prevSeq, prevHash := head.Seq, head.Hash
+		batch := []*JournalEntry{e}
 		if head.Seq == 0 {
-			// A new journal, or one whose head row was deleted: continue after the last row
-			// (VerifyJournal reports the missing head).
+			// A new journal, or one whose head row was deleted. In the second case continue
+			// after the last row, but first record, authenticated, that the head was
+			// missing: deleting the head and the newest entries must stay visible.
 			var last JournalEntry
 			if err := tx.Where("project = ?", rec.Project).Order("seq DESC").Limit(1).Find(&last).Error; err != nil {
 				return err
 			}
-			prevSeq, prevHash = last.Seq, last.Hash
+			if last.ID != 0 {
+				prevSeq, prevHash = last.Seq, last.Hash
+				marker := &JournalEntry{Project: rec.Project, Event: EventHeadMissing, Actor: "airlock",
+					Detail: fmt.Sprintf(`{"last_seq_found":%d}`, last.Seq)}
+				batch = []*JournalEntry{marker, e}
+			}
 		}
-		e.Seq = prevSeq + 1
-		e.PrevHash = prevHash
-		e.At = s.nowUTC().Format(time.RFC3339Nano)
-		e.Hash = entryHash(e)
-		e.MAC = entryMAC(key, e.Hash)
-		if err := tx.Create(e).Error; err != nil {
-			return err
+		at := s.nowUTC().Format(time.RFC3339Nano)
+		for _, x := range batch {
+			x.Seq = prevSeq + 1
+			x.PrevHash = prevHash
+			x.At = at
+			x.Hash = entryHash(x)
+			x.MAC = entryMAC(key, x.Hash)
+			if err := tx.Create(x).Error; err != nil {
+				return err
+			}
+			prevSeq, prevHash = x.Seq, x.Hash
 		}
 		return tx.Model(&JournalHead{}).Where("project = ?", rec.Project).
 			Updates(map[string]any{"seq": e.Seq, "hash": e.Hash, "mac": headMAC(key, rec.Project, e.Seq, e.Hash)}).Error
@@ -248,6 +261,15 @@ func (s *Service) VerifyJournal(ctx context.Context, project string) (JournalRep
 	return rep, nil
 }
 
+// verifyRows checks a project's rows (in id order) against the key and the head.
+//
+// It first rebuilds the order in which the entries were written from what cannot be
+// forged without the key: each row whose MAC is valid is linked to its predecessor by
+// prev_hash, and its content must hash to its stored hash at that position. Rows and
+// positions are then named: a valid MAC over a hash the content no longer matches is an
+// edit, or a move when the content matches at another seq; a row without a valid MAC is
+// an edit when it sits in a hole of the written order and an insertion otherwise; holes
+// nothing explains are deletions; rows stored out of written order were reordered.
 func verifyRows(key []byte, project string, rows []JournalEntry, head *JournalHead) []JournalProblem {
 	var problems []JournalProblem
 	add := func(kind string, seq int64, id uint, format string, args ...any) {
@@ -256,118 +278,147 @@ func verifyRows(key []byte, project string, rows []JournalEntry, head *JournalHe
 	n := len(rows)
 	hashOK := make([]bool, n)
 	macOK := make([]bool, n)
-	authentic := 0
+	anyMAC := false
 	for i := range rows {
 		hashOK[i] = entryHash(&rows[i]) == rows[i].Hash
 		macOK[i] = hmac.Equal([]byte(entryMAC(key, rows[i].Hash)), []byte(rows[i].MAC))
-		if hashOK[i] && macOK[i] {
-			authentic++
-		}
+		anyMAC = anyMAC || macOK[i]
 	}
 	headOK := head != nil && head.Seq > 0 && hmac.Equal([]byte(headMAC(key, project, head.Seq, head.Hash)), []byte(head.MAC))
-	if n > 0 && authentic == 0 && !headOK {
+	if n > 0 && !anyMAC && !headOK {
 		add(ProblemKey, 0, 0, "none of the %d entries authenticates under the journal key in the keyring: the key was replaced or lost, or every row was rewritten", n)
 		return problems
 	}
 
-	// Authentic rows by seq; the first one seen for a seq wins, later copies are insertions.
-	bySeq := map[int64]int{}
-	var order []int // indexes of authentic rows kept, in id order
+	// Rebuild the written order.
+	pos := make([]int64, n) // written seq of each row; 0 = not placed
+	placedAt := map[int64]int{}
+	children := map[string][]int{}
 	for i := range rows {
-		if !(hashOK[i] && macOK[i]) {
-			continue
+		if macOK[i] {
+			children[rows[i].PrevHash] = append(children[rows[i].PrevHash], i)
 		}
-		if j, dup := bySeq[rows[i].Seq]; dup {
-			add(ProblemInserted, rows[i].Seq, rows[i].ID, "a second copy of the entry stored at row id %d", rows[j].ID)
-			continue
-		}
-		bySeq[rows[i].Seq] = i
-		order = append(order, i)
 	}
-	// The hash each authentic row links back to tells which seq came before it.
-	nextOf := map[string]int64{} // hash -> seq of the authentic row whose prev_hash it is
-	for _, i := range order {
-		nextOf[rows[i].PrevHash] = rows[i].Seq
+	type node struct {
+		hash string
+		seq  int64
 	}
-
-	// Rows that do not authenticate: edited, inserted, or moved to another seq.
-	present := map[int64]bool{}
+	queue := []node{{hash: "", seq: 0}}
 	for i := range rows {
-		present[rows[i].Seq] = true
 		if hashOK[i] && macOK[i] {
+			if j, dup := placedAt[rows[i].Seq]; dup {
+				add(ProblemInserted, rows[i].Seq, rows[i].ID, "a second copy of the entry stored at row id %d", rows[j].ID)
+				continue
+			}
+			pos[i] = rows[i].Seq
+			placedAt[rows[i].Seq] = i
+			queue = append(queue, node{hash: rows[i].Hash, seq: rows[i].Seq})
+		}
+	}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, c := range children[cur.hash] {
+			at := cur.seq + 1
+			if _, taken := placedAt[at]; taken || pos[c] != 0 {
+				continue
+			}
+			if rehashAtSeq(&rows[c], at) == rows[c].Hash {
+				pos[c] = at
+				placedAt[at] = c
+				queue = append(queue, node{hash: rows[c].Hash, seq: at})
+			}
+		}
+	}
+	maxPos := int64(0)
+	for sq := range placedAt {
+		maxPos = max(maxPos, sq)
+	}
+	if headOK {
+		maxPos = max(maxPos, head.Seq)
+	}
+	explained := map[int64]bool{}
+
+	// Rows whose MAC is valid but whose content is not what was written there.
+	for i := range rows {
+		r := &rows[i]
+		if !macOK[i] || hashOK[i] {
 			continue
 		}
+		if pos[i] != 0 {
+			add(ProblemReordered, r.Seq, r.ID, "the entry written as seq %d now carries seq %d", pos[i], r.Seq)
+			continue
+		}
+		add(ProblemEdited, r.Seq, r.ID, "content changed after it was written (it no longer matches its hash; event now %q)", r.Event)
+		explained[r.Seq] = true
+	}
+	// Rows without a valid MAC: not written by Airlock as they stand.
+	for i := range rows {
 		r := &rows[i]
 		if macOK[i] {
-			// The hash is ours, the content is not: find where the entry was written.
-			if next, ok := nextOf[r.Hash]; ok && next-1 != r.Seq && rehashAtSeq(r, next-1) == r.Hash {
-				add(ProblemReordered, r.Seq, r.ID, "the entry written as seq %d now carries seq %d", next-1, r.Seq)
-			} else if headOK && head.Hash == r.Hash && head.Seq != r.Seq && rehashAtSeq(r, head.Seq) == r.Hash {
-				add(ProblemReordered, r.Seq, r.ID, "the entry written as seq %d now carries seq %d", head.Seq, r.Seq)
-			} else {
-				add(ProblemEdited, r.Seq, r.ID, "content changed after it was written (it no longer matches its hash; event now %q)", r.Event)
+			continue
+		}
+		if _, covered := placedAt[r.Seq]; !covered && r.Seq >= 1 && r.Seq <= maxPos && !explained[r.Seq] {
+			add(ProblemEdited, r.Seq, r.ID, "not authenticated: content or hash rewritten without the journal key (event now %q)", r.Event)
+			explained[r.Seq] = true
+			continue
+		}
+		add(ProblemInserted, r.Seq, r.ID, "not written by Airlock (no valid MAC) and not part of the written chain (event %q)", r.Event)
+	}
+	// Holes nothing explains: deleted entries.
+	for sq := int64(1); sq <= maxPos; sq++ {
+		if _, ok := placedAt[sq]; ok || explained[sq] {
+			continue
+		}
+		end := sq
+		for end+1 <= maxPos && !explained[end+1] {
+			if _, ok := placedAt[end+1]; ok {
+				break
 			}
+			end++
+		}
+		if end == maxPos && headOK && head.Seq == maxPos {
+			add(ProblemDeleted, sq, 0, "entries seq %d..%d are missing at the end (the journal head says the last entry is seq %d)", sq, end, head.Seq)
+		} else {
+			add(ProblemDeleted, sq, 0, "entries seq %d..%d are missing", sq, end)
+		}
+		sq = end
+	}
+	// Physical order: rows were appended in written order.
+	lastPos, lastID := int64(0), uint(0)
+	for i := range rows {
+		if pos[i] == 0 {
 			continue
 		}
-		if _, dup := bySeq[r.Seq]; dup {
-			add(ProblemInserted, r.Seq, r.ID, "not written by Airlock (no valid MAC) and duplicates seq %d", r.Seq)
-			continue
+		if pos[i] < lastPos {
+			add(ProblemReordered, rows[i].Seq, rows[i].ID, "stored after seq %d (row id %d) although it was written before it", lastPos, lastID)
 		}
-		if prev, next, ok := neighbours(rows, bySeq, r.Seq); ok && next.PrevHash == prev.Hash && next.Seq == prev.Seq+1 {
-			add(ProblemInserted, r.Seq, r.ID, "not written by Airlock (no valid MAC); seq %d links directly to seq %d around it", prev.Seq, next.Seq)
-			continue
-		}
-		add(ProblemEdited, r.Seq, r.ID, "not authenticated: content or hash rewritten without the journal key (event now %q)", r.Event)
+		lastPos, lastID = max(lastPos, pos[i]), rows[i].ID
 	}
-
-	// Physical order: authentic rows were appended with increasing seq.
-	for k := 1; k < len(order); k++ {
-		a, b := rows[order[k-1]], rows[order[k]]
-		if b.Seq < a.Seq {
-			add(ProblemReordered, b.Seq, b.ID, "stored after seq %d (row id %d) although it was written before it", a.Seq, a.ID)
+	for i := range rows {
+		if rows[i].Event == EventHeadMissing && pos[i] != 0 {
+			add(ProblemHead, rows[i].Seq, rows[i].ID, "the journal head row had been deleted before this entry was written (the newest entries before it may have been deleted with it)")
 		}
 	}
-
-	// The chain, in seq order.
-	seqs := make([]int64, 0, len(bySeq))
-	for sq := range bySeq {
-		seqs = append(seqs, sq)
-	}
-	slices.Sort(seqs)
-	prevSeq, prevHash := int64(0), ""
-	for _, sq := range seqs {
-		r := rows[bySeq[sq]]
-		if sq > prevSeq+1 {
-			if first, last, ok := missingRange(present, prevSeq+1, sq-1); ok {
-				add(ProblemDeleted, first, 0, "entries seq %d..%d are missing (before seq %d, row id %d)", first, last, sq, r.ID)
-			}
-		} else if r.PrevHash != prevHash {
-			add(ProblemEdited, sq, r.ID, "its link to seq %d does not match (the chain was rewritten)", prevSeq)
-		}
-		prevSeq, prevHash = sq, r.Hash
-	}
-
-	// The head: the newest entry's seq and hash, authenticated.
-	maxSeq := int64(0)
-	for sq := range present {
-		maxSeq = max(maxSeq, sq)
-	}
+	// The head.
 	switch {
 	case head == nil && n > 0:
-		add(ProblemHead, maxSeq, 0, "the journal head row is missing (deleted)")
-	case head == nil:
-	case head.Seq == 0 && n == 0:
+		add(ProblemHead, maxPos, 0, "the journal head row is missing (deleted)")
+	case head == nil, head.Seq == 0 && n == 0:
 	case !headOK:
 		add(ProblemHead, head.Seq, 0, "the journal head row does not authenticate (edited)")
-	case head.Seq > maxSeq:
-		add(ProblemDeleted, maxSeq+1, 0, "entries seq %d..%d are missing at the end (the head says the last entry is seq %d)", maxSeq+1, head.Seq, head.Seq)
-	case head.Seq < maxSeq:
-		add(ProblemInserted, head.Seq+1, 0, "entries after seq %d were added without the journal key (the head says the last entry is seq %d)", head.Seq, head.Seq)
 	default:
-		if i, ok := bySeq[head.Seq]; ok && rows[i].Hash != head.Hash {
-			add(ProblemEdited, head.Seq, rows[i].ID, "the newest entry is not the one the head recorded")
+		if i, ok := placedAt[head.Seq]; ok && rows[i].Hash != head.Hash {
+			add(ProblemHead, head.Seq, rows[i].ID, "the entry at seq %d is not the one the head recorded", head.Seq)
+		}
+		for sq := range placedAt {
+			if sq > head.Seq {
+				add(ProblemHead, head.Seq, 0, "the head says the last entry is seq %d but authentic entries go to seq %d: the head was rolled back", head.Seq, maxPos)
+				break
+			}
 		}
 	}
+	slices.SortStableFunc(problems, func(a, b JournalProblem) int { return int(a.Seq - b.Seq) })
 	return problems
 }
 
@@ -375,39 +426,4 @@ func rehashAtSeq(r *JournalEntry, seq int64) string {
 	c := *r
 	c.Seq = seq
 	return entryHash(&c)
-}
-
-// neighbours returns the authentic rows just before and after seq.
-func neighbours(rows []JournalEntry, bySeq map[int64]int, seq int64) (prev, next JournalEntry, ok bool) {
-	bestPrev, bestNext := int64(-1), int64(-1)
-	for sq := range bySeq {
-		if sq < seq && sq > bestPrev {
-			bestPrev = sq
-		}
-		if sq > seq && (bestNext < 0 || sq < bestNext) {
-			bestNext = sq
-		}
-	}
-	if bestNext < 0 {
-		return prev, next, false
-	}
-	next = rows[bySeq[bestNext]]
-	if bestPrev < 0 {
-		return JournalEntry{Seq: 0, Hash: ""}, next, true
-	}
-	return rows[bySeq[bestPrev]], next, true
-}
-
-// missingRange returns the first and last seq in [from, to] absent from present.
-func missingRange(present map[int64]bool, from, to int64) (first, last int64, ok bool) {
-	first, last = -1, -1
-	for sq := from; sq <= to; sq++ {
-		if !present[sq] {
-			if first < 0 {
-				first = sq
-			}
-			last = sq
-		}
-	}
-	return first, last, first >= 0
 }
