@@ -36,6 +36,9 @@ func bwrapPath() string {
 // OS backend: "bwrap", "landlock" or "" (strongest available).
 var forcedBackend = ""
 
+// forcedNone makes tests behave as on a machine with no OS backend.
+const forcedNone = "none-available"
+
 // Exec runs req.Argv under req.Policy with the strongest backend the policy
 // allows, and returns when the command and every process it started are gone.
 // The command's failure is in Result.ExitCode; Airlock's own failures are
@@ -53,6 +56,9 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 		return runDirect(ctx, pr, BackendNameApp, "isolation backend is \"app\": only the application layer checks this command; the OS does not confine it")
 	}
 	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
+	if forcedBackend == forcedNone {
+		useBwrap = false
+	}
 	if useBwrap {
 		res, started, err := runBwrap(ctx, pr)
 		if started || err == nil || forcedBackend == BackendNameBwrap || !landlockAvailable() {

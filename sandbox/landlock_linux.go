@@ -49,7 +49,7 @@ func landlockABI() int {
 }
 
 func landlockAvailable() bool {
-	return forcedBackend != BackendNameBwrap && landlockABI() >= 1
+	return forcedBackend != BackendNameBwrap && forcedBackend != forcedNone && landlockABI() >= 1
 }
 
 // runLandlock re-executes this binary as the inner stage, which applies

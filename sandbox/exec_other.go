@@ -1,0 +1,67 @@
+//go:build unix && !linux
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// Exec runs req.Argv under req.Policy: Seatbelt on macOS, the application
+// layer alone elsewhere (refused when the backend is "os").
+func Exec(ctx context.Context, req ExecRequest) (Result, error) {
+	pr, err := prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	p := req.Policy
+	argv := pr.req.Argv
+	res := Result{Backend: BackendNameNone}
+	switch {
+	case p.Mode == ModeFullAccess:
+	case p.Backend == BackendApp:
+		res.Backend = BackendNameApp
+	case runtime.GOOS == "darwin" && fileExists(sandboxExec):
+		res.Backend = BackendNameSeatbelt
+		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden), "--"}, argv...)
+		pr.path = sandboxExec
+	case p.Backend == BackendOS:
+		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w on %s (isolation backend \"os\" refuses to run without one)", ErrNoOSBackend, runtime.GOOS)}
+	default:
+		res.Backend = BackendNameApp
+		res.Warning = appOnlyWarning
+	}
+	ctx, cancel := withTimeout(ctx, req.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pr.path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir, cmd.Env = pr.cwd, pr.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = req.Stdin, req.Stdout, req.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return cmd.Process.Kill()
+	}
+	cmd.WaitDelay = waitDelay
+	if err := cmd.Start(); err != nil {
+		return res, execErr(ExitCannotExecute, "exec %s: %w", argv[0], err)
+	}
+	res.HostPid = cmd.Process.Pid
+	if req.OnStart != nil {
+		req.OnStart(cmd.Process.Pid)
+	}
+	werr := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return finish(ctx, cmd, werr, res)
+}
+
+const waitDelay = 3e9
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

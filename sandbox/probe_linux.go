@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Probe names.
+const (
+	ProbeBwrap    = "bubblewrap"
+	ProbeUserNS   = "user namespaces"
+	ProbeLandlock = "landlock"
+	ProbeSeccomp  = "seccomp"
+	ProbeKVM      = "kvm"
+)
+
+func probePlatform(ctx context.Context, st *Status) {
+	st.Platform = "linux"
+	bw := probeBwrap(ctx)
+	ns := probeUserNS(ctx, bw.OK)
+	ll := probeLandlock()
+	sc := probeSeccomp()
+	kvm := probeKVM()
+	st.Probes = []Probe{bw, ns, ll, sc, kvm}
+	chooseBackend(st, bw, ns, ll, sc)
+}
+
+// chooseBackend picks the strongest available backend for st.Requested.
+func chooseBackend(st *Status, bw, ns, ll, sc Probe) {
+	switch {
+	case st.Requested == BackendApp:
+		st.Backend = BackendNameApp
+		st.Warning = "isolation backend is \"app\": commands are checked by the application layer only; the OS does not confine them"
+	case bw.OK && ns.OK && sc.OK:
+		st.Backend = BackendNameBwrap
+	case ll.OK && sc.OK:
+		st.Backend = BackendNameLandlock
+	case st.Requested == BackendOS:
+		st.Backend = ""
+		st.Error = "isolation backend \"os\" is required but no OS backend is available: runs are refused. " + firstFix(bw, ns, ll, sc)
+	default:
+		st.Backend = BackendNameApp
+		st.Warning = appOnlyWarning
+	}
+	st.Guarantees, st.Limitations = guarantees(st.Backend, landlockABI())
+}
+
+func firstFix(ps ...Probe) string {
+	for _, p := range ps {
+		if !p.OK && p.Fix != "" {
+			return p.Fix
+		}
+	}
+	return ""
+}
+
+func probeBwrap(ctx context.Context) Probe {
+	p := Probe{Name: ProbeBwrap, Fix: "install bubblewrap: apt install bubblewrap"}
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		p.Detail = "bwrap not found in PATH"
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		return p
+	}
+	p.OK, p.Fix = true, ""
+	p.Detail = strings.TrimSpace(string(out)) + " at " + path
+	return p
+}
+
+// probeUserNS runs bwrap with the real flags: user namespaces must actually work.
+func probeUserNS(ctx context.Context, haveBwrap bool) Probe {
+	p := Probe{Name: ProbeUserNS,
+		Fix: "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu), then persist it in /etc/sysctl.d/"}
+	if !haveBwrap {
+		p.Detail = "not tested: bubblewrap is missing"
+		p.Fix = "install bubblewrap: apt install bubblewrap"
+		return p
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		p.Detail = "cannot find true(1) to test with"
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	args := append(append([]string(nil), bwrapBaseFlags...), "--unshare-net", "--", truePath)
+	out, err := exec.CommandContext(ctx, bwrapPath(), args...).CombinedOutput()
+	if err != nil {
+		p.Detail = fmt.Sprintf("bwrap could not create the sandbox: %v: %s", err, strings.TrimSpace(string(out)))
+		return p
+	}
+	p.OK, p.Fix = true, ""
+	p.Detail = "bwrap --unshare-user --unshare-pid --unshare-net … true succeeded"
+	return p
+}
+
+func probeLandlock() Probe {
+	p := Probe{Name: ProbeLandlock, Fix: "boot a kernel with Landlock enabled (CONFIG_SECURITY_LANDLOCK=y, and landlock in the lsm= boot parameter)"}
+	abi := landlockABI()
+	if abi < 1 {
+		p.Detail = "Landlock is not available in this kernel"
+		return p
+	}
+	p.OK, p.Fix = true, ""
+	p.Detail = fmt.Sprintf("Landlock ABI %d", abi)
+	return p
+}
+
+func probeSeccomp() Probe {
+	p := Probe{Name: ProbeSeccomp, Fix: "use a kernel built with CONFIG_SECCOMP_FILTER=y"}
+	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
+		p.Detail = fmt.Sprintf("prctl(PR_GET_SECCOMP): %v", err)
+		return p
+	}
+	if _, err := seccompProgram(seccompOptions{networkOff: true}); err != nil {
+		p.Detail = fmt.Sprintf("cannot build the filter: %v", err)
+		return p
+	}
+	p.OK, p.Fix = true, ""
+	p.Detail = "seccomp filters supported"
+	return p
+}
+
+func probeKVM() Probe {
+	p := Probe{Name: ProbeKVM, Fix: "for the micro-VM execution mode: enable virtualization in the firmware, load kvm_intel or kvm_amd, and give the user access to /dev/kvm (the kvm group)"}
+	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			p.Detail = "/dev/kvm does not exist"
+		} else {
+			p.Detail = fmt.Sprintf("/dev/kvm: %v", err)
+		}
+		return p
+	}
+	f.Close()
+	p.OK, p.Fix = true, ""
+	p.Detail = "/dev/kvm is usable (only the micro-VM execution mode needs it)"
+	return p
+}
+
+// guarantees says what holds with a backend, honestly.
+func guarantees(backend string, abi int) (holds, not []string) {
+	switch backend {
+	case BackendNameBwrap:
+		return []string{
+			"writes only inside the writable roots; protected paths (.git, .airlock, …) read-only and uncreatable",
+			"network off is a separate network namespace (no TCP, UDP or DNS; AF_UNIX sockets denied by seccomp)",
+			"private /tmp, /dev/shm, PID, IPC and UTS namespaces; no capabilities; no_new_privs; seccomp (no ptrace, process_vm_*, io_uring, mount, unshare)",
+			"Airlock's socket directory, the session bus, keyring and SSH agent sockets are hidden in every mode but full-access",
+			"every process the run started dies with it (PID namespace, die-with-parent)",
+		}, nil
+	case BackendNameLandlock:
+		holds = []string{
+			fmt.Sprintf("writes only inside the writable roots (Landlock ABI %d); protected paths read-only and uncreatable", abi),
+			"network off by seccomp: no socket but netlink can be created (no TCP, UDP or DNS)",
+			"no unix sockets in any mode (seccomp): Airlock's socket, the session bus, keyring and SSH agent are unreachable",
+			"no capabilities; no_new_privs; seccomp (no ptrace, process_vm_*, io_uring, mount, unshare, System V IPC)",
+			"every process the run started is killed when it ends (a subreaper stage)",
+			"TMPDIR is a private directory removed after the run; host /tmp and /dev/shm are read-only",
+		}
+		not = []string{
+			"new files or directories cannot be created directly at the top level of a writable root (Landlock cannot protect .git there otherwise); create them in a subdirectory",
+			"/dev/shm is not writable: Python multiprocessing queues and pools (POSIX semaphores) fail",
+			"the host's processes are visible in /proc (read-only)",
+		}
+		if abi >= 6 {
+			holds = append(holds, "signals and abstract unix sockets are scoped to the sandbox: host processes cannot be killed")
+		} else {
+			not = append(not, "Landlock ABI < 6: a sandboxed process can signal (kill) your other processes")
+		}
+		return holds, not
+	case BackendNameApp:
+		return appGuarantees, appLimitations
+	}
+	return nil, nil
+}
