@@ -15,8 +15,12 @@ import (
 // goKeyring adapts github.com/zalando/go-keyring to SecretStore, as the app's keyring store does.
 type goKeyring struct{ service string }
 
-func (g goKeyring) Get(_ context.Context, name string) (string, error) { return keyring.Get(g.service, name) }
-func (g goKeyring) Set(_ context.Context, name, v string) error        { return keyring.Set(g.service, name, v) }
+func (g goKeyring) Get(_ context.Context, name string) (string, error) {
+	return keyring.Get(g.service, name)
+}
+func (g goKeyring) Set(_ context.Context, name, v string) error {
+	return keyring.Set(g.service, name, v)
+}
 
 // memStore is an in-memory SecretStore.
 type memStore map[string]string

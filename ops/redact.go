@@ -60,7 +60,7 @@ var redactionRules = []redactionRule{
 		// VAR=value (shell, env files) and "name": "value" / name: value (JSON, YAML) with a
 		// secret-looking name.
 		kind: "secret assignment",
-		re: regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])"?(` + secretNamePattern + `)"?[ \t]*(?:=|:[ \t]*))` +
+		re: regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])"?(` + secretNamePattern + `)"?[ \t]*[=:][ \t]*)` +
 			`("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;}]+)`),
 		replace: func(sub []string) (string, bool) {
 			if sub[3] == `""` || sub[3] == "''" {
