@@ -65,6 +65,7 @@ func (w *auditWriter) loop() {
 	}
 	for it := range w.queue {
 		if it.rec != nil {
+			redactRecord(it.rec)
 			batch = append(batch, it.rec)
 		}
 		if it.flush != nil || len(batch) >= 200 || len(w.queue) == 0 {
@@ -82,6 +83,7 @@ func (w *auditWriter) add(rec *AuditRecord) {
 	defer w.mu.RUnlock()
 	if w.closed {
 		// After Close the table is written directly (rare: a late timer or answer).
+		redactRecord(rec)
 		w.wmu.Lock()
 		err := w.db.Create(rec).Error
 		w.wmu.Unlock()
@@ -126,6 +128,12 @@ func (w *auditWriter) close() {
 	w.wg.Wait()
 }
 
+// redactRecord removes credentials before a record is stored (off the decision path).
+func redactRecord(r *AuditRecord) {
+	r.Subject = Redact(r.Subject)
+	r.Reasons = Redact(r.Reasons)
+}
+
 // auditRecord builds the audit row of a decision.
 func auditRecord(req Request, d Decision, now time.Time) *AuditRecord {
 	reasons, _ := json.Marshal(d.Reasons)
@@ -134,9 +142,9 @@ func auditRecord(req Request, d Decision, now time.Time) *AuditRecord {
 		asked += " pid " + strconv.Itoa(req.Context.Caller.PID)
 	}
 	return &AuditRecord{
-		RequestID: req.ID, Tool: req.Tool, Subject: Redact(req.Subject()), Tier: d.Tier,
+		RequestID: req.ID, Tool: req.Tool, Subject: req.Subject(), Tier: d.Tier,
 		Verdict: d.Verdict, Layer: d.Layer, Kind: d.Kind, InteractiveOnly: d.InteractiveOnly,
-		Reasons: Redact(string(reasons)), Rule: d.Rule, Session: req.Context.Session, Run: req.Context.Run,
+		Reasons: string(reasons), Rule: d.Rule, Session: req.Context.Session, Run: req.Context.Run,
 		Task: req.Context.Task, Department: req.Context.Department, Cwd: req.Context.Cwd,
 		AskedBy: asked, AnsweredBy: d.AnsweredBy, WaitedMs: d.Waited.Milliseconds(), CreatedAt: now,
 	}

@@ -351,7 +351,9 @@ func denyWith(d Decision, l Layer, reason string) Decision {
 // record audits and publishes a final decision.
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
-	b.publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: Redact(describe(req)), Decision: d})
+	if b.pub != nil {
+		b.pub.Publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: Redact(describe(req)), Decision: d})
+	}
 }
 
 func (b *Broker) publish(topic string, payload any) {
@@ -582,4 +584,22 @@ func (b *Broker) Close() error {
 	b.mu.Unlock()
 	b.audit.close()
 	return nil
+}
+
+// CheckOffline evaluates a request like Broker.Check without a database or a running
+// broker (no remembered grants are consulted), for `airlock check` when no daemon runs.
+func CheckOffline(ctx context.Context, e Effective, iso Isolation, pf preflight.Options, req Request) (Evaluation, error) {
+	if e.ApprovalPolicy == "" {
+		e = DefaultEffective()
+	}
+	cfg, err := compile(e)
+	if err != nil {
+		return Evaluation{}, fmt.Errorf("check: %w", err)
+	}
+	b := &Broker{preflight: pf}
+	b.cfg.Store(cfg)
+	b.SetIsolation(iso)
+	ev := b.evaluate(ctx, &req, evalMode{})
+	ev.Notes = append(ev.Notes, "remembered grants were not consulted (no running Airlock)")
+	return ev, nil
 }

@@ -20,7 +20,8 @@ var ErrGrantNotFound = errors.New("grant not found")
 type Grants struct {
 	db     *gorm.DB
 	mu     sync.RWMutex
-	active map[string]activeGrant // by id
+	active map[string]*activeGrant   // by id
+	byTool map[string][]*activeGrant // active grants by tool
 }
 
 type activeGrant struct {
@@ -38,15 +39,38 @@ type GrantFilter struct {
 
 // OpenGrants loads the active grants.
 func OpenGrants(ctx context.Context, db *gorm.DB) (*Grants, error) {
-	g := &Grants{db: db, active: map[string]activeGrant{}}
+	g := &Grants{db: db, active: map[string]*activeGrant{}, byTool: map[string][]*activeGrant{}}
 	var recs []GrantRecord
 	if err := db.WithContext(ctx).Where("revoked_at IS NULL").Find(&recs).Error; err != nil {
 		return nil, fmt.Errorf("load grants: %w", err)
 	}
 	for _, r := range recs {
-		g.active[r.ID] = activeGrant{rec: r, pattern: CompilePattern(r.Pattern)}
+		g.insert(r)
 	}
 	return g, nil
+}
+
+// insert adds an active grant to the in-memory indexes; the caller holds mu (or owns g).
+func (g *Grants) insert(r GrantRecord) {
+	a := &activeGrant{rec: r, pattern: CompilePattern(r.Pattern)}
+	g.active[r.ID] = a
+	g.byTool[r.Tool] = append(g.byTool[r.Tool], a)
+}
+
+// remove drops an active grant from the in-memory indexes; the caller holds mu.
+func (g *Grants) remove(id string) {
+	a, ok := g.active[id]
+	if !ok {
+		return
+	}
+	delete(g.active, id)
+	list := g.byTool[a.rec.Tool]
+	for i, x := range list {
+		if x == a {
+			g.byTool[a.rec.Tool] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
 }
 
 // Add stores a grant. Scope must be session or always; a session grant needs a session.
@@ -73,7 +97,7 @@ func (g *Grants) Add(ctx context.Context, rec GrantRecord) (GrantRecord, error) 
 		return GrantRecord{}, fmt.Errorf("add grant for %s %q: %w", rec.Tool, rec.Pattern, err)
 	}
 	g.mu.Lock()
-	g.active[rec.ID] = activeGrant{rec: rec, pattern: CompilePattern(rec.Pattern)}
+	g.insert(rec)
 	g.mu.Unlock()
 	return rec, nil
 }
@@ -111,13 +135,13 @@ func (g *Grants) Revoke(ctx context.Context, id string) error {
 		return fmt.Errorf("revoke grant %s: %w (see `airlock grants list`)", id, ErrGrantNotFound)
 	}
 	g.mu.Lock()
-	delete(g.active, id)
+	g.remove(id)
 	g.mu.Unlock()
 	return nil
 }
 
 // applies reports whether a grant's scope covers the request's context.
-func (a activeGrant) applies(tool string, c Context) bool {
+func (a *activeGrant) applies(tool string, c Context) bool {
 	if a.rec.Tool != tool {
 		return false
 	}
@@ -142,46 +166,47 @@ func (g *Grants) Match(tool, subject string, segments []Segment, c Context) *Gra
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	var cands []activeGrant
-	for _, a := range g.active {
+	list := g.byTool[tool]
+	globs := 0
+	for _, a := range list {
 		if !a.applies(tool, c) {
 			continue
 		}
-		if !a.pattern.glob && a.rec.Pattern == subject {
-			rec := a.rec
-			return &rec
-		}
-		if a.pattern.glob {
-			cands = append(cands, a)
-		}
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	if len(segments) <= 1 {
-		for _, a := range cands {
-			if a.pattern.Match(subject) {
+		if !a.pattern.glob {
+			if a.rec.Pattern == subject {
 				rec := a.rec
 				return &rec
 			}
+			continue
+		}
+		globs++
+	}
+	if globs == 0 {
+		return nil
+	}
+	match := func(s string) *activeGrant {
+		for _, a := range list {
+			if a.pattern.glob && a.applies(tool, c) && a.pattern.Match(s) {
+				return a
+			}
 		}
 		return nil
 	}
-	var last *GrantRecord
-	for _, s := range segments {
-		found := false
-		for _, a := range cands {
-			if a.pattern.Match(s.Source) {
-				rec := a.rec
-				last, found = &rec, true
-				break
-			}
+	if len(segments) <= 1 {
+		if a := match(subject); a != nil {
+			rec := a.rec
+			return &rec
 		}
-		if !found {
+		return nil
+	}
+	var last *activeGrant
+	for _, s := range segments {
+		if last = match(s.Source); last == nil {
 			return nil
 		}
 	}
-	return last
+	rec := last.rec
+	return &rec
 }
 
 // newID returns a random identifier with a prefix.

@@ -152,10 +152,12 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 3. Preflight.
-	subject := req.Subject()
+	reqParams := req.params()
+	subject := subjectOf(reqParams)
+	shell := isShell(req.Tool, reqParams)
 	var segments []Segment
-	if req.IsShell() {
-		a := preflight.Analyze(req.Command(), b.preflight)
+	if shell {
+		a := preflight.Analyze(commandOf(reqParams), b.preflight)
 		ev.Findings, ev.KnownSafe, ev.Segments = a.Findings, a.KnownSafe, a.Segments
 		segments = make([]Segment, len(a.Segments))
 		for i, s := range a.Segments {
@@ -221,7 +223,6 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 6. Approval policy.
-	shell := req.IsShell()
 	switch pol {
 	case PolicyUntrusted:
 		if verdict == Allow && shell && !ev.KnownSafe {

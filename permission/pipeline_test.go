@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/airlock-app/airlock/permission/preflight"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,5 +240,22 @@ func TestTaskGrant(t *testing.T) {
 	req.Context.TaskArgv = danger
 	if d := b.Check(ctx, req).Decision; d.Verdict != Ask || !d.InteractiveOnly {
 		t.Fatalf("destructive task argv = %+v", d)
+	}
+}
+
+func TestCheckOffline(t *testing.T) {
+	e := effective(t, Settings{Permission: PermissionSection{Rules: []RuleSetting{{Tool: "bash", Pattern: "git push *", Action: "ask"}}}})
+	ev, err := CheckOffline(context.Background(), e, nil, preflight.Options{Home: "/home/u"}, bash("git push --force origin main"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Decision.Verdict != Ask || ev.Decision.Kind != KindBashDestructive || ev.Rule == nil || ev.Rule.Pattern != "git push *" || len(ev.Findings) == 0 {
+		t.Fatalf("offline check = %+v", ev)
+	}
+	out, _ := json.Marshal(ev)
+	for _, want := range []string{`"verdict":"ask"`, `"tier":"P2"`, `"findings"`, `"rule"`, `"approvalPolicy":"on-request"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("check JSON lacks %s: %s", want, out)
+		}
 	}
 }

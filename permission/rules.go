@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Action is what a matching rule does.
@@ -42,6 +43,61 @@ type RuleSet struct {
 	byTool   map[string][]*compiledRule // rules whose tool is a plain name
 	anyTool  []*compiledRule            // rules whose tool has a wildcard
 	hasRules bool
+	merged   sync.Map // tool → *ruleIndex
+}
+
+// ruleIndex holds one tool's rules in configuration order, indexed by the first word
+// of their pattern so that a subject is only matched against rules that can match it.
+type ruleIndex struct {
+	byWord  map[string][]*compiledRule // rules whose first word is known, with the generic ones, in order
+	generic []*compiledRule            // rules whose pattern starts with a wildcard within its first word
+}
+
+// firstWord returns the text before the first space.
+func firstWord(s string) string {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// patternWord returns the first word every match of p must start with, if fixed.
+func patternWord(p Pattern) (string, bool) {
+	if !p.glob {
+		return firstWord(p.src), true
+	}
+	if i := strings.IndexByte(p.prefix, ' '); i >= 0 {
+		return p.prefix[:i], true
+	}
+	return "", false
+}
+
+func newRuleIndex(rules []*compiledRule) *ruleIndex {
+	idx := &ruleIndex{byWord: map[string][]*compiledRule{}}
+	for _, r := range rules {
+		if w, ok := patternWord(r.pattern); ok {
+			idx.byWord[w] = nil
+			continue
+		}
+		idx.generic = append(idx.generic, r)
+	}
+	for _, r := range rules {
+		w, ok := patternWord(r.pattern)
+		for word := range idx.byWord {
+			if !ok || word == w {
+				idx.byWord[word] = append(idx.byWord[word], r)
+			}
+		}
+	}
+	return idx
+}
+
+// forSubject returns the rules that may match s, in configuration order.
+func (idx *ruleIndex) forSubject(s string) []*compiledRule {
+	if list, ok := idx.byWord[firstWord(s)]; ok {
+		return list
+	}
+	return idx.generic
 }
 
 // Segment is one simple command of a shell request, as the rules see it.
@@ -85,12 +141,18 @@ func NewRuleSet(rules []Rule) (*RuleSet, error) {
 	return rs, nil
 }
 
-// candidates returns the rules for a tool in configuration order.
-func (rs *RuleSet) candidates(tool string) []*compiledRule {
-	named := rs.byTool[tool]
-	if len(rs.anyTool) == 0 {
-		return named
+// index returns the indexed rules of a tool (built once per tool).
+func (rs *RuleSet) index(tool string) *ruleIndex {
+	if c, ok := rs.merged.Load(tool); ok {
+		return c.(*ruleIndex)
 	}
+	idx := newRuleIndex(rs.merge(tool))
+	rs.merged.Store(tool, idx)
+	return idx
+}
+
+func (rs *RuleSet) merge(tool string) []*compiledRule {
+	named := rs.byTool[tool]
 	var out []*compiledRule
 	i, j := 0, 0
 	for i < len(named) || j < len(rs.anyTool) {
@@ -116,29 +178,29 @@ func (rs *RuleSet) Evaluate(tool, subject string, segments []Segment) RuleMatch 
 	if rs == nil || !rs.hasRules {
 		return RuleMatch{}
 	}
-	cands := rs.candidates(tool)
-	if len(cands) == 0 {
+	idx := rs.index(tool)
+	if len(idx.generic) == 0 && len(idx.byWord) == 0 {
 		return RuleMatch{}
 	}
-	for _, c := range cands {
-		if c.Action != ActionDeny {
-			continue
+	if m, ok := firstDeny(idx, subject); ok {
+		return m
+	}
+	for _, s := range segments {
+		if m, ok := firstDeny(idx, s.Source); ok {
+			return m
 		}
-		if c.pattern.Match(subject) {
-			return RuleMatch{Action: ActionDeny, Rule: &c.Rule}
-		}
-		for _, s := range segments {
-			if c.pattern.Match(s.Source) || (s.Unwrapped != s.Source && c.pattern.Match(s.Unwrapped)) {
-				return RuleMatch{Action: ActionDeny, Rule: &c.Rule}
+		if s.Unwrapped != s.Source {
+			if m, ok := firstDeny(idx, s.Unwrapped); ok {
+				return m
 			}
 		}
 	}
 	if len(segments) <= 1 {
-		return lastAllowAsk(cands, subject)
+		return lastAllowAsk(idx.forSubject(subject), subject)
 	}
 	var allowed RuleMatch
 	for _, s := range segments {
-		m := lastAllowAsk(cands, s.Source)
+		m := lastAllowAsk(idx.forSubject(s.Source), s.Source)
 		switch m.Action {
 		case ActionAsk:
 			return m
@@ -148,6 +210,15 @@ func (rs *RuleSet) Evaluate(tool, subject string, segments []Segment) RuleMatch 
 		allowed = m
 	}
 	return allowed
+}
+
+func firstDeny(idx *ruleIndex, s string) (RuleMatch, bool) {
+	for _, c := range idx.forSubject(s) {
+		if c.Action == ActionDeny && c.pattern.Match(s) {
+			return RuleMatch{Action: ActionDeny, Rule: &c.Rule}, true
+		}
+	}
+	return RuleMatch{}, false
 }
 
 func lastAllowAsk(cands []*compiledRule, s string) RuleMatch {

@@ -40,11 +40,12 @@ func argvOf(p map[string]any) []string {
 
 // IsShell reports whether the request runs a shell command (bash or exec tools, or any
 // tool whose params carry "command" or "argv").
-func (r Request) IsShell() bool {
-	if r.Tool == ToolBash || r.Tool == ToolExec {
+func (r Request) IsShell() bool { return isShell(r.Tool, r.params()) }
+
+func isShell(tool string, p map[string]any) bool {
+	if tool == ToolBash || tool == ToolExec {
 		return true
 	}
-	p := r.params()
 	if _, ok := p["command"].(string); ok {
 		return true
 	}
@@ -69,8 +70,9 @@ func commandOf(p map[string]any) string {
 
 // Subject is the text rules and grants match against: the command for shell tools, the
 // path, url or query for the usual tools, or the canonical JSON of the params otherwise.
-func (r Request) Subject() string {
-	p := r.params()
+func (r Request) Subject() string { return subjectOf(r.params()) }
+
+func subjectOf(p map[string]any) string {
 	if c := commandOf(p); c != "" {
 		return c
 	}
