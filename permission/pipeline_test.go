@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/airlock-app/airlock/permission/preflight"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-app/airlock/permission/preflight"
 )
 
 var reviewerScripts = map[string]string{
