@@ -95,13 +95,11 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	}
 
 	// Redeem: the one conditional UPDATE that decides who runs.
-	res := s.db.WithContext(ctx).Exec(`UPDATE ops_approval_tokens SET used_at = ?, used_by = ?
-		WHERE token_hash = ? AND plan_id = ? AND plan_hash = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
-		now, Redact(opt.By), th, rec.ID, tok.PlanHash, now)
-	if res.Error != nil {
-		return nil, fmt.Errorf("apply plan %s: redeem token: %w", rec.ID, res.Error)
+	won, err := s.redeem(ctx, th, rec.ID, tok.PlanHash, now, opt.By)
+	if err != nil {
+		return nil, fmt.Errorf("apply plan %s: redeem token: %w", rec.ID, err)
 	}
-	if res.RowsAffected != 1 {
+	if !won {
 		var again ApprovalToken
 		if err := s.db.WithContext(ctx).First(&again, "token_hash = ?", th).Error; err != nil {
 			return refuse(ErrTokenUnknown, "token vanished while redeeming")
@@ -195,6 +193,18 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 		return out, &ApplyError{PlanID: rec.ID, Reason: out.Reason}
 	}
 	return out, nil
+}
+
+// redeem spends the token with one conditional UPDATE and reports whether this caller
+// won it. Whatever the number of concurrent callers, at most one wins.
+func (s *Service) redeem(ctx context.Context, tokenHash, planID, planHash string, now int64, by string) (bool, error) {
+	res := s.db.WithContext(ctx).Exec(`UPDATE ops_approval_tokens SET used_at = ?, used_by = ?
+		WHERE token_hash = ? AND plan_id = ? AND plan_hash = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
+		now, Redact(by), tokenHash, planID, planHash, now)
+	if res.Error != nil {
+		return false, res.Error
+	}
+	return res.RowsAffected == 1, nil
 }
 
 // checkDrift compares the stored plan and the caller's presentation with what was approved.
