@@ -29,10 +29,7 @@ func (a *analyzer) destructive(cl call) {
 				}
 			}
 		}
-	case p == "tee" || p == "cp" || p == "mv" || p == "install" || p == "cat":
-		if p == "cat" {
-			return
-		}
+	case p == "tee" || p == "cp" || p == "mv" || p == "install":
 		for _, t := range positionals(cl.args, set("-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix")) {
 			if dev, ok := diskDevice(t); ok && (p == "tee" || t == lastPositional(cl)) {
 				a.add(CategorySystem, p+" writes over the disk device "+dev, cl.src)
@@ -54,7 +51,7 @@ func (a *analyzer) destructive(cl call) {
 				a.add(CategorySystem, p+" "+pos[0]+" stops or reboots the machine", cl.src)
 			}
 		}
-	case p == "kill" || p == "pkill" && cl.has("-1"):
+	case p == "kill":
 		a.kill(cl)
 	case p == "chmod" || p == "chown" || p == "chgrp":
 		a.chmod(cl)
@@ -243,7 +240,6 @@ func (a *analyzer) kill(cl call) {
 	for i, v := range cl.args {
 		if v == "-s" || v == "-n" || v == "--signal" {
 			sigDone = true
-			_ = i
 			continue
 		}
 		if !sigDone && strings.HasPrefix(v, "-") && v != "-1" {

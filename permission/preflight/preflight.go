@@ -240,15 +240,6 @@ func newCall(c shellcmd.Command) call {
 	return cl
 }
 
-// fromArgv builds a call from an argv found inside another command (find -exec, npx).
-func fromArgv(argv []string, src string) shellcmd.Command {
-	c := shellcmd.Command{Source: src}
-	for _, s := range argv {
-		c.Args = append(c.Args, shellcmd.Word{Raw: s, Value: s, Literal: true})
-	}
-	return c
-}
-
 func (cl call) has(flags ...string) bool {
 	for _, a := range cl.args {
 		for _, f := range flags {
