@@ -171,10 +171,10 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 		outArt.Content = out.Reason
 	case run.TimedOut:
 		out.Reason = fmt.Sprintf("timed out after %s", timeout)
+	case ctx.Err() != nil:
+		out.Reason = "cancelled while running (the command was killed): " + ctx.Err().Error()
 	case run.ExitCode != 0:
 		out.Reason = fmt.Sprintf("exited with status %d", run.ExitCode)
-	case ctx.Err() != nil:
-		out.Reason = "cancelled: " + ctx.Err().Error()
 	}
 	if err := s.db.WithContext(bg).Create(outArt).Error; err != nil {
 		s.log.Error("ops: could not store the apply output", "plan", rec.ID, "err", err)

@@ -390,3 +390,30 @@ func countOf(s []string, v string) int {
 	}
 	return n
 }
+
+func TestCancelledApplyIsRecordedAndSpendsTheToken(t *testing.T) {
+	e := newEnv(t)
+	in := e.plan()
+	in.Apply = Command{Shell: "echo applied >> out.txt; sleep 30"}
+	in.Snapshot = Command{}
+	v, token := e.approved(t, in)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.svc.Apply(ctx, v.ID, token, ApplyOptions{})
+		done <- err
+	}()
+	for e.lines(t) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	err := <-done
+	var ae *ApplyError
+	if !errors.As(err, &ae) || !strings.Contains(ae.Reason, "cancelled") {
+		t.Fatalf("cancelled apply: %v", err)
+	}
+	if e.status(t, v.ID) != StatusFailed || !e.tokenUsed(t, token) {
+		t.Fatal("a cancelled apply must end failed with its token spent")
+	}
+	e.journalOK(t, v.Project)
+}
