@@ -40,7 +40,7 @@ const canonicalVersion = "airlock-ops-plan/v1"
 // The length prefix makes the encoding injective: no two different plans serialize to
 // the same bytes, whatever characters their fields contain.
 func (p *OperationPlan) CanonicalBytes() []byte {
-	var e canonicalEncoder
+	e := canonicalEncoder{buf: make([]byte, 0, 2048+len(p.Steps)*256+len(p.Verify)*256)}
 	e.buf = append(e.buf, canonicalVersion+"\n"...)
 	e.field("project", p.Project)
 	e.field("target.provider", p.Target.Provider)
