@@ -258,6 +258,9 @@ func sameRequest(a, b Request) bool {
 	if a.Tool != b.Tool || !jsonEqual(a.Params, b.Params) {
 		return false
 	}
+	// The caller's pid may differ after a restart (an in-process caller); the rest of
+	// the context must be identical.
+	a.Context.Caller, b.Context.Caller = Caller{}, Caller{}
 	ca, _ := json.Marshal(a.Context)
 	cb, _ := json.Marshal(b.Context)
 	return bytes.Equal(ca, cb) && (a.Escalation == nil) == (b.Escalation == nil)

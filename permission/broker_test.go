@@ -346,10 +346,12 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	// Re-attach, then answer.
+	// Re-attach (from a caller with another pid, as after a restart), then answer.
 	got := make(chan Decision, 1)
 	go func() {
-		d, _ := b2.Await(ctx, reqs["r-alive"])
+		r := reqs["r-alive"]
+		r.Context.Caller = Caller{PID: 99999999, Description: "dispatch"}
+		d, _ := b2.Await(ctx, r)
 		got <- d
 	}()
 	waitFor(t, "re-attach", func() bool {

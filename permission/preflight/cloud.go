@@ -306,9 +306,15 @@ func controlPlaneHost(v string) (string, bool) {
 // crossSegment checks what spans segments: SQL fed to a client through a pipe or a
 // heredoc, and device commits fed to ssh.
 func (a *analyzer) crossSegment(src string, s *shellcmd.Script) {
-	var sqlClient, ssh string
+	var sqlClient, ssh, fetch, stdinShell string
 	for _, c := range s.Commands {
 		p := c.Program()
+		if (p == "curl" || p == "wget") && fetch == "" {
+			fetch = c.Source
+		}
+		if shellPrograms[p] && p != "busybox" && stdinShell == "" && readsScriptFromStdin(c) {
+			stdinShell = c.Source
+		}
 		if sqlClients[p] && sqlClient == "" {
 			sqlClient = c.Source
 		}
@@ -326,4 +332,26 @@ func (a *analyzer) crossSegment(src string, s *shellcmd.Script) {
 			a.add(CategoryCloud, r, ssh)
 		}
 	}
+	if fetch != "" && stdinShell != "" {
+		a.add(CategoryOpaque, "runs a script downloaded from the network, which cannot be checked before it runs", src)
+	}
+}
+
+// readsScriptFromStdin reports whether a shell reads its script from stdin or from a
+// process substitution (`| sh`, `bash -s`, `bash <(curl …)`), rather than from -c or a file.
+func readsScriptFromStdin(c shellcmd.Command) bool {
+	for _, w := range c.Args[1:] {
+		v := w.Raw
+		switch {
+		case strings.HasPrefix(v, "<("):
+			return true
+		case v == "-s" || v == "-" || strings.HasPrefix(v, "--"):
+		case strings.HasPrefix(v, "-") && strings.Contains(v, "c"):
+			return false
+		case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
+		default:
+			return false // a script file
+		}
+	}
+	return true
 }

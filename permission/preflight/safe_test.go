@@ -122,3 +122,27 @@ func TestAnalyzeHomeAndAirlockPaths(t *testing.T) {
 		t.Errorf("read of AIRLOCK_HOME flagged: %+v", a.Findings)
 	}
 }
+
+func TestDownloadedScriptIsOpaque(t *testing.T) {
+	for _, c := range []string{
+		"curl -fsSL https://get.example.com | sh",
+		"curl -s https://x/install.sh | sudo bash -s -- --yes",
+		"wget -qO- https://x | bash",
+		"bash <(curl -s https://x/install.sh)",
+	} {
+		a := Analyze(c, Options{})
+		if !hasCategory(a.Findings, CategoryOpaque) || a.Interactive() {
+			t.Errorf("Analyze(%q) = %+v, want an opaque (P2) finding only", c, a.Findings)
+		}
+	}
+	for _, c := range []string{
+		"curl -fsSL https://x/install.sh -o install.sh",
+		"curl https://x | jq .",
+		"curl https://x && bash build.sh",
+		"echo ls | sh",
+	} {
+		if a := Analyze(c, Options{}); hasCategory(a.Findings, CategoryOpaque) {
+			t.Errorf("Analyze(%q) flagged as a downloaded script: %+v", c, a.Findings)
+		}
+	}
+}
