@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,6 +132,10 @@ func RunInnerStageIfRequested() {
 }
 
 func innerStage() (int, error) {
+	// go-landlock restricts each thread on its own before ABI 8, so every
+	// thread gets its own domain, and signals are scoped to a domain: the
+	// command must be started and signalled from one and the same thread.
+	runtime.LockOSThread()
 	f := os.NewFile(3, "spec")
 	if f == nil {
 		return 0, errors.New("no sandbox spec on fd 3")
@@ -173,8 +178,12 @@ func innerStage() (int, error) {
 	select {
 	case <-done:
 	case s := <-sigs:
-		killDescendants()
+		// Kill first, reap after: reaping the command here would leave cmd.Wait blocked.
+		for _, pid := range descendants(os.Getpid()) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		<-done
+		killDescendants()
 		return 128 + int(s.(syscall.Signal)), nil
 	}
 	killDescendants()
@@ -295,7 +304,8 @@ func loadSeccomp(filter []byte) error {
 }
 
 // killDescendants SIGKILLs every process below this one (as a subreaper, all
-// orphans are reparented here) and reaps them, until none is left.
+// orphans are reparented here) and reaps them, until none is left. Call it
+// only after the command itself was waited for.
 func killDescendants() {
 	self := os.Getpid()
 	for range 100 {
@@ -316,30 +326,29 @@ func killDescendants() {
 	}
 }
 
-// descendants lists the pids below root, from /proc.
+// descendants lists the pids below root by walking /proc/PID/task/TID/children
+// (only root's own tree is read, so it stays cheap on a busy machine).
 func descendants(root int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 && len(out) < 1<<16 {
+		p := queue[0]
+		queue = queue[1:]
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
 		if err != nil {
 			continue
 		}
-		if ppid := parentPid(pid); ppid > 0 {
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + task.Name() + "/children")
+			if err != nil {
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					out = append(out, c)
+					queue = append(queue, c)
+				}
+			}
 		}
 	}
 	return out
