@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/airlock-app/airlock/app"
@@ -39,3 +40,13 @@ func (f *Facade) ConfigView() app.ConfigView { return f.core.ConfigView() }
 // Topics lists the event topics the window may receive, for the frontend's check that
 // its events module mirrors the core (see frontend/src/lib/events.ts).
 func (f *Facade) Topics() []string { return topics() }
+
+// Home is the person's home directory, so the window can show paths with ~. Empty when
+// it is unknown.
+func (f *Facade) Home() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return home
+}

@@ -1,0 +1,105 @@
+package desktop
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/airlock-app/airlock/app/eventbus"
+)
+
+// The window's one events module must name exactly the topics the core publishes: a
+// topic missing there is an event the window can never react to, and a topic only there
+// is a listener that never fires.
+func TestEventsModuleMirrorsTopics(t *testing.T) {
+	path := filepath.Join("..", "..", "frontend", "src", "lib", "events.ts")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read the frontend's events module: %v", err)
+	}
+	got, err := topicsInEventsModule(string(src))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	want := slices.Clone(eventbus.Topics)
+	for _, list := range [][]string{got, want} {
+		slices.Sort(list)
+	}
+	if dup := duplicate(got); dup != "" {
+		t.Errorf("%s lists %q twice", path, dup)
+	}
+	for _, topic := range want {
+		if !slices.Contains(got, topic) {
+			t.Errorf("%s lacks the topic %q of app/eventbus/topics.go", path, topic)
+		}
+	}
+	for _, topic := range got {
+		if !slices.Contains(want, topic) {
+			t.Errorf("%s lists %q, which app/eventbus/topics.go does not publish", path, topic)
+		}
+	}
+}
+
+var topicEntry = regexp.MustCompile(`(?m)^\s*\w+:\s*'([^']*)',?\s*$`)
+
+// topicsInEventsModule reads the values of `export const Topics = { ... } as const;`.
+func topicsInEventsModule(src string) ([]string, error) {
+	const open = "export const Topics = {"
+	start := strings.Index(src, open)
+	if start < 0 {
+		return nil, errNoTopics
+	}
+	body := src[start+len(open):]
+	end := strings.Index(body, "} as const")
+	if end < 0 {
+		return nil, errNoTopics
+	}
+	var out []string
+	for _, m := range topicEntry.FindAllStringSubmatch(body[:end], -1) {
+		out = append(out, m[1])
+	}
+	return out, nil
+}
+
+type parseError string
+
+func (e parseError) Error() string { return string(e) }
+
+const errNoTopics = parseError("no `export const Topics = { ... } as const;` block found")
+
+func duplicate(sorted []string) string {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return sorted[i]
+		}
+	}
+	return ""
+}
+
+func TestTopicsInEventsModule(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+		err  bool
+	}{
+		{"entries", "export const Topics = {\n  A: 'a.b',\n  B: 'c',\n} as const;", []string{"a.b", "c"}, false},
+		{"ignores other objects", "const x = { Z: 'z' };\nexport const Topics = {\n  A: 'a',\n} as const;", []string{"a"}, false},
+		{"no block", "export const Other = {} as const;", nil, true},
+		{"unterminated", "export const Topics = {\n  A: 'a',\n", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := topicsInEventsModule(tt.src)
+			if (err != nil) != tt.err {
+				t.Fatalf("err = %v, want error %v", err, tt.err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

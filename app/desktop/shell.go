@@ -1,0 +1,151 @@
+package desktop
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/logger"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/app/eventbus"
+)
+
+// Shell owns the window's life: it keeps the context Wails gives at start-up, forwards
+// the core's events to the window, shows the window on request and quits on request.
+// Its methods are safe to call before the window exists: a show or quit asked for
+// before start-up is carried out as soon as the window is up.
+type Shell struct {
+	core   *app.Core // nil while Wails only generates bindings
+	facade *Facade
+
+	mu           sync.Mutex
+	ctx          context.Context // the Wails context; nil until OnStartup
+	stopForward  context.CancelFunc
+	quitAsked    bool
+	showAsked    bool
+	shuttingDown bool
+}
+
+// NewShell returns the shell of core's window.
+func NewShell(core *app.Core) *Shell {
+	return &Shell{core: core, facade: NewFacade(core)}
+}
+
+// Options are the Wails options of the window. assets holds index.html and the
+// built frontend (frontend/dist); icon is the window's PNG icon.
+func (s *Shell) Options(assets fs.FS, icon []byte) *options.App {
+	return &options.App{
+		Title:     "Airlock",
+		Width:     1120,
+		Height:    740,
+		MinWidth:  760,
+		MinHeight: 480,
+		AssetServer: &assetserver.Options{
+			Assets: assets,
+		},
+		// Shown for the instant before the page paints; close to both themes' sidebar.
+		BackgroundColour: &options.RGBA{R: 0x24, G: 0x26, B: 0x2b, A: 0xff},
+		OnStartup:        s.startup,
+		OnDomReady:       s.domReady,
+		OnShutdown:       s.shutdown,
+		OnBeforeClose:    s.beforeClose,
+		Bind:             []any{s.facade},
+		// Until the tray exists (issue #7), closing the window quits the app; #7 sets
+		// HideWindowOnClose (or returns true from beforeClose) so the tray keeps it running.
+		HideWindowOnClose:  false,
+		LogLevel:           logger.WARNING,
+		LogLevelProduction: logger.ERROR,
+		Linux: &linux.Options{
+			Icon:        icon,
+			ProgramName: "airlock-desktop",
+			// Software rendering: WebKitGTK's GPU path paints a blank window on several
+			// drivers and under Xvfb (wails#2977); the window is text, not 3D.
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
+	}
+}
+
+func (s *Shell) startup(ctx context.Context) {
+	s.mu.Lock()
+	s.ctx = ctx
+	quit, show := s.quitAsked, s.showAsked
+	s.mu.Unlock()
+	if s.core != nil {
+		fctx, cancel := context.WithCancel(context.Background())
+		s.mu.Lock()
+		s.stopForward = cancel
+		s.mu.Unlock()
+		go forwardEvents(fctx, s.core.Bus, func(topic string, data ...any) {
+			runtime.EventsEmit(ctx, topic, data...)
+		})
+	}
+	if quit {
+		runtime.Quit(ctx)
+		return
+	}
+	if show {
+		s.showWindow(ctx)
+	}
+}
+
+// domReady logs that the page has loaded; scripts/window-smoke.sh waits for this line.
+func (s *Shell) domReady(context.Context) {
+	slog.Info("window ready")
+}
+
+// beforeClose runs when the person closes the window. Until the tray exists (issue #7)
+// closing quits the whole app; the tray issue turns this into hide-on-close.
+func (s *Shell) beforeClose(context.Context) (prevent bool) { return false }
+
+func (s *Shell) shutdown(context.Context) {
+	s.mu.Lock()
+	s.shuttingDown = true
+	stop := s.stopForward
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// ShowWindow brings the window to the front: shown if hidden, restored if minimised,
+// and focused. Asked before start-up, it happens at start-up.
+func (s *Shell) ShowWindow() {
+	s.mu.Lock()
+	ctx := s.ctx
+	if ctx == nil {
+		s.showAsked = true
+	}
+	s.mu.Unlock()
+	if ctx != nil {
+		s.showWindow(ctx)
+	}
+}
+
+func (s *Shell) showWindow(ctx context.Context) {
+	runtime.WindowUnminimise(ctx)
+	runtime.WindowShow(ctx) // gtk_window_present: raises and focuses
+	if s.core != nil {
+		s.core.Bus.Publish(eventbus.TopicWindowShow, struct{}{})
+	}
+}
+
+// Quit ends the app as if the person had quit it: the window closes and wails.Run
+// returns. Safe from any goroutine (a signal handler) and before start-up.
+func (s *Shell) Quit() {
+	s.mu.Lock()
+	ctx, done := s.ctx, s.shuttingDown
+	if ctx == nil {
+		s.quitAsked = true
+	}
+	s.mu.Unlock()
+	if ctx != nil && !done {
+		slog.Info("quitting the window")
+		runtime.Quit(ctx)
+	}
+}

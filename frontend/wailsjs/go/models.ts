@@ -1,0 +1,248 @@
+export namespace config {
+	
+	export class Problem {
+	    line: number;
+	    column: number;
+	    key?: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.line = source["line"];
+	        this.column = source["column"];
+	        this.key = source["key"];
+	        this.message = source["message"];
+	    }
+	}
+	export class Error {
+	    path: string;
+	    problems: Problem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Error(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.problems = this.convertValues(source["problems"], Problem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Setting {
+	    key: string;
+	    value: any;
+	    layer: string;
+	    detail?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Setting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.value = source["value"];
+	        this.layer = source["layer"];
+	        this.detail = source["detail"];
+	    }
+	}
+
+}
+
+export namespace localapi {
+	
+	export class ConfigView {
+	    path: string;
+	    exists: boolean;
+	    // Go type: time
+	    loadedAt: any;
+	    error?: config.Error;
+	    settings: config.Setting[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.loadedAt = this.convertValues(source["loadedAt"], null);
+	        this.error = this.convertValues(source["error"], config.Error);
+	        this.settings = this.convertValues(source["settings"], config.Setting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class KeyringView {
+	    ok: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyringView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.error = source["error"];
+	    }
+	}
+	export class PreviousStart {
+	    kind: string;
+	    pid: number;
+	    // Go type: time
+	    startedAt: any;
+	    // Go type: time
+	    stoppedAt?: any;
+	    clean: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PreviousStart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.stoppedAt = this.convertValues(source["stoppedAt"], null);
+	        this.clean = source["clean"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Status {
+	    kind: string;
+	    pid: number;
+	    version: string;
+	    // Go type: time
+	    startedAt: any;
+	    uptime: string;
+	    paths: paths.Paths;
+	    config: ConfigView;
+	    keyring: KeyringView;
+	    previous?: PreviousStart;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.version = source["version"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.uptime = source["uptime"];
+	        this.paths = this.convertValues(source["paths"], paths.Paths);
+	        this.config = this.convertValues(source["config"], ConfigView);
+	        this.keyring = this.convertValues(source["keyring"], KeyringView);
+	        this.previous = this.convertValues(source["previous"], PreviousStart);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace paths {
+	
+	export class Paths {
+	    configFile: string;
+	    dataDir: string;
+	    database: string;
+	    runLogs: string;
+	    sandboxDir: string;
+	    runtimeDir: string;
+	    socket: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Paths(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configFile = source["configFile"];
+	        this.dataDir = source["dataDir"];
+	        this.database = source["database"];
+	        this.runLogs = source["runLogs"];
+	        this.sandboxDir = source["sandboxDir"];
+	        this.runtimeDir = source["runtimeDir"];
+	        this.socket = source["socket"];
+	    }
+	}
+
+}
+

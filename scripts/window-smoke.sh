@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Window smoke test: the built desktop app, started under its own Xvfb and D-Bus session
+# with a private AIRLOCK_HOME, must open its window, load and paint the page, answer on
+# the local API, be screenshotted to artifacts/window.png, and quit cleanly on SIGTERM
+# (exit 0) leaving none of the processes it started.
+#
+#   scripts/window-smoke.sh        (expects build/bin/airlock-desktop; builds nothing)
+#
+# Environment: SMOKE_TIMEOUT (seconds to wait for the window, default 60),
+# ARTIFACTS (default artifacts/). Needs Xvfb, xdotool, x11-utils, imagemagick, dbus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+APP=$ROOT/build/bin/airlock-desktop
+CLI=$ROOT/build/bin/airlock
+ART=${ARTIFACTS:-$ROOT/artifacts}
+TIMEOUT=${SMOKE_TIMEOUT:-60}
+MIN_COLOURS=${SMOKE_MIN_COLOURS:-64}
+
+fail() {
+	echo "window-smoke: FAIL: $*" >&2
+	if [[ -n ${TMP:-} && -s $TMP/app.log ]]; then
+		echo "window-smoke: the app's output (also in $ART/window-smoke.log):" >&2
+		tail -n 40 "$TMP/app.log" | sed 's/^/    /' >&2
+	fi
+	exit 1
+}
+say() { echo "window-smoke: $*"; }
+
+[[ -x $APP ]] || fail "$APP is missing: build it first (make build-desktop, or scripts/build-desktop.sh)"
+for tool in Xvfb xdotool xwininfo xdpyinfo import identify compare dbus-run-session; do
+	command -v "$tool" >/dev/null ||
+		fail "$tool is not installed (apt-get install xvfb xdotool x11-utils imagemagick dbus)"
+done
+
+mkdir -p "$ART"
+TMP=$(mktemp -d /tmp/airlock-smoke.XXXXXX)
+XVFB_PID= DRS_PID= APP_PID=
+STARTED=() # every pid this script started (the app's whole tree included)
+
+cleanup() {
+	local code=$?
+	[[ -s $TMP/app.log ]] && cp "$TMP/app.log" "$ART/window-smoke.log"
+	for pid in "${STARTED[@]}" $DRS_PID; do
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	done
+	if [[ -n $XVFB_PID ]] && kill -0 "$XVFB_PID" 2>/dev/null; then
+		kill -TERM "$XVFB_PID" # TERM, so Xvfb removes its /tmp/.X<n>-lock
+		for _ in $(seq 30); do kill -0 "$XVFB_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$XVFB_PID" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+	exit $code
+}
+trap cleanup EXIT
+trap 'fail "interrupted"' INT TERM
+
+deadline=$((SECONDS + TIMEOUT))
+time_left() { ((SECONDS < deadline)); }
+
+# descendants PID: every process below PID, depth first.
+descendants() {
+	local child
+	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$child"
+		descendants "$child"
+	done
+}
+
+# 1. A private X server on a free display.
+for n in $(seq 91 140); do
+	if [[ ! -e /tmp/.X11-unix/X$n && ! -e /tmp/.X$n-lock ]]; then DISPLAY_NUM=$n; break; fi
+done
+[[ -n ${DISPLAY_NUM:-} ]] || fail "no free X display between :91 and :140"
+Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp -noreset >"$TMP/xvfb.log" 2>&1 &
+XVFB_PID=$!
+until xdpyinfo -display ":$DISPLAY_NUM" >/dev/null 2>&1; do
+	kill -0 "$XVFB_PID" 2>/dev/null || fail "Xvfb :$DISPLAY_NUM did not start: $(cat "$TMP/xvfb.log")"
+	time_left || fail "Xvfb :$DISPLAY_NUM did not answer within ${TIMEOUT}s"
+	sleep 0.1
+done
+export DISPLAY=":$DISPLAY_NUM"
+say "Xvfb on $DISPLAY"
+import -window root "$TMP/blank.png"
+
+# 2. The app, in its own D-Bus session (else GTK spawns dbus-launch and at-spi and leaves
+#    them behind), with a private AIRLOCK_HOME and XDG dirs. The bus activates no
+#    services: no at-spi, and no keyring daemon (whose unlock prompt would cover the
+#    window); the app then reports the keyring as unavailable, which is the truth here.
+export AIRLOCK_HOME=$TMP/home
+export XDG_CONFIG_HOME=$TMP/xdg/config XDG_DATA_HOME=$TMP/xdg/data XDG_CACHE_HOME=$TMP/xdg/cache
+mkdir -p "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+export NO_AT_BRIDGE=1
+unset DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR
+cat >"$TMP/bus.conf" <<'CONF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+CONF
+started_at=$SECONDS
+dbus-run-session --config-file="$TMP/bus.conf" -- "$APP" >"$TMP/app.log" 2>&1 &
+DRS_PID=$!
+STARTED+=("$DRS_PID")
+
+# 3. Wait until the window exists, the page has loaded, the core answers, and the
+#    window is painted with more than a background colour. No fixed sleeps: poll.
+WID= DOM= CORE= PAINTED=
+have_cli=0
+[[ -x $CLI ]] && have_cli=1
+while time_left; do
+	kill -0 "$DRS_PID" 2>/dev/null || { wait "$DRS_PID" || true; fail "the app exited before its window was up"; }
+	if [[ -z $APP_PID ]]; then
+		APP_PID=$(pgrep -P "$DRS_PID" -x airlock-desktop || true)
+	fi
+	# Remember the whole tree (WebKit's web and network processes, dbus-daemon).
+	for pid in $(descendants "$DRS_PID"); do
+		[[ " ${STARTED[*]} " == *" $pid "* ]] || STARTED+=("$pid")
+	done
+	[[ -n $WID ]] || WID=$(xdotool search --onlyvisible --name '^Airlock$' 2>/dev/null | head -n1 || true)
+	[[ -n $DOM ]] || { grep -q 'window ready' "$TMP/app.log" && DOM=1; } || true
+	if [[ -z $CORE ]]; then
+		if ((have_cli)); then
+			"$CLI" status --json >"$TMP/status.json" 2>/dev/null && CORE=1 || true
+		else
+			[[ -S $AIRLOCK_HOME/run/airlock.sock ]] && CORE=1 || true
+		fi
+	fi
+	if [[ -n $WID && -n $DOM && -z $PAINTED ]]; then
+		import -window "$WID" "$TMP/probe.png" 2>/dev/null || true
+		colours=$(identify -format '%k' "$TMP/probe.png" 2>/dev/null || echo 0)
+		((colours >= MIN_COLOURS)) && PAINTED=1
+	fi
+	[[ -n $WID && -n $DOM && -n $CORE && -n $PAINTED ]] && break
+	sleep 0.2
+done
+[[ -n $WID ]] || fail "no window titled Airlock appeared within ${TIMEOUT}s"
+[[ -n $DOM ]] || fail "the window never loaded its page (no 'window ready' in the log) within ${TIMEOUT}s"
+[[ -n $CORE ]] || fail "the core did not answer \`airlock status\` within ${TIMEOUT}s"
+[[ -n $PAINTED ]] || fail "the window stayed blank (fewer than $MIN_COLOURS colours) for ${TIMEOUT}s"
+say "window $WID up, page loaded, core answering, painted after $((SECONDS - started_at)) s"
+if ((have_cli)); then
+	grep -q '"kind": *"desktop"' "$TMP/status.json" || fail "airlock status did not report the desktop core: $(cat "$TMP/status.json")"
+fi
+
+# 4. The screenshot: the root window cropped to the app's window.
+eval "$(xdotool getwindowgeometry --shell "$WID")"
+import -window root -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$ART/window.png"
+colours=$(identify -format '%k' "$ART/window.png")
+((colours >= MIN_COLOURS)) || fail "the screenshot has only $colours colours: the window looks blank"
+import -window root "$TMP/after.png"
+changed=$(compare -metric AE "$TMP/blank.png" "$TMP/after.png" null: 2>&1 || true)
+changed=${changed%% *}
+((${changed%.*} > WIDTH * HEIGHT / 4)) || fail "the screen barely differs from the empty screen ($changed pixels changed)"
+say "screenshot $ART/window.png (${WIDTH}x${HEIGHT}, $colours colours, $changed pixels differ from the empty screen)"
+
+# 5. Quit with SIGTERM: exit status 0, and nothing it started left behind.
+[[ -n $APP_PID ]] || fail "could not find the airlock-desktop process under dbus-run-session"
+for pid in $(descendants "$DRS_PID"); do
+	[[ " ${STARTED[*]} " == *" $pid "* ]] || STARTED+=("$pid")
+done
+kill -TERM "$APP_PID"
+quit_deadline=$((SECONDS + 15))
+while kill -0 "$DRS_PID" 2>/dev/null; do
+	((SECONDS < quit_deadline)) || fail "the app did not quit within 15 s of SIGTERM"
+	sleep 0.1
+done
+status=0
+wait "$DRS_PID" || status=$?
+((status == 0)) || fail "the app exited with status $status after SIGTERM (want 0)"
+left=()
+for pid in "${STARTED[@]}"; do
+	if kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]]; then
+		left+=("$pid:$(ps -o comm= -p "$pid")")
+	fi
+done
+((${#left[@]} == 0)) || fail "processes left after quitting: ${left[*]}"
+[[ ! -S $AIRLOCK_HOME/run/airlock.sock ]] || fail "the local API socket is still there after quitting"
+kill -TERM "$XVFB_PID"
+wait "$XVFB_PID" 2>/dev/null || true
+say "quit cleanly on SIGTERM (exit 0, ${#STARTED[@]} processes started, none left)"
+say "PASS"
