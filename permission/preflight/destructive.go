@@ -124,9 +124,20 @@ var systemDirs = set("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32",
 // dangerousTarget reports whether a path names the filesystem root, a top-level system
 // directory, everything under one, or the home directory.
 func (a *analyzer) dangerousTarget(t string) (string, bool) {
-	s := strings.ReplaceAll(t, "${HOME}", "$HOME")
+	s := t
+	relative := !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~") && !strings.HasPrefix(s, "$HOME") && !strings.HasPrefix(s, "${HOME}")
+	if relative && a.cwd != "" {
+		s = a.cwd + "/" + s
+	}
+	s = strings.ReplaceAll(s, "${HOME}", "$HOME")
 	if s == "~" || strings.HasPrefix(s, "~/") {
 		s = "$HOME" + s[1:]
+	} else if strings.HasPrefix(s, "~") {
+		user, rest, _ := strings.Cut(s[1:], "/")
+		if c := path.Clean("/" + rest); c == "/" || c == "/*" || c == "/.*" {
+			return "the home directory of " + user, true
+		}
+		return "", false
 	}
 	if a.opts.Home != "" && (s == a.opts.Home || strings.HasPrefix(s, a.opts.Home+"/")) {
 		s = "$HOME" + s[len(a.opts.Home):]

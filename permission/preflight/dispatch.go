@@ -30,10 +30,32 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 		a.safe = false
 		return
 	}
-	cl := newCall(c)
-	if inner, ok := extraWrapper(c, cl); ok {
+	if i := leadingAssignments(c); i > 0 {
+		// `sudo A=1 rm …`: sudo (and env-like wrappers) take VAR=value words before the
+		// command; what follows them is the program.
 		a.safe = false
-		a.command(inner, depth)
+		if i < len(c.Args) {
+			argv := make([]string, 0, len(c.Args)-i)
+			for _, w := range c.Args[i:] {
+				argv = append(argv, text(w))
+			}
+			a.parseNested(joinArgv(argv), c.Source, depth)
+		}
+		return
+	}
+	cl := newCall(c)
+	if cl.prog == "cd" {
+		a.cd(cl)
+	}
+	if inner, ok := extraWrapper(c, cl); ok {
+		// Re-parse what the wrapper runs, so shellcmd sees through the wrappers inside it
+		// (pkexec sudo -u x busybox rm …).
+		a.safe = false
+		argv := make([]string, len(inner.Args))
+		for i, w := range inner.Args {
+			argv[i] = text(w)
+		}
+		a.parseNested(joinArgv(argv), c.Source, depth)
 		return
 	}
 	if script, via, ok := innerString(cl); ok {
@@ -282,4 +304,46 @@ func afterOptions(args []string, valued map[string]bool) []string {
 		return args[i:]
 	}
 	return nil
+}
+
+// cd follows the working directory through `cd` commands with literal targets.
+func (a *analyzer) cd(cl call) {
+	pos := positionals(cl.args, nil)
+	switch {
+	case len(pos) == 0:
+		a.cwd = "$HOME"
+	case pos[0] == "-":
+		a.cwd = ""
+	case strings.HasPrefix(pos[0], "/") || strings.HasPrefix(pos[0], "~") || strings.HasPrefix(pos[0], "$HOME") || strings.HasPrefix(pos[0], "${HOME}"):
+		a.cwd = pos[0]
+	case a.cwd != "":
+		a.cwd = a.cwd + "/" + pos[0]
+	}
+}
+
+// leadingAssignments counts the VAR=value words at the start of Args (a wrapper's
+// environment settings that shellcmd left in place).
+func leadingAssignments(c shellcmd.Command) int {
+	n := 0
+	for _, w := range c.Args {
+		name, _, ok := strings.Cut(text(w), "=")
+		if !ok || !validName(name) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
 }

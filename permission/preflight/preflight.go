@@ -23,6 +23,7 @@ const (
 	CategoryCloud           Category = "cloud_mutation"   // aws … delete-*, kubectl delete, terraform destroy
 	CategoryForkBomb        Category = "fork_bomb"
 	CategorySelfApproval    Category = "self_approval" // answers Airlock's own questions
+	CategoryEvasion         Category = "evasion"       // nesting too deep to check: treated as destructive
 	CategoryOpaque          Category = "opaque"        // cannot be analysed: raise to P2, not interactive-only
 )
 
@@ -149,6 +150,9 @@ type analyzer struct {
 	segments []Segment
 	safe     bool
 	seen     map[string]bool
+	// cwd is where earlier `cd` commands of the line moved ("" when unknown), so that
+	// `cd / && rm -r *` is seen for what it deletes.
+	cwd string
 }
 
 func (a *analyzer) add(cat Category, reason, src string) {
@@ -181,17 +185,22 @@ func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
 // second level, su -c, ssh host CMD, watch CMD).
 func (a *analyzer) nested(script, via string, depth int) {
 	if depth+1 > maxDepth {
-		a.add(CategoryOpaque, "nested shells too deep to check", via)
+		a.add(CategoryEvasion, "commands nested this deep cannot be checked, which only hiding a command needs", via)
 		a.safe = false
 		return
 	}
+	a.parseNested(script, via, depth+1)
+}
+
+// parseNested parses and classifies script at the given depth.
+func (a *analyzer) parseNested(script, via string, depth int) {
 	s, err := shellcmd.Parse(script)
 	if err != nil {
 		a.add(CategoryOpaque, "a nested command cannot be parsed, so it cannot be checked", via)
 		a.safe = false
 		return
 	}
-	a.script(script, s, depth+1, false)
+	a.script(script, s, depth, false)
 	if hasForkBombShape(script) && isForkBomb(script) {
 		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", via)
 	}

@@ -95,7 +95,7 @@ func TestAnalyzeSegmentsAndOpaque(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		deep = "sh -c '" + strings.ReplaceAll(deep, "'", `'\''`) + "'"
 	}
-	if a := Analyze(deep, Options{}); !a.Interactive() && !hasCategory(a.Findings, CategoryOpaque) {
+	if a := Analyze(deep, Options{}); !a.Destructive() || !hasCategory(a.Findings, CategoryEvasion) {
 		t.Errorf("Analyze(%q): deep nesting not reported: %+v", deep, a.Findings)
 	}
 	three := "rm -rf /"
