@@ -279,7 +279,8 @@ func (s *Service) Reject(ctx context.Context, planID, reason, by string) (*PlanV
 
 // journalRefusal records a refused step; a journal failure is logged, the refusal stands.
 func (s *Service) journalRefusal(ctx context.Context, rec *PlanRecord, event, by, reason string) {
-	if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: event, Status: rec.Status,
+	// Recorded even when the caller went away.
+	if _, err := s.appendJournal(context.WithoutCancel(ctx), journalRecord{Project: rec.Project, PlanID: rec.ID, Event: event, Status: rec.Status,
 		Actor: by, Detail: map[string]any{"reason": reason}}); err != nil {
 		s.log.Warn("ops: could not journal a refusal", "plan", rec.ID, "event", event, "err", err)
 	}

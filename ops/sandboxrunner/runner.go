@@ -1,0 +1,133 @@
+// Package sandboxrunner runs the ops flow's commands under Airlock's sandbox: it
+// implements ops.Runner with sandbox.Exec.
+//
+// Read-only runs (diff, snapshot, verify) always run in the read-only sandbox mode,
+// whatever the mode in force; an apply runs under the policy in force for its working
+// directory (workspace-write makes exactly that directory writable). The network is on
+// only when the posture in force allows it AND the plan declared it needs it.
+package sandboxrunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/airlock-app/airlock/ops"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// Runner implements ops.Runner with sandbox.Exec.
+type Runner struct {
+	// Policy returns the resolved policy in force for a run in dir (the app resolves the
+	// configuration and the department's posture with sandbox.Resolve, Cwd = dir).
+	Policy func(ctx context.Context, dir string) (sandbox.Policy, error)
+	// Env is the commands' environment (nil: this process's); credentials are scrubbed
+	// except those named in GrantEnv (e.g. a cloud CLI's profile variables).
+	Env      []string
+	GrantEnv []string
+	// HiddenPaths are hidden in addition to the policy's.
+	HiddenPaths []string
+	// OnStart receives the sandbox root's host pid (so the local API can refuse requests
+	// from the apply's process tree).
+	OnStart func(hostPid int)
+}
+
+// Run implements ops.Runner.
+func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error) {
+	if r.Policy == nil {
+		return ops.RunResult{ExitCode: -1}, errors.New("sandboxrunner: Runner.Policy is not set")
+	}
+	pol, err := r.Policy(ctx, spec.Dir)
+	if err != nil {
+		return ops.RunResult{ExitCode: -1}, fmt.Errorf("sandbox policy for %s: %w", spec.Dir, err)
+	}
+	pol = PolicyFor(pol, spec)
+	var argv []string
+	switch spec.Command.Kind() {
+	case "argv":
+		argv = spec.Command.Argv
+	case "shell":
+		argv = []string{"/bin/sh", "-c", spec.Command.Shell}
+	default:
+		return ops.RunResult{ExitCode: -1}, errors.New("sandboxrunner: empty command")
+	}
+	limit := spec.OutputCap
+	if limit <= 0 {
+		limit = ops.DefaultOutputCap
+	}
+	stdout, stderr := &capped{max: limit}, &capped{max: limit}
+	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
+		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart})
+	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
+		Truncated: stdout.dropped() || stderr.dropped(), TimedOut: res.TimedOut}
+	if res.TimedOut || res.Signal != "" {
+		out.ExitCode = -1
+	}
+	if err != nil {
+		out.ExitCode = -1
+		return out, fmt.Errorf("sandbox (%s): %w", purpose(spec), err)
+	}
+	if res.Warning != "" && len(out.Stderr) < limit {
+		out.Stderr = append(out.Stderr, []byte("\n[airlock sandbox: "+res.Warning+"]\n")...)
+	}
+	return out, nil
+}
+
+// PolicyFor derives the policy of one ops run from the policy in force: read-only runs
+// are read-only with no writable root; the network is on only if both the posture and
+// the plan want it. It never widens the policy in force.
+func PolicyFor(inForce sandbox.Policy, spec ops.RunSpec) sandbox.Policy {
+	p := inForce
+	p.Cwd = spec.Dir
+	if spec.ReadOnly {
+		p.Mode = sandbox.ModeReadOnly
+		p.WritableRoots = nil
+		if p.Backend == sandbox.BackendApp {
+			// The application layer alone cannot keep an arbitrary command read-only.
+			p.Backend = sandbox.BackendAuto
+		}
+	}
+	p.Network = inForce.Network && spec.Network
+	return p
+}
+
+func purpose(spec ops.RunSpec) string {
+	if spec.Purpose == "" {
+		return "run"
+	}
+	return spec.Purpose
+}
+
+// capped keeps the first max bytes written.
+type capped struct {
+	mu   sync.Mutex
+	buf  []byte
+	max  int
+	lost bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(p)
+	room := c.max - len(c.buf)
+	if room < n {
+		c.lost = true
+		p = p[:max(room, 0)]
+	}
+	c.buf = append(c.buf, p...)
+	return n, nil // what is past the cap is dropped, not refused
+}
+
+func (c *capped) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.buf...)
+}
+
+func (c *capped) dropped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
