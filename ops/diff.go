@@ -89,7 +89,7 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 			accept = []int{0, 1}
 		}
 		res, err := s.runner.Run(ctx, RunSpec{Command: cmd, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
-			ReadOnly: true, Purpose: "diff", PlanID: rec.ID})
+			ReadOnly: true, Network: p.Network, Purpose: "diff", PlanID: rec.ID})
 		if err != nil {
 			return nil, fmt.Errorf("diff plan %s: run %s: %w", rec.ID, Redact(cmd.String()), err)
 		}

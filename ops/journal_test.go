@@ -230,3 +230,34 @@ func TestJournalRedactsDetail(t *testing.T) {
 	}
 	e.journalOK(t, tamperProject)
 }
+
+// Two services on two connections to one database file (the daemon and a CLI, say)
+// append to one journal at the same time: the chain stays whole.
+func TestJournalConcurrentWritersOnTwoConnections(t *testing.T) {
+	e := newEnv(t)
+	other := openDB(t, e.dbDir+"/airlock.db")
+	svc2, err := New(Config{DB: other, Runner: LocalRunner{}, Keys: e.keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 100)
+	for i := range 100 {
+		s := e.svc
+		if i%2 == 1 {
+			s = svc2
+		}
+		go func() {
+			_, err := s.appendJournal(context.Background(), journalRecord{Project: tamperProject, Event: EventPlanned, Detail: map[string]any{"i": i}})
+			errs <- err
+		}()
+	}
+	for range 100 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := e.svc.VerifyJournal(context.Background(), tamperProject)
+	if err != nil || !rep.OK || rep.Entries != 100 || rep.LastSeq != 100 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+}
