@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Action is what a matching rule does.
@@ -43,8 +44,12 @@ type RuleSet struct {
 	byTool   map[string][]*compiledRule // rules whose tool is a plain name
 	anyTool  []*compiledRule            // rules whose tool has a wildcard
 	hasRules bool
-	merged   sync.Map // tool → *ruleIndex
+	merged   sync.Map     // tool → *ruleIndex
+	cached   atomic.Int64 // entries in merged, bounded so unknown tool names cannot grow it
 }
+
+// maxCachedTools bounds the per-tool index cache.
+const maxCachedTools = 1024
 
 // ruleIndex holds one tool's rules in configuration order, indexed by the first word
 // of their pattern so that a subject is only matched against rules that can match it.
@@ -147,7 +152,9 @@ func (rs *RuleSet) index(tool string) *ruleIndex {
 		return c.(*ruleIndex)
 	}
 	idx := newRuleIndex(rs.merge(tool))
-	rs.merged.Store(tool, idx)
+	if rs.cached.Add(1) <= maxCachedTools {
+		rs.merged.Store(tool, idx)
+	}
 	return idx
 }
 
