@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushSync, mount, unmount } from 'svelte';
+import TierBadge from './TierBadge.svelte';
+import ModeBadge from './ModeBadge.svelte';
+import Sidebar from './Sidebar.svelte';
+import PathText from './PathText.svelte';
+import Settings from '../pages/Settings.svelte';
+import Waiting from '../pages/Waiting.svelte';
+import { footerFacts } from '../lib/footer';
+import type { ConfigView } from '../lib/api';
+
+let mounted: Record<string, unknown>[] = [];
+
+function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
+  const target = document.createElement('div');
+  document.body.appendChild(target);
+  mounted.push(mount(component as any, { target, props }));
+  flushSync();
+  return target;
+}
+
+afterEach(() => {
+  for (const m of mounted) unmount(m);
+  mounted = [];
+  document.body.innerHTML = '';
+});
+
+describe('TierBadge', () => {
+  it.each([
+    ['P0', 'silent'],
+    ['P1', 'asks once'],
+    ['P2', 'asks every time'],
+  ])('%s says %s and has its style', (tier, words) => {
+    const el = render(TierBadge, { tier, words: true });
+    const badge = el.querySelector('.tier')!;
+    expect(badge.textContent).toContain(tier);
+    expect(badge.textContent).toContain(words);
+    expect(badge.classList.contains(`tier-${tier.toLowerCase()}`)).toBe(true);
+  });
+});
+
+describe('ModeBadge', () => {
+  it('shows full-access with the red outline style and network on', () => {
+    const el = render(ModeBadge, { mode: 'full-access', network: true });
+    expect(el.querySelector('.mode')!.classList.contains('mode-full')).toBe(true);
+    expect(el.textContent).toContain('network on');
+  });
+  it('shows no globe when network is off', () => {
+    const el = render(ModeBadge, { mode: 'read-only' });
+    expect(el.querySelector('.mode')!.classList.contains('mode-ro')).toBe(true);
+    expect(el.textContent).not.toContain('network');
+  });
+});
+
+describe('PathText', () => {
+  it('shows ~ and keeps the full path on hover', () => {
+    const el = render(PathText, { path: '/home/ana/Airlock/notes.md', home: '/home/ana' });
+    const span = el.querySelector('.path')!;
+    expect(span.textContent).toBe('~/Airlock/notes.md');
+    expect(span.getAttribute('title')).toBe('/home/ana/Airlock/notes.md');
+  });
+});
+
+describe('Sidebar', () => {
+  it('lists the five pages, marks the current one and shows the waiting count', () => {
+    const el = render(Sidebar, { current: 'settings', waiting: 3, facts: [] });
+    const links = [...el.querySelectorAll('a')].map((a) => a.textContent!.replace(/\s+/g, ' ').trim());
+    expect(links).toEqual(['Waiting for you 3', 'Dispatch', 'Departments', 'Ops', 'Settings']);
+    expect(el.querySelector('a[aria-current="page"]')!.getAttribute('data-page')).toBe('settings');
+  });
+
+  it('says only what the core reports in the footer', () => {
+    const el = render(Sidebar, { current: 'waiting', waiting: 0, facts: footerFacts(undefined) });
+    expect(el.querySelector('footer')!.textContent).toContain('connecting');
+  });
+});
+
+describe('Waiting', () => {
+  it('shows its true empty state with the workspace roots', () => {
+    const el = render(Waiting, { count: 0, roots: ['/home/ana/Airlock'], home: '/home/ana' });
+    expect(el.textContent).toContain('Nothing is waiting for you');
+    expect(el.textContent).toContain('~/Airlock');
+    expect(el.textContent).toContain('0 items');
+  });
+});
+
+const baseConfig = (over: Partial<ConfigView> = {}): ConfigView =>
+  ({
+    path: '/home/ana/.config/airlock/config.toml',
+    exists: true,
+    loadedAt: '2026-11-29T12:00:00Z',
+    settings: [
+      { key: 'sandbox_mode', value: 'read-only', layer: 'file', detail: '/home/ana/.config/airlock/config.toml' },
+      { key: 'approval_policy', value: 'never', layer: 'env', detail: 'AIRLOCK_APPROVAL_POLICY' },
+    ],
+    ...over,
+  }) as ConfigView;
+
+describe('Settings', () => {
+  it('shows each effective value with the layer that set it', () => {
+    const el = render(Settings, { config: baseConfig(), status: undefined, home: '/home/ana' });
+    const mode = el.querySelector('[data-key="sandbox_mode"]')!;
+    expect(mode.querySelector('[data-mode]')!.textContent).toBe('read-only');
+    expect(mode.querySelector('[data-layer]')!.getAttribute('data-layer')).toBe('file');
+    const policy = el.querySelector('[data-key="approval_policy"]')!;
+    expect(policy.textContent).toContain('env AIRLOCK_APPROVAL_POLICY');
+    expect(policy.textContent).toContain('wins over config.toml');
+  });
+
+  it('shows a broken config.toml with the line and column of each mistake', () => {
+    const config = baseConfig({
+      error: {
+        path: '/home/ana/.config/airlock/config.toml',
+        problems: [{ line: 3, column: 16, key: 'sandbox_mode', message: '"read-write" is not a sandbox mode' }],
+      } as ConfigView['error'],
+    });
+    const el = render(Settings, { config, status: undefined, home: '/home/ana' });
+    const banner = el.querySelector('[data-testid="config-error"]')!;
+    expect(banner.textContent).toContain('line 3, column 16');
+    expect(banner.textContent).toContain('"read-write" is not a sandbox mode');
+    expect(banner.textContent).toContain('last good configuration');
+  });
+
+  it('says when config.toml does not exist', () => {
+    const el = render(Settings, { config: baseConfig({ exists: false }), status: undefined, home: '/home/ana' });
+    expect(el.querySelector('[data-testid="no-config-file"]')!.textContent).toContain('every value below is a default');
+  });
+});

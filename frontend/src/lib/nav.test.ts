@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { hashFor, pageFromHash, pages } from './nav';
+
+describe('navigation', () => {
+  it('has the five pages of DESIGN.md §8, landing on Waiting for you', () => {
+    expect(pages.map((p) => p.title)).toEqual(['Waiting for you', 'Dispatch', 'Departments', 'Ops', 'Settings']);
+    expect(pageFromHash('')).toBe('waiting');
+  });
+
+  it.each([
+    ['#/settings', 'settings'],
+    ['#settings', 'settings'],
+    ['#/ops/plan/3', 'ops'],
+    ['#/departments?x=1', 'departments'],
+    ['#/nowhere', 'waiting'],
+  ])('%s → %s', (hash, want) => {
+    expect(pageFromHash(hash)).toBe(want);
+  });
+
+  it('round-trips', () => {
+    for (const p of pages) expect(pageFromHash(hashFor(p.id))).toBe(p.id);
+  });
+});
