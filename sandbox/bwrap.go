@@ -154,3 +154,17 @@ func removePlaceholders(paths []string) {
 		_ = os.Remove(p)
 	}
 }
+
+// BwrapArgs returns the bubblewrap arguments Exec would use for p in cwd,
+// without the command and without the two pipe fds Exec adds (--seccomp 3
+// --json-status-fd 4). For `airlock check` and for benchmarks against raw bwrap.
+func BwrapArgs(p Policy, hidden []string, cwd string) ([]string, error) {
+	if cwd == "" {
+		cwd = p.Cwd
+	}
+	m, err := planMounts(p, append(append([]string(nil), p.Hidden...), hidden...))
+	if err != nil {
+		return nil, err
+	}
+	return bwrapArgs(p, m, cwd, -1, -1), nil
+}

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,7 +33,15 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 			Why:  "sandbox_mode is read-only (" + p.Sources[KeyMode].String() + "), which allows no writes",
 			Hint: "run with --sandbox workspace-write to write inside the working directory, " + hintEscalate}
 	}
-	real, err := resolvePath(absFrom(path, p.Cwd, p.Home), followFinal)
+	target := absFrom(path, p.Cwd, p.Home)
+	base := ""
+	for _, r := range p.WritableRoots {
+		if strings.HasPrefix(target, r+"/") {
+			base = r // roots are real directories (Resolve made them so)
+			break
+		}
+	}
+	real, err := resolveFrom(target, base, followFinal)
 	if err != nil {
 		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs,
 			Why:  fmt.Sprintf("the path cannot be resolved safely (%v)", err),
@@ -71,12 +81,18 @@ func (p Policy) rootOf(real string) string {
 
 // protectedAt returns the protected path that covers real (inside root), or "".
 func (p Policy) protectedAt(real, root string) string {
-	for _, prot := range p.Protected {
+	for i, prot := range p.Protected {
 		if within(real, prot) {
 			return prot
 		}
-		// A protected path written through a symlink: compare where it leads too.
-		if rp, err := resolvePath(prot, true); err == nil && rp != prot && within(real, rp) {
+		// A protected path that is itself reached through a symlink: compare where it leads too.
+		rp := ""
+		if i < len(p.protectedReal) {
+			rp = p.protectedReal[i]
+		} else if fi, err := os.Lstat(prot); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			rp, _ = resolvePath(prot, true)
+		}
+		if rp != "" && rp != prot && within(real, rp) {
 			return prot
 		}
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // testPolicy resolves a workspace-write policy in a fresh temp dir with an outside dir next to it.
-func testPolicy(t *testing.T, mode string, network bool) (Policy, string) {
+func testPolicy(t testing.TB, mode string, network bool) (Policy, string) {
 	t.Helper()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	ws := filepath.Join(base, "ws")

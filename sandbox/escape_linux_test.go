@@ -649,3 +649,26 @@ func TestExecFallbacks(t *testing.T) {
 		t.Errorf("killed by signal = %+v", res)
 	}
 }
+
+// TestGitStatusFromSubdirectory runs with the working directory (the writable
+// root) inside a repository: .git is above it, and the empty read-only
+// placeholder that keeps sub/.git from being created must not confuse git.
+func TestGitStatusFromSubdirectory(t *testing.T) {
+	backends(t, func(t *testing.T, backend string) {
+		f := newFixture(t, "workspace-write", false)
+		sub := filepath.Join(f.ws, "sub")
+		p, err := Resolve(Inputs{Cwd: sub, Env: envMap(nil)})
+		must(t, err)
+		var out bytes.Buffer
+		res, err := Exec(context.Background(), ExecRequest{Policy: p, Argv: []string{"/bin/sh", "-c", "git status --short && git rev-parse --show-toplevel && (echo x > made-here.txt) 2>/dev/null; exit 0"},
+			Stdout: &out, Stderr: &out})
+		must(t, err)
+		if res.ExitCode != 0 || !strings.Contains(out.String(), f.ws+"\n") {
+			t.Fatalf("git status in a subdirectory: exit %d:\n%s", res.ExitCode, out.String())
+		}
+		absent(t, filepath.Join(sub, ".git"))
+		if backend == BackendNameBwrap {
+			content(t, filepath.Join(sub, "made-here.txt"), "x\n")
+		}
+	})
+}

@@ -21,11 +21,20 @@ var errTooManyLinks = errors.New("too many levels of symbolic links")
 // followFinal is false a final symlink is not followed (rm, mv, ln act on the
 // link itself).
 func resolvePath(p string, followFinal bool) (string, error) {
+	return resolveFrom(p, "", followFinal)
+}
+
+// resolveFrom is resolvePath with a known real (symlink-free) directory: when p
+// lies lexically below it and has no `..`, the walk starts there.
+func resolveFrom(p, realBase string, followFinal bool) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("resolve %q: not an absolute path", p)
 	}
-	rest := splitPath(p)
 	cur := "/"
+	if realBase != "" && realBase != "/" && strings.HasPrefix(p, realBase+"/") && !strings.Contains(p, "..") {
+		cur, p = realBase, p[len(realBase):]
+	}
+	rest := splitPath(p)
 	hops := 0
 	for len(rest) > 0 {
 		c := rest[0]

@@ -110,6 +110,8 @@ type Policy struct {
 	Hidden []string `json:"hidden"`
 	// Home is the user's home directory, used to expand `~` in commands.
 	Home string `json:"-"`
+	// protectedReal holds where each Protected path resolves (Resolve fills it).
+	protectedReal []string
 }
 
 // validModes lists the accepted spellings, for error messages.

@@ -49,6 +49,9 @@ func chooseBackend(st *Status, bw, ns, ll, sc Probe) {
 		st.Warning = appOnlyWarning
 	}
 	st.Guarantees, st.Limitations = guarantees(st.Backend, landlockABI())
+	if st.Backend == BackendNameBwrap && busIsAbstract(os.Getenv("DBUS_SESSION_BUS_ADDRESS")) {
+		st.Limitations = append(st.Limitations, "the session bus listens on an abstract socket: with the network on, a sandboxed process can reach it (only a network namespace hides abstract sockets)")
+	}
 }
 
 func firstFix(ps ...Probe) string {

@@ -30,6 +30,12 @@ func (p *Policy) setProtected(entries []string) {
 	}
 	slices.Sort(abs)
 	p.Protected = slices.Compact(abs)
+	p.protectedReal = make([]string, len(p.Protected))
+	for i, prot := range p.Protected {
+		if rp, err := resolvePath(prot, true); err == nil {
+			p.protectedReal[i] = rp
+		}
+	}
 }
 
 // gitdirTargets returns the repository directories a `.git` pointer file names

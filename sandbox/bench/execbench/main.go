@@ -1,0 +1,94 @@
+// Command execbench compares, side by side and interleaved (so machine load
+// hits every variant alike), the per-invocation cost of: bare /bin/true, raw
+// bwrap with the flags Airlock uses, sandbox.Exec in-process, and, when
+// -airlock is given, `airlock exec -- /bin/true`. It prints medians and the
+// ratios to raw bwrap.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+func main() {
+	sandbox.RunInnerStageIfRequested()
+	n := flag.Int("n", 200, "invocations per variant")
+	airlock := flag.String("airlock", "", "path to the airlock binary (adds `airlock exec -- /bin/true`)")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "execbench-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	dir, _ = filepath.EvalSymlinks(dir)
+	p, err := sandbox.Resolve(sandbox.Inputs{Cwd: dir})
+	if err != nil {
+		log.Fatal(err)
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		log.Fatal("bwrap not found: apt install bubblewrap")
+	}
+	args, err := sandbox.BwrapArgs(p, nil, dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	args = append(args, "--", "/bin/true")
+
+	type variant struct {
+		name string
+		run  func() error
+		ns   []float64
+	}
+	vars := []*variant{
+		{name: "bare /bin/true", run: func() error { return exec.Command("/bin/true").Run() }},
+		{name: "raw bwrap (same flags)", run: func() error { return exec.Command(bwrap, args...).Run() }},
+		{name: "sandbox.Exec (in-process)", run: func() error {
+			res, err := sandbox.Exec(context.Background(), sandbox.ExecRequest{Policy: p, Argv: []string{"/bin/true"}})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("exit %d", res.ExitCode)
+			}
+			return err
+		}},
+	}
+	if *airlock != "" {
+		vars = append(vars, &variant{name: "airlock exec -- /bin/true", run: func() error {
+			c := exec.Command(*airlock, "exec", "--", "/bin/true")
+			c.Dir = dir
+			return c.Run()
+		}})
+	}
+	for _, v := range vars { // warm up
+		if err := v.run(); err != nil {
+			log.Fatalf("%s: %v", v.name, err)
+		}
+	}
+	for i := 0; i < *n; i++ {
+		for _, v := range vars {
+			start := time.Now()
+			if err := v.run(); err != nil {
+				log.Fatalf("%s: %v", v.name, err)
+			}
+			v.ns = append(v.ns, float64(time.Since(start).Nanoseconds()))
+		}
+	}
+	med := func(xs []float64) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)/2] }
+	raw := med(vars[1].ns)
+	fmt.Printf("%-28s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw")
+	for _, v := range vars {
+		s := slices.Clone(v.ns)
+		slices.Sort(s)
+		m := med(v.ns)
+		fmt.Printf("%-28s %12.2f %12.2f %9.2fx  (%+.2f ms)\n", v.name, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
+	}
+}
