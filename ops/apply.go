@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -241,6 +242,17 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	}
 	if real != p.Workdir {
 		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s now resolves to %s (a symlink changed)", p.Workdir, real)}
+	}
+	inputs, err := digestInputs(p.Workdir, p.Inputs)
+	if err != nil {
+		var de *DriftError
+		if errors.As(err, &de) {
+			return nil, de
+		}
+		return nil, &DriftError{Field: FieldInputs, Detail: err.Error()}
+	}
+	if d := compareDigests(decodeDigests(tok.Inputs), inputs, "since the plan was approved"); d != nil {
+		return nil, d
 	}
 	return p, nil
 }

@@ -52,6 +52,8 @@ type ApprovalPrompt struct {
 	Steps           []Step        `json:"steps"`
 	Verify          []Assertion   `json:"verify"`
 	Diff            *ArtifactView `json:"diff"`
+	// Inputs are the plan's input files as they are now (they must match the diff's).
+	Inputs []InputDigest `json:"inputs,omitempty"`
 	// Worst is the highest blast radius and the least reversible step, for the popup's badge.
 	WorstBlastRadius   BlastRadius   `json:"worst_blast_radius"`
 	WorstReversibility Reversibility `json:"worst_reversibility"`
@@ -75,7 +77,14 @@ func (s *Service) ApprovalPrompt(ctx context.Context, planID string) (*ApprovalP
 	if err != nil {
 		return nil, err
 	}
-	pr := &ApprovalPrompt{PlanID: rec.ID, Hash: rec.Hash, Status: rec.Status, Target: p.Target, Intent: p.Intent,
+	inputs, err := digestInputs(p.Workdir, p.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if drift := compareDigests(decodeDigests(d.Inputs), inputs, "since the diff was attached (attach a fresh diff)"); drift != nil {
+		return nil, drift
+	}
+	pr := &ApprovalPrompt{PlanID: rec.ID, Hash: rec.Hash, Status: rec.Status, Target: p.Target, Intent: p.Intent, Inputs: inputs,
 		ApplyCommand: p.Apply.String(), SnapshotCommand: p.Snapshot.String(), Workdir: p.Workdir, Network: p.Network,
 		Steps: p.Steps, Verify: p.Verify, Diff: artifactView(d), WorstBlastRadius: BlastLow, WorstReversibility: Reversible}
 	for _, st := range p.Steps {
@@ -189,6 +198,13 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	if err != nil {
 		return nil, err
 	}
+	inputs, err := digestInputs(p.Workdir, p.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if d := compareDigests(decodeDigests(diff.Inputs), inputs, "since the diff was attached (attach a fresh diff)"); d != nil {
+		return nil, d
+	}
 	raw := make([]byte, 32)
 	if _, err := io.ReadFull(s.random, raw); err != nil {
 		return nil, fmt.Errorf("approve plan %s: random token: %w", rec.ID, err)
@@ -197,7 +213,7 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	now := s.nowUTC()
 	comp := p.components()
 	row := &ApprovalToken{TokenHash: tokenHash(token), PlanID: rec.ID, PlanHash: rec.Hash, ApplyHash: comp.Apply,
-		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, ApprovedBy: Redact(opt.By),
+		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), ApprovedBy: Redact(opt.By),
 		CreatedAt: now.UnixNano(), ExpiresAt: now.Add(ttl).UnixNano()}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&PlanRecord{}).Where("id = ? AND hash = ? AND status IN ?", rec.ID, rec.Hash, []Status{StatusDiffed, StatusExpired}).
@@ -228,7 +244,7 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	expires := time.Unix(0, row.ExpiresAt).UTC()
 	if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApproved, Status: StatusApproved,
 		Actor: opt.By, Detail: map[string]any{"hash": rec.Hash, "expires_at": expires.Format(time.RFC3339), "ttl": ttl.String(),
-			"diff_sha256": diff.SHA256, "approval_ref": row.TokenHash[:12]}}); err != nil {
+			"diff_sha256": diff.SHA256, "inputs": inputs, "approval_ref": row.TokenHash[:12]}}); err != nil {
 		return nil, err
 	}
 	return &ApproveResult{PlanID: rec.ID, PlanHash: rec.Hash, Token: token, ExpiresAt: expires, DiffSHA256: diff.SHA256}, nil

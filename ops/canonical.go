@@ -36,6 +36,10 @@ const canonicalVersion = "airlock-ops-plan/v1"
 //	    steps.<i>.reversibility steps.<i>.blast_radius steps.<i>.rollback
 //	verify.count, then per assertion i: verify.<i>.name verify.<i>.command
 //	    verify.<i>.expect_text verify.<i>.expect_exit (the effective value, 0 when unset)
+//	inputs.count inputs.<i>...
+//
+// (The contents of the input files are not part of the plan hash; their sha256 is pinned
+// separately when the diff is attached and when the plan is approved.)
 //
 // The length prefix makes the encoding injective: no two different plans serialize to
 // the same bytes, whatever characters their fields contain.
@@ -70,6 +74,10 @@ func (p *OperationPlan) CanonicalBytes() []byte {
 		e.field(pre+"command", a.Command)
 		e.field(pre+"expect_text", a.ExpectText)
 		e.field(pre+"expect_exit", strconv.Itoa(a.WantExit()))
+	}
+	e.field("inputs.count", strconv.Itoa(len(p.Inputs)))
+	for i, in := range p.Inputs {
+		e.field("inputs."+strconv.Itoa(i), in)
 	}
 	return e.buf
 }

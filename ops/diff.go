@@ -36,6 +36,8 @@ type DiffResult struct {
 	PlanHash string        `json:"plan_hash"`
 	Status   Status        `json:"status"`
 	Diff     *ArtifactView `json:"diff"`
+	// Inputs are the plan's input files as the diff saw them.
+	Inputs []InputDigest `json:"inputs,omitempty"`
 }
 
 // diffable are the statuses a diff may be attached in. An approved plan keeps the diff the
@@ -68,7 +70,11 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	if given != 1 {
 		return nil, fieldErr("diff", "needs exactly one of run (the plan's diff command), command or file")
 	}
-	art := &Artifact{PlanID: rec.ID, Kind: ArtifactDiff, CreatedAt: s.nowUTC()}
+	before, err := digestInputs(p.Workdir, p.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	art := &Artifact{PlanID: rec.ID, Kind: ArtifactDiff, CreatedAt: s.nowUTC(), Inputs: encodeDigests(before)}
 	switch {
 	case in.File != "":
 		if err := s.readDiffFile(p.Workdir, in.File, art); err != nil {
@@ -108,6 +114,13 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 		art.SHA256 = sha256Hex(raw)
 		art.Content = storedText(raw)
 	}
+	after, err := digestInputs(p.Workdir, p.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if d := compareDigests(before, after, "while the diff was made"); d != nil {
+		return nil, fmt.Errorf("diff plan %s: nothing attached: %w", rec.ID, d)
+	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&PlanRecord{}).Where("id = ? AND status IN ?", rec.ID, diffable).
 			Updates(map[string]any{"status": StatusDiffed, "updated_at": s.nowUTC()})
@@ -129,10 +142,10 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 	s.publishPlan(rec)
 	if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventDiffAttached,
 		Status: StatusDiffed, Actor: in.By, Detail: map[string]any{"source": art.Source, "sha256": art.SHA256,
-			"size": art.Size, "exit_code": art.ExitCode, "truncated": art.Truncated}}); err != nil {
+			"size": art.Size, "exit_code": art.ExitCode, "truncated": art.Truncated, "inputs": before}}); err != nil {
 		return nil, err
 	}
-	return &DiffResult{PlanID: rec.ID, PlanHash: rec.Hash, Status: StatusDiffed, Diff: artifactView(art)}, nil
+	return &DiffResult{PlanID: rec.ID, PlanHash: rec.Hash, Status: StatusDiffed, Diff: artifactView(art), Inputs: before}, nil
 }
 
 var errStatusMoved = errors.New("status moved")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -133,4 +134,63 @@ func TestEditedPlanCannotBeApproved(t *testing.T) {
 	if pv.Intact {
 		t.Fatal("the edited plan is shown as intact")
 	}
+}
+
+func TestInputFilesArePinned(t *testing.T) {
+	ctx := context.Background()
+	withInput := func(e *env) PlanInput {
+		if err := os.WriteFile(filepath.Join(e.dir, "lines.txt"), []byte("applied\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := e.plan()
+		in.Apply = Command{Shell: "cat lines.txt >> out.txt"}
+		in.Inputs = []string{"lines.txt"}
+		return in
+	}
+
+	t.Run("changed after approval", func(t *testing.T) {
+		e := newEnv(t)
+		v, token := e.approved(t, withInput(e))
+		os.WriteFile(filepath.Join(e.dir, "lines.txt"), []byte("applied\napplied\napplied\n"), 0o644)
+		_, err := e.svc.Apply(ctx, v.ID, token, ApplyOptions{})
+		var de *DriftError
+		if !errors.As(err, &de) || de.Field != FieldInputs || !strings.Contains(de.Detail, "lines.txt changed since the plan was approved") {
+			t.Fatalf("apply after the input changed: %v", err)
+		}
+		if e.lines(t) != 0 || e.tokenUsed(t, token) {
+			t.Fatal("ran, or spent the token")
+		}
+		// Restoring the approved content makes the token usable again.
+		os.WriteFile(filepath.Join(e.dir, "lines.txt"), []byte("applied\n"), 0o644)
+		if _, err := e.svc.Apply(ctx, v.ID, token, ApplyOptions{}); err != nil || e.lines(t) != 1 {
+			t.Fatalf("apply with the approved input: %v, %d lines", err, e.lines(t))
+		}
+	})
+
+	t.Run("removed after approval", func(t *testing.T) {
+		e := newEnv(t)
+		v, token := e.approved(t, withInput(e))
+		os.Remove(filepath.Join(e.dir, "lines.txt"))
+		var de *DriftError
+		if _, err := e.svc.Apply(ctx, v.ID, token, ApplyOptions{}); !errors.As(err, &de) || de.Field != FieldInputs {
+			t.Fatalf("apply without the input: %v", err)
+		}
+	})
+
+	t.Run("changed between diff and approval", func(t *testing.T) {
+		e := newEnv(t)
+		v := e.create(t, withInput(e))
+		e.diff(t, v.ID)
+		os.WriteFile(filepath.Join(e.dir, "lines.txt"), []byte("something else\n"), 0o644)
+		var de *DriftError
+		if _, err := e.svc.ApprovalPrompt(ctx, v.ID); !errors.As(err, &de) || de.Field != FieldInputs {
+			t.Fatalf("prompt: %v", err)
+		}
+		_, err := e.svc.Approve(ctx, v.ID, ApproveOptions{ConfirmedHashPrefix: v.Hash[:8], Interactive: true})
+		if !errors.As(err, &de) || de.Field != FieldInputs || !strings.Contains(de.Detail, "attach a fresh diff") {
+			t.Fatalf("approve: %v", err)
+		}
+		e.diff(t, v.ID) // a fresh diff sees the new content and may then be approved
+		e.approve(t, v)
+	})
 }

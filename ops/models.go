@@ -44,6 +44,7 @@ type ApprovalToken struct {
 	SnapshotHash string `gorm:"size:64;not null"`
 	WorkdirHash  string `gorm:"size:64;not null"`
 	DiffSHA256   string `gorm:"column:diff_sha256;size:64;not null"`
+	Inputs       string // JSON []InputDigest pinned at approval ("" when the plan has none)
 	ApprovedBy   string
 	CreatedAt    int64 `gorm:"not null"`
 	ExpiresAt    int64 `gorm:"not null"`
@@ -79,6 +80,7 @@ type Artifact struct {
 	Size      int64
 	SHA256    string `gorm:"column:sha256;size:64;not null"`
 	Content   string
+	Inputs    string // for a diff: JSON []InputDigest of the plan's input files when it was made
 	CreatedAt time.Time
 }
 

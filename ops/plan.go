@@ -111,6 +111,10 @@ type OperationPlan struct {
 	TimeoutSeconds int         `json:"timeout_seconds,omitempty"`
 	Steps          []Step      `json:"steps"`
 	Verify         []Assertion `json:"verify"`
+	// Inputs are files the apply reads (a migration script, a terraform plan file),
+	// relative to Workdir. Their sha256 is pinned when the diff is attached and when the
+	// plan is approved; an apply refuses if any changed since (drift in "inputs").
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // Limits on plan content.
@@ -187,6 +191,15 @@ func (p *OperationPlan) Validate() error {
 		if len(s.Description) > maxTextField || len(s.Effect) > maxTextField || len(s.Rollback) > maxTextField {
 			return fieldErr(f, fmt.Sprintf("has a field longer than %d bytes", maxTextField))
 		}
+	}
+	for i, in := range p.Inputs {
+		f := "inputs[" + strconv.Itoa(i) + "]"
+		if in == "" || strings.ContainsRune(in, 0) || filepath.Clean(in) != in {
+			return fieldErr(f, fmt.Sprintf("%q must be a clean file path (relative to workdir, or absolute)", in))
+		}
+	}
+	if len(p.Inputs) > maxAssertions {
+		return fieldErr("inputs", fmt.Sprintf("has more than %d files", maxAssertions))
 	}
 	if len(p.Verify) == 0 {
 		return fieldErr("verify", "needs at least one read-only assertion to check the outcome")

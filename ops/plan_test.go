@@ -66,6 +66,7 @@ func TestCanonicalHashCoversEveryField(t *testing.T) {
 		"assertion command":  func(p *OperationPlan) { p.Verify[0].Command += " " },
 		"assertion text":     func(p *OperationPlan) { p.Verify[0].ExpectText = "mail" },
 		"assertion exit":     func(p *OperationPlan) { p.Verify[0].ExpectExit = &two },
+		"inputs":             func(p *OperationPlan) { p.Inputs = []string{"migrate.sql"} },
 		"field boundary":     func(p *OperationPlan) { p.Target.Account, p.Target.Region = "acctl", "ocal" },
 	}
 	seen := map[string]string{h0: "base"}
