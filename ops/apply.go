@@ -348,8 +348,18 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			continue
 		}
 		n++
+		// Was the apply journaled as started? The journal is written before the command runs.
+		var last []JournalEntry
+		if err := s.db.WithContext(ctx).Where("project = ? AND plan_id = ? AND event IN ?", rec.Project, rec.ID,
+			[]string{EventApproved, EventApplyStarted}).Order("seq DESC").Limit(1).Find(&last).Error; err != nil {
+			return n, fmt.Errorf("recover plan %s: read journal: %w", rec.ID, err)
+		}
+		reason := "outcome unknown: process ended during apply"
+		if len(last) == 0 || last[0].Event != EventApplyStarted {
+			reason = "nothing ran: process ended after the token was redeemed, before the apply started"
+		}
 		if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyUnknown, Status: StatusFailed,
-			Actor: "airlock", Detail: map[string]any{"reason": "outcome unknown: process ended during apply",
+			Actor: "airlock", Detail: map[string]any{"reason": reason,
 				"pid": rec.ApplierPID, "hint": "inspect the target, attach a fresh diff and approve again before retrying"}}); err != nil {
 			return n, err
 		}

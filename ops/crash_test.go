@@ -146,3 +146,30 @@ func TestRecoverLeavesLiveAppliesAlone(t *testing.T) {
 		t.Fatal("status changed")
 	}
 }
+
+func TestRecoverSaysNothingRanWhenTheStartWasNotJournaled(t *testing.T) {
+	e := newEnv(t)
+	v, token := e.approved(t, e.plan())
+	// The process redeemed the token and marked the plan, then died before journaling the start.
+	if won, err := e.svc.redeem(context.Background(), tokenHash(token), v.ID, v.Hash, e.clock.Now().UnixNano(), "x"); err != nil || !won {
+		t.Fatal(won, err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.Model(&PlanRecord{}).Where("id = ?", v.ID).
+		Updates(map[string]any{"status": StatusApplying, "applier_pid": dead.Process.Pid}).Error; err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.svc.Recover(context.Background()); err != nil || n != 1 {
+		t.Fatalf("recover: %d %v", n, err)
+	}
+	entries, _ := e.svc.Journal(context.Background(), JournalQuery{Project: v.Project, Event: EventApplyUnknown})
+	if len(entries) != 1 || !strings.Contains(entries[0].Detail, "nothing ran") {
+		t.Fatalf("journal: %+v", entries)
+	}
+	if e.lines(t) != 0 {
+		t.Fatal("ran")
+	}
+}
