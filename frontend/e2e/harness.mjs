@@ -1,0 +1,196 @@
+// Starts the real desktop app for browser end-to-end tests (RECIPES.md, "Browser
+// end-to-end against the real Go backend"): the `dev`-tag build serves the built
+// frontend and Wails' WebSocket bridge, so headless Chromium drives the real Go façade
+// and receives the real events. The app runs under its own Xvfb (it still opens its GTK
+// window) and its own D-Bus session, with a private AIRLOCK_HOME.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+const appBinary = process.env.AIRLOCK_DESKTOP_DEV ?? join(repoRoot, 'build', 'bin', 'airlock-desktop-dev');
+const assetDir = join(repoRoot, 'frontend', 'dist');
+const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const BUS_CONFIG = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`;
+
+async function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+function freeDisplay() {
+  for (let n = 141; n < 190; n++) {
+    if (!existsSync(`/tmp/.X11-unix/X${n}`) && !existsSync(`/tmp/.X${n}-lock`)) return n;
+  }
+  throw new Error('no free X display between :141 and :189');
+}
+
+async function until(what, timeoutMs, probe) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function children(pid) {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * startApp starts Xvfb, then the dev build of airlock-desktop in a private D-Bus
+ * session with a private AIRLOCK_HOME, and resolves when its page is served.
+ * The returned object's stop() quits the app with SIGTERM and reports its exit code.
+ */
+export async function startApp({ timeoutMs = 90_000 } = {}) {
+  if (!existsSync(appBinary)) {
+    throw new Error(`${appBinary} is missing: run scripts/e2e.sh (it builds it), or go build -tags dev,webkit2_41 -o build/bin/airlock-desktop-dev .`);
+  }
+  if (!existsSync(join(assetDir, 'index.html'))) {
+    throw new Error(`${assetDir}/index.html is missing: run npm run build in frontend/`);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  const home = join(tmp, 'home');
+  const log = [];
+  const procs = [];
+  const display = freeDisplay();
+  const xvfb = spawn('Xvfb', [`:${display}`, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  procs.push(xvfb);
+  await until(`Xvfb :${display}`, 20_000, () => existsSync(`/tmp/.X11-unix/X${display}`));
+
+  writeFileSync(join(tmp, 'bus.conf'), BUS_CONFIG);
+  for (const d of ['config', 'data', 'cache']) mkdirSync(join(tmp, 'xdg', d), { recursive: true });
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    DISPLAY: `:${display}`,
+    NO_AT_BRIDGE: '1',
+    AIRLOCK_HOME: home,
+    XDG_CONFIG_HOME: join(tmp, 'xdg', 'config'),
+    XDG_DATA_HOME: join(tmp, 'xdg', 'data'),
+    XDG_CACHE_HOME: join(tmp, 'xdg', 'cache'),
+  };
+  delete env.DBUS_SESSION_BUS_ADDRESS;
+  delete env.XDG_RUNTIME_DIR;
+  for (const k of Object.keys(env)) if (k.startsWith('AIRLOCK_') && k !== 'AIRLOCK_HOME') delete env[k];
+  const app = spawn(
+    'dbus-run-session',
+    [`--config-file=${join(tmp, 'bus.conf')}`, '--', appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  procs.push(app);
+  app.stdout.on('data', (b) => log.push(String(b)));
+  app.stderr.on('data', (b) => log.push(String(b)));
+  const exited = new Promise((ok) => app.on('exit', (code, signal) => ok({ code, signal })));
+
+  const url = `http://127.0.0.1:${port}/`;
+  try {
+    await until('the app to serve its page', timeoutMs, async () => {
+      if (app.exitCode !== null) throw new Error(`the app exited early (${app.exitCode}):\n${log.join('')}`);
+      try {
+        const r = await fetch(`${url}wails/ipc.js`);
+        return r.ok;
+      } catch {
+        return false;
+      }
+    });
+  } catch (err) {
+    killAll(procs);
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+
+  return {
+    url,
+    home,
+    configFile: join(home, 'config', 'config.toml'),
+    log: () => log.join(''),
+    writeConfig(text) {
+      mkdirSync(join(home, 'config'), { recursive: true });
+      writeFileSync(join(home, 'config', 'config.toml.tmp'), text);
+      // Rename, as editors do: the watcher must see the new file either way.
+      execFileSync('mv', ['-f', join(home, 'config', 'config.toml.tmp'), join(home, 'config', 'config.toml')]);
+    },
+    readConfig: () => readFileSync(join(home, 'config', 'config.toml'), 'utf8'),
+    /** stop sends SIGTERM to the app and resolves with its exit code. */
+    async stop() {
+      const appPid = children(app.pid)
+        .map((pid) => ({ pid, comm: execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).trim() }))
+        .find((p) => p.comm.startsWith('airlock-deskto'))?.pid;
+      if (appPid) process.kill(appPid, 'SIGTERM');
+      const result = await Promise.race([exited, sleep(20_000).then(() => ({ code: null, signal: 'timeout' }))]);
+      killAll(procs);
+      rmSync(tmp, { recursive: true, force: true });
+      return result;
+    },
+  };
+}
+
+function killAll(procs) {
+  for (const p of procs.reverse()) {
+    if (p.pid && alive(p.pid) && p.exitCode === null) p.kill('SIGTERM');
+  }
+}
+
+/** openBrowser launches headless Chromium outside the app's display and bus. */
+export async function openBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'airlock-e2e-chromium-'));
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'disabled:' };
+  delete env.DISPLAY;
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    env,
+    viewport: { width: 1120, height: 740 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

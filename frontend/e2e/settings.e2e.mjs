@@ -1,0 +1,77 @@
+// End to end, in a real browser engine against the real Go backend: the landing page's
+// true empty state, the effective configuration on Settings, and config.toml changes
+// arriving live through the core's events (no reload, no polling).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openBrowser, repoRoot, startApp } from './harness.mjs';
+
+let app;
+let browser;
+let page;
+
+before(async () => {
+  app = await startApp();
+  browser = await openBrowser();
+  page = await browser.context.newPage();
+  page.on('pageerror', (err) => console.error('page error:', err));
+  await page.goto(app.url);
+  await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
+});
+
+after(async () => {
+  if (page && process.env.E2E_SCREENSHOTS !== '0') {
+    const dir = join(repoRoot, 'artifacts');
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, 'e2e-settings.png') }).catch(() => {});
+  }
+  await browser?.close();
+  if (app) {
+    const { code, signal } = await app.stop();
+    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
+  }
+});
+
+const modeCell = '[data-key="sandbox_mode"] [data-mode]';
+const modeLayer = '[data-key="sandbox_mode"] [data-layer]';
+
+test('the landing page says nothing is waiting', async () => {
+  await page.getByRole('heading', { name: 'Nothing is waiting for you' }).waitFor({ timeout: 15_000 });
+  assert.equal(await page.getByTestId('waiting-count').textContent(), '0');
+  assert.match(await page.locator('main').textContent(), /Runs start without asking inside\s+~?\/.*Airlock/);
+});
+
+test('Settings shows the effective sandbox mode and the layer that set it', async () => {
+  await page.locator('nav a[data-page="settings"]').click();
+  await page.locator(modeCell).waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator(modeCell).textContent(), 'workspace-write');
+  assert.equal(await page.locator(modeLayer).getAttribute('data-layer'), 'default');
+  assert.equal(await page.locator(modeLayer).textContent().then((t) => t.trim()), 'default');
+  await page.getByTestId('no-config-file').waitFor();
+});
+
+test('a config.toml change shows up live', async () => {
+  app.writeConfig('sandbox_mode = "read-only"\n');
+  await page.waitForFunction(
+    ([cell, layer]) =>
+      document.querySelector(cell)?.textContent === 'read-only' && document.querySelector(layer)?.getAttribute('data-layer') === 'file',
+    [modeCell, modeLayer],
+    { timeout: 20_000 },
+  );
+  assert.equal(await page.locator(modeLayer).textContent().then((t) => t.trim()), 'config.toml');
+  assert.equal(await page.getByTestId('no-config-file').count(), 0);
+});
+
+test('a broken config.toml shows its line and column, and the last good values stay', async () => {
+  app.writeConfig('sandbox_mode = "read-only"\napproval_policy = "sometimes"\n');
+  const banner = page.getByTestId('config-error');
+  await banner.waitFor({ timeout: 20_000 });
+  const text = await banner.textContent();
+  assert.match(text, /line 2, column \d+/);
+  assert.match(text, /sometimes/);
+  assert.equal(await page.locator(modeCell).textContent(), 'read-only');
+
+  app.writeConfig('sandbox_mode = "read-only"\n');
+  await banner.waitFor({ state: 'detached', timeout: 20_000 });
+});
