@@ -147,14 +147,6 @@ func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []str
 	return args
 }
 
-// removePlaceholders removes the empty mount points bwrap created for missing
-// protected paths (only if still empty: a non-empty directory is left alone).
-func removePlaceholders(paths []string) {
-	for _, p := range paths {
-		_ = os.Remove(p)
-	}
-}
-
 // BwrapArgs returns the bubblewrap arguments Exec would use for p in cwd,
 // without the command and without the two pipe fds Exec adds (--seccomp 3
 // --json-status-fd 4). For `airlock check` and for benchmarks against raw bwrap.

@@ -672,3 +672,53 @@ func TestGitStatusFromSubdirectory(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentSandboxesKeepPlaceholders: when two sandboxes share a
+// directory, the one that created the .airlock placeholder and ends first must
+// not remove it while the other still relies on it.
+func TestConcurrentSandboxesKeepPlaceholders(t *testing.T) {
+	if bwrapPath() == "" {
+		t.Fatal("bubblewrap is not installed (apt install bubblewrap)")
+	}
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(base, "ws")
+	must(t, os.MkdirAll(filepath.Join(ws, "sub"), 0o755))
+	p, err := Resolve(Inputs{Cwd: ws, Env: envMap(nil)})
+	must(t, err)
+	start := func(script string, out *bytes.Buffer) (<-chan struct{}, <-chan error) {
+		started, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			_, err := Exec(context.Background(), ExecRequest{Policy: p, Stdout: out, Stderr: out, Timeout: 20 * time.Second,
+				Argv: []string{"/bin/sh", "-c", script}, OnStart: func(int) { close(started) }})
+			done <- err
+		}()
+		return started, done
+	}
+	var outA, outB bytes.Buffer
+	startedA, doneA := start("while [ ! -e sub/a-go ]; do sleep 0.02; done", &outA)
+	<-startedA
+	for range 500 { // A's placeholder exists once its sandbox is up
+		if _, err := os.Stat(filepath.Join(ws, ".airlock")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	startedB, doneB := start("touch sub/b-ready; while [ ! -e sub/b-go ]; do sleep 0.02; done; mkdir .airlock/x && echo created-inside; rmdir .airlock && mkdir .airlock && echo recreated", &outB)
+	<-startedB
+	for range 500 {
+		if _, err := os.Stat(filepath.Join(ws, "sub", "b-ready")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(t, os.WriteFile(filepath.Join(ws, "sub", "a-go"), nil, 0o644))
+	must(t, <-doneA)
+	must(t, os.WriteFile(filepath.Join(ws, "sub", "b-go"), nil, 0o644))
+	must(t, <-doneB)
+	if strings.Contains(outB.String(), "created-inside") || strings.Contains(outB.String(), "recreated") {
+		t.Errorf("ESCAPE: .airlock became writable after the other sandbox ended:\n%s", outB.String())
+	}
+	absent(t, filepath.Join(ws, ".airlock"))
+}

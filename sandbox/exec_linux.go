@@ -165,6 +165,9 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	args = append(args, "--")
 	args = append(args, pr.req.Argv...)
 
+	ph := holdPlaceholders(plan)
+	defer ph.release()
+
 	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
 	defer cancel()
 	cmd := newCmd(ctx, pr, bwrapPath(), args)
@@ -175,7 +178,6 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 		return res, false, execErr(ExitSandboxFailed, "exec: start bwrap: %w (install bubblewrap: apt install bubblewrap)", err)
 	}
 	statusW.Close()
-	defer removePlaceholders(plan.protectedMissing)
 	res.HostPid = cmd.Process.Pid
 	if pr.req.OnStart != nil {
 		pr.req.OnStart(cmd.Process.Pid)
