@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/paths"
 	"github.com/airlock-app/airlock/app/secrets"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // Kind says which executable hosts the core.
@@ -48,6 +49,7 @@ type Core struct {
 	Config    *config.Store
 	Secrets   *secrets.Store
 	Bus       *eventbus.Bus
+	Broker    *permission.Broker
 	StartedAt time.Time
 
 	getenv    func(string) string
@@ -104,6 +106,10 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		closeDatabase(c.DB)
 		return nil, err
 	}
+	if err := c.openPermission(ctx); err != nil {
+		closeDatabase(c.DB)
+		return nil, err
+	}
 	if c.Previous != nil && !c.Previous.Clean {
 		slog.Warn("the previous Airlock core did not stop cleanly", "pid", c.Previous.PID, "started", c.Previous.StartedAt)
 	}
@@ -156,6 +162,13 @@ func (c *Core) saveLastGood() {
 func (c *Core) onConfigChange(st config.State) {
 	if st.Error == nil {
 		c.saveLastGood()
+		if c.Broker != nil {
+			if eff, err := c.resolvePermission(); err != nil {
+				slog.Error("permission settings in config.toml are not valid; keeping the previous ones", "error", err)
+			} else if err := c.Broker.Reload(eff); err != nil {
+				slog.Error("reload permission settings", "error", err)
+			}
+		}
 	}
 	c.Bus.Publish(eventbus.TopicConfigChanged, c.configView())
 }
@@ -177,7 +190,7 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 
 // migrators lists every domain package's Migrate, in dependency order.
 func (c *Core) migrators() []Migrator {
-	return []Migrator{{Name: "core", Migrate: migrateCore}}
+	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}}
 }
 
 // RegisterSandbox records the host pid of a sandbox the core started; call the
@@ -188,6 +201,7 @@ func (c *Core) RegisterSandbox(pid int) func() { return c.sandboxes.Add(pid) }
 func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) error {
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.routes()
+	c.permissionRoutes()
 	if extraRoutes != nil {
 		extraRoutes(c.api)
 	}
@@ -217,7 +231,8 @@ func (c *Core) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	apiErr := c.api.Shutdown(ctx)
+	brokerErr := c.Broker.Close()
 	stopErr := c.recordStop()
 	dbErr := closeDatabase(c.DB)
-	return errors.Join(apiErr, stopErr, dbErr)
+	return errors.Join(apiErr, brokerErr, stopErr, dbErr)
 }

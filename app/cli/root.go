@@ -96,6 +96,9 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newConfigCmd(e),
 		newExecCmd(e),
 		newCheckCmd(e),
+		newApprovalsCmd(e),
+		newGrantsCmd(e),
+		newAuditCmd(e),
 	)
 	return root
 }

@@ -48,6 +48,8 @@ type Ops struct {
 type Permission struct {
 	Tiers map[string]string `toml:"tiers"`
 	Rules []Rule            `toml:"rules"`
+	// RequestTimeout bounds how long a request waits for the person ("" or "0": forever).
+	RequestTimeout string `toml:"request_timeout"`
 }
 
 // Rule is one [[permission.rules]] entry.

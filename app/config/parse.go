@@ -145,6 +145,9 @@ func validate(f File) []violation {
 		}
 	}
 	out = checkDuration(out, "reviewer", f.Reviewer.Timeout)
+	if f.Permission.RequestTimeout != "0" {
+		out = checkDuration(out, "permission.request_timeout", f.Permission.RequestTimeout)
+	}
 	if c := f.Dispatch.Concurrency; c != nil && (*c < 1 || *c > 64) {
 		out = append(out, violation{"dispatch.concurrency", fmt.Sprintf("dispatch.concurrency = %d: choose between 1 and 64 runs at once", *c)})
 	}

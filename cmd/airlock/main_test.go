@@ -294,3 +294,108 @@ func setting(st map[string]any, key string) map[string]any {
 	}
 	return nil
 }
+
+// awaitOverAPI asks the daemon to decide a request, as an agent adapter does, and
+// returns the decision when the person answers.
+func (in *instance) awaitOverAPI(body string) <-chan map[string]any {
+	out := make(chan map[string]any, 1)
+	go func() {
+		c := exec.Command("curl", "-s", "--unix-socket", filepath.Join(in.home, "run", "airlock.sock"),
+			"-X", "POST", "http://airlock/v1/permission/await", "-d", body)
+		raw, _ := c.Output()
+		var d map[string]any
+		json.Unmarshal(raw, &d)
+		out <- d
+	}()
+	return out
+}
+
+func (in *instance) waitPending(n int) []map[string]any {
+	in.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _, _ := in.run("approvals", "list", "--json")
+		var list []map[string]any
+		json.Unmarshal([]byte(out), &list)
+		if len(list) == n {
+			return list
+		}
+		if time.Now().After(deadline) {
+			in.t.Fatalf("never saw %d pending requests; last: %s", n, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	ws := t.TempDir()
+	req := `{"tool":"write_file","params":{"path":"` + ws + `/notes.md","content":"x"},"context":{"cwd":"` + ws + `","session":"s1"}}`
+	first := in.awaitOverAPI(req)
+	list := in.waitPending(1)
+	if list[0]["tier"] != "P1" {
+		t.Fatalf("pending %v", list[0])
+	}
+	if out, stderr, code := in.run("approvals", "allow", list[0]["id"].(string), "--always"); code != 0 {
+		t.Fatalf("allow: exit %d %s %s", code, out, stderr)
+	}
+	if d := <-first; d["verdict"] != "allow" || d["layer"] != "person" {
+		t.Fatalf("first decision %v", d)
+	}
+	// The same call again is silent: the grant answers.
+	if d := <-in.awaitOverAPI(req); d["verdict"] != "allow" || d["layer"] != "grant" {
+		t.Fatalf("second decision %v", d)
+	}
+	out, _, _ := in.run("grants", "list", "--json")
+	var grants []map[string]any
+	if json.Unmarshal([]byte(out), &grants); len(grants) != 1 || grants[0]["tool"] != "write_file" {
+		t.Fatalf("grants %s", out)
+	}
+	in.run("grants", "revoke", grants[0]["id"].(string))
+	in.awaitOverAPI(req)
+	in.waitPending(1) // asks again after the revoke
+}
+
+// A destructive command is interactive-only: neither a script without a terminal nor a
+// bare API call claiming to be a person can allow it.
+func TestInteractiveOnlyNeedsAPerson(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	ws := t.TempDir()
+	decided := in.awaitOverAPI(`{"tool":"bash","params":{"command":"rm -rf ~"},"context":{"cwd":"` + ws + `","session":"s1"}}`)
+	list := in.waitPending(1)
+	id := list[0]["id"].(string)
+	if list[0]["tier"] != "P2" || list[0]["interactiveOnly"] != true {
+		t.Fatalf("pending %v", list[0])
+	}
+	// No controlling terminal (a new session): the CLI refuses to allow.
+	c := in.cmd("approvals", "allow", id)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := c.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "needs a person") {
+		t.Fatalf("allow without a terminal: %v %s", err, out)
+	}
+	// A direct API answer that claims to be interactive, from a process without a terminal.
+	claim := exec.Command("curl", "-s", "--unix-socket", filepath.Join(in.home, "run", "airlock.sock"), "-X", "POST",
+		"http://airlock/v1/approvals/"+id+"/answer", "-d", `{"allow":true,"interactive":true,"confirmation":"`+id[:8]+`","by":"cli-tty"}`)
+	claim.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	raw, _ := claim.Output()
+	if !strings.Contains(string(raw), "not_interactive") {
+		t.Fatalf("forged interactive answer: %s", raw)
+	}
+	// A plain API allow is refused too.
+	plain, _ := exec.Command("curl", "-s", "--unix-socket", filepath.Join(in.home, "run", "airlock.sock"), "-X", "POST",
+		"http://airlock/v1/approvals/"+id+"/answer", "-d", `{"allow":true,"by":"api"}`).Output()
+	if !strings.Contains(string(plain), "interactive_only") {
+		t.Fatalf("plain API allow: %s", plain)
+	}
+	in.waitPending(1)
+	// Deny works from anywhere.
+	if _, stderr, code := in.run("approvals", "deny", id, "--reason", "no"); code != 0 {
+		t.Fatalf("deny: %s", stderr)
+	}
+	if d := <-decided; d["verdict"] != "deny" {
+		t.Fatalf("decision %v", d)
+	}
+}

@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+)
+
+// The CLI does not link the permission package (it pulls the database in); these are
+// the fields of its JSON it shows.
+type pendingView struct {
+	ID              string          `json:"id"`
+	Summary         string          `json:"summary"`
+	Tier            string          `json:"tier"`
+	Kind            string          `json:"kind,omitempty"`
+	InteractiveOnly bool            `json:"interactiveOnly"`
+	Reasons         []string        `json:"reasons,omitempty"`
+	Scopes          []string        `json:"scopes"`
+	CreatedAt       time.Time       `json:"createdAt"`
+	Request         json.RawMessage `json:"request"`
+}
+
+type decisionView struct {
+	RequestID       string   `json:"requestId"`
+	Verdict         string   `json:"verdict"`
+	Tier            string   `json:"tier"`
+	Layer           string   `json:"layer"`
+	Reasons         []string `json:"reasons,omitempty"`
+	InteractiveOnly bool     `json:"interactiveOnly"`
+	Kind            string   `json:"kind,omitempty"`
+	Scope           string   `json:"scope,omitempty"`
+	AnsweredBy      string   `json:"answeredBy,omitempty"`
+}
+
+func newApprovalsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "approvals", Short: "List and answer the requests waiting for a person"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List pending requests, most urgent first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := pendingApprovals(cmd.Context(), e)
+			if err != nil {
+				return err
+			}
+			return e.print(list, func(w io.Writer) {
+				if len(list) == 0 {
+					fmt.Fprintln(w, "Nothing is waiting for you.")
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tTIER\tWHAT\tWAITING")
+				for _, p := range list {
+					what := p.Summary
+					if p.InteractiveOnly {
+						what += "  [needs a person]"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Tier, what, time.Since(p.CreatedAt).Round(time.Second))
+				}
+				tw.Flush()
+			})
+		},
+	})
+	var once, session, always bool
+	allow := &cobra.Command{
+		Use:   "allow ID",
+		Short: "Allow a pending request (P1: --once, --session or --always; interactive-only requests need a typed confirmation on a terminal)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scope := "once"
+			switch {
+			case always:
+				scope = "always"
+			case session:
+				scope = "session"
+			}
+			return answer(cmd.Context(), e, args[0], true, scope, "")
+		},
+	}
+	allow.Flags().BoolVar(&once, "once", false, "allow this request only (the default)")
+	allow.Flags().BoolVar(&session, "session", false, "allow it and the same call for the rest of this session")
+	allow.Flags().BoolVar(&always, "always", false, "allow it and the same call from now on, in this department or workspace (P1 only)")
+	allow.MarkFlagsMutuallyExclusive("once", "session", "always")
+	var reason string
+	deny := &cobra.Command{
+		Use:   "deny ID",
+		Short: "Deny a pending request",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return answer(cmd.Context(), e, args[0], false, "", reason)
+		},
+	}
+	deny.Flags().StringVar(&reason, "reason", "", "why (shown to the agent)")
+	cmd.AddCommand(allow, deny)
+	return cmd
+}
+
+func pendingApprovals(ctx context.Context, e *env) ([]pendingView, error) {
+	c, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	var list []pendingView
+	if err := c.Do(ctx, "GET", "/v1/approvals", nil, &list); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+func answer(ctx context.Context, e *env, id string, allow bool, scope, reason string) error {
+	list, err := pendingApprovals(ctx, e)
+	if err != nil {
+		return err
+	}
+	var p *pendingView
+	for i := range list {
+		if list[i].ID == id || (len(id) >= 6 && strings.HasPrefix(list[i].ID, id)) {
+			if p != nil {
+				return fmt.Errorf("%q matches more than one pending request: give more of the id", id)
+			}
+			p = &list[i]
+		}
+	}
+	if p == nil {
+		return fmt.Errorf("no pending request %s (answered elsewhere, or expired): see `airlock approvals list`", id)
+	}
+	body := map[string]any{"allow": allow, "scope": scope, "reason": reason, "by": "api"}
+	// A person at a terminal is asked to confirm what they allow; an interactive-only
+	// request accepts nothing less.
+	if allow && (p.InteractiveOnly || p.Tier == "P2") {
+		confirmation, err := confirmOnTTY(p)
+		if err != nil {
+			return err
+		}
+		body["interactive"] = true
+		body["confirmation"] = confirmation
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	var d decisionView
+	if err := c.Do(ctx, "POST", "/v1/approvals/"+url.PathEscape(p.ID)+"/answer", body, &d); err != nil {
+		return err
+	}
+	return e.print(d, func(w io.Writer) {
+		fmt.Fprintf(w, "%s: %s (%s", p.ID, d.Verdict, d.Tier)
+		if d.Scope != "" && d.Verdict == "allow" {
+			fmt.Fprintf(w, ", %s", d.Scope)
+		}
+		fmt.Fprintf(w, ") — %s\n", p.Summary)
+	})
+}
+
+// confirmOnTTY shows the request on the controlling terminal and reads the typed
+// confirmation from it: the first characters of the request id. Without a terminal it
+// refuses: no script answers for a person.
+func confirmOnTTY(p *pendingView) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", errors.New("this request needs a person: run the command in a terminal (no controlling terminal here), or answer in the Airlock window")
+	}
+	defer tty.Close()
+	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
+		return "", errors.New("this request needs a person: /dev/tty is not a terminal; answer in the Airlock window")
+	}
+	fmt.Fprintf(tty, "\n  %s  %s\n", p.Tier, p.Summary)
+	for _, r := range p.Reasons {
+		fmt.Fprintf(tty, "  why: %s\n", r)
+	}
+	prefix := p.ID
+	if len(prefix) > 8 {
+		prefix = prefix[:8]
+	}
+	fmt.Fprintf(tty, "\n  To allow it, type %s and press Enter (anything else cancels): ", prefix)
+	line, err := bufio.NewReader(tty).ReadString('\n')
+	if err != nil {
+		return "", errors.New("no confirmation typed: nothing was allowed")
+	}
+	line = strings.TrimSpace(line)
+	if line != prefix {
+		return "", errors.New("the confirmation did not match: nothing was allowed")
+	}
+	return line, nil
+}
+
+func newGrantsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "grants", Short: "List and revoke remembered permissions"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List remembered grants",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			var list []map[string]any
+			if err := c.Do(cmd.Context(), "GET", "/v1/grants", nil, &list); err != nil {
+				return err
+			}
+			return e.print(list, func(w io.Writer) {
+				if len(list) == 0 {
+					fmt.Fprintln(w, "No remembered grants: every P1 request asks the first time.")
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tTOOL\tPATTERN\tSCOPE\tWHERE")
+				for _, g := range list {
+					where := firstNonEmpty(g["department"], g["workspace"], g["session"])
+					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\n", g["id"], g["tool"], g["pattern"], g["scope"], where)
+				}
+				tw.Flush()
+			})
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a remembered grant: the next such request asks again",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			var out map[string]string
+			if err := c.Do(cmd.Context(), "DELETE", "/v1/grants/"+url.PathEscape(args[0]), nil, &out); err != nil {
+				return err
+			}
+			return e.print(out, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })
+		},
+	})
+	return cmd
+}
+
+func firstNonEmpty(vs ...any) string {
+	for _, v := range vs {
+		if s, ok := v.(string); ok && s != "" {
+			return s
+		}
+	}
+	return "everywhere"
+}
+
+func newAuditCmd(e *env) *cobra.Command {
+	var tool, run, verdict, since string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the decisions taken: who asked, what, which layer decided, how long the person took",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			q := url.Values{}
+			for k, v := range map[string]string{"tool": tool, "run": run, "verdict": verdict, "since": since} {
+				if v != "" {
+					q.Set(k, v)
+				}
+			}
+			if limit > 0 {
+				q.Set("limit", fmt.Sprint(limit))
+			}
+			var recs []map[string]any
+			if err := c.Do(cmd.Context(), "GET", "/v1/audit?"+q.Encode(), nil, &recs); err != nil {
+				return err
+			}
+			return e.print(recs, func(w io.Writer) {
+				if len(recs) == 0 {
+					fmt.Fprintln(w, "No decisions recorded yet.")
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "WHEN\tTOOL\tTIER\tVERDICT\tLAYER\tBY\tWHAT")
+				for _, r := range recs {
+					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\t%v\t%v\n", r["createdAt"], r["tool"], r["tier"], r["verdict"], r["layer"], r["answeredBy"], r["subject"])
+				}
+				tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tool, "tool", "", "only this tool")
+	cmd.Flags().StringVar(&run, "run", "", "only this run")
+	cmd.Flags().StringVar(&verdict, "verdict", "", "only allow, ask or deny")
+	cmd.Flags().StringVar(&since, "since", "", "only the last DURATION (for example 24h)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many (default 200)")
+	return cmd
+}

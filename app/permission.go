@@ -1,0 +1,247 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/sandboxconfig"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// permissionSettings maps config.toml's permission keys onto the broker's settings.
+func permissionSettings(f config.File) permission.Settings {
+	var s permission.Settings
+	if f.ApprovalPolicy != nil {
+		s.ApprovalPolicy = *f.ApprovalPolicy
+	}
+	if f.ApprovalsReviewer != nil {
+		s.ApprovalsReviewer = *f.ApprovalsReviewer
+	}
+	s.Permission.Tiers = f.Permission.Tiers
+	s.Permission.RequestTimeout = f.Permission.RequestTimeout
+	for _, r := range f.Permission.Rules {
+		s.Permission.Rules = append(s.Permission.Rules, permission.RuleSetting{Tool: r.Tool, Pattern: r.Pattern, Action: r.Action})
+	}
+	for _, h := range f.Hooks.BeforeToolUse {
+		s.Hooks.BeforeToolUse = append(s.Hooks.BeforeToolUse, permission.HookSetting{Command: h.Command, Tools: h.Tools, Timeout: h.Timeout})
+	}
+	for _, h := range f.Hooks.AfterToolUse {
+		s.Hooks.AfterToolUse = append(s.Hooks.AfterToolUse, permission.HookSetting{Command: h.Command, Tools: h.Tools, Timeout: h.Timeout})
+	}
+	s.Reviewer.Command = f.Reviewer.Command
+	s.Reviewer.Timeout = f.Reviewer.Timeout
+	s.Ops.Strict = f.Ops.Strict
+	return s
+}
+
+// resolvePermission resolves the broker's configuration from the configuration in force.
+func (c *Core) resolvePermission() (permission.Effective, error) {
+	st := c.Config.State()
+	return permission.Resolve(permission.Sources{
+		File: permissionSettings(st.File), FilePath: st.Path,
+		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
+	})
+}
+
+// preflightOptions tell the classifier where Airlock keeps what an agent must not touch.
+func (c *Core) preflightOptions() preflight.Options {
+	return preflight.Options{Home: c.getenv("HOME"), AirlockPaths: []string{
+		c.Paths.ConfigFile, c.Paths.DataDir, c.Paths.Database, c.Paths.RuntimeDir, c.Paths.Socket,
+	}}
+}
+
+func (c *Core) openPermission(ctx context.Context) error {
+	eff, err := c.resolvePermission()
+	if err != nil {
+		return fmt.Errorf("permission settings: %w", err)
+	}
+	c.Broker, err = permission.NewBroker(ctx, permission.BrokerOptions{
+		DB: c.DB, Settings: eff, Publisher: c.Bus, Preflight: c.preflightOptions(),
+		Isolation: permission.SandboxIsolation{PolicyFor: c.sandboxPolicyFor},
+	})
+	return err
+}
+
+// sandboxPolicyFor is the sandbox policy a request runs under: the configuration in
+// force for its working directory, tightened by what its session recorded.
+func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sandbox.Policy, error) {
+	st := c.Config.State()
+	var flags sandbox.Layer
+	if m := req.Context.Policy.Mode; m != "" {
+		flags.Mode = &m
+	}
+	if req.Context.Policy.Mode != "" {
+		n := req.Context.Policy.Network
+		flags.Network = &n
+	}
+	cwd := req.Context.Cwd
+	if cwd == "" {
+		cwd = req.Context.Workspace
+	}
+	if cwd == "" {
+		return sandbox.Policy{}, errors.New("the request names no working directory")
+	}
+	return sandboxconfig.Resolve(st.File, st.Path, flags, c.getenv, cwd)
+}
+
+// answerRequest is the body of POST /v1/approvals/{id}/answer.
+type answerRequest struct {
+	permission.Answer
+	// Confirmation is what the person typed at the TTY (the request id's first characters).
+	Confirmation string `json:"confirmation,omitempty"`
+}
+
+func (c *Core) permissionRoutes() {
+	c.api.Handle("POST /v1/permission/check", func(w http.ResponseWriter, r *http.Request) {
+		var req permission.Request
+		if err := localapi.ReadJSON(r, &req); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, c.Broker.Check(r.Context(), req))
+	})
+	// Await blocks until the request is decided or the caller hangs up.
+	c.api.Handle("POST /v1/permission/await", func(w http.ResponseWriter, r *http.Request) {
+		var req permission.Request
+		if err := localapi.ReadJSON(r, &req); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
+			req.Context.Caller.PID = peer.PID
+		}
+		d, err := c.Broker.Await(r.Context(), req)
+		if err != nil {
+			localapi.WriteError(w, brokerError(err))
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, d)
+	})
+	c.api.Handle("GET /v1/approvals", func(w http.ResponseWriter, r *http.Request) {
+		localapi.WriteJSON(w, http.StatusOK, c.Broker.Pending())
+	})
+	c.api.Handle("POST /v1/approvals/{id}/answer", func(w http.ResponseWriter, r *http.Request) {
+		var a answerRequest
+		if err := localapi.ReadJSON(r, &a); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		id := r.PathValue("id")
+		if a.Interactive {
+			// Over the API, "a person answered" is the CLI's claim after a typed
+			// confirmation on its terminal: hold it to that.
+			peer, _ := localapi.PeerFrom(r.Context())
+			if err := checkInteractiveClaim(peer, id, a); err != nil {
+				localapi.WriteError(w, err)
+				return
+			}
+			a.By = permission.ByCLITTY
+		} else if a.By == "" {
+			a.By = permission.ByAPI
+		}
+		d, err := c.Broker.Answer(r.Context(), id, a.Answer)
+		if err != nil {
+			localapi.WriteError(w, brokerError(err))
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, d)
+	})
+	c.api.Handle("GET /v1/grants", func(w http.ResponseWriter, r *http.Request) {
+		list, err := c.Broker.Grants().List(r.Context(), permission.GrantFilter{})
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, list)
+	})
+	c.api.Handle("DELETE /v1/grants/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if err := c.Broker.Grants().Revoke(r.Context(), r.PathValue("id")); err != nil {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusNotFound, Code: "no_grant", Message: err.Error(), Hint: "list grants with `airlock grants list`"})
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, map[string]string{"revoked": r.PathValue("id")})
+	})
+	c.api.Handle("GET /v1/audit", func(w http.ResponseWriter, r *http.Request) {
+		q := permission.AuditQuery{Tool: r.URL.Query().Get("tool"), Run: r.URL.Query().Get("run"),
+			Session: r.URL.Query().Get("session"), Verdict: permission.Verdict(r.URL.Query().Get("verdict"))}
+		if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil {
+			q.Limit = n
+		}
+		if s := r.URL.Query().Get("since"); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_since", Message: fmt.Sprintf("since=%q is not a duration", s), Hint: "use for example since=24h"})
+				return
+			}
+			q.Since = time.Now().Add(-d)
+		}
+		_ = c.Broker.FlushAudit(r.Context())
+		recs, err := c.Broker.Audit(r.Context(), q)
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, recs)
+	})
+}
+
+// checkInteractiveClaim holds an API answer that claims a person typed it to what the
+// CLI does: the caller has a controlling terminal and echoed the request's id prefix.
+func checkInteractiveClaim(peer localapi.Peer, id string, a answerRequest) error {
+	if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
+		return &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+			Message: "this answer claims a person typed it, but the caller has no terminal",
+			Hint:    "answer in the Airlock window, or run `airlock approvals allow` in a terminal"}
+	}
+	if len(a.Confirmation) < 6 || !strings.HasPrefix(id, a.Confirmation) {
+		return &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
+			Message: "the typed confirmation does not match the request",
+			Hint:    "type the first characters of the request id when `airlock approvals allow` asks"}
+	}
+	return nil
+}
+
+// hasControllingTTY reads tty_nr from /proc/PID/stat.
+func hasControllingTTY(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(s[i+1:])
+	// After the command: state ppid pgrp session tty_nr ...
+	if len(f) < 5 {
+		return false
+	}
+	tty, err := strconv.Atoi(f[4])
+	return err == nil && tty != 0
+}
+
+// brokerError turns the broker's errors into API errors with a way out.
+func brokerError(err error) error {
+	switch {
+	case errors.Is(err, permission.ErrNotPending):
+		return &localapi.Error{Status: http.StatusNotFound, Code: "not_pending", Message: err.Error(), Hint: "it was answered or expired; list what waits with `airlock approvals list`"}
+	case errors.Is(err, permission.ErrInteractiveOnly):
+		return &localapi.Error{Status: http.StatusForbidden, Code: "interactive_only", Message: err.Error(), Hint: "this request needs a person: answer it in the Airlock window or with `airlock approvals allow` in a terminal"}
+	case errors.Is(err, permission.ErrBadAnswer), errors.Is(err, permission.ErrRequestMismatch):
+		return &localapi.Error{Status: http.StatusBadRequest, Code: "bad_answer", Message: err.Error()}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &localapi.Error{Status: http.StatusRequestTimeout, Code: "gave_up", Message: err.Error()}
+	}
+	return err
+}
