@@ -151,7 +151,18 @@ if ((have_cli)); then
 	grep -q '"kind": *"desktop"' "$TMP/status.json" || fail "airlock status did not report the desktop core: $(cat "$TMP/status.json")"
 fi
 
-# 4. The screenshot: the root window cropped to the app's window.
+# 4. Single instance: a second launch asks the running window to come to the front and
+#    exits 0 without opening a second window or core.
+second=0
+second_out=$(DBUS_SESSION_BUS_ADDRESS=disabled: timeout 20 "$APP" 2>&1) || second=$?
+((second == 0)) || fail "a second launch exited with status $second (want 0, handing over to the running window): $second_out"
+[[ $second_out == *"already open"* ]] || fail "a second launch did not say it handed over: $second_out"
+kill -0 "$APP_PID" 2>/dev/null || fail "the first instance died when the second launched"
+windows=$(xdotool search --onlyvisible --name '^Airlock$' 2>/dev/null | wc -l)
+((windows == 1)) || fail "$windows Airlock windows after a second launch (want 1)"
+say "second launch handed over to the running window and exited 0"
+
+# 5. The screenshot: the root window cropped to the app's window.
 eval "$(xdotool getwindowgeometry --shell "$WID")"
 import -window root -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$ART/window.png"
 colours=$(identify -format '%k' "$ART/window.png")
@@ -162,7 +173,7 @@ changed=${changed%% *}
 ((${changed%.*} > WIDTH * HEIGHT / 4)) || fail "the screen barely differs from the empty screen ($changed pixels changed)"
 say "screenshot $ART/window.png (${WIDTH}x${HEIGHT}, $colours colours, $changed pixels differ from the empty screen)"
 
-# 5. Quit with SIGTERM: exit status 0, and nothing it started left behind.
+# 6. Quit with SIGTERM: exit status 0, and nothing it started left behind.
 [[ -n $APP_PID ]] || fail "could not find the airlock-desktop process under dbus-run-session"
 for pid in $(descendants "$DRS_PID"); do
 	[[ " ${STARTED[*]} " == *" $pid "* ]] || STARTED+=("$pid")
@@ -187,4 +198,26 @@ done
 kill -TERM "$XVFB_PID"
 wait "$XVFB_PID" 2>/dev/null || true
 say "quit cleanly on SIGTERM (exit 0, ${#STARTED[@]} processes started, none left)"
+
+# 7. With the headless daemon holding the core, the desktop app refuses clearly (exit 1).
+DAEMON=$ROOT/build/bin/airlockd
+if [[ -x $DAEMON && -x $CLI ]]; then
+	AIRLOCK_HOME=$TMP/home-daemon "$DAEMON" >"$TMP/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	STARTED+=("$DAEMON_PID")
+	until AIRLOCK_HOME=$TMP/home-daemon "$CLI" status --json >/dev/null 2>&1; do
+		kill -0 "$DAEMON_PID" 2>/dev/null || fail "airlockd exited early: $(cat "$TMP/daemon.log")"
+		time_left || fail "airlockd did not answer within ${TIMEOUT}s"
+		sleep 0.1
+	done
+	refused=0
+	refused_out=$(AIRLOCK_HOME=$TMP/home-daemon DBUS_SESSION_BUS_ADDRESS=disabled: timeout 20 "$APP" 2>&1) || refused=$?
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || fail "airlockd did not stop cleanly on SIGTERM"
+	((refused == 1)) || fail "with the daemon running the desktop app exited with $refused (want 1): $refused_out"
+	[[ $refused_out == *daemon* ]] || fail "the refusal does not mention the daemon: $refused_out"
+	say "with the daemon running, the desktop app refused: ${refused_out#airlock-desktop: }"
+else
+	say "skipped the daemon check ($DAEMON or $CLI not built)"
+fi
 say "PASS"
