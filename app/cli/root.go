@@ -96,6 +96,7 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newConfigCmd(e),
 		newExecCmd(e),
 		newCheckCmd(e),
+		newSandboxCmd(e),
 		newApprovalsCmd(e),
 		newGrantsCmd(e),
 		newAuditCmd(e),

@@ -226,3 +226,71 @@ func shellJoin(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+func newSandboxCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "sandbox", Short: "The sandbox's backends and their state on this machine"}
+	var backend string
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Probe bubblewrap, user namespaces, Landlock, seccomp and KVM, and say what to do about each missing piece",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			requested := sandbox.BackendAuto
+			if backend != "" {
+				b, err := sandbox.ParseBackend(backend)
+				if err != nil {
+					return err
+				}
+				requested = b
+			} else if v := e.getenv(sandbox.EnvBackend); v != "" {
+				b, err := sandbox.ParseBackend(v)
+				if err != nil {
+					return fmt.Errorf("%s: %w", sandbox.EnvBackend, err)
+				}
+				requested = b
+			}
+			st := sandbox.ProbeStatus(cmd.Context(), requested)
+			err := e.print(st, func(w io.Writer) { printSandboxStatus(w, st) })
+			if err == nil && st.Error != "" {
+				return &exitError{code: ExitError, err: nil}
+			}
+			return err
+		},
+	}
+	status.Flags().StringVar(&backend, "backend", "", "the backend setting to evaluate: auto | os | app (default: AIRLOCK_SANDBOX_BACKEND or auto)")
+	cmd.AddCommand(status)
+	return cmd
+}
+
+func printSandboxStatus(w io.Writer, st sandbox.Status) {
+	fmt.Fprintf(w, "backend   %s (requested: %s, platform %s)\n", st.Backend, st.Requested, st.Platform)
+	if st.Error != "" {
+		fmt.Fprintf(w, "ERROR     %s\n", st.Error)
+	}
+	if st.Warning != "" {
+		fmt.Fprintf(w, "%s\n", st.Warning)
+	}
+	fmt.Fprintln(w)
+	for _, p := range st.Probes {
+		mark := "ok  "
+		if !p.OK {
+			mark = "MISSING"
+		}
+		fmt.Fprintf(w, "  %-7s %-22s %s\n", mark, p.Name, p.Detail)
+		if !p.OK && p.Fix != "" {
+			fmt.Fprintf(w, "          %-22s → %s\n", "", p.Fix)
+		}
+	}
+	if len(st.Guarantees) > 0 {
+		fmt.Fprintln(w, "\nholds:")
+		for _, g := range st.Guarantees {
+			fmt.Fprintf(w, "  - %s\n", g)
+		}
+	}
+	if len(st.Limitations) > 0 {
+		fmt.Fprintln(w, "does not hold:")
+		for _, l := range st.Limitations {
+			fmt.Fprintf(w, "  - %s\n", l)
+		}
+	}
+}
