@@ -87,6 +87,10 @@ func (an *analyzer) deny(d *IsolationDeniedError) { an.a.Denials = append(an.a.D
 
 func (an *analyzer) command(c *shellcmd.Command) {
 	for _, r := range c.Redirects {
+		if r.Target.Literal && (strings.HasPrefix(r.Target.Value, "/dev/tcp/") || strings.HasPrefix(r.Target.Value, "/dev/udp/")) {
+			an.network(c) // bash opens a socket for these
+			continue
+		}
 		if r.Write {
 			an.write(r.Target, "redirect", c.Source, true)
 		}
@@ -482,7 +486,11 @@ func (an *analyzer) network(c *shellcmd.Command) {
 	if err := an.p.CheckNetwork(""); err != nil {
 		d := err.(*IsolationDeniedError)
 		d.Command = c.Source
-		d.Why = c.Program() + " is a network client and " + d.Why
+		what := c.Program() + " is a network client"
+		if !NetworkClients[c.Program()] && c.Program() != "rsync" {
+			what = "it opens a network connection"
+		}
+		d.Why = what + " and " + d.Why
 		an.deny(d)
 	}
 }

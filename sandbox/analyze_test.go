@@ -68,6 +68,8 @@ func TestAnalyzeCommand(t *testing.T) {
 		{"(cd sub; touch f)", "", ""},
 		{"cd $DIR && touch f", "bash", "computed"},
 		{"echo 'unterminated", "bash", "does not parse"},
+		{"exec 3<>/dev/tcp/10.0.0.1/80", "network", "network connection"},
+		{"bash -c 'cat < /dev/udp/1.2.3.4/53'", "network", "network"},
 	}
 	for _, tt := range tests {
 		a, err := p.AnalyzeCommand(tt.cmd, "")
@@ -152,4 +154,26 @@ func FuzzAnalyzeCommand(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCheckReport(t *testing.T) {
+	p, _ := testPolicy(t, "workspace-write", false)
+	r := p.Check([]string{"sh", "-c", "curl x > out"}, "", Status{Backend: BackendNameBwrap})
+	if r.Denied == nil || r.Denied.Reason != ReasonNetwork || len(r.BwrapArgs) == 0 || r.Backend != BackendNameBwrap {
+		t.Fatalf("Check = %+v", r)
+	}
+	if !strings.Contains(strings.Join(r.BwrapArgs, " "), "--unshare-net") {
+		t.Errorf("bwrap args lack --unshare-net: %q", r.BwrapArgs)
+	}
+	r = p.Check([]string{"ls -la | wc -l"}, "", Status{Backend: BackendNameLandlock})
+	if r.Denied != nil || len(r.Analysis.Programs) != 2 {
+		t.Fatalf("single-argument command line = %+v", r)
+	}
+	// Quoting keeps an argument that looks like a redirect an argument.
+	if got := CommandLine([]string{"echo", "> /etc/x", "a b"}); got != `echo '> /etc/x' 'a b'` {
+		t.Errorf("CommandLine = %q", got)
+	}
+	if _, err := p.AnalyzeCommand(CommandLine([]string{"echo", "> /etc/x"}), ""); err != nil {
+		t.Errorf("a quoted argument was taken for a redirect: %v", err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -88,6 +89,9 @@ func execErr(code int, format string, args ...any) error {
 // ErrNoOSBackend is returned with backend = "os" when no OS backend is available.
 var ErrNoOSBackend = errors.New("no OS sandbox backend is available")
 
+// innerStageEnv marks a re-executed airlock binary as the Landlock inner stage.
+const innerStageEnv = "AIRLOCK_SANDBOX_INNER_STAGE"
+
 // prepared is the common part of every backend's run.
 type prepared struct {
 	req    ExecRequest
@@ -113,6 +117,7 @@ func prepare(req ExecRequest) (*prepared, error) {
 		env = os.Environ()
 	}
 	pr.env = ScrubEnv(env, req.GrantEnv)
+	pr.env = slices.DeleteFunc(pr.env, func(kv string) bool { return strings.HasPrefix(kv, innerStageEnv+"=") })
 	pr.hidden = append(append([]string(nil), req.Policy.Hidden...), req.HiddenPaths...)
 	path, err := lookPathIn(req.Argv[0], envValue(pr.env, "PATH"), pr.cwd)
 	if err != nil {

@@ -21,9 +21,6 @@ import (
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
-// innerStageEnv marks a re-executed airlock binary as the Landlock inner stage.
-const innerStageEnv = "AIRLOCK_SANDBOX_INNER_STAGE"
-
 // innerStageMarker is the marker's value; the spec arrives on fd 3.
 const innerStageMarker = "landlock-v1"
 
