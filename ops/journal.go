@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -90,11 +89,11 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 	}
 	detail := ""
 	if rec.Detail != nil {
-		b, err := json.Marshal(rec.Detail)
+		b, err := redactedJSON(rec.Detail)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: encode detail: %w", rec.Event, err)
 		}
-		detail = Redact(string(b))
+		detail = string(b)
 	}
 	e := &JournalEntry{Project: rec.Project, PlanID: rec.PlanID, Event: rec.Event, Status: rec.Status,
 		Actor: Redact(rec.Actor), Detail: detail}

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -26,6 +28,17 @@ const secretNamePattern = `(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret
 	`(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pat|auth|key)(?:[_.-][A-Za-z0-9_.-]*)?)`
 
 func keepGroup1(sub []string) (string, bool) { return sub[1] + Redacted, true }
+
+// keepQuotes redacts the value in group 2, keeping its quotes so JSON and shell text stay
+// well-formed.
+func keepQuotes(sub []string) (string, bool) { return sub[1] + quoted(sub[2]), true }
+
+func quoted(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[:1] + Redacted + v[:1]
+	}
+	return Redacted
+}
 
 func whole([]string) (string, bool) { return Redacted, true }
 
@@ -54,7 +67,7 @@ var redactionRules = []redactionRule{
 		kind: "credential flag",
 		re: regexp.MustCompile(`(?i)(--[a-z0-9-]*(?:passw(?:or)?d|passphrase|token|secret|api-?key|access-key|private-key|credential)[a-z0-9-]*(?:=|[ \t]+))` +
 			`("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`),
-		replace: keepGroup1,
+		replace: keepQuotes,
 	},
 	{
 		// VAR=value (shell, env files) and "name": "value" / name: value (JSON, YAML) with a
@@ -66,7 +79,7 @@ var redactionRules = []redactionRule{
 			if sub[3] == `""` || sub[3] == "''" {
 				return "", false
 			}
-			return sub[1] + Redacted, true
+			return sub[1] + quoted(sub[3]), true
 		},
 	},
 	{
@@ -156,4 +169,47 @@ func replaceAllSubmatchFunc(re *regexp.Regexp, s string, f func([]string) string
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+var secretKey = regexp.MustCompile(`^(?:` + secretNamePattern + `)$`)
+
+// redactedJSON encodes v as JSON with every string redacted and the value of every
+// secret-looking key replaced, so the result is still valid JSON.
+func redactedJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	return json.Marshal(redactTree(tree))
+}
+
+func redactTree(v any) any {
+	switch x := v.(type) {
+	case string:
+		return Redact(x)
+	case []any:
+		for i := range x {
+			x[i] = redactTree(x[i])
+		}
+		return x
+	case map[string]any:
+		for k, val := range x {
+			switch val.(type) {
+			case string, json.Number:
+				if secretKey.MatchString(k) && val != "" {
+					x[k] = Redacted
+					continue
+				}
+			}
+			x[k] = redactTree(val)
+		}
+		return x
+	}
+	return v
 }

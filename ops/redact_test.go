@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -10,16 +11,16 @@ func TestRedactEachShape(t *testing.T) {
 		name, in, want, secret string
 	}{
 		{"inline assignment", "PGPASSWORD=hunter2 psql -h db", "PGPASSWORD=" + Redacted + " psql -h db", "hunter2"},
-		{"quoted assignment", `export API_KEY="s3cr3t value"`, "export API_KEY=" + Redacted, "s3cr3t"},
+		{"quoted assignment", `export API_KEY="s3cr3t value"`, `export API_KEY="` + Redacted + `"`, "s3cr3t"},
 		{"assignment among others", "AWS_PROFILE=prod GITHUB_TOKEN=abc123 gh pr list", "AWS_PROFILE=prod GITHUB_TOKEN=" + Redacted + " gh pr list", "abc123"},
 		{"client secret", "CLIENT_SECRET=zzz9 run", "CLIENT_SECRET=" + Redacted + " run", "zzz9"},
-		{"json field", `{"password": "hunter2", "user": "bob"}`, `{"password": ` + Redacted + `, "user": "bob"}`, "hunter2"},
+		{"json field", `{"password": "hunter2", "user": "bob"}`, `{"password": "` + Redacted + `", "user": "bob"}`, "hunter2"},
 		{"yaml field", "db_password: hunter2\nuser: bob", "db_password: " + Redacted + "\nuser: bob", "hunter2"},
 		{"--password value", "mysql --password hunter2 -u root", "mysql --password " + Redacted + " -u root", "hunter2"},
 		{"--password=value", "mysql --password=hunter2 -u root", "mysql --password=" + Redacted + " -u root", "hunter2"},
 		{"--token value", "vault login --token s.abcdef", "vault login --token " + Redacted, "s.abcdef"},
 		{"--token=value", "tool --token=s.abcdef", "tool --token=" + Redacted, "s.abcdef"},
-		{"--secret", "tool --secret 'a b c'", "tool --secret " + Redacted, "a b c"},
+		{"--secret", "tool --secret 'a b c'", "tool --secret '" + Redacted + "'", "a b c"},
 		{"--api-key", "tool --api-key=K123 --x", "tool --api-key=" + Redacted + " --x", "K123"},
 		{"--client-secret", "az login --client-secret abc", "az login --client-secret " + Redacted, "abc"},
 		{"Authorization header", "curl -H 'Authorization: token ghx_123' https://x", "curl -H 'Authorization: " + Redacted + "' https://x", "ghx_123"},
@@ -29,7 +30,7 @@ func TestRedactEachShape(t *testing.T) {
 		{"AWS access key", "key AKIAIOSFODNN7EXAMPLE used", "key " + Redacted + " used", "AKIAIOSFODNN7EXAMPLE"},
 		{"AWS session key", "ASIAY34FZKBOKMUTVV7A", Redacted, "ASIAY34FZKBOKMUTVV7A"},
 		{"AWS secret key (configure)", "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws configure set aws_secret_access_key " + Redacted, "wJalrXUtnFEMI"},
-		{"AWS secret key (JSON)", `"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`, `"SecretAccessKey": ` + Redacted, "wJalrXUtnFEMI"},
+		{"AWS secret key (JSON)", `"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`, `"SecretAccessKey": "` + Redacted + `"`, "wJalrXUtnFEMI"},
 		{"GitHub ghp", "token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 end", "token " + Redacted + " end", "ghp_aBcD"},
 		{"GitHub gho", "gho_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", Redacted, "gho_"},
 		{"GitHub ghs", "x ghs_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "x " + Redacted, "ghs_"},
@@ -114,4 +115,30 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestJournalDetailStaysValidJSON(t *testing.T) {
+	detail := map[string]any{
+		"output":   "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nexport TOKEN=abc123",
+		"password": "hunter2",
+		"pin":      1234,
+		"nested":   []any{map[string]any{"api_key": "k-999", "note": "Authorization: Bearer zzz"}},
+		"exit":     0,
+	}
+	b, err := redactedJSON(detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("not valid JSON: %s", b)
+	}
+	for _, secret := range []string{"MIIEpAIBAAKCAQEA", "abc123", "hunter2", "k-999", "zzz"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%q survived in %s", secret, b)
+		}
+	}
+	if back["exit"] != float64(0) || back["pin"] != float64(1234) {
+		t.Errorf("ordinary values changed: %s", b)
+	}
 }
