@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/sandboxconfig"
+	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -142,9 +145,38 @@ func newExecCmd(e *env) *cobra.Command {
 type checkReport struct {
 	Command  string           `json:"command"`
 	Policy   sandbox.Policy   `json:"policy"`
-	Verdict  string           `json:"verdict"` // allow | deny
+	Verdict  string           `json:"verdict"` // allow | ask | deny
 	Reasons  []string         `json:"reasons,omitempty"`
 	Analysis sandbox.Analysis `json:"analysis"`
+	// Permission is the running core's full evaluation: tier, preflight, the rule that
+	// matched, grants, hooks, the approval policy. Absent when no core runs.
+	Permission json.RawMessage `json:"permission,omitempty"`
+	// Preflight is the dangerous-command classifier's view, computed here when no core runs.
+	Preflight *preflightView `json:"preflight,omitempty"`
+	Notes     []string       `json:"notes,omitempty"`
+}
+
+type preflightView struct {
+	Findings  []preflight.Finding `json:"findings,omitempty"`
+	KnownSafe bool                `json:"knownSafe"`
+}
+
+// permissionEvaluation is the part of the core's evaluation `check` prints in words.
+type permissionEvaluation struct {
+	Decision struct {
+		Verdict         string   `json:"verdict"`
+		Tier            string   `json:"tier"`
+		Layer           string   `json:"layer"`
+		Reasons         []string `json:"reasons"`
+		InteractiveOnly bool     `json:"interactiveOnly"`
+		Kind            string   `json:"kind"`
+	} `json:"decision"`
+	ApprovalPolicy string `json:"approvalPolicy"`
+	Rule           *struct {
+		Tool    string `json:"tool"`
+		Pattern string `json:"pattern"`
+		Action  string `json:"action"`
+	} `json:"rule"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -171,8 +203,9 @@ func newCheckCmd(e *env) *cobra.Command {
 				rep.Verdict = "deny"
 				rep.Reasons = append(rep.Reasons, d.Error())
 			}
+			askCore(cmd.Context(), e, &rep)
 			err = e.print(rep, func(w io.Writer) { printCheck(w, rep) })
-			if err == nil && rep.Verdict == "deny" {
+			if err == nil && rep.Verdict != "allow" {
 				return &exitError{code: sandbox.ExitDenied, err: nil}
 			}
 			return err
@@ -198,10 +231,56 @@ func printCheck(w io.Writer, r checkReport) {
 	for _, n := range r.Analysis.Notes {
 		fmt.Fprintf(w, "note      %s\n", n)
 	}
+	if r.Preflight != nil {
+		for _, f := range r.Preflight.Findings {
+			fmt.Fprintf(w, "danger    %s: %s\n", f.Reason, f.Command)
+		}
+	}
+	if len(r.Permission) > 0 {
+		var ev permissionEvaluation
+		if json.Unmarshal(r.Permission, &ev) == nil {
+			fmt.Fprintf(w, "tier      %s (decided by %s, approval policy %s)\n", ev.Decision.Tier, ev.Decision.Layer, ev.ApprovalPolicy)
+			if ev.Rule != nil {
+				fmt.Fprintf(w, "rule      %s %s %q\n", ev.Rule.Action, ev.Rule.Tool, ev.Rule.Pattern)
+			}
+		}
+	}
 	fmt.Fprintf(w, "verdict   %s\n", strings.ToUpper(r.Verdict))
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "  - %s\n", reason)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// askCore asks the running core for the full evaluation; without one, it runs the
+// dangerous-command classifier here and says what was not evaluated.
+func askCore(ctx context.Context, e *env, rep *checkReport) {
+	c, err := e.client()
+	if err == nil {
+		req := map[string]any{"tool": "bash", "params": map[string]string{"command": rep.Command},
+			"context": map[string]any{"cwd": rep.Policy.Cwd, "policy": map[string]any{"mode": rep.Policy.Mode, "network": rep.Policy.Network}}}
+		var raw json.RawMessage
+		if err = c.Do(ctx, "POST", "/v1/permission/check", req, &raw); err == nil {
+			rep.Permission = raw
+			var ev permissionEvaluation
+			if json.Unmarshal(raw, &ev) == nil {
+				rep.Verdict = ev.Decision.Verdict
+				rep.Reasons = ev.Decision.Reasons
+			}
+			return
+		}
+	}
+	pa := preflight.Analyze(rep.Command, preflight.Options{Home: e.getenv("HOME")})
+	rep.Preflight = &preflightView{Findings: pa.Findings, KnownSafe: pa.KnownSafe}
+	if rep.Verdict == "allow" && (pa.Interactive() || !pa.KnownSafe) {
+		rep.Verdict = "ask"
+	}
+	for _, r := range pa.Reasons() {
+		rep.Reasons = append(rep.Reasons, r)
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("no running Airlock answered (%v): tiers, rules, grants and hooks were not evaluated; start `airlock daemon` for the full verdict", err))
 }
 
 func onOff(b bool) string {
