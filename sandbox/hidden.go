@@ -47,8 +47,3 @@ func busSocketPath(addr string) string {
 	}
 	return ""
 }
-
-// busIsAbstract reports whether the session bus address uses an abstract socket.
-func busIsAbstract(addr string) bool {
-	return strings.Contains(addr, "unix:abstract=")
-}

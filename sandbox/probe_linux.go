@@ -189,3 +189,8 @@ func guarantees(backend string, abi int) (holds, not []string) {
 	}
 	return nil, nil
 }
+
+// busIsAbstract reports whether the session bus address uses an abstract socket.
+func busIsAbstract(addr string) bool {
+	return strings.Contains(addr, "unix:abstract=")
+}

@@ -8,8 +8,11 @@ import (
 	"runtime"
 )
 
-// Probe names.
+// ProbeSeatbelt is the probe name of macOS's sandbox-exec.
 const ProbeSeatbelt = "seatbelt"
+
+// sandboxExec is macOS's Seatbelt launcher.
+const sandboxExec = "/usr/bin/sandbox-exec"
 
 func probePlatform(_ context.Context, st *Status) {
 	st.Platform = runtime.GOOS

@@ -4,9 +4,6 @@ import (
 	"strings"
 )
 
-// sandboxExec is macOS's Seatbelt launcher.
-const sandboxExec = "/usr/bin/sandbox-exec"
-
 // SeatbeltProfile generates the macOS Seatbelt (SBPL) profile for a policy:
 // deny by default, read anywhere (minus hidden paths), write only under the
 // writable roots minus the protected paths, network denied unless enabled.
