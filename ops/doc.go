@@ -23,7 +23,12 @@
 // stored exactly (what is hashed is what runs), so a plan whose commands carry a credential
 // is refused instead, naming the field.
 //
+// A plan's input files (a migration script, a plan file) have their sha256 pinned when
+// the diff is made and when the plan is approved; an apply refuses if one changed.
+//
 // The package reaches the outside world only through small interfaces taken by [New]:
-// [Runner] (the sandbox), [KeySource] (the OS keyring), [Publisher] (the event bus) and a
-// clock.
+// [Runner] (the sandbox; package ops/sandboxrunner implements it with sandbox.Exec, and
+// [LocalRunner] is an unconfined fallback), [KeySource] (the OS keyring; see
+// [StoredKeySource]), [Publisher] (the event bus) and a clock. Call [Service.Recover] (or
+// use [Open]) when the app starts, so that an apply cut short by a crash is recorded.
 package ops
