@@ -337,3 +337,20 @@ func (s *Service) setStatus(ctx context.Context, rec *PlanRecord, to Status, fro
 	s.publishPlan(rec)
 	return true, nil
 }
+
+// Evidence returns every artifact kept for a plan, oldest first: diffs, snapshots before
+// and after, the apply's output, and each verify assertion's output.
+func (s *Service) Evidence(ctx context.Context, planID string) ([]ArtifactView, error) {
+	if _, err := s.loadPlan(ctx, s.db, planID); err != nil {
+		return nil, err
+	}
+	var arts []Artifact
+	if err := s.db.WithContext(ctx).Where("plan_id = ?", planID).Order("id").Find(&arts).Error; err != nil {
+		return nil, fmt.Errorf("read evidence of plan %s: %w", planID, err)
+	}
+	out := make([]ArtifactView, len(arts))
+	for i := range arts {
+		out[i] = *artifactView(&arts[i])
+	}
+	return out, nil
+}

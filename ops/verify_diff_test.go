@@ -46,10 +46,16 @@ func TestVerifyRecordsEvidence(t *testing.T) {
 	if !res.Assertions[1].Passed || !res.Assertions[2].Passed {
 		t.Fatalf("other assertions: %+v", res.Assertions)
 	}
-	var n int64
-	e.db.Model(&Artifact{}).Where("plan_id = ? AND kind = ?", v.ID, ArtifactVerify).Count(&n)
-	if n != 6 {
-		t.Fatalf("%d verify artifacts stored, want 6", n)
+	ev, err := e.svc.Evidence(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, a := range ev {
+		kinds[a.Kind]++
+	}
+	if kinds[ArtifactVerify] != 6 || kinds[ArtifactDiff] != 1 || kinds[ArtifactSnapshotBefore] != 1 || kinds[ArtifactSnapshotAfter] != 1 || kinds[ArtifactApplyOutput] != 1 {
+		t.Fatalf("evidence kept: %v", kinds)
 	}
 	entries, _ := e.svc.Journal(ctx, JournalQuery{Project: v.Project, Event: EventVerifyFailed})
 	if len(entries) != 1 || !strings.Contains(entries[0].Detail, sha256Hex([]byte("2\n"))) {
