@@ -14,6 +14,7 @@ import (
 // would; rehash also rewrites the plan's hash column to match.
 func editSpec(t *testing.T, e *env, id string, rehash bool, edit func(*OperationPlan)) {
 	t.Helper()
+	mustExec(t, e.db, "DROP TRIGGER IF EXISTS ops_plans_immutable")
 	var rec PlanRecord
 	if err := e.db.First(&rec, "id = ?", id).Error; err != nil {
 		t.Fatal(err)

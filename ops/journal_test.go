@@ -139,6 +139,7 @@ func TestJournalTamperingIsDetectedAndNamed(t *testing.T) {
 			if err != nil || !rep.OK || rep.Entries != 8 {
 				t.Fatalf("clean journal: %+v %v", rep, err)
 			}
+			dropGuards(t, e)
 			tc.tamper(t, e)
 			rep, err = e.svc.VerifyJournal(context.Background(), tamperProject)
 			if err != nil {
@@ -159,6 +160,33 @@ func TestJournalTamperingIsDetectedAndNamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropGuards removes the triggers, as someone editing the database file would.
+func dropGuards(t *testing.T, e *env) {
+	t.Helper()
+	for _, g := range []string{"ops_journal_no_update", "ops_journal_no_delete", "ops_plans_immutable"} {
+		mustExec(t, e.db, "DROP TRIGGER "+g)
+	}
+}
+
+func TestGuardsRefuseEditsThroughTheDatabase(t *testing.T) {
+	e := newEnv(t)
+	fillJournal(t, e, 2)
+	v := e.create(t, e.plan())
+	for _, sql := range []string{
+		`UPDATE ops_journal_entries SET actor = 'x' WHERE seq = 1`,
+		`DELETE FROM ops_journal_entries WHERE seq = 2`,
+		`UPDATE ops_plans SET spec = '{}' WHERE id = '` + v.ID + `'`,
+		`UPDATE ops_plans SET hash = 'x' WHERE id = '` + v.ID + `'`,
+	} {
+		if err := e.db.Exec(sql).Error; err == nil || !strings.Contains(err.Error(), "ops") {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+	// Status changes still work (the flow needs them), and the journal still verifies.
+	e.diff(t, v.ID)
+	e.journalOK(t, tamperProject)
 }
 
 func problemList(ps []JournalProblem) string {

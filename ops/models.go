@@ -120,10 +120,29 @@ type JournalHead struct {
 // TableName is ops_journal_heads.
 func (JournalHead) TableName() string { return "ops_journal_heads" }
 
-// Migrate creates or updates the package's tables.
+// guards make SQLite itself refuse what the package never does: editing or deleting a
+// journal entry, and editing a plan's content or hash. They stop mistakes and casual
+// edits; someone who drops them is still caught by VerifyJournal and the plan hash.
+var guards = []string{
+	`CREATE TRIGGER IF NOT EXISTS ops_journal_no_update BEFORE UPDATE ON ops_journal_entries
+	 BEGIN SELECT RAISE(ABORT, 'the ops journal is append-only'); END`,
+	`CREATE TRIGGER IF NOT EXISTS ops_journal_no_delete BEFORE DELETE ON ops_journal_entries
+	 BEGIN SELECT RAISE(ABORT, 'the ops journal is append-only'); END`,
+	`CREATE TRIGGER IF NOT EXISTS ops_plans_immutable BEFORE UPDATE OF spec, hash, project ON ops_plans
+	 BEGIN SELECT RAISE(ABORT, 'an ops plan is never edited: open a new plan that supersedes it'); END`,
+}
+
+// Migrate creates or updates the package's tables (and, on SQLite, the guards above).
 func Migrate(db *gorm.DB) error {
 	if err := db.AutoMigrate(&PlanRecord{}, &ApprovalToken{}, &Artifact{}, &JournalEntry{}, &JournalHead{}); err != nil {
 		return fmt.Errorf("migrate ops tables: %w", err)
+	}
+	if db.Dialector.Name() == "sqlite" {
+		for _, g := range guards {
+			if err := db.Exec(g).Error; err != nil {
+				return fmt.Errorf("migrate ops guards: %w", err)
+			}
+		}
 	}
 	return nil
 }
