@@ -250,6 +250,14 @@ func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error
 	if err := json.Unmarshal([]byte(rec.AnswerJSON), &d); err != nil {
 		return Decision{}, false, nil
 	}
+	// The answer is delivered once; the same ID later is a new question.
+	b.writeMu.Lock()
+	res := b.db.WithContext(context.WithoutCancel(ctx)).Model(&PendingRecord{}).
+		Where("id = ? AND status = ?", req.ID, StatusAnswered).Update("status", StatusDelivered)
+	b.writeMu.Unlock()
+	if res.Error != nil || res.RowsAffected != 1 {
+		return Decision{}, false, nil
+	}
 	return d, true, nil
 }
 
@@ -330,6 +338,11 @@ func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
 	d.RequestID = e.req.ID
 	d.Waited = time.Since(e.created)
 	body, _ := json.Marshal(d)
+	b.mu.Lock()
+	if status == StatusAnswered && e.waiters > 0 {
+		status = StatusDelivered
+	}
+	b.mu.Unlock()
 	b.writeMu.Lock()
 	err := b.db.Model(&PendingRecord{}).Where("id = ?", e.req.ID).
 		Updates(map[string]any{"status": status, "answer_json": string(body), "updated_at": time.Now().UTC()}).Error

@@ -372,14 +372,32 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	if _, err := b2.Answer(ctx, "r-answered", Answer{Allow: false, Reason: "not now", By: ByWindow}); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := b2.Await(ctx, reqs["r-answered"]); err != nil || d.Verdict != Deny || d.Layer != LayerPerson {
-		t.Fatalf("late caller got %+v, %v", d, err)
-	}
 	// Re-using an ID for a different request does not get its answer.
 	forged := bash("rm -rf /")
 	forged.ID = "r-answered"
 	if _, err := b2.Await(ctx, forged); !errors.Is(err, ErrRequestMismatch) {
 		t.Fatalf("forged re-attach err = %v", err)
+	}
+	if d, err := b2.Await(ctx, reqs["r-answered"]); err != nil || d.Verdict != Deny || d.Layer != LayerPerson {
+		t.Fatalf("late caller got %+v, %v", d, err)
+	}
+	// The stored answer is delivered once: the same ID again is a new question.
+	again := make(chan Decision, 1)
+	go func() {
+		d, _ := b2.Await(ctx, reqs["r-answered"])
+		again <- d
+	}()
+	waitFor(t, "r-answered asked again", func() bool {
+		for _, p := range b2.Pending() {
+			if p.ID == "r-answered" {
+				return true
+			}
+		}
+		return false
+	})
+	b2.Answer(ctx, "r-answered", Answer{Allow: true, By: ByWindow, Interactive: true})
+	if d := <-again; d.Verdict != Allow {
+		t.Fatalf("second ask got %+v", d)
 	}
 	// Nobody re-attached to r-orphan: it expires after the grace period.
 	waitFor(t, "r-orphan expired", func() bool {

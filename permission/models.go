@@ -36,7 +36,7 @@ type PendingRecord struct {
 	Tier            Tier       `json:"tier"`
 	Kind            Kind       `json:"kind"`
 	InteractiveOnly bool       `json:"interactiveOnly"`
-	Status          string     `gorm:"index;not null" json:"status"` // pending | answered | expired | timed_out | cancelled
+	Status          string     `gorm:"index;not null" json:"status"` // pending | answered | delivered | expired | timed_out | cancelled
 	AnswerJSON      string     `json:"answer"`                       // the final decision once answered
 	CallerPID       int        `json:"callerPid"`
 	CreatedAt       time.Time  `json:"createdAt"`
@@ -50,7 +50,8 @@ func (PendingRecord) TableName() string { return "permission_pending" }
 // Pending statuses.
 const (
 	StatusPending   = "pending"
-	StatusAnswered  = "answered"
+	StatusAnswered  = "answered"  // answered while no caller waited: the next Await with its ID gets the answer once
+	StatusDelivered = "delivered" // the answer reached its caller
 	StatusExpired   = "expired"
 	StatusTimedOut  = "timed_out"
 	StatusCancelled = "cancelled"
