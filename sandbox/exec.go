@@ -187,10 +187,15 @@ func envValue(env []string, name string) string {
 	return ""
 }
 
-// withTimeout applies req.Timeout to ctx.
+// withTimeout applies req.Timeout to ctx. Without a timeout and with a
+// context that is never done, ctx is returned as is: exec then watches nothing
+// (one goroutine less on the hot path).
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if d > 0 {
 		return context.WithTimeout(ctx, d)
+	}
+	if ctx.Done() == nil {
+		return ctx, func() {}
 	}
 	return context.WithCancel(ctx)
 }

@@ -182,19 +182,12 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	if pr.req.OnStart != nil {
 		pr.req.OnStart(cmd.Process.Pid)
 	}
-	var status bytes.Buffer
-	statusDone := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(&status, io.LimitReader(statusR, 1<<16))
-		close(statusDone)
-	}()
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	select {
-	case <-statusDone:
-	case <-time.After(waitDelay):
-	}
-	started = bytes.Contains(status.Bytes(), []byte(`"child-pid"`))
+	// bwrap is gone: its few status lines sit in the pipe buffer (read them without a goroutine).
+	_ = statusR.SetReadDeadline(time.Now().Add(time.Second))
+	status, _ := io.ReadAll(io.LimitReader(statusR, 1<<16))
+	started = bytes.Contains(status, []byte(`"child-pid"`))
 	res, err = finish(ctx, cmd, werr, res)
 	if err == nil && !started && !res.TimedOut {
 		return res, false, execErr(ExitSandboxFailed, "exec: bubblewrap could not build the sandbox (exit code %d; its message is above). "+

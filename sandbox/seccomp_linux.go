@@ -160,3 +160,9 @@ func seccompInstructions(o seccompOptions) ([]bpf.Instruction, error) {
 		bpf.RetConstant{Val: retEPERM},
 		bpf.RetConstant{Val: retAllow}), nil
 }
+
+// BwrapSeccompFilter returns the seccomp program Exec hands bwrap for p
+// (`--seccomp FD`): raw sock_filter records. For benchmarks and debugging.
+func BwrapSeccompFilter(p Policy) ([]byte, error) {
+	return seccompProgram(seccompOptions{networkOff: !p.Network})
+}

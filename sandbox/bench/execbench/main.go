@@ -1,8 +1,8 @@
 // Command execbench compares, side by side and interleaved (so machine load
 // hits every variant alike), the per-invocation cost of: bare /bin/true, raw
-// bwrap with the flags Airlock uses, sandbox.Exec in-process, and, when
-// -airlock is given, `airlock exec -- /bin/true`. It prints medians and the
-// ratios to raw bwrap.
+// bwrap with the mounts Airlock uses (with and without the same seccomp
+// filter), sandbox.Exec in-process, and, when -airlock is given, `airlock exec
+// -- /bin/true`. It prints medians and the ratios to raw bwrap with seccomp.
 package main
 
 import (
@@ -43,7 +43,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	argsSeccomp := append(append([]string(nil), args...), "--seccomp", "3", "--", "/bin/true")
 	args = append(args, "--", "/bin/true")
+	filter, err := sandbox.BwrapSeccompFilter(p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	rawSeccomp := func() error {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, _ = w.Write(filter)
+		w.Close()
+		c := exec.Command(bwrap, argsSeccomp...)
+		c.ExtraFiles = []*os.File{r}
+		return c.Run()
+	}
 
 	type variant struct {
 		name string
@@ -52,7 +69,8 @@ func main() {
 	}
 	vars := []*variant{
 		{name: "bare /bin/true", run: func() error { return exec.Command("/bin/true").Run() }},
-		{name: "raw bwrap (same flags)", run: func() error { return exec.Command(bwrap, args...).Run() }},
+		{name: "raw bwrap (same mounts)", run: func() error { return exec.Command(bwrap, args...).Run() }},
+		{name: "raw bwrap + same seccomp", run: rawSeccomp},
 		{name: "sandbox.Exec (in-process)", run: func() error {
 			res, err := sandbox.Exec(context.Background(), sandbox.ExecRequest{Policy: p, Argv: []string{"/bin/true"}})
 			if err == nil && res.ExitCode != 0 {
@@ -83,8 +101,8 @@ func main() {
 		}
 	}
 	med := func(xs []float64) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)/2] }
-	raw := med(vars[1].ns)
-	fmt.Printf("%-28s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw")
+	raw := med(vars[2].ns)
+	fmt.Printf("%-28s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw+seccomp")
 	for _, v := range vars {
 		s := slices.Clone(v.ns)
 		slices.Sort(s)
