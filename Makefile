@@ -69,11 +69,10 @@ staticcheck:
 	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	staticcheck ./...
 
-# The Go tests run inside a private D-Bus session with an unlocked gnome-keyring, so the
-# keyring tests use the real Secret Service.
+# Inside a private D-Bus session with a fresh, unlocked gnome-keyring, so the keyring
+# tests use the real Secret Service.
 test-go:
-	dbus-run-session -- bash -c 'echo -n airlock-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		AIRLOCK_REQUIRE_KEYRING=1 $(GO) test -race -count=1 -timeout 20m ./...'
+	AIRLOCK_REQUIRE_KEYRING=1 scripts/with-test-keyring.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 test-frontend: frontend-deps
 	cd frontend && npm run check && npm test

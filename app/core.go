@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/paths"
 	"github.com/airlock-app/airlock/app/secrets"
+	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -50,6 +51,7 @@ type Core struct {
 	Secrets   *secrets.Store
 	Bus       *eventbus.Bus
 	Broker    *permission.Broker
+	Ops       *ops.Service
 	StartedAt time.Time
 
 	getenv    func(string) string
@@ -109,6 +111,11 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := c.openPermission(ctx); err != nil {
 		closeDatabase(c.DB)
 		return nil, err
+	}
+	if err := c.openOps(ctx); err != nil {
+		c.Broker.Close()
+		closeDatabase(c.DB)
+		return nil, fmt.Errorf("open ops: %w", err)
 	}
 	if c.Previous != nil && !c.Previous.Clean {
 		slog.Warn("the previous Airlock core did not stop cleanly", "pid", c.Previous.PID, "started", c.Previous.StartedAt)
@@ -190,7 +197,7 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 
 // migrators lists every domain package's Migrate, in dependency order.
 func (c *Core) migrators() []Migrator {
-	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}}
+	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}, {Name: "ops", Migrate: ops.Migrate}}
 }
 
 // RegisterSandbox records the host pid of a sandbox the core started; call the
@@ -202,6 +209,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.routes()
 	c.permissionRoutes()
+	c.opsRoutes()
 	if extraRoutes != nil {
 		extraRoutes(c.api)
 	}

@@ -100,6 +100,7 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newApprovalsCmd(e),
 		newGrantsCmd(e),
 		newAuditCmd(e),
+		newOpsCmd(e),
 	)
 	return root
 }
