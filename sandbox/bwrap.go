@@ -97,10 +97,14 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 			cur = next
 		}
 	}
+	hiddenSeen := map[string]bool{}
 	for _, h := range hidden {
-		if within(h, "/tmp") {
-			continue // the sandbox's /tmp is a fresh tmpfs
+		real, err := filepath.EvalSymlinks(h) // mount on what the path leads to (/var/run -> /run)
+		if err != nil || hiddenSeen[real] || within(real, "/tmp") {
+			continue // missing, done, or inside the sandbox's fresh /tmp
 		}
+		hiddenSeen[real] = true
+		h = real
 		st, err := os.Stat(h)
 		if err != nil {
 			continue

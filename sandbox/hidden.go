@@ -10,11 +10,12 @@ import (
 // environment: Airlock's socket directory ($XDG_RUNTIME_DIR/airlock, and
 // $AIRLOCK_HOME/run when AIRLOCK_HOME is set), the session bus socket
 // ($XDG_RUNTIME_DIR/bus and the path in DBUS_SESSION_BUS_ADDRESS), the keyring
-// directory ($XDG_RUNTIME_DIR/keyring), gpg-agent's directory and the SSH agent socket.
+// directory ($XDG_RUNTIME_DIR/keyring), gpg-agent's directory, the SSH agent
+// socket, and the container engines' sockets (reaching Docker's is root on the host).
 func DefaultHiddenPaths(env func(string) string) []string {
-	var out []string
+	out := slices.Clone(containerSockets)
 	if rt := env("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		for _, n := range []string{"airlock", "bus", "keyring", "gnupg", "gcr", "ssh-agent.socket", "openssh_agent"} {
+		for _, n := range []string{"airlock", "bus", "keyring", "gnupg", "gcr", "ssh-agent.socket", "openssh_agent", "docker.sock", "podman"} {
 			out = append(out, filepath.Join(rt, n))
 		}
 	}
@@ -30,6 +31,9 @@ func DefaultHiddenPaths(env func(string) string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// containerSockets are the system-wide container engine sockets.
+var containerSockets = []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"}
 
 // busSocketPath extracts the unix socket path of a D-Bus address ("" for
 // abstract sockets, which only a network namespace hides).

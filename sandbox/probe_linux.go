@@ -176,7 +176,7 @@ func guarantees(backend string, abi int) (holds, not []string) {
 		not = []string{
 			"new files or directories cannot be created directly at the top level of a writable root (Landlock cannot protect .git there otherwise); create them in a subdirectory",
 			"/dev/shm is not writable: Python multiprocessing queues and pools (POSIX semaphores) fail",
-			"the host's processes are visible in /proc (read-only)",
+			"the host's processes are visible in /proc (read-only), and hidden directories (keyring, Airlock's run directory) can be listed and read; only their sockets are out of reach",
 		}
 		if abi >= 6 {
 			holds = append(holds, "signals and abstract unix sockets are scoped to the sandbox: host processes cannot be killed")

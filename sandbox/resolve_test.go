@@ -262,7 +262,7 @@ func TestDefaultHiddenPaths(t *testing.T) {
 		"SSH_AUTH_SOCK":            "/tmp/ssh-a/agent.1",
 		"AIRLOCK_HOME":             "/srv/al",
 	}))
-	for _, want := range []string{"/run/user/1000/airlock", "/run/user/1000/bus", "/run/user/1000/keyring", "/tmp/dbus-x", "/tmp/ssh-a/agent.1", "/srv/al/run"} {
+	for _, want := range []string{"/run/docker.sock", "/run/user/1000/docker.sock", "/run/user/1000/airlock", "/run/user/1000/bus", "/run/user/1000/keyring", "/tmp/dbus-x", "/tmp/ssh-a/agent.1", "/srv/al/run"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("hidden %q lacks %s", got, want)
 		}
