@@ -722,3 +722,18 @@ func TestConcurrentSandboxesKeepPlaceholders(t *testing.T) {
 	}
 	absent(t, filepath.Join(ws, ".airlock"))
 }
+
+func TestGrantedCredentialReachesTheSandbox(t *testing.T) {
+	backends(t, func(t *testing.T, backend string) {
+		f := newFixture(t, "workspace-write", false)
+		out, _ := f.run(t, `env`, func(r *ExecRequest) { r.GrantEnv = []string{"GITHUB_TOKEN"} })
+		if !strings.Contains(out, "GITHUB_TOKEN=ghp_secret") {
+			t.Errorf("granted GITHUB_TOKEN missing:\n%s", out)
+		}
+		for _, secret := range []string{"aws_secret", "svc_secret", "db_secret", innerStageEnv} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s visible although not granted", secret)
+			}
+		}
+	})
+}
