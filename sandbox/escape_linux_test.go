@@ -640,6 +640,11 @@ func TestExecFallbacks(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != ExitNotFound {
 		t.Errorf("missing command = %v, want exit code %d", err, ExitNotFound)
 	}
+	vm := p
+	vm.ExecutionMode = ExecSandbox
+	if _, err := Exec(context.Background(), ExecRequest{Policy: vm, Argv: []string{"/bin/true"}}); !errors.As(err, &ee) || !strings.Contains(err.Error(), "micro-VM") {
+		t.Errorf("execution_mode sandbox = %v, want a refusal (it must not silently run on the host)", err)
+	}
 	res, err = Exec(context.Background(), ExecRequest{Policy: p, Argv: []string{"sh", "-c", "exit 7"}})
 	if err != nil || res.ExitCode != 7 {
 		t.Errorf("exit code = %+v %v, want 7", res, err)

@@ -108,6 +108,9 @@ func prepare(req ExecRequest) (*prepared, error) {
 	if req.Policy.Mode == "" || req.Policy.Cwd == "" {
 		return nil, execErr(ExitSandboxFailed, "exec: the policy is not resolved (call sandbox.Resolve)")
 	}
+	if req.Policy.ExecutionMode == ExecSandbox {
+		return nil, execErr(ExitSandboxFailed, "exec: execution_mode \"sandbox\" (the micro-VM) is not available yet; use execution_mode = \"local\" or \"auto\"")
+	}
 	pr := &prepared{req: req, cwd: req.Cwd}
 	if pr.cwd == "" {
 		pr.cwd = req.Policy.Cwd
