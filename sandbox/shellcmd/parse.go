@@ -127,6 +127,18 @@ func innerScript(c Command) (string, bool) {
 		}
 		return strings.Join(vals, " "), true
 	}
+	if prog == "su" || prog == "runuser" {
+		// su [options] [user] -c COMMAND: the command runs through the user's shell.
+		for i := 1; i < len(c.Args); i++ {
+			if v := c.Args[i]; v.Literal && (v.Value == "-c" || v.Value == "--command") && i+1 < len(c.Args) && c.Args[i+1].Literal {
+				return c.Args[i+1].Value, true
+			}
+			if v := c.Args[i]; v.Literal && strings.HasPrefix(v.Value, "--command=") {
+				return strings.TrimPrefix(v.Value, "--command="), true
+			}
+		}
+		return "", false
+	}
 	if !shells[prog] {
 		return "", false
 	}

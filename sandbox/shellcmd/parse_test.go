@@ -98,6 +98,8 @@ func TestParseNested(t *testing.T) {
 		{`zsh -o pipefail -c 'ssh h'`, [][]string{{"ssh", "h"}}},
 		{`eval 'curl' x`, [][]string{{"curl", "x"}}},
 		{`flock /tmp/l -c 'rm a'`, [][]string{{"rm", "a"}}},
+		{`su - root -c 'curl x'`, [][]string{{"curl", "x"}}},
+		{`runuser -u bob --command='rm b'`, [][]string{{"rm", "b"}}},
 		{`xargs sh -c 'rm "$1"' _`, [][]string{{"rm", `?"$1"`}}},
 		// Only one level is followed.
 		{`sh -c "sh -c 'rm x'"`, [][]string{{"sh", "-c", "rm x"}}},
