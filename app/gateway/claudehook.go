@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// ClaudeEvent is a Claude Code hook event as documented for PreToolUse and PostToolUse
+// (stdin of a command hook).
+type ClaudeEvent struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path,omitempty"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode,omitempty"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      map[string]any  `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id,omitempty"`
+	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
+	Error          string          `json:"error,omitempty"` // PostToolUseFailure
+}
+
+// ClaudeOutput is the documented PreToolUse answer.
+type ClaudeOutput struct {
+	HookSpecificOutput ClaudeDecision `json:"hookSpecificOutput"`
+}
+
+// ClaudeDecision is hookSpecificOutput of a PreToolUse answer.
+type ClaudeDecision struct {
+	HookEventName            string         `json:"hookEventName"`
+	PermissionDecision       string         `json:"permissionDecision"` // allow | deny | ask
+	PermissionDecisionReason string         `json:"permissionDecisionReason"`
+	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
+}
+
+// ClaudeHook answers Claude Code's hooks from the broker.
+type ClaudeHook struct {
+	Broker Broker
+	// Wait bounds the wait for a person; past it the hook answers "ask", so Claude
+	// Code asks in its own terminal (keep it below the hook's timeout in settings.json).
+	Wait time.Duration
+	// MCPServer is the name Airlock's MCP server has in Claude Code ("airlock"): its
+	// tools ask the broker themselves.
+	MCPServer string
+	// Department is sent with every request (optional).
+	Department string
+}
+
+// Run reads one event from in and writes the answer to out. It returns an error only
+// when out cannot be written; every other failure becomes an "ask" answer.
+func (h ClaudeHook) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	raw, err := io.ReadAll(io.LimitReader(in, 16<<20))
+	if err != nil {
+		return writeClaude(out, ask("Airlock could not read the hook event (%v), so Claude Code asks you instead", err))
+	}
+	var ev ClaudeEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return writeClaude(out, ask("Airlock could not parse the hook event (%v), so Claude Code asks you instead", err))
+	}
+	switch ev.HookEventName {
+	case "PostToolUse", "PostToolUseFailure":
+		h.after(ctx, ev)
+		return nil // nothing to say: exit 0 quietly
+	case "PreToolUse", "":
+		return writeClaude(out, h.decide(ctx, ev))
+	}
+	return nil // an event Airlock does not answer
+}
+
+// decide turns one PreToolUse event into the answer. Any failure is "ask", never "allow".
+func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
+	if ev.ToolName == "" {
+		return ask("the hook event names no tool (tool_name is empty), so Claude Code asks you instead")
+	}
+	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
+	if call.Governed {
+		return answer(Allow, "Airlock's MCP server asks Airlock itself before "+call.Tool+" runs", nil)
+	}
+	req := h.request(ev, call)
+	wait := h.Wait
+	if wait <= 0 {
+		wait = 50 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	d, err := h.Broker.Await(ctx, req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return ask("nobody answered in Airlock within %s; Claude Code asks you instead (%s %s)", wait, call.Tool, subjectOf(call))
+		}
+		return ask("Airlock could not decide (%v); Claude Code asks you instead", err)
+	}
+	reason := fmt.Sprintf("Airlock: %s %s — %s, decided by %s", call.Tool, subjectOf(call), d.Tier, d.Layer)
+	switch d.Verdict {
+	case Allow:
+		if len(d.Params) > 0 && !sameJSON(d.Params, req.Params) {
+			upd, ok := updatedClaudeInput(ev.ToolName, ev.ToolInput, d.Params)
+			if !ok {
+				return ask("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take; Claude Code asks you instead", call.Tool)
+			}
+			return answer(Allow, reason+" (parameters rewritten by an Airlock hook)", upd)
+		}
+		return answer(Allow, reason, nil)
+	case Deny:
+		return answer(Deny, DenialText(call.Tool, subjectOf(call), d), nil)
+	}
+	return ask("%s; Airlock left the answer to you", reason)
+}
+
+// after reports a PostToolUse event as after_tool_use. Failures are ignored: the tool
+// already ran, and the hook must not disturb the agent.
+func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
+	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
+	if call.Governed || ev.ToolName == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out := Outcome{Ran: true, Error: ev.Error}
+	_ = h.Broker.After(ctx, AfterToolUse{Request: h.request(ev, call), Decision: Decision{Verdict: Allow}, Outcome: out})
+}
+
+func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) Request {
+	cwd := ev.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if p, ok := call.Params["path"]; ok && p == "" && (call.Tool == ToolSearchFiles || call.Tool == ToolListDir) {
+		call.Params["path"] = cwd
+	}
+	params, _ := json.Marshal(call.Params)
+	workspace := os.Getenv("CLAUDE_PROJECT_DIR")
+	if workspace == "" {
+		workspace = cwd
+	}
+	return Request{Tool: call.Tool, Params: params, Context: Context{
+		Session: "claude:" + ev.SessionID, Department: h.Department, Workspace: workspace, Cwd: cwd,
+		Caller: Caller{PID: os.Getpid(), Description: "hook:claude"},
+	}}
+}
+
+// subjectOf is the short text naming what a call touches.
+func subjectOf(c MappedCall) string {
+	for _, k := range []string{"command", "path", "url", "query"} {
+		if s, ok := c.Params[k].(string); ok && s != "" {
+			if len(s) > 200 {
+				s = s[:200] + "…"
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	ra, _ := json.Marshal(x)
+	rb, _ := json.Marshal(y)
+	return bytes.Equal(ra, rb)
+}
+
+func answer(verdict, reason string, upd map[string]any) ClaudeOutput {
+	return ClaudeOutput{HookSpecificOutput: ClaudeDecision{HookEventName: "PreToolUse",
+		PermissionDecision: verdict, PermissionDecisionReason: reason, UpdatedInput: upd}}
+}
+
+func ask(format string, args ...any) ClaudeOutput {
+	return answer(Ask, fmt.Sprintf(format, args...), nil)
+}
+
+func writeClaude(w io.Writer, o ClaudeOutput) error {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(raw, '\n'))
+	return err
+}

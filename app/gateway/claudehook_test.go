@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/app/localapi"
+)
+
+func TestMapClaudeTool(t *testing.T) {
+	tests := []struct {
+		name     string
+		tool     string
+		input    string
+		want     string
+		params   map[string]any
+		governed bool
+	}{
+		{"bash", "Bash", `{"command":"git status","description":"x","timeout":1000}`, ToolBash, map[string]any{"command": "git status"}, false},
+		{"read", "Read", `{"file_path":"/w/a.go","offset":10,"limit":5}`, ToolReadFile, map[string]any{"path": "/w/a.go", "offset": 10.0, "limit": 5.0}, false},
+		{"read without range", "Read", `{"file_path":"/w/a.go"}`, ToolReadFile, map[string]any{"path": "/w/a.go"}, false},
+		{"write", "Write", `{"file_path":"/w/a","content":"hi"}`, ToolWriteFile, map[string]any{"path": "/w/a", "content": "hi"}, false},
+		{"edit", "Edit", `{"file_path":"/w/a","old_string":"x","new_string":"y","replace_all":true}`, ToolEditFile, map[string]any{"path": "/w/a", "old_string": "x", "new_string": "y", "replace_all": true}, false},
+		{"multiedit", "MultiEdit", `{"file_path":"/w/a","edits":[{"old_string":"x","new_string":"y"}]}`, ToolEditFile, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old_string": "x", "new_string": "y"}}}, false},
+		{"notebook", "NotebookEdit", `{"notebook_path":"/w/n.ipynb","new_source":"print(1)","cell_id":"c1"}`, ToolEditFile, map[string]any{"path": "/w/n.ipynb", "new_string": "print(1)", "cell_id": "c1"}, false},
+		{"glob", "Glob", `{"pattern":"**/*.go","path":"/w"}`, ToolSearchFiles, map[string]any{"path": "/w", "glob": "**/*.go"}, false},
+		{"grep", "Grep", `{"pattern":"func main","path":"/w","glob":"*.go","output_mode":"content"}`, ToolSearchFiles, map[string]any{"path": "/w", "regex": "func main", "glob": "*.go"}, false},
+		{"ls", "LS", `{"path":"/w"}`, ToolListDir, map[string]any{"path": "/w"}, false},
+		{"webfetch", "WebFetch", `{"url":"https://example.com","prompt":"summarize"}`, ToolWebFetch, map[string]any{"url": "https://example.com"}, false},
+		{"websearch", "WebSearch", `{"query":"go sdk"}`, ToolWebSearch, map[string]any{"query": "go sdk"}, false},
+		{"airlock mcp tool", "mcp__airlock__write_file", `{"path":"a","content":"b"}`, "write_file", map[string]any{"path": "a", "content": "b"}, true},
+		{"other mcp tool", "mcp__github__create_issue", `{"title":"t"}`, "mcp__github__create_issue", map[string]any{"title": "t"}, false},
+		{"malformed mcp name", "mcp__x", `{}`, "mcp__x", map[string]any{}, false},
+		{"unknown tool", "Task", `{"prompt":"p"}`, "Task", map[string]any{"prompt": "p"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var in map[string]any
+			if err := json.Unmarshal([]byte(tt.input), &in); err != nil {
+				t.Fatal(err)
+			}
+			got := MapClaudeTool(tt.tool, in, "airlock")
+			if got.Tool != tt.want || got.Governed != tt.governed || !reflect.DeepEqual(got.Params, tt.params) {
+				t.Fatalf("MapClaudeTool(%s) = %+v, want tool %s governed %v params %v", tt.tool, got, tt.want, tt.governed, tt.params)
+			}
+		})
+	}
+}
+
+// fakeBroker answers with a fixed decision or error, and records what it was asked.
+type fakeBroker struct {
+	d     Decision
+	err   error
+	block bool
+	got   []Request
+	after []AfterToolUse
+}
+
+func (f *fakeBroker) Await(ctx context.Context, req Request) (Decision, error) {
+	f.got = append(f.got, req)
+	if f.block {
+		<-ctx.Done()
+		return Decision{}, ctx.Err()
+	}
+	return f.d, f.err
+}
+
+func (f *fakeBroker) After(_ context.Context, a AfterToolUse) error {
+	f.after = append(f.after, a)
+	return f.err
+}
+
+func runHook(t *testing.T, b Broker, event string) (ClaudeOutput, string) {
+	t.Helper()
+	var out bytes.Buffer
+	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock"}
+	if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
+		t.Fatal(err)
+	}
+	var o ClaudeOutput
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+			t.Fatalf("output is not JSON: %q", out.String())
+		}
+	}
+	return o, out.String()
+}
+
+const bashEvent = `{"session_id":"s1","transcript_path":"/t","cwd":"/w","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"tool_use_id":"tu1"}`
+
+func TestClaudeHookDecisions(t *testing.T) {
+	tests := []struct {
+		name    string
+		broker  Broker
+		event   string
+		verdict string
+		reason  string // a part of the reason
+	}{
+		{"allow", &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}, bashEvent, Allow, "decided by tier"},
+		{"deny says why", &fakeBroker{d: Decision{Verdict: Deny, Tier: "P2", Layer: "person", Kind: "bash_destructive", InteractiveOnly: true, Reasons: []string{"deletes your home directory"}}}, bashEvent, Deny, "deletes your home directory"},
+		{"ask stays ask", &fakeBroker{d: Decision{Verdict: Ask, Tier: "P1", Layer: "tier"}}, bashEvent, Ask, "left the answer to you"},
+		{"dead broker asks", FailedBroker{Err: &localapi.NotRunningError{Socket: "/x.sock", Err: errors.New("connection refused")}}, bashEvent, Ask, "no Airlock app or daemon is running"},
+		{"API error asks", &fakeBroker{err: &localapi.Error{Status: 500, Code: "internal", Message: "database is locked"}}, bashEvent, Ask, "database is locked"},
+		{"nobody answers in time asks", &fakeBroker{block: true}, bashEvent, Ask, "nobody answered"},
+		{"missing socket asks", APIBroker{Client: localapi.NewClient("/nonexistent/airlock.sock")}, bashEvent, Ask, "could not decide"},
+		{"garbage input asks", &fakeBroker{d: Decision{Verdict: Allow}}, `{not json`, Ask, "could not parse"},
+		{"no tool asks", &fakeBroker{d: Decision{Verdict: Allow}}, `{"hook_event_name":"PreToolUse","tool_input":{}}`, Ask, "names no tool"},
+		{"airlock's own MCP tools pass", &fakeBroker{err: errors.New("must not be asked")}, `{"hook_event_name":"PreToolUse","tool_name":"mcp__airlock__bash","tool_input":{"command":"ls"}}`, Allow, "MCP server asks Airlock itself"},
+		{"rewrite Claude cannot take asks", &fakeBroker{d: Decision{Verdict: Allow, Params: json.RawMessage(`{"path":"/elsewhere"}`)}}, `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"x"}}`, Ask, "rewrote"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, raw := runHook(t, tt.broker, tt.event)
+			hs := o.HookSpecificOutput
+			if hs.HookEventName != "PreToolUse" || hs.PermissionDecision != tt.verdict || !strings.Contains(hs.PermissionDecisionReason, tt.reason) {
+				t.Fatalf("got %s, want %s with a reason containing %q", raw, tt.verdict, tt.reason)
+			}
+		})
+	}
+}
+
+func TestClaudeHookWireFormat(t *testing.T) {
+	_, raw := runHook(t, &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}, bashEvent)
+	var m map[string]map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatal(err)
+	}
+	hs := m["hookSpecificOutput"]
+	for _, k := range []string{"hookEventName", "permissionDecision", "permissionDecisionReason"} {
+		if _, ok := hs[k].(string); !ok {
+			t.Fatalf("hookSpecificOutput.%s missing in %s", k, raw)
+		}
+	}
+	if _, ok := hs["updatedInput"]; ok {
+		t.Fatalf("updatedInput present without a rewrite: %s", raw)
+	}
+}
+
+func TestClaudeHookRequest(t *testing.T) {
+	fb := &fakeBroker{d: Decision{Verdict: Allow}}
+	runHook(t, fb, `{"session_id":"abc","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"pattern":"*.go"}}`)
+	if len(fb.got) != 1 {
+		t.Fatalf("broker asked %d times", len(fb.got))
+	}
+	r := fb.got[0]
+	var p map[string]any
+	_ = json.Unmarshal(r.Params, &p)
+	if r.Tool != ToolSearchFiles || r.Context.Session != "claude:abc" || r.Context.Cwd != "/w" || p["path"] != "/w" || r.Context.Caller.Description != "hook:claude" {
+		t.Fatalf("request = %+v params %v", r, p)
+	}
+}
+
+func TestClaudeHookRewrittenBash(t *testing.T) {
+	fb := &fakeBroker{d: Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"command":"git status --short"}`)}}
+	o, raw := runHook(t, fb, `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/w","tool_input":{"command":"git status","description":"d"}}`)
+	upd := o.HookSpecificOutput.UpdatedInput
+	if o.HookSpecificOutput.PermissionDecision != Allow || upd["command"] != "git status --short" || upd["description"] != "d" {
+		t.Fatalf("got %s", raw)
+	}
+}
+
+func TestClaudeHookPostToolUse(t *testing.T) {
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} {
+		fb := &fakeBroker{err: errors.New("no route")}
+		_, raw := runHook(t, fb, `{"hook_event_name":"`+ev+`","tool_name":"Bash","cwd":"/w","tool_input":{"command":"ls"},"tool_response":{"stdout":"a"},"error":"boom"}`)
+		if raw != "" {
+			t.Fatalf("%s printed %q; it must exit quietly", ev, raw)
+		}
+		if len(fb.after) != 1 || fb.after[0].Request.Tool != ToolBash || !fb.after[0].Outcome.Ran || len(fb.got) != 0 {
+			t.Fatalf("%s: after = %+v, awaited %d", ev, fb.after, len(fb.got))
+		}
+	}
+}
+
+func FuzzClaudeHook(f *testing.F) {
+	f.Add(bashEvent)
+	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"mcp__a__b","tool_input":null}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, event string) {
+		var out bytes.Buffer
+		h := ClaudeHook{Broker: FailedBroker{Err: errors.New("down")}, Wait: time.Millisecond, MCPServer: "airlock"}
+		if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), `"permissionDecision":"allow"`) && !strings.Contains(event, "mcp__airlock__") {
+			t.Fatalf("a dead broker allowed %q: %s", event, out.String())
+		}
+	})
+}

@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Airlock's tool names, as the broker's tier table and rules know them.
+const (
+	ToolBash        = "bash"
+	ToolReadFile    = "read_file"
+	ToolWriteFile   = "write_file"
+	ToolEditFile    = "edit_file"
+	ToolListDir     = "list_dir"
+	ToolSearchFiles = "search_files"
+	ToolWebFetch    = "web_fetch"
+	ToolWebSearch   = "web_search"
+)
+
+// MappedCall is a coding agent's tool call in Airlock's terms.
+type MappedCall struct {
+	Tool   string         // Airlock's tool name
+	Params map[string]any // Airlock's parameters for it
+	// Governed is true for calls to Airlock's own MCP server, which asks the broker
+	// itself: the hook lets them through instead of asking twice.
+	Governed bool
+}
+
+// MapClaudeTool maps a Claude Code tool call (tool_name, tool_input) onto Airlock's
+// tools. Tools Airlock has no name for keep their own name and input: the broker treats
+// unknown tools as P1, so they ask unless a rule says otherwise. mcpServer is the name
+// Airlock's MCP server is registered under in Claude Code ("airlock").
+func MapClaudeTool(name string, input map[string]any, mcpServer string) MappedCall {
+	str := func(k string) string { s, _ := input[k].(string); return s }
+	put := func(m map[string]any, k string, from string) {
+		if v, ok := input[from]; ok && v != nil {
+			m[k] = v
+		}
+	}
+	switch name {
+	case "Bash":
+		return MappedCall{Tool: ToolBash, Params: map[string]any{"command": str("command")}}
+	case "Read":
+		p := map[string]any{"path": str("file_path")}
+		put(p, "offset", "offset")
+		put(p, "limit", "limit")
+		return MappedCall{Tool: ToolReadFile, Params: p}
+	case "Write":
+		return MappedCall{Tool: ToolWriteFile, Params: map[string]any{"path": str("file_path"), "content": str("content")}}
+	case "Edit":
+		p := map[string]any{"path": str("file_path"), "old_string": str("old_string"), "new_string": str("new_string")}
+		put(p, "replace_all", "replace_all")
+		return MappedCall{Tool: ToolEditFile, Params: p}
+	case "MultiEdit":
+		p := map[string]any{"path": str("file_path")}
+		put(p, "edits", "edits")
+		return MappedCall{Tool: ToolEditFile, Params: p}
+	case "NotebookEdit":
+		p := map[string]any{"path": str("notebook_path")}
+		put(p, "new_string", "new_source")
+		put(p, "cell_id", "cell_id")
+		put(p, "edit_mode", "edit_mode")
+		return MappedCall{Tool: ToolEditFile, Params: p}
+	case "Glob":
+		p := map[string]any{"path": str("path"), "glob": str("pattern")}
+		return MappedCall{Tool: ToolSearchFiles, Params: p}
+	case "Grep":
+		p := map[string]any{"path": str("path"), "regex": str("pattern")}
+		put(p, "glob", "glob")
+		return MappedCall{Tool: ToolSearchFiles, Params: p}
+	case "LS":
+		return MappedCall{Tool: ToolListDir, Params: map[string]any{"path": str("path")}}
+	case "WebFetch":
+		return MappedCall{Tool: ToolWebFetch, Params: map[string]any{"url": str("url")}}
+	case "WebSearch":
+		p := map[string]any{"query": str("query")}
+		put(p, "allowed_domains", "allowed_domains")
+		put(p, "blocked_domains", "blocked_domains")
+		return MappedCall{Tool: ToolWebSearch, Params: p}
+	}
+	if server, tool, ok := splitMCPName(name); ok {
+		if mcpServer != "" && server == mcpServer {
+			return MappedCall{Tool: tool, Params: input, Governed: true}
+		}
+		return MappedCall{Tool: name, Params: input}
+	}
+	return MappedCall{Tool: name, Params: input}
+}
+
+// splitMCPName splits "mcp__server__tool".
+func splitMCPName(name string) (server, tool string, ok bool) {
+	rest, found := strings.CutPrefix(name, "mcp__")
+	if !found {
+		return "", "", false
+	}
+	server, tool, found = strings.Cut(rest, "__")
+	if !found || server == "" || tool == "" {
+		return "", "", false
+	}
+	return server, tool, true
+}
+
+// updatedClaudeInput maps parameters a before-hook rewrote back onto Claude Code's tool
+// input. ok is false when the rewrite cannot be expressed for this tool.
+func updatedClaudeInput(name string, input map[string]any, rewritten json.RawMessage) (map[string]any, bool) {
+	var p map[string]any
+	if json.Unmarshal(rewritten, &p) != nil {
+		return nil, false
+	}
+	out := make(map[string]any, len(input))
+	for k, v := range input {
+		out[k] = v
+	}
+	switch name {
+	case "Bash":
+		cmd, ok := p["command"].(string)
+		if !ok {
+			return nil, false
+		}
+		out["command"] = cmd
+		return out, true
+	case "WebFetch":
+		u, ok := p["url"].(string)
+		if !ok {
+			return nil, false
+		}
+		out["url"] = u
+		return out, true
+	}
+	return nil, false
+}

@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/ops"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// afterToolUseBody is the body of POST /v1/permission/after.
+type afterToolUseBody struct {
+	Request  permission.Request  `json:"request"`
+	Decision permission.Decision `json:"decision"`
+	Outcome  permission.Outcome  `json:"outcome"`
+}
+
+// approveRequestBody is the body of POST /v1/ops/plans/{id}/approve-request.
+type approveRequestBody struct {
+	TTL     string             `json:"ttl,omitempty"`
+	Context permission.Context `json:"context"`
+}
+
+// approveRequestAnswer is what the agent gets back: the person's decision and, when they
+// approved, the token (shown this once).
+type approveRequestAnswer struct {
+	Decision permission.Decision `json:"decision"`
+	Approval *ops.ApproveResult  `json:"approval,omitempty"`
+}
+
+// sandboxBody is the body of POST /v1/sandboxes.
+type sandboxBody struct {
+	PID int `json:"pid"`
+}
+
+// gatewayRoutes serve the MCP server and the hook adapter (package app/gateway, which
+// runs in the `airlock` CLI and reaches the core only through these routes).
+func (c *Core) gatewayRoutes() {
+	h := c.api.Handle
+	// The outcome of an allowed call, for the after_tool_use hooks. The hooks run in the
+	// background: the caller (an agent's hook) must not wait for them.
+	h("POST /v1/permission/after", func(w http.ResponseWriter, r *http.Request) {
+		var b afterToolUseBody
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			c.Broker.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
+		}()
+		localapi.WriteJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
+	})
+	// An agent asks the person to approve a plan. The broker's ops_approve request is
+	// interactive-only: it waits until a person answers in the window or at a terminal,
+	// and only then is the token minted, attested by that answer.
+	h("POST /v1/ops/plans/{id}/approve-request", func(w http.ResponseWriter, r *http.Request) {
+		var b approveRequestBody
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		planID := r.PathValue("id")
+		prompt, err := c.Ops.ApprovalPrompt(r.Context(), planID)
+		if err != nil {
+			localapi.WriteError(w, opsError(err))
+			return
+		}
+		params, err := json.Marshal(map[string]any{
+			"plan_id": prompt.PlanID, "hash": prompt.Hash, "intent": prompt.Intent, "target": prompt.Target,
+			"apply_command": prompt.ApplyCommand, "snapshot_command": prompt.SnapshotCommand, "workdir": prompt.Workdir,
+			"steps": prompt.Steps, "diff": prompt.Diff, "worst_blast_radius": prompt.WorstBlastRadius,
+			"worst_reversibility": prompt.WorstReversibility, "ttl": b.TTL,
+		})
+		if err != nil {
+			localapi.WriteError(w, fmt.Errorf("describe plan %s: %w", planID, err))
+			return
+		}
+		req := permission.Request{Tool: permission.ToolOpsApprove, Params: params, Context: b.Context}
+		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
+			req.Context.Caller.PID = peer.PID
+		}
+		d, err := c.Broker.Await(r.Context(), req)
+		if err != nil {
+			localapi.WriteError(w, brokerError(err))
+			return
+		}
+		if d.Verdict != permission.Allow {
+			localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d})
+			return
+		}
+		if d.AnsweredBy != permission.ByWindow && d.AnsweredBy != permission.ByCLITTY {
+			// The broker never lets anything but a person allow ops_approve; refuse
+			// anyway rather than mint a token on someone else's word.
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+				Message: fmt.Sprintf("ops_approve was allowed by %q, not by a person", d.AnsweredBy),
+				Hint:    "approve the plan in the Airlock window or with `airlock approvals allow` in a terminal"})
+			return
+		}
+		in := ops.ApproveInput{PlanID: planID, TTL: b.TTL, ConfirmHashPrefix: prompt.Hash}
+		res, err := c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: d.AnsweredBy, Interactive: true})
+		if err != nil {
+			localapi.WriteError(w, opsError(err))
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d, Approval: res})
+	})
+	// The MCP server registers the host pid of each bash sandbox it starts, so the API
+	// refuses state-changing requests from inside it even where namespaces do not tell.
+	reg := &gatewaySandboxes{forget: map[int]func(){}}
+	h("POST /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) {
+		var b sandboxBody
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		peer, _ := localapi.PeerFrom(r.Context())
+		if b.PID <= 0 || !peer.Unix || !descendsFrom(b.PID, peer.PID) {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "not_your_sandbox",
+				Message: fmt.Sprintf("pid %d is not a process the caller started", b.PID),
+				Hint:    "register only the sandboxes your own process started"})
+			return
+		}
+		reg.add(b.PID, c.RegisterSandbox(b.PID))
+		localapi.WriteJSON(w, http.StatusOK, map[string]int{"registered": b.PID})
+	})
+	h("DELETE /v1/sandboxes/{pid}", func(w http.ResponseWriter, r *http.Request) {
+		pid, err := strconv.Atoi(r.PathValue("pid"))
+		if err != nil {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_pid", Message: "the pid is not a number"})
+			return
+		}
+		reg.remove(pid)
+		localapi.WriteJSON(w, http.StatusOK, map[string]int{"forgotten": pid})
+	})
+}
+
+// gatewaySandboxes remembers the registrations made over the API; each is also dropped
+// when its process is gone, in case the caller died before saying so.
+type gatewaySandboxes struct {
+	mu     sync.Mutex
+	forget map[int]func()
+}
+
+func (g *gatewaySandboxes) add(pid int, forget func()) {
+	g.mu.Lock()
+	if old, ok := g.forget[pid]; ok {
+		old()
+	}
+	g.forget[pid] = forget
+	g.mu.Unlock()
+	go func() {
+		for {
+			time.Sleep(2 * time.Second)
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+				g.remove(pid)
+				return
+			}
+			g.mu.Lock()
+			_, still := g.forget[pid]
+			g.mu.Unlock()
+			if !still {
+				return
+			}
+		}
+	}()
+}
+
+func (g *gatewaySandboxes) remove(pid int) {
+	g.mu.Lock()
+	f, ok := g.forget[pid]
+	delete(g.forget, pid)
+	g.mu.Unlock()
+	if ok {
+		f()
+	}
+}
+
+// descendsFrom reports whether pid is ancestor or one of its descendants, by the
+// parent chain in /proc.
+func descendsFrom(pid, ancestor int) bool {
+	if ancestor <= 0 {
+		return false
+	}
+	for i := 0; i < 64 && pid > 1; i++ {
+		if pid == ancestor {
+			return true
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		s := string(raw)
+		j := strings.LastIndexByte(s, ')')
+		if j < 0 {
+			return false
+		}
+		f := strings.Fields(s[j+1:])
+		if len(f) < 2 {
+			return false
+		}
+		if pid, err = strconv.Atoi(f[1]); err != nil {
+			return false
+		}
+	}
+	return false
+}
