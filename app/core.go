@@ -210,6 +210,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	c.routes()
 	c.permissionRoutes()
 	c.opsRoutes()
+	c.gatewayRoutes()
 	if extraRoutes != nil {
 		extraRoutes(c.api)
 	}
