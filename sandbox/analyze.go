@@ -340,9 +340,14 @@ func (an *analyzer) inPlace(prog string, c *shellcmd.Command, args []shellcmd.Wo
 	}
 }
 
+// curlValueShort are curl's short options that take a value.
+const curlValueShort = "oDcdHuXAebFKmrTwxyzCEQtUYP"
+
 func (an *analyzer) curl(c *shellcmd.Command, args []shellcmd.Word) {
+	cwdTarget := shellcmd.Word{Raw: ".", Value: ".", Literal: true}
 	for i := 0; i < len(args); i++ {
-		v := args[i].Value
+		w := args[i]
+		v := w.Value
 		next := func() (shellcmd.Word, bool) {
 			if i+1 < len(args) {
 				i++
@@ -350,22 +355,45 @@ func (an *analyzer) curl(c *shellcmd.Command, args []shellcmd.Word) {
 			}
 			return shellcmd.Word{}, false
 		}
-		switch {
-		case v == "-o" || v == "--output" || v == "-D" || v == "--dump-header" || v == "-c" || v == "--cookie-jar" ||
-			v == "--trace" || v == "--trace-ascii" || v == "--stderr" || v == "--output-dir" || v == "--etag-save":
-			if w, ok := next(); ok && w.Value != "-" {
-				an.write(w, "curl", c.Source, true)
+		if !w.Literal || len(v) < 2 || v[0] != '-' {
+			continue
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, hasEq := strings.Cut(v[2:], "=")
+			switch name {
+			case "output", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "output-dir", "etag-save", "libcurl":
+				t := w
+				t.Value = val
+				if !hasEq {
+					t, hasEq = next()
+				}
+				if hasEq && t.Value != "-" {
+					an.write(t, "curl", c.Source, true)
+				}
+			case "remote-name", "remote-name-all", "remote-header-name":
+				an.write(cwdTarget, "curl", c.Source, true)
 			}
-		case strings.HasPrefix(v, "--output="):
-			w := args[i]
-			w.Value = strings.TrimPrefix(v, "--output=")
-			an.write(w, "curl", c.Source, true)
-		case len(v) > 2 && strings.HasPrefix(v, "-o") && !strings.HasPrefix(v, "--"):
-			w := args[i]
-			w.Value = v[2:]
-			an.write(w, "curl", c.Source, true)
-		case v == "-O" || v == "--remote-name" || v == "--remote-name-all" || v == "-J":
-			an.write(shellcmd.Word{Raw: ".", Value: ".", Literal: true}, "curl", c.Source, true)
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			ch := v[j]
+			if ch == 'O' || ch == 'J' {
+				an.write(cwdTarget, "curl", c.Source, true)
+				continue
+			}
+			if strings.IndexByte(curlValueShort, ch) < 0 {
+				continue
+			}
+			t, ok := w, true
+			if j+1 < len(v) {
+				t.Value = v[j+1:]
+			} else {
+				t, ok = next()
+			}
+			if ok && (ch == 'o' || ch == 'D' || ch == 'c') && t.Value != "-" {
+				an.write(t, "curl", c.Source, true)
+			}
+			break
 		}
 	}
 }
