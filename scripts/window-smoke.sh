@@ -7,7 +7,8 @@
 #   scripts/window-smoke.sh        (expects build/bin/airlock-desktop; builds nothing)
 #
 # Environment: SMOKE_TIMEOUT (seconds to wait for the window, default 60),
-# ARTIFACTS (default artifacts/). Needs Xvfb, xdotool, x11-utils, imagemagick, dbus.
+# ARTIFACTS (default artifacts/), SMOKE_PAGES=1 (also a screenshot of every page),
+# SMOKE_THEME=dark (GTK's dark theme; the window follows it). Needs Xvfb, xdotool, x11-utils, imagemagick, dbus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -92,6 +93,8 @@ export XDG_CONFIG_HOME=$TMP/xdg/config XDG_DATA_HOME=$TMP/xdg/data XDG_CACHE_HOM
 mkdir -p "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
 export NO_AT_BRIDGE=1
 unset DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR
+# SMOKE_THEME=dark: GTK's dark variant, which WebKit reports as prefers-color-scheme: dark.
+[[ ${SMOKE_THEME:-light} == dark ]] && export GTK_THEME=Adwaita:dark
 cat >"$TMP/bus.conf" <<'CONF'
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -172,6 +175,28 @@ changed=$(compare -metric AE "$TMP/blank.png" "$TMP/after.png" null: 2>&1 || tru
 changed=${changed%% *}
 ((${changed%.*} > WIDTH * HEIGHT / 4)) || fail "the screen barely differs from the empty screen ($changed pixels changed)"
 say "screenshot $ART/window.png (${WIDTH}x${HEIGHT}, $colours colours, $changed pixels differ from the empty screen)"
+
+# 5b. Optionally (SMOKE_PAGES=1, used by scripts/screenshots.sh) every page, reached by
+#     clicking its sidebar entry like a person would.
+if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
+	pages=(waiting dispatch departments ops settings)
+	cp "$ART/window.png" "$TMP/prev.png"
+	for i in "${!pages[@]}"; do
+		name=${pages[$i]}
+		if ((i > 0)); then
+			xdotool mousemove --window "$WID" 60 $((69 + 32 * i)) click 1
+			until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+				(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+				time_left || fail "clicking $name in the sidebar did not change the window"
+				sleep 0.2
+			done
+			sleep 0.5 # let the page's data arrive after its first paint
+		fi
+		import -window "$WID" "$ART/page-$name.png"
+		cp "$ART/page-$name.png" "$TMP/prev.png"
+	done
+	say "page screenshots: $ART/page-{${pages[*]// /,}}.png"
+fi
 
 # 6. Quit with SIGTERM: exit status 0, and nothing it started left behind.
 [[ -n $APP_PID ]] || fail "could not find the airlock-desktop process under dbus-run-session"

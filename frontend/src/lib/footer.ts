@@ -1,7 +1,7 @@
 // The sidebar footer's facts (UI.md): whether dispatch runs and which sandbox backend is
 // active. Each says only what the core reports: until the core reports dispatch state
 // (dispatch.state) or sandbox probes (sandbox.status), the footer says so in words.
-import type { Status } from './api';
+import type { ConfigView } from './api';
 
 export interface FooterFact {
   name: string;
@@ -10,9 +10,9 @@ export interface FooterFact {
   hint: string;
 }
 
-/** footerFacts derives the footer from the core's status (undefined while it loads). */
-export function footerFacts(status: Status | undefined): FooterFact[] {
-  if (!status) {
+/** footerFacts derives the footer from what the core reports (undefined while it loads). */
+export function footerFacts(config: ConfigView | undefined): FooterFact[] {
+  if (!config) {
     return [
       { name: 'core', value: 'connecting…', tone: 'idle', hint: 'Waiting for the first answer of the core.' },
     ];
@@ -30,7 +30,7 @@ export function footerFacts(status: Status | undefined): FooterFact[] {
     tone: 'idle',
     hint: 'This build does not probe the sandbox backends (bubblewrap, Landlock, seccomp) yet.',
   });
-  if (status.config?.error) {
+  if (config.error) {
     facts.push({
       name: 'config',
       value: 'error in config.toml',
