@@ -548,11 +548,20 @@ func (an *analyzer) write(w shellcmd.Word, prog, source string, follow bool) {
 		bases = bases[:1]
 	}
 	for _, base := range bases {
-		if err := an.p.checkWrite(absFrom(target, base, an.p.Home), follow); err != nil {
-			d := err.(*IsolationDeniedError)
-			d.Command = source
-			an.deny(d)
-			return
+		paths := []string{absFrom(target, base, an.p.Home)}
+		if strings.ContainsAny(target, "*?[") {
+			// The shell expands the glob: check what it matches now too (a match may be a symlink out).
+			if matches, err := filepath.Glob(paths[0]); err == nil {
+				paths = append(paths, matches...)
+			}
+		}
+		for _, path := range paths {
+			if err := an.p.checkWrite(path, follow); err != nil {
+				d := err.(*IsolationDeniedError)
+				d.Command = source
+				an.deny(d)
+				return
+			}
 		}
 	}
 }

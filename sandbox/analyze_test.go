@@ -11,6 +11,8 @@ func TestAnalyzeCommand(t *testing.T) {
 	p, outside := testPolicy(t, "workspace-write", false)
 	ws := p.Cwd
 	os.Symlink(outside, filepath.Join(ws, "escape"))
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(ws, "escfile"))
 	tests := []struct {
 		cmd    string
 		reason string // "" = allowed
@@ -22,6 +24,9 @@ func TestAnalyzeCommand(t *testing.T) {
 		{"echo hi >> /etc/hosts", "write", "/etc/hosts"},
 		{"cmd &> " + outside + "/log", "write", "outside"},
 		{"echo x > escape/y", "write", "resolves to"},
+		{"echo x > escf*", "write", "outside"},
+		{"sed -i s/a/b/ esc?ile", "write", "outside"},
+		{"rm -f *.o", "", ""},
 		{"cp a.txt b.txt", "", ""},
 		{"cp a.txt " + outside, "write", "outside"},
 		{"cp -t /etc a b", "write", "/etc"},
