@@ -15,6 +15,13 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 	if by == "" {
 		by = "the person"
 	}
+	r, err := d.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	if Finished(r.Status) {
+		return fmt.Errorf("cancel run #%d: it already ended (%s)", id, r.Status)
+	}
 	d.mu.Lock()
 	ar := d.active[id]
 	d.mu.Unlock()
@@ -29,15 +36,8 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 		}
 		return nil
 	}
-	r, err := d.Run(ctx, id)
-	if err != nil {
-		return err
-	}
 	if r.Status == StatusRunning {
 		return fmt.Errorf("cancel run #%d: it is running under another dispatcher (%s)", id, r.Owner)
-	}
-	if Finished(r.Status) {
-		return fmt.Errorf("cancel run #%d: it already ended (%s)", id, r.Status)
 	}
 	d.finish(&r, StatusCancelled, "cancelled by "+by, nil)
 	return nil

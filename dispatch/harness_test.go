@@ -38,7 +38,7 @@ func (p *procExecutor) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 	argv := spec.Argv
 	if p.bwrap && spec.Policy.SandboxMode != "full-access" {
 		b := []string{"/usr/bin/bwrap", "--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid", "--cap-drop", "ALL",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
 		if spec.Policy.SandboxMode == "workspace-write" {
 			b = append(b, "--bind", spec.Dir, spec.Dir)
 		}

@@ -122,7 +122,7 @@ type Run struct {
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
 	ExitCode    *int       `json:"exit_code,omitempty"`
 	Signal      string     `json:"signal,omitempty"`
-	PID         int        `json:"pid,omitempty"`
+	PID         int        `gorm:"column:pid" json:"pid,omitempty"`
 	// Owner is the dispatcher (host/pid) that runs it.
 	Owner string `json:"owner,omitempty"`
 	// Policy is the effective policy, recorded when the run started.

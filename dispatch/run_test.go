@@ -44,8 +44,9 @@ func TestNoProgressWatchdog(t *testing.T) {
 		t.Fatalf("reason: %s", r.Reason)
 	}
 	// A run that keeps printing is not stuck.
-	tk2 := h.task(TaskSpec{Name: "chatty", Cwd: h.ws, NoProgressTimeout: 300 * time.Millisecond,
-		Argv: []string{"sh", "-c", "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.1; done"}})
+	// (its total run time is several times the no-progress limit.)
+	tk2 := h.task(TaskSpec{Name: "chatty", Cwd: h.ws, NoProgressTimeout: 3 * time.Second,
+		Argv: []string{"sh", "-c", "for i in $(seq 1 60); do echo $i; sleep 0.2; done"}})
 	h.wait(h.runNow(tk2.Name).ID, StatusSucceeded)
 }
 

@@ -52,9 +52,14 @@ func (d *Dispatcher) process(id uint) {
 	d.active[id] = ar
 	d.mu.Unlock()
 	defer func() {
-		d.mu.Lock()
-		delete(d.active, id)
-		d.mu.Unlock()
+		d.leave(id, ar)
+		// Cancelled at any point (even after being held): make sure it is recorded.
+		if errors.Is(context.Cause(ctx), errCancelled) {
+			var cur Run
+			if err := d.db.Take(&cur, id).Error; err == nil && !Finished(cur.Status) {
+				d.finish(&cur, StatusCancelled, "cancelled by "+ar.by(), nil)
+			}
+		}
 	}()
 
 	var r Run
@@ -95,6 +100,8 @@ func (d *Dispatcher) process(id uint) {
 		return
 	}
 	if v.hold {
+		// Leave before the hold is visible, so a release can start it again at once.
+		d.leave(id, ar)
 		d.hold(&r, t, v)
 		return
 	}
@@ -114,6 +121,15 @@ func (d *Dispatcher) process(id uint) {
 	ar.mu.Unlock()
 	defer d.releaseSlot(ar)
 	d.execute(ctx, ar, &r, t, v)
+}
+
+// leave forgets ar as the goroutine working on run id.
+func (d *Dispatcher) leave(id uint, ar *activeRun) {
+	d.mu.Lock()
+	if d.active[id] == ar {
+		delete(d.active, id)
+	}
+	d.mu.Unlock()
 }
 
 func (d *Dispatcher) releaseSlot(ar *activeRun) {
@@ -401,8 +417,8 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	if execErr != nil {
 		delete(extra, "exit_code")
 	}
+	d.countFailure(t, status, reason) // before the run shows finished
 	d.finish(r, status, reason, extra)
-	d.countFailure(t, status, reason)
 	if escalation != nil {
 		d.launch(escalation.ID)
 	}
