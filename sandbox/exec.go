@@ -115,6 +115,13 @@ func prepare(req ExecRequest) (*prepared, error) {
 	if pr.cwd == "" {
 		pr.cwd = req.Policy.Cwd
 	}
+	if !filepath.IsAbs(pr.cwd) {
+		abs, err := filepath.Abs(pr.cwd)
+		if err != nil {
+			return nil, execErr(ExitSandboxFailed, "exec: working directory %s: %w", pr.cwd, err)
+		}
+		pr.cwd = abs
+	}
 	env := req.Env
 	if env == nil {
 		env = os.Environ()
