@@ -60,6 +60,7 @@ type Core struct {
 	sandboxes *sandboxPIDs
 	cancel    context.CancelFunc
 
+	sandbox  sandboxState
 	startRow CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
 	Previous *PreviousStart
@@ -84,7 +85,8 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{Kind: opts.Kind, Paths: p, Bus: eventbus.New(), Secrets: secrets.New(),
-		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs()}
+		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs(),
+		sandbox: sandboxState{done: make(chan struct{})}}
 
 	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))
 	if err != nil {
@@ -209,6 +211,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.routes()
 	c.permissionRoutes()
+	c.sandboxRoutes()
 	c.opsRoutes()
 	c.gatewayRoutes()
 	if extraRoutes != nil {
@@ -220,6 +223,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	if err := c.api.Serve(); err != nil {
 		return err
 	}
+	go c.probeSandbox(ctx)
 	slog.Info("Airlock core running", "kind", c.Kind, "pid", os.Getpid(), "socket", c.Paths.Socket)
 	<-ctx.Done()
 	return nil

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// sandboxState holds the start-up probes' result, probed once in the background so a
+// slow probe never delays the window.
+type sandboxState struct {
+	mu     sync.Mutex
+	status *sandbox.Status
+	done   chan struct{}
+}
+
+// probeSandbox runs the start-up probes for the configured backend and publishes them.
+func (c *Core) probeSandbox(ctx context.Context) {
+	requested := sandbox.BackendAuto
+	if p, err := c.effectiveSandboxBackend(); err == nil {
+		requested = p
+	}
+	st := sandbox.ProbeStatus(ctx, requested)
+	c.sandbox.mu.Lock()
+	c.sandbox.status = &st
+	c.sandbox.mu.Unlock()
+	close(c.sandbox.done)
+	c.Bus.Publish(eventbus.TopicSandboxStatus, st)
+}
+
+func (c *Core) effectiveSandboxBackend() (sandbox.Backend, error) {
+	st := c.Config.State()
+	v := "auto"
+	if st.File.Isolation.Backend != nil {
+		v = *st.File.Isolation.Backend
+	}
+	if e := c.getenv(sandbox.EnvBackend); e != "" {
+		v = e
+	}
+	return sandbox.ParseBackend(v)
+}
+
+// SandboxStatus waits for the start-up probes (or ctx) and returns them.
+func (c *Core) SandboxStatus(ctx context.Context) (sandbox.Status, bool) {
+	select {
+	case <-c.sandbox.done:
+	case <-ctx.Done():
+		return sandbox.Status{}, false
+	}
+	c.sandbox.mu.Lock()
+	defer c.sandbox.mu.Unlock()
+	return *c.sandbox.status, true
+}
+
+func (c *Core) sandboxRoutes() {
+	c.api.Handle("GET /v1/sandbox/status", func(w http.ResponseWriter, r *http.Request) {
+		st, ok := c.SandboxStatus(r.Context())
+		if !ok {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusServiceUnavailable, Code: "probing", Message: "the sandbox probes have not finished"})
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, st)
+	})
+}
