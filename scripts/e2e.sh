@@ -22,8 +22,9 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [[ -x $CHROMIUM ]] || fail "$CHROMIUM is missing: apt-get install chromium"
 [[ -d frontend/node_modules/playwright-core ]] || fail "frontend/node_modules is missing: run npm ci in frontend/ (make deps)"
 
-if [[ ! -f frontend/dist/index.html ]]; then
-	echo "e2e: frontend/dist is missing: npm run build"
+if [[ ! -f frontend/dist/index.html ]] ||
+	[[ -n $(find frontend/src frontend/index.html frontend/wailsjs -newer frontend/dist/index.html -print -quit) ]]; then
+	echo "e2e: frontend/dist is missing or older than the sources: npm run build"
 	(cd frontend && npm run build) || fail "the frontend build failed"
 fi
 echo "e2e: go build -tags dev,webkit2_41 -> build/bin/airlock-desktop-dev"

@@ -51,7 +51,22 @@ test('Settings shows the effective sandbox mode and the layer that set it', asyn
   await page.getByTestId('no-config-file').waitFor();
 });
 
-test('a config.toml change shows up live', async () => {
+test('a config.toml change shows up live, pushed by the core (nothing polls)', async () => {
+  // Count every call the page makes to the Go façade from here on.
+  await page.evaluate(() => {
+    const facade = window.go.desktop.Facade;
+    window.__facadeCalls = [];
+    for (const name of Object.keys(facade)) {
+      const real = facade[name];
+      facade[name] = (...args) => {
+        window.__facadeCalls.push(name);
+        return real(...args);
+      };
+    }
+  });
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.deepEqual(await page.evaluate(() => window.__facadeCalls), [], 'the idle window called the core');
+
   app.writeConfig('sandbox_mode = "read-only"\n');
   await page.waitForFunction(
     ([cell, layer]) =>
@@ -61,6 +76,7 @@ test('a config.toml change shows up live', async () => {
   );
   assert.equal(await page.locator(modeLayer).textContent().then((t) => t.trim()), 'config.toml');
   assert.equal(await page.getByTestId('no-config-file').count(), 0);
+  assert.ok((await page.evaluate(() => window.__facadeCalls)).includes('ConfigView'), 'the config.changed event made the page re-fetch the configuration');
 });
 
 test('a broken config.toml shows its line and column, and the last good values stay', async () => {
