@@ -1,0 +1,158 @@
+// Package sandboxexec runs dispatch's runs through the sandbox package: it resolves the
+// run's recorded policy into a sandbox.Policy, checks the command with the application
+// layer (a denial there is a sandbox denial, so on-failure can escalate), runs it with
+// sandbox.Exec, and recognizes a failure on an OS-layer denial from its output.
+package sandboxexec
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/sandbox"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Options are the parts of the configuration the run's policy does not carry.
+type Options struct {
+	// WritableRoots are the configured extra writable roots (sandbox_workspace_write).
+	WritableRoots []string
+	// Protected are the configured extra protected paths ([isolation] protected).
+	Protected []string
+	// HiddenPaths are hidden from every run besides the sandbox's defaults (Airlock's
+	// socket directory, its database and run-log directory).
+	HiddenPaths []string
+	// Home is the user's home directory ("" : os.UserHomeDir).
+	Home string
+}
+
+// Executor implements dispatch.Executor with sandbox.Exec.
+type Executor struct{ opts Options }
+
+// New returns an Executor.
+func New(opts Options) *Executor { return &Executor{opts: opts} }
+
+var _ dispatch.Executor = (*Executor)(nil)
+
+// Exec runs spec under its policy.
+func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.ExecResult, error) {
+	pol, err := e.policy(spec)
+	if err != nil {
+		return dispatch.ExecResult{}, err
+	}
+	if pol.Mode != sandbox.ModeFullAccess {
+		if _, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
+			if d, ok := sandbox.IsDenied(err); ok {
+				return dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: d.Error()}, nil
+			}
+		}
+	}
+	tail := &tailBuffer{}
+	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
+		Policy: pol, Argv: spec.Argv, Cwd: spec.Dir, Env: spec.Env, GrantEnv: envNames(spec.Env),
+		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
+		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart,
+	})
+	if d, ok := sandbox.IsDenied(err); ok {
+		return dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: d.Error()}, nil
+	}
+	if err != nil {
+		return dispatch.ExecResult{}, err
+	}
+	out := dispatch.ExecResult{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
+	if res.ExitCode != 0 && !res.TimedOut && pol.Mode != sandbox.ModeFullAccess {
+		out.SandboxDenied, out.Denial = osDenial(tail.String(), pol.Network)
+	}
+	return out, nil
+}
+
+func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
+	mode, network := spec.Policy.SandboxMode, spec.Policy.Network
+	backend, execMode := spec.Policy.Backend, spec.Policy.ExecutionMode
+	if execMode == "auto" {
+		execMode = "local" // auto picks per command; a run's own command runs local until the micro-VM exists
+	}
+	flags := sandbox.Layer{Mode: &mode, Network: &network}
+	if backend != "" {
+		flags.Backend = &backend
+	}
+	if execMode != "" {
+		flags.ExecutionMode = &execMode
+	}
+	file := sandbox.Layer{WritableRoots: e.opts.WritableRoots, Protected: e.opts.Protected}
+	pol, err := sandbox.Resolve(sandbox.Inputs{
+		Flags: flags, File: file, Cwd: spec.Dir, Home: e.opts.Home,
+		// The run's policy was resolved and recorded when it started: the daemon's own
+		// environment must not change it.
+		Env: func(string) string { return "" },
+	})
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	return pol, nil
+}
+
+// osDenial recognizes a command that failed because the OS layer refused a write or the
+// network, from the error messages such failures print.
+func osDenial(output string, network bool) (bool, string) {
+	for _, line := range strings.Split(output, "\n") {
+		l := strings.ToLower(line)
+		switch {
+		case strings.Contains(l, "read-only file system"):
+			return true, "write outside the writable roots: " + strings.TrimSpace(line)
+		case !network && (strings.Contains(l, "network is unreachable") || strings.Contains(l, "temporary failure in name resolution") ||
+			strings.Contains(l, "could not resolve host")):
+			return true, "network access is off: " + strings.TrimSpace(line)
+		}
+	}
+	return false, ""
+}
+
+func joinArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = a
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
+}
+
+// envNames grants every variable dispatch put in the environment: the task's variables
+// and its secrets were chosen by the person for this run.
+func envNames(env []string) []string {
+	names := make([]string, 0, len(env))
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			names = append(names, k)
+		}
+	}
+	return names
+}
+
+// tailBuffer keeps the last 8 KiB of output.
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 8192 {
+		t.b = t.b[len(t.b)-8192:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+

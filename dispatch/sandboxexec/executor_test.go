@@ -1,0 +1,159 @@
+package sandboxexec
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+type allow struct {
+	mu   sync.Mutex
+	reqs []dispatch.ApprovalRequest
+}
+
+func (a *allow) Await(_ context.Context, req dispatch.ApprovalRequest) (dispatch.ApprovalDecision, error) {
+	a.mu.Lock()
+	a.reqs = append(a.reqs, req)
+	a.mu.Unlock()
+	return dispatch.ApprovalDecision{Allow: true, RequestID: req.ID, AnsweredBy: "test"}, nil
+}
+
+func setup(t *testing.T, approval string) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	// Not under /tmp: the sandbox gives every run a private /tmp.
+	tmp, err := os.MkdirTemp("/var/tmp", "airlock-sandboxexec-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	root, _ := filepath.EvalSymlinks(tmp)
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "Airlock")
+	outside := filepath.Join(home, "outside")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(outside, 0o755)
+	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	departments.Migrate(db)
+	dispatch.Migrate(db)
+	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
+	pol := dispatch.DefaultPolicy()
+	pol.ApprovalPolicy = approval
+	a := &allow{}
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(Options{Home: home}), Approvals: a,
+		LogDir: filepath.Join(root, "runs"), Defaults: func() dispatch.Policy { return pol }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, db, ws, outside, a
+}
+
+func wait(t *testing.T, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r, err := d.Run(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if r.Status == s {
+				return r
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r, _ := d.Run(context.Background(), id)
+	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
+	return r
+}
+
+func TestRunsThroughTheSandbox(t *testing.T) {
+	d, _, ws, outside, _ := setup(t, "on-request")
+	ctx := context.Background()
+	// Writes in its working directory, cannot write next to it (the OS layer: a script
+	// the application layer cannot see into).
+	script := filepath.Join(ws, "job.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho ok > inside.txt\necho bad > "+outside+"/x.txt\n"), 0o755)
+	tk, err := d.CreateTask(ctx, dispatch.TaskSpec{Name: "job", Cwd: ws, Argv: []string{script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := d.RunNow(ctx, tk.Name)
+	got := wait(t, d, r.ID, dispatch.StatusFailed, dispatch.StatusSucceeded)
+	if got.Status != dispatch.StatusFailed || !strings.Contains(got.Reason, "sandbox denied") {
+		t.Fatalf("run: %s (%s)", got.Status, got.Reason)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "inside.txt")); err != nil {
+		t.Fatal("could not write its working directory")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Fatal("wrote outside its working directory")
+	}
+}
+
+func TestOnFailureEscalatesAnApplicationLayerDenial(t *testing.T) {
+	d, db, ws, outside, a := setup(t, "on-failure")
+	ctx := context.Background()
+	tk, err := d.CreateTask(ctx, dispatch.TaskSpec{Name: "w", Cwd: ws, Argv: []string{"sh", "-c", "echo hi > " + outside + "/y.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := d.RunNow(ctx, tk.Name)
+	got := wait(t, d, r.ID, dispatch.StatusFailed, dispatch.StatusSucceeded)
+	if got.Status != dispatch.StatusFailed || !strings.Contains(got.Reason, "sandbox denied write") {
+		t.Fatalf("run: %s (%s)", got.Status, got.Reason)
+	}
+	var esc dispatch.Run
+	if err := db.Where("parent_run_id = ?", r.ID).Take(&esc).Error; err != nil {
+		t.Fatal("no escalation run")
+	}
+	// The test broker allows it: the re-run has full access and writes.
+	wait(t, d, esc.ID, dispatch.StatusSucceeded)
+	if b, _ := os.ReadFile(filepath.Join(outside, "y.txt")); string(b) != "hi\n" {
+		t.Fatal("escalated run did not write")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	found := false
+	for _, q := range a.reqs {
+		found = found || q.Kind == dispatch.ApprovalEscalation
+	}
+	if !found {
+		t.Fatal("no isolation_escalation request")
+	}
+}
+
+func TestTimeoutKillsTheSandboxedTree(t *testing.T) {
+	d, _, ws, _, _ := setup(t, "on-request")
+	ctx := context.Background()
+	tk, err := d.CreateTask(ctx, dispatch.TaskSpec{Name: "tree", Cwd: ws, Timeout: 500 * time.Millisecond,
+		Argv: []string{"sh", "-c", "sleep 1000 & sleep 1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := d.RunNow(ctx, tk.Name)
+	got := wait(t, d, r.ID, dispatch.StatusTimedOut)
+	if !strings.Contains(got.Reason, "timeout") {
+		t.Fatalf("reason: %s", got.Reason)
+	}
+}
