@@ -58,7 +58,10 @@ export const settingInfo: Record<string, SettingInfo> = {
     label: 'Network',
     explain: (v) => (v === true ? 'Runs may use the network.' : 'Runs have no network.'),
   },
-  'sandbox_workspace_write.writable_roots': { label: 'Writable roots' },
+  'sandbox_workspace_write.writable_roots': {
+    label: 'Writable roots',
+    explain: () => "Writable in workspace-write, besides each run's own working directory.",
+  },
   'isolation.protected': {
     label: 'Protected',
     explain: () => '.git and .airlock are always protected: read-only even inside writable roots.',
@@ -74,7 +77,17 @@ export const settingInfo: Record<string, SettingInfo> = {
             ? 'Application-layer checks only, no OS confinement.'
             : undefined,
   },
-  execution_mode: { label: 'Execution mode' },
+  execution_mode: {
+    label: 'Execution mode',
+    explain: (v) =>
+      v === 'local'
+        ? 'Runs on this machine, confined by the sandbox above.'
+        : v === 'sandbox'
+          ? 'Runs inside a micro-VM; what it installs or writes outside the workspace vanishes afterwards.'
+          : v === 'auto'
+            ? 'Low-risk commands run here; high-risk ones run in the micro-VM when it is ready, or ask.'
+            : undefined,
+  },
   approval_policy: { label: 'Approval policy', explain: (v) => (typeof v === 'string' ? policyMeaning[v] : undefined) },
   approvals_reviewer: {
     label: 'Reviewer',
