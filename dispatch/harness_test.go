@@ -323,7 +323,10 @@ func (h *harness) open() {
 		h.t.Fatal(err)
 	}
 	o := h.opts
-	o.DB, o.Departments, o.Executor, o.Approvals, o.Publisher = h.db, h.depts, h.exec, h.appr, h.ev
+	o.DB, o.Departments, o.Approvals, o.Publisher = h.db, h.depts, h.appr, h.ev
+	if o.Executor == nil {
+		o.Executor = h.exec
+	}
 	o.LogDir = h.logDir
 	pol := h.policy
 	if o.Defaults == nil {

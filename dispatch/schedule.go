@@ -3,6 +3,7 @@ package dispatch
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -32,9 +33,14 @@ func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
 			return nil, nil, fmt.Errorf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
 		}
 	}
-	sched, err := cronParser.Parse("CRON_TZ=" + loc.String() + " " + line)
+	sched, err := cronParser.Parse(line)
 	if err != nil {
 		return nil, nil, fmt.Errorf("invalid schedule %q: %v; %s", line, err, scheduleHint)
+	}
+	// Set the zone here rather than with a CRON_TZ= prefix, which would load the zone file
+	// again for every task.
+	if spec, ok := sched.(*cron.SpecSchedule); ok {
+		spec.Location = loc
 	}
 	return sched, loc, nil
 }
@@ -47,12 +53,20 @@ func LoadZone(tz string) (*time.Location, error) {
 	if strings.EqualFold(tz, "local") {
 		return nil, fmt.Errorf("time zone %q: give an IANA name such as Europe/Madrid so the schedule does not move with the machine", tz)
 	}
+	if loc, ok := zoneCache.Load(tz); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
 		return nil, fmt.Errorf("unknown time zone %q: give an IANA name such as Europe/Madrid, America/New_York or UTC", tz)
 	}
-	return loc, nil
+	// One *time.Location per zone: loading reads the zone file and each copy holds every
+	// transition, which adds up over thousands of tasks.
+	actual, _ := zoneCache.LoadOrStore(tz, loc)
+	return actual.(*time.Location), nil
 }
+
+var zoneCache sync.Map // IANA name → *time.Location
 
 // NextTimes returns the next n fire times of a schedule after from, in its time zone.
 func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
