@@ -1,0 +1,125 @@
+// Package brokerapprovals connects dispatch to the permission broker: a run's own command
+// becomes an "exec" request carrying the task's argv (so the task's creation counts as
+// the P1 approval), an escalation becomes an isolation_escalation request, and the
+// broker's pending requests feed the inbox.
+package brokerapprovals
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// Approvals implements dispatch.Approvals and dispatch.PendingApprovals over a Broker.
+type Approvals struct {
+	b *permission.Broker
+}
+
+// New returns the adapter.
+func New(b *permission.Broker) *Approvals { return &Approvals{b: b} }
+
+var (
+	_ dispatch.Approvals        = (*Approvals)(nil)
+	_ dispatch.PendingApprovals = (*Approvals)(nil)
+)
+
+// Request maps a dispatch approval request to the broker's.
+func Request(req dispatch.ApprovalRequest) permission.Request {
+	params, _ := json.Marshal(map[string]any{"argv": req.Argv})
+	pr := permission.Request{
+		ID: req.ID, Tool: permission.ToolExec, Params: params,
+		Context: permission.Context{
+			Run: strconv.FormatUint(uint64(req.RunID), 10), Task: req.Task, Department: req.Department, Cwd: req.Cwd,
+			Policy: permission.PolicySummary{
+				Mode: req.Policy.SandboxMode, Network: req.Policy.Network,
+				ApprovalPolicy: permission.ApprovalPolicy(req.Policy.ApprovalPolicy), Posture: req.Policy.Posture,
+			},
+			Caller:   permission.Caller{PID: os.Getpid(), Description: "dispatch"},
+			TaskArgv: req.TaskArgv,
+		},
+	}
+	if req.Kind == dispatch.ApprovalEscalation {
+		reason := "re-run with more access"
+		if req.Proposed != nil {
+			reason = fmt.Sprintf("re-run with sandbox %s, network %v", req.Proposed.SandboxMode, req.Proposed.Network)
+		}
+		pr.Escalation = &permission.Escalation{Reason: reason, Denial: req.Denial}
+	}
+	return pr
+}
+
+// Await asks the broker. When the broker's verdict is to ask a person, OnPending is
+// called first so dispatch can mark the run waiting_approval and give back its slot.
+func (a *Approvals) Await(ctx context.Context, req dispatch.ApprovalRequest) (dispatch.ApprovalDecision, error) {
+	pr := Request(req)
+	if dl, ok := ctx.Deadline(); ok {
+		pr.Timeout = time.Until(dl)
+	}
+	// The broker has no callback for "now waiting for a person": when its verdict will be
+	// ask, watch its pending list and report the request once it is there (so an answer
+	// given right after the run shows waiting_approval finds it).
+	var watching sync.WaitGroup
+	done := make(chan struct{})
+	if req.OnPending != nil && a.b.Check(ctx, pr).Decision.Verdict == permission.Ask {
+		watching.Add(1)
+		go func() {
+			defer watching.Done()
+			tk := time.NewTicker(5 * time.Millisecond)
+			defer tk.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tk.C:
+					if a.isPending(req.ID) {
+						req.OnPending(req.ID)
+						return
+					}
+				}
+			}
+		}()
+	}
+	d, err := a.b.Await(ctx, pr)
+	close(done)
+	watching.Wait()
+	out := dispatch.ApprovalDecision{
+		Allow: d.Verdict == permission.Allow, RequestID: d.RequestID, Tier: string(d.Tier),
+		Reasons: d.Reasons, AnsweredBy: d.AnsweredBy,
+	}
+	if err != nil {
+		return out, fmt.Errorf("permission broker: %w", err)
+	}
+	return out, nil
+}
+
+func (a *Approvals) isPending(id string) bool {
+	for _, p := range a.b.Pending() {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Pending lists the broker's pending requests for the inbox.
+func (a *Approvals) Pending() []dispatch.InboxApproval {
+	var out []dispatch.InboxApproval
+	for _, p := range a.b.Pending() {
+		ia := dispatch.InboxApproval{
+			ID: p.ID, Tool: p.Request.Tool, Tier: string(p.Tier), Kind: string(p.Kind), Summary: p.Summary,
+			RequestedAt: p.CreatedAt, InteractiveOnly: p.InteractiveOnly,
+		}
+		if id, err := strconv.ParseUint(p.Request.Context.Run, 10, 64); err == nil {
+			ia.RunID = uint(id)
+		}
+		out = append(out, ia)
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package brokerapprovals
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/permission"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	tmp, err := os.MkdirTemp("/var/tmp", "airlock-brokerapprovals-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	root, _ := filepath.EvalSymlinks(tmp)
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "Airlock")
+	os.MkdirAll(ws, 0o755)
+	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []func(*gorm.DB) error{departments.Migrate, dispatch.Migrate, permission.Migrate} {
+		if err := m(db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
+	a := New(b)
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Home: home}),
+		Approvals: a, Pending: a, LogDir: filepath.Join(root, "runs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, b, ws
+}
+
+func wait(t *testing.T, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r, _ := d.Run(context.Background(), id)
+		for _, s := range states {
+			if r.Status == s {
+				return r
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r, _ := d.Run(context.Background(), id)
+	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
+	return r
+}
+
+func TestTaskCommandIsNotAskedAgainAsP1(t *testing.T) {
+	d, b, ws := setup(t)
+	ctx := context.Background()
+	tk, err := d.CreateTask(ctx, dispatch.TaskSpec{Name: "p1", Cwd: ws, Argv: []string{"sh", "-c", "echo hello > out.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		r, _ := d.RunNow(ctx, tk.Name)
+		wait(t, d, r.ID, dispatch.StatusSucceeded)
+	}
+	if p := b.Pending(); len(p) != 0 {
+		t.Fatalf("the task's own command asked: %+v", p)
+	}
+}
+
+func TestDestructiveCommandAsksAtEveryRun(t *testing.T) {
+	d, b, ws := setup(t)
+	ctx := context.Background()
+	tk, err := d.CreateTask(ctx, dispatch.TaskSpec{Name: "push", Cwd: ws, Argv: []string{"git", "push", "--force", "origin", "main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		r, _ := d.RunNow(ctx, tk.Name)
+		held := wait(t, d, r.ID, dispatch.StatusWaitingApproval)
+		items, err := d.Inbox(ctx)
+		if err != nil || len(items) != 1 || items[0].Kind != dispatch.InboxApprovalKind || len(items[0].Runs) != 1 || items[0].Runs[0] != r.ID {
+			t.Fatalf("inbox: %+v %v", items, err)
+		}
+		// A script cannot allow it; the person in the window can.
+		if _, err := b.Answer(ctx, held.ApprovalID, permission.Answer{Allow: true, By: permission.ByAPI}); err == nil {
+			t.Fatal("a non-interactive answer allowed a destructive command")
+		}
+		if _, err := b.Answer(ctx, held.ApprovalID, permission.Answer{Allow: true, By: permission.ByWindow, Interactive: true}); err != nil {
+			t.Fatal(err)
+		}
+		got := wait(t, d, r.ID, dispatch.StatusFailed, dispatch.StatusSucceeded)
+		if got.StartedAt == nil {
+			t.Fatal("approved run never started")
+		}
+	}
+	// Denied: the run is recorded denied.
+	r, _ := d.RunNow(ctx, tk.Name)
+	held := wait(t, d, r.ID, dispatch.StatusWaitingApproval)
+	if _, err := b.Answer(ctx, held.ApprovalID, permission.Answer{Allow: false, By: permission.ByAPI}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, d, r.ID, dispatch.StatusDenied)
+}
