@@ -101,6 +101,7 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newGrantsCmd(e),
 		newAuditCmd(e),
 		newOpsCmd(e),
+		newMCPCmd(e), newHookCmd(e),
 	)
 	return root
 }

@@ -1,0 +1,140 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+type bashIn struct {
+	Command        string `json:"command" jsonschema:"the shell command line, run by bash -c in the workspace inside Airlock's sandbox"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"kill the command and everything it started after this many seconds (default 120)"`
+}
+
+// cappedBuffer keeps the first cap bytes written and counts the rest.
+type cappedBuffer struct {
+	mu    sync.Mutex
+	cap   int
+	buf   []byte
+	total int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += len(p)
+	if room := c.cap - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (c *cappedBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := string(c.buf)
+	if c.total > len(c.buf) {
+		s += fmt.Sprintf("\n[output cut at %d of %d bytes]", len(c.buf), c.total)
+	}
+	return s
+}
+
+func (s *Server) addBashTool() {
+	governed(s, &mcp.Tool{Name: ToolBash, Annotations: &mcp.ToolAnnotations{Title: "Run a shell command", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		Description: "Run a shell command (bash -c) in the workspace inside Airlock's OS sandbox: writes only in the workspace " +
+			"and the writable roots, network only when the policy allows it, everything it started is killed at the timeout. " +
+			"Returns the exit code, stdout and stderr separately (each cut at 64 KiB). Stdin is empty; do not start interactive programs."},
+		func(in *bashIn) (string, error) {
+			if strings.TrimSpace(in.Command) == "" {
+				return "", errors.New("command is empty")
+			}
+			if in.TimeoutSeconds < 0 {
+				return "", errors.New("timeout_seconds must not be negative")
+			}
+			if max := int(s.opts.MaxBashTimeout / time.Second); in.TimeoutSeconds > max {
+				return "", fmt.Errorf("timeout_seconds %d is more than the largest allowed, %d", in.TimeoutSeconds, max)
+			}
+			return in.Command, nil
+		},
+		func(ctx context.Context, in bashIn) (*mcp.CallToolResult, Outcome) {
+			timeout := s.opts.BashTimeout
+			if in.TimeoutSeconds > 0 {
+				timeout = time.Duration(in.TimeoutSeconds) * time.Second
+			}
+			stdout := &cappedBuffer{cap: s.opts.OutputCap}
+			stderr := &cappedBuffer{cap: s.opts.OutputCap}
+			var mu sync.Mutex
+			var registered []int
+			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
+				Policy: s.opts.Policy, Argv: []string{"bash", "-c", in.Command}, Cwd: s.opts.Policy.Cwd,
+				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
+				HiddenPaths: s.opts.HiddenPaths,
+				OnStart: func(pid int) {
+					if s.registerSandbox(pid) {
+						mu.Lock()
+						registered = append(registered, pid)
+						mu.Unlock()
+					}
+				},
+			})
+			mu.Lock()
+			for _, pid := range registered {
+				s.forgetSandbox(pid)
+			}
+			mu.Unlock()
+			if err != nil {
+				out := Outcome{Ran: false, Error: err.Error()}
+				if _, denied := sandbox.IsDenied(err); denied {
+					out.SandboxDenied = true
+					return errorResult("isolation error: the sandbox refused the command: %v", err), out
+				}
+				return errorResult("the sandbox could not run the command: %v", err), out
+			}
+			code := res.ExitCode
+			var b strings.Builder
+			fmt.Fprintf(&b, "exit code %d", code)
+			if res.Signal != "" {
+				fmt.Fprintf(&b, " (killed by %s)", res.Signal)
+			}
+			if res.TimedOut {
+				fmt.Fprintf(&b, " — ran past its %s timeout and was killed with everything it started", timeout)
+			}
+			fmt.Fprintf(&b, "\n--- stdout ---\n%s\n--- stderr ---\n%s", stdout.String(), stderr.String())
+			if res.Warning != "" {
+				fmt.Fprintf(&b, "\n--- sandbox warning ---\n%s", res.Warning)
+			}
+			result := textResult(b.String())
+			result.IsError = code != 0 || res.TimedOut
+			result.StructuredContent = map[string]any{"exit_code": code, "stdout": stdout.String(), "stderr": stderr.String(), "timed_out": res.TimedOut}
+			return result, Outcome{Ran: true, ExitCode: &code}
+		})
+}
+
+// registerSandbox tells the core a sandbox's host pid, so the API refuses it.
+func (s *Server) registerSandbox(pid int) bool {
+	if s.opts.Client == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.opts.Client.Do(ctx, http.MethodPost, "/v1/sandboxes", map[string]int{"pid": pid}, nil); err != nil {
+		s.opts.Log.Warn("could not register the sandbox with Airlock", "pid", pid, "error", err)
+		return false
+	}
+	return true
+}
+
+func (s *Server) forgetSandbox(pid int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.opts.Client.Do(ctx, http.MethodDelete, "/v1/sandboxes/"+strconv.Itoa(pid), nil, nil)
+}

@@ -1,0 +1,226 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/app/localapi"
+)
+
+// Inputs of the six ops tools (DESIGN.md §6).
+type (
+	opsPlanIn struct {
+		Plan    map[string]any `json:"plan" jsonschema:"the plan, as in a plan.json: target {provider, account, region, device}, intent, workdir, apply {argv | shell}, inputs, snapshot, diff, timeout_seconds, steps [{description, effect, reversibility: reversible|hard|irreversible, blast_radius: low|med|high, rollback}], verify [{name, command, expect_text}], supersedes"`
+		BaseDir string         `json:"base_dir,omitempty" jsonschema:"the directory relative paths in the plan are relative to (default: the workspace)"`
+	}
+	opsDiffIn struct {
+		PlanID     string         `json:"plan_id" jsonschema:"the plan's id (op-…)"`
+		Run        bool           `json:"run,omitempty" jsonschema:"run the plan's own diff command, read-only"`
+		Command    map[string]any `json:"command,omitempty" jsonschema:"another read-only command to produce the diff: {argv: [...]} or {shell: \"...\"}"`
+		File       string         `json:"file,omitempty" jsonschema:"attach this file as the diff instead (e.g. a terraform plan output)"`
+		AcceptExit []int          `json:"accept_exit,omitempty" jsonschema:"exit statuses that mean the diff was produced (default 0 and 1; use 0 and 2 for terraform plan -detailed-exitcode)"`
+	}
+	opsApproveIn struct {
+		PlanID string `json:"plan_id" jsonschema:"the plan's id (op-…), diffed"`
+		TTL    string `json:"ttl,omitempty" jsonschema:"how long the token stays valid, e.g. 10m (default) up to 60m"`
+	}
+	opsApplyIn struct {
+		PlanID string `json:"plan_id" jsonschema:"the plan's id (op-…), approved"`
+		Token  string `json:"token" jsonschema:"the single-use token ops_approve returned"`
+	}
+	opsVerifyIn struct {
+		PlanID string `json:"plan_id" jsonschema:"the plan's id (op-…)"`
+	}
+	opsJournalIn struct {
+		PlanID  string `json:"plan_id,omitempty" jsonschema:"only this plan's entries"`
+		Project string `json:"project,omitempty" jsonschema:"the project (default: the workspace's, dir:<path>)"`
+		Status  string `json:"status,omitempty" jsonschema:"only entries recorded with this plan status"`
+		Verify  bool   `json:"verify,omitempty" jsonschema:"check the journal's hash chain and authentication"`
+	}
+)
+
+// Ops tool names.
+const (
+	ToolOpsPlan    = "ops_plan"
+	ToolOpsDiff    = "ops_diff"
+	ToolOpsApprove = "ops_approve"
+	ToolOpsApply   = "ops_apply"
+	ToolOpsVerify  = "ops_verify"
+	ToolOpsJournal = "ops_journal"
+)
+
+func planPath(id string) string { return "/v1/ops/plans/" + url.PathEscape(id) }
+
+func needPlan(id string) error {
+	if id == "" {
+		return errors.New("plan_id is required (the op-… id ops_plan returned)")
+	}
+	return nil
+}
+
+// api calls the core and renders its JSON answer, or the error with its way out.
+func (s *Server) api(ctx context.Context, method, path string, in any) (*mcp.CallToolResult, Outcome) {
+	var raw json.RawMessage
+	if err := s.opts.Client.Do(ctx, method, path, in, &raw); err != nil {
+		return errorResult("%v", err), ranOK(err)
+	}
+	var pretty any
+	if json.Unmarshal(raw, &pretty) == nil {
+		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
+			raw = b
+		}
+	}
+	res := textResult(string(raw))
+	if m, ok := pretty.(map[string]any); ok {
+		res.StructuredContent = m
+	}
+	return res, ranOK(nil)
+}
+
+func (s *Server) addOpsTools() {
+	desc := func(name, fallback string) string { return fallback }
+	governed(s, &mcp.Tool{Name: ToolOpsPlan, Annotations: &mcp.ToolAnnotations{Title: "Open an ops plan"},
+		Description: desc(ToolOpsPlan, "Open an operation plan for a change to live infrastructure: target, intent, the exact apply command "+
+			"(argv or shell), optional snapshot and diff commands, working directory, steps with effect, reversibility "+
+			"(reversible|hard|irreversible) and blast radius (low|med|high), and read-only verify assertions. Returns the plan id and "+
+			"its sha256. Next: ops_diff.")},
+		func(in *opsPlanIn) (string, error) {
+			if len(in.Plan) == 0 {
+				return "", errors.New("plan is required")
+			}
+			if in.BaseDir == "" {
+				in.BaseDir = s.opts.Policy.Cwd
+			} else {
+				in.BaseDir = s.abs(in.BaseDir)
+			}
+			intent, _ := in.Plan["intent"].(string)
+			return intent, nil
+		},
+		func(ctx context.Context, in opsPlanIn) (*mcp.CallToolResult, Outcome) {
+			data, err := json.Marshal(in.Plan)
+			if err != nil {
+				return errorResult("encode the plan: %v", err), ranOK(err)
+			}
+			return s.api(ctx, http.MethodPost, "/v1/ops/plans", map[string]string{"data": string(data), "baseDir": in.BaseDir, "by": s.session})
+		})
+	governed(s, &mcp.Tool{Name: ToolOpsDiff, Annotations: &mcp.ToolAnnotations{Title: "Attach a plan's diff"},
+		Description: "Attach the machine-checkable diff of a plan: run its diff command read-only (run=true), run another read-only " +
+			"command, or attach a file. No diff, no approval. Next: ops_approve."},
+		func(in *opsDiffIn) (string, error) {
+			if in.File != "" {
+				in.File = s.abs(in.File)
+			}
+			return in.PlanID, needPlan(in.PlanID)
+		},
+		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, Outcome) {
+			body := map[string]any{"run": in.Run, "by": s.session}
+			if in.Command != nil {
+				body["command"] = in.Command
+			}
+			if in.File != "" {
+				body["file"] = in.File
+			}
+			if len(in.AcceptExit) > 0 {
+				body["accept_exit"] = in.AcceptExit
+			}
+			return s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/diff", body)
+		})
+	// ops_approve is not asked here: the core's approve-request route asks the broker's
+	// interactive-only ops_approve request itself, and mints the token only after a person
+	// allowed it.
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolOpsApprove, Annotations: &mcp.ToolAnnotations{Title: "Ask the person to approve a plan"},
+		Description: "Ask the person to approve a diffed plan. Interactive-only: the person sees the hash and the exact change in " +
+			"the Airlock window (or at a terminal) and confirms; this call waits for them. Returns a single-use token valid 10 " +
+			"minutes (60 at most), shown once. Next: ops_apply with the token."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in opsApproveIn) (*mcp.CallToolResult, any, error) {
+			if err := needPlan(in.PlanID); err != nil {
+				return errorResult("%v", err), nil, nil
+			}
+			c := call{tool: ToolOpsApprove, subject: in.PlanID}
+			stop := s.progress(ctx, req, c)
+			var ans struct {
+				Decision Decision        `json:"decision"`
+				Approval json.RawMessage `json:"approval"`
+			}
+			body := map[string]any{"ttl": in.TTL, "context": s.context("mcp")}
+			err := s.opts.Client.Do(ctx, http.MethodPost, planPath(in.PlanID)+"/approve-request", body, &ans)
+			stop()
+			if err != nil {
+				var ae *localapi.Error
+				if errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == "" {
+					return errorResult("this Airlock core cannot take approval requests from agents (no approve-request route): ask the person to run `airlock ops approve %s` in a terminal", in.PlanID), nil, nil
+				}
+				return errorResult("ops_approve %s: %v", in.PlanID, err), nil, nil
+			}
+			if ans.Decision.Verdict != Allow || len(ans.Approval) == 0 {
+				return errorResult("%s", DenialText(ToolOpsApprove, in.PlanID, ans.Decision)), nil, nil
+			}
+			res, _ := renderJSON(ans.Approval)
+			return res, nil, nil
+		})
+	governed(s, &mcp.Tool{Name: ToolOpsApply, Annotations: &mcp.ToolAnnotations{Title: "Apply an approved plan", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		Description: "Apply an approved plan with its single-use token. The token is redeemed before anything runs; an unknown, " +
+			"used, expired or other plan's token, or any drift from what was approved, and nothing runs. A failed apply does not " +
+			"give the token back. Next: ops_verify."},
+		func(in *opsApplyIn) (string, error) {
+			if in.Token == "" {
+				return in.PlanID, errors.New("token is required: get it from ops_approve")
+			}
+			return in.PlanID, needPlan(in.PlanID)
+		},
+		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, Outcome) {
+			res, out := s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/apply", map[string]any{"token": in.Token, "by": s.session})
+			if m, ok := res.StructuredContent.(map[string]any); ok && m["status"] == "failed" {
+				res.IsError = true
+			}
+			return res, out
+		})
+	governed(s, &mcp.Tool{Name: ToolOpsVerify, Annotations: &mcp.ToolAnnotations{Title: "Verify an applied plan", ReadOnlyHint: true},
+		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
+		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
+		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, Outcome) {
+			return s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/verify", nil)
+		})
+	governed(s, &mcp.Tool{Name: ToolOpsJournal, Annotations: &mcp.ToolAnnotations{Title: "Read the ops journal", ReadOnlyHint: true},
+		Description: "Query the project's append-only ops journal by plan or status; verify=true checks its hash chain and authentication."},
+		func(in *opsJournalIn) (string, error) {
+			if in.Project == "" && in.PlanID == "" {
+				real, err := filepath.EvalSymlinks(s.opts.Policy.Cwd)
+				if err != nil {
+					real = s.opts.Policy.Cwd
+				}
+				in.Project = "dir:" + real
+			}
+			return in.Project + in.PlanID, nil
+		},
+		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, Outcome) {
+			q := url.Values{}
+			for k, v := range map[string]string{"project": in.Project, "plan": in.PlanID, "status": in.Status} {
+				if v != "" {
+					q.Set(k, v)
+				}
+			}
+			if in.Verify {
+				q.Set("verify", "1")
+			}
+			return s.api(ctx, http.MethodGet, "/v1/ops/journal?"+q.Encode(), nil)
+		})
+}
+
+func renderJSON(raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return errorResult("decode: %v", err), err
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	res := textResult(fmt.Sprintf("%s", b))
+	res.StructuredContent = v
+	return res, nil
+}

@@ -1,0 +1,218 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// Options configure the MCP server.
+type Options struct {
+	// Policy is the session's sandbox policy; its Cwd is the workspace.
+	Policy     sandbox.Policy
+	Department string
+	Posture    string // "" or "cloudops"
+	// Broker decides every call; Client reaches the core's other routes (ops, sandboxes).
+	Broker Broker
+	Client *localapi.Client
+	// HiddenPaths are hidden from bash sandboxes on top of the policy's (the socket's directory).
+	HiddenPaths []string
+	Version     string
+	Log         *slog.Logger
+	// BashTimeout is the default and MaxBashTimeout the largest timeout of a bash call.
+	BashTimeout, MaxBashTimeout time.Duration
+	// OutputCap bounds each of a bash call's stdout and stderr, in bytes.
+	OutputCap int
+	// FetchCap bounds a web_fetch body, in bytes.
+	FetchCap int64
+}
+
+// Server is Airlock's MCP server: governed tools, each call through the broker.
+type Server struct {
+	opts    Options
+	session string
+	mcp     *mcp.Server
+}
+
+// NewServer builds the server and registers its tools.
+func NewServer(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.BashTimeout <= 0 {
+		opts.BashTimeout = 2 * time.Minute
+	}
+	if opts.MaxBashTimeout <= 0 {
+		opts.MaxBashTimeout = 30 * time.Minute
+	}
+	if opts.OutputCap <= 0 {
+		opts.OutputCap = 64 << 10
+	}
+	if opts.FetchCap <= 0 {
+		opts.FetchCap = 1 << 20
+	}
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	s := &Server{opts: opts, session: "mcp-" + hex.EncodeToString(id[:])}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "Airlock's governed tools. Every call is checked by Airlock's permission broker and may wait for the " +
+			"person to approve it in the Airlock window; a refusal says what was blocked, why and what the person can change. " +
+			"Files are confined to the workspace " + opts.Policy.Cwd + " (and the configured writable roots); bash runs in " +
+			"Airlock's sandbox. Infrastructure changes go through ops_plan → ops_diff → ops_approve → ops_apply → ops_verify.",
+		Logger: opts.Log,
+	})
+	s.addFileTools()
+	s.addBashTool()
+	s.addWebFetchTool()
+	s.addOpsTools()
+	return s
+}
+
+// Session is the broker session id every request of this server carries.
+func (s *Server) Session() string { return s.session }
+
+// MCP returns the underlying SDK server (for in-memory tests).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves on the transport until the client goes away or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
+
+// call is one governed tool call in flight.
+type call struct {
+	tool    string
+	params  json.RawMessage
+	subject string
+}
+
+// ask sends the call to the broker and waits, reporting progress while it waits when
+// the client asked for it. It returns the decision, or a tool error result to return.
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Decision, *mcp.CallToolResult) {
+	client := "mcp"
+	if req != nil && req.Session != nil {
+		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+			client = "mcp:" + ip.ClientInfo.Name
+		}
+	}
+	r := Request{Tool: c.tool, Params: c.params, Context: s.context(client)}
+	stop := s.progress(ctx, req, c)
+	d, err := s.opts.Broker.Await(ctx, r)
+	stop()
+	if err != nil {
+		return Decision{}, errorResult("Airlock could not decide %s (%s), so it did not run: %v", c.tool, c.subject, err)
+	}
+	if d.Verdict != Allow {
+		return d, errorResult("%s", DenialText(c.tool, c.subject, d))
+	}
+	return d, nil
+}
+
+func (s *Server) context(client string) Context {
+	return Context{Session: s.session, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
+		Policy: PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture},
+		Caller: Caller{Description: client}}
+}
+
+// progress sends a notification every few seconds while the broker has not answered,
+// if the client gave a progress token. The returned func stops it.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, c call) func() {
+	if req == nil || req.Params == nil || req.Session == nil {
+		return func() {}
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				n++
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n),
+					Message: fmt.Sprintf("waiting for the person to answer Airlock's request for %s (%s)", c.tool, c.subject)})
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// after reports the outcome of an allowed call; it never fails the call.
+func (s *Server) after(c call, d Decision, out Outcome) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r := Request{Tool: c.tool, Params: c.params, Context: s.context("mcp")}
+	if err := s.opts.Broker.After(ctx, AfterToolUse{Request: r, Decision: d, Outcome: out}); err != nil {
+		s.opts.Log.Debug("after_tool_use not delivered", "tool", c.tool, "error", err)
+	}
+}
+
+// governed registers a tool whose every call goes through the broker. prepare
+// normalizes the input (absolute paths) and may refuse it before the broker is asked
+// (an isolation error); run executes the allowed call with the decision's params.
+func governed[In any](s *Server, t *mcp.Tool, prepare func(*In) (subject string, err error), run func(ctx context.Context, in In) (*mcp.CallToolResult, Outcome)) {
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		subject, err := prepare(&in)
+		if err != nil {
+			return errorResult("%s", err.Error()), nil, nil
+		}
+		params, err := json.Marshal(in)
+		if err != nil {
+			return errorResult("encode %s input: %v", t.Name, err), nil, nil
+		}
+		c := call{tool: t.Name, params: params, subject: subject}
+		d, refused := s.ask(ctx, req, c)
+		if refused != nil {
+			return refused, nil, nil
+		}
+		if len(d.Params) > 0 && string(d.Params) != "null" {
+			var rewritten In
+			if err := json.Unmarshal(d.Params, &rewritten); err != nil {
+				return errorResult("Airlock allowed %s with parameters this tool cannot read: %v", t.Name, err), nil, nil
+			}
+			if _, err := prepare(&rewritten); err != nil {
+				return errorResult("Airlock allowed %s with rewritten parameters that are refused: %v", t.Name, err), nil, nil
+			}
+			in = rewritten
+		}
+		res, out := run(ctx, in)
+		s.after(c, d, out)
+		return res, nil, nil
+	})
+}
+
+// errorResult is a tool error the model reads.
+func errorResult(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// textResult is a successful tool result.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// ranOK is the outcome of a call that ran, with its error if it failed.
+func ranOK(err error) Outcome {
+	if err != nil {
+		return Outcome{Ran: true, Error: err.Error()}
+	}
+	return Outcome{Ran: true}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End-to-end test of `airlock mcp` with the official TypeScript MCP SDK client
+# (@modelcontextprotocol/sdk, test/mcp-e2e). Builds build/bin/airlock (CGO_ENABLED=0) and
+# build/bin/airlockd, starts the daemon with its own temporary AIRLOCK_HOME inside a
+# private D-Bus session with an unlocked test keyring, runs the node test (which spawns
+# `airlock mcp` over stdio, exactly as the README configures it), and stops the daemon.
+#
+#   scripts/mcp-e2e.sh
+#
+# Needs: Go, node 20+, npm, bubblewrap, dbus-run-session, gnome-keyring, script (util-linux).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+root=$(pwd)
+
+fail() { echo "mcp-e2e: FAIL: $*" >&2; exit 1; }
+
+if [[ ${1:-} != --inner ]]; then
+	for tool in go node npm bwrap dbus-run-session script; do
+		command -v "$tool" >/dev/null || fail "$tool is not installed (see make deps)"
+	done
+	echo "mcp-e2e: npm ci in test/mcp-e2e"
+	(cd test/mcp-e2e && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci failed"
+	echo "mcp-e2e: build build/bin/airlock (CGO_ENABLED=0) and build/bin/airlockd"
+	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock ./cmd/airlock || fail "building airlock failed"
+	go build -trimpath -o build/bin/airlockd ./cmd/airlockd || fail "building airlockd failed"
+	exec scripts/with-test-keyring.sh "$0" --inner
+fi
+
+# Inside the private D-Bus session. The workspace is not under /tmp (a known sandbox
+# limitation of read-only runs in /tmp).
+base=$(mktemp -d /var/tmp/airlock-mcp-e2e.XXXXXX)
+export AIRLOCK_HOME=$base/home
+export AIRLOCK_E2E_WORKSPACE=$base/workspace
+export AIRLOCK_E2E_OUTSIDE=$base/outside
+export AIRLOCK_BIN=$root/build/bin/airlock
+mkdir -p "$AIRLOCK_HOME" "$AIRLOCK_E2E_WORKSPACE" "$AIRLOCK_E2E_OUTSIDE"
+unset AIRLOCK_SANDBOX_MODE AIRLOCK_NETWORK AIRLOCK_APPROVAL_POLICY AIRLOCK_EXECUTION_MODE
+
+"$root/build/bin/airlockd" >"$base/airlockd.log" 2>&1 &
+daemon=$!
+cleanup() {
+	kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+	if [[ ${status:-1} != 0 ]]; then
+		echo "mcp-e2e: daemon log ($base/airlockd.log):" >&2
+		tail -n 40 "$base/airlockd.log" >&2 || true
+	else
+		rm -rf "$base"
+	fi
+}
+trap cleanup EXIT
+for _ in $(seq 100); do
+	"$AIRLOCK_BIN" status >/dev/null 2>&1 && break
+	kill -0 "$daemon" 2>/dev/null || fail "airlockd exited at start: $(tail -n 5 "$base/airlockd.log")"
+	sleep 0.1
+done
+"$AIRLOCK_BIN" status >/dev/null || fail "airlockd did not answer"
+
+status=0
+(cd test/mcp-e2e && node --test --test-timeout=240000 mcp.test.mjs) || status=$?
+((status == 0)) || fail "the MCP end-to-end test failed"
+echo "mcp-e2e: PASS"

@@ -1,0 +1,263 @@
+// End-to-end test of `airlock mcp` with the official TypeScript MCP SDK client.
+// Run by scripts/mcp-e2e.sh, which starts airlockd with its own AIRLOCK_HOME and sets
+// AIRLOCK_BIN, AIRLOCK_E2E_WORKSPACE (not under /tmp) and AIRLOCK_E2E_OUTSIDE.
+// The person is played by `airlock approvals allow|deny`, and for P2 and interactive-only
+// requests by a typed confirmation on a pseudo-terminal (script(1)), as a person would.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+import fs from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const run = promisify(execFile);
+const BIN = process.env.AIRLOCK_BIN;
+const WS = process.env.AIRLOCK_E2E_WORKSPACE;
+const OUTSIDE = process.env.AIRLOCK_E2E_OUTSIDE;
+assert.ok(BIN && WS && OUTSIDE && process.env.AIRLOCK_HOME, "run through scripts/mcp-e2e.sh");
+
+let client;
+let stderr = "";
+
+// The same configuration the README gives: command `airlock`, args ["mcp"], the
+// workspace as the working directory (here made explicit with --cwd).
+before(async () => {
+  fs.writeFileSync(path.join(WS, "hello.txt"), "line one\nline two\nline three\n");
+  const transport = new StdioClientTransport({
+    command: BIN, args: ["mcp", "--cwd", WS], cwd: WS,
+    env: { ...process.env }, stderr: "pipe",
+  });
+  transport.stderr?.on("data", (d) => { stderr += d; });
+  client = new Client({ name: "airlock-e2e", version: "1.0.0" });
+  await client.connect(transport);
+});
+
+after(async () => {
+  await client?.close();
+  if (stderr) console.error("airlock mcp stderr:\n" + stderr);
+});
+
+async function approvals() {
+  const { stdout } = await run(BIN, ["approvals", "list", "--json"]);
+  return JSON.parse(stdout || "[]") ?? [];
+}
+
+function toolOf(p) {
+  const req = typeof p.request === "string" ? JSON.parse(p.request) : p.request;
+  return req?.tool;
+}
+
+// waitPending polls until a request for tool is pending, and returns it.
+async function waitPending(tool, ms = 20000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const p = (await approvals()).find((x) => toolOf(x) === tool);
+    if (p) return p;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no pending ${tool} request after ${ms} ms; stderr: ${stderr}`);
+}
+
+// silently runs a call that must not wait for anyone.
+async function silently(name, args) {
+  let timer;
+  const timeout = new Promise((_, rej) => {
+    timer = setTimeout(async () => rej(new Error(`${name} waited for a person: ${JSON.stringify(await approvals())}`)), 10000);
+  });
+  try {
+    return await Promise.race([client.callTool({ name, arguments: args }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// typeOnTTY answers like a person at a terminal: `airlock approvals allow ID` under a
+// pseudo-terminal, typing the first 8 characters of the id when asked.
+function typeOnTTY(id) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id}`, "/dev/null"], { env: process.env });
+    let out = "";
+    let typed = false;
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (!typed && out.includes("press Enter")) {
+        typed = true;
+        child.stdin.write(id.slice(0, 8) + "\n");
+      }
+    });
+    child.on("exit", (code) => {
+      child.stdin.destroy();
+      code === 0 ? resolve(out) : reject(new Error(`approvals allow on a TTY exited ${code}: ${out}`));
+    });
+  });
+}
+
+const text = (res) => res.content.map((c) => c.text ?? "").join("\n");
+
+test("lists the governed tools with their schemas", async () => {
+  const { tools } = await client.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  for (const name of ["read_file", "list_dir", "search_files", "write_file", "edit_file", "bash", "web_fetch",
+    "ops_plan", "ops_diff", "ops_approve", "ops_apply", "ops_verify", "ops_journal"]) {
+    assert.ok(byName[name], `tool ${name} is listed`);
+    assert.equal(byName[name].inputSchema.type, "object", `${name} takes an object`);
+    assert.ok(byName[name].description.length > 40, `${name} has a description a model can act on`);
+  }
+  const req = (n) => byName[n].inputSchema.required ?? [];
+  assert.deepEqual(req("read_file"), ["path"]);
+  assert.ok(byName.read_file.inputSchema.properties.offset && byName.read_file.inputSchema.properties.limit);
+  assert.deepEqual([...req("edit_file")].sort(), ["new_string", "old_string", "path"]);
+  assert.ok(byName.edit_file.inputSchema.properties.replace_all);
+  assert.deepEqual(req("bash"), ["command"]);
+  assert.ok(byName.bash.inputSchema.properties.timeout_seconds);
+  assert.deepEqual(req("web_fetch"), ["url"]);
+  assert.ok(byName.search_files.inputSchema.properties.glob && byName.search_files.inputSchema.properties.regex);
+  assert.deepEqual([...req("ops_apply")].sort(), ["plan_id", "token"]);
+});
+
+test("read_file in the workspace runs silently (P0)", async () => {
+  const res = await silently("read_file", { path: "hello.txt", offset: 2, limit: 1 });
+  assert.ok(!res.isError, text(res));
+  assert.match(text(res), /^line two\n/);
+  assert.match(text(res), /lines 2–2 of 3/);
+  assert.deepEqual(await approvals(), []);
+});
+
+test("write_file asks (P1); allowed always, the second write is silent", async () => {
+  const progress = [];
+  const call = client.callTool({ name: "write_file", arguments: { path: "notes/a.txt", content: "first\n" } }, undefined,
+    { onprogress: (p) => progress.push(p) });
+  const p = await waitPending("write_file");
+  assert.equal(p.tier, "P1");
+  await new Promise((r) => setTimeout(r, 2500)); // long enough for a progress notification
+  await run(BIN, ["approvals", "allow", p.id, "--always"]);
+  const res = await call;
+  assert.ok(!res.isError, text(res));
+  assert.equal(fs.readFileSync(path.join(WS, "notes/a.txt"), "utf8"), "first\n");
+  assert.ok(progress.length > 0, "progress notifications while waiting for the person");
+  assert.match(progress[0].message ?? "", /waiting for the person/);
+
+  const again = await silently("write_file", { path: "notes/a.txt", content: "second\n" });
+  assert.ok(!again.isError, text(again));
+  assert.equal(fs.readFileSync(path.join(WS, "notes/a.txt"), "utf8"), "second\n");
+});
+
+test("edit_file says clearly when the text is not found or not unique", async () => {
+  fs.writeFileSync(path.join(WS, "notes/a.txt"), "x\nx\n");
+  // edit_file is P1 too: allow it always for this file first.
+  const call = client.callTool({ name: "edit_file", arguments: { path: "notes/a.txt", old_string: "x", new_string: "y" } });
+  const p = await waitPending("edit_file");
+  await run(BIN, ["approvals", "allow", p.id, "--always"]);
+  const res = await call;
+  assert.ok(res.isError);
+  assert.match(text(res), /occurs 2 times \(lines 1, 2\)/);
+  const missing = await silently("edit_file", { path: "notes/a.txt", old_string: "zzz", new_string: "y" });
+  assert.ok(missing.isError);
+  assert.match(text(missing), /was not found/);
+});
+
+test("bash with rm -rf ~ is P2 and refused without a person", async () => {
+  const call = client.callTool({ name: "bash", arguments: { command: "rm -rf ~" } });
+  let settled = false;
+  call.then(() => { settled = true; }, () => { settled = true; });
+  const p = await waitPending("bash");
+  assert.equal(p.tier, "P2");
+  assert.ok(p.interactiveOnly, "a destructive command needs a person");
+  // Without a terminal, an allow is refused: no script answers for a person.
+  await assert.rejects(run(BIN, ["approvals", "allow", p.id], { stdio: ["ignore", "pipe", "pipe"] }));
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(settled, false, "the call still waits for a person");
+  await run(BIN, ["approvals", "deny", p.id, "--reason", "not my home"]);
+  const res = await call;
+  assert.ok(res.isError);
+  assert.match(text(res), /Airlock blocked bash \(rm -rf ~\)/);
+  assert.match(text(res), /What can change it/);
+  assert.ok(fs.existsSync(process.env.HOME), "home is still there");
+});
+
+test("bash runs in the sandbox with exit code and separate streams", async () => {
+  const call = client.callTool({ name: "bash", arguments: { command: "echo out; echo err >&2; touch made-here; exit 3" } });
+  const p = await waitPending("bash");
+  assert.equal(p.tier, "P1");
+  await run(BIN, ["approvals", "allow", p.id]);
+  const res = await call;
+  assert.ok(res.isError, "a non-zero exit is a tool error");
+  assert.equal(res.structuredContent.exit_code, 3);
+  assert.equal(res.structuredContent.stdout, "out\n");
+  assert.equal(res.structuredContent.stderr, "err\n");
+  assert.ok(fs.existsSync(path.join(WS, "made-here")));
+});
+
+test("a write outside the workspace is an isolation error", async () => {
+  const target = path.join(OUTSIDE, "escape.txt");
+  const res = await silently("write_file", { path: target, content: "no" });
+  assert.ok(res.isError);
+  assert.match(text(res), /isolation error/);
+  assert.ok(!fs.existsSync(target));
+  const dotdot = await silently("write_file", { path: "../outside/escape.txt", content: "no" });
+  assert.ok(dotdot.isError);
+  assert.match(text(dotdot), /isolation error/);
+  assert.ok(!fs.existsSync(target));
+});
+
+test("web_fetch with the network off is refused", async () => {
+  const res = await silently("web_fetch", { url: "https://example.com/" });
+  assert.ok(res.isError);
+  assert.match(text(res), /isolation error.*network/s);
+});
+
+test("the ops tools walk a plan to apply with a token a person approved on a TTY", async () => {
+  fs.writeFileSync(path.join(WS, "current.txt"), "v1\n");
+  fs.writeFileSync(path.join(WS, "new.txt"), "v2\n");
+  const plan = {
+    target: { provider: "file", device: "current.txt" },
+    intent: "replace current.txt with new.txt",
+    workdir: ".",
+    apply: { argv: ["cp", "new.txt", "current.txt"] },
+    inputs: ["new.txt"],
+    diff: { argv: ["diff", "-u", "current.txt", "new.txt"] },
+    steps: [{ description: "cp new.txt current.txt", effect: "replace file", reversibility: "reversible", blast_radius: "low", rollback: "git checkout current.txt" }],
+    verify: [{ name: "current is v2", command: "cat current.txt", expect_text: "v2" }],
+  };
+  const planned = await silently("ops_plan", { plan });
+  assert.ok(!planned.isError, text(planned));
+  const id = planned.structuredContent.id;
+  assert.match(id, /^op-/);
+
+  const diffed = await silently("ops_diff", { plan_id: id, run: true });
+  assert.ok(!diffed.isError, text(diffed));
+  assert.equal(diffed.structuredContent.status, "diffed");
+
+  const approving = client.callTool({ name: "ops_approve", arguments: { plan_id: id } });
+  const ap = await waitPending("ops_approve");
+  assert.ok(ap.interactiveOnly, "ops_approve needs a person");
+  await assert.rejects(run(BIN, ["approvals", "allow", ap.id]), "no script approves a plan");
+  await typeOnTTY(ap.id);
+  const approved = await approving;
+  assert.ok(!approved.isError, text(approved));
+  const token = approved.structuredContent.token;
+  assert.ok(token && token.length >= 40, "a token is returned once");
+
+  const applying = client.callTool({ name: "ops_apply", arguments: { plan_id: id, token } });
+  const pp = await waitPending("ops_apply");
+  assert.equal(pp.tier, "P2");
+  await typeOnTTY(pp.id);
+  const applied = await applying;
+  assert.ok(!applied.isError, text(applied));
+  assert.equal(applied.structuredContent.status, "applied");
+  assert.equal(fs.readFileSync(path.join(WS, "current.txt"), "utf8"), "v2\n");
+
+  const verified = await silently("ops_verify", { plan_id: id });
+  assert.ok(!verified.isError, text(verified));
+  assert.equal(verified.structuredContent.status, "verified");
+
+  const journal = await silently("ops_journal", { plan_id: id, verify: true });
+  assert.ok(!journal.isError, text(journal));
+  const events = journal.structuredContent.entries.map((e) => e.event);
+  for (const ev of ["planned", "diff_attached", "approved", "apply_started", "apply_finished", "verified"]) {
+    assert.ok(events.includes(ev), `journal has ${ev}: ${events}`);
+  }
+  assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-tty");
+});
