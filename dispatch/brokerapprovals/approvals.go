@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -41,7 +40,7 @@ func Request(req dispatch.ApprovalRequest) permission.Request {
 				Mode: req.Policy.SandboxMode, Network: req.Policy.Network,
 				ApprovalPolicy: permission.ApprovalPolicy(req.Policy.ApprovalPolicy), Posture: req.Policy.Posture,
 			},
-			Caller:   permission.Caller{PID: os.Getpid(), Description: "dispatch"},
+			Caller:   permission.Caller{Description: "dispatch"}, // in-process: no PID (a recovered request re-attaches by ID)
 			TaskArgv: req.TaskArgv,
 		},
 	}

@@ -28,7 +28,7 @@ func (a *allow) Await(_ context.Context, req dispatch.ApprovalRequest) (dispatch
 	return dispatch.ApprovalDecision{Allow: true, RequestID: req.ID, AnsweredBy: "test"}, nil
 }
 
-func setup(t *testing.T, approval string) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
+func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
@@ -67,7 +67,7 @@ func setup(t *testing.T, approval string) (*dispatch.Dispatcher, *gorm.DB, strin
 	return d, db, ws, outside, a
 }
 
-func wait(t *testing.T, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
+func wait(t testing.TB, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
