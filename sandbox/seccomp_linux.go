@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -91,29 +90,30 @@ func seccompProgram(o seccompOptions) ([]byte, error) {
 	return out, nil
 }
 
-// seccompInstructions builds the filter. Syscall numbers come from
-// go-seccomp-bpf's tables; the program is written out here because the
-// library compares 64-bit arguments as a whole (the kernel truncates an int
-// argument, so socket(0x100000001) would slip past an Equal 1 rule) and
-// allows foreign architectures (i386 int $0x80) by default. Both are refused here.
+// seccompInstructions builds the filter. It is written out with x/net/bpf
+// rather than assembled by go-seccomp-bpf's Policy because that library
+// compares 64-bit arguments as a whole (the kernel truncates an int argument,
+// so socket(0x100000001, …) would slip past an "Equal 1" rule) and lets
+// foreign architectures (i386 int $0x80) through by default; both are refused
+// here. go-seccomp-bpf's syscall tables check our numbers in the tests.
 func seccompInstructions(o seccompOptions) ([]bpf.Instruction, error) {
-	info, err := arch.GetInfo("")
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
+	numbers := syscallNumbers()
+	if numbers == nil {
+		return nil, fmt.Errorf("seccomp: no syscall table for this architecture; Airlock's OS sandbox supports linux/amd64 and linux/arm64")
 	}
 	nr := func(name string) (uint32, bool) {
-		n, ok := info.SyscallNames[name]
-		return uint32(n), ok
+		n, ok := numbers[name]
+		return n, ok
 	}
 	p := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
 		bpf.RetConstant{Val: retENOSYS}, // foreign ABI (i386 on x86_64)
 		bpf.LoadAbsolute{Off: offNr, Size: 4},
 	}
-	if info.ID == arch.X86_64.ID {
+	if x32Bit != 0 {
 		p = append(p,
-			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: uint32(arch.X32.SeccompMask), SkipFalse: 1},
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipFalse: 1},
 			bpf.RetConstant{Val: retENOSYS}) // x32 ABI
 	}
 	for _, name := range deniedSyscalls {
