@@ -42,6 +42,22 @@ test('the landing page says nothing is waiting', async () => {
   assert.match(await page.locator('main').textContent(), /Runs start without asking inside\s+~?\/.*Airlock/);
 });
 
+test('every page shows its true empty state', async () => {
+  for (const [id, heading] of [
+    ['dispatch', 'No tasks yet'],
+    ['departments', 'No departments yet'],
+    ['ops', 'No operation plans yet'],
+    ['waiting', 'Nothing is waiting for you'],
+  ]) {
+    await page.locator(`nav a[data-page="${id}"]`).click();
+    await page.getByRole('heading', { name: heading }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('nav a[aria-current="page"]').getAttribute('data-page'), id);
+    assert.equal(new URL(page.url()).hash, `#/${id}`);
+  }
+  // The footer says only what is true today.
+  assert.equal(await page.locator('[data-fact="sandbox"]').textContent(), 'not checked yet');
+});
+
 test('Settings shows the effective sandbox mode and the layer that set it', async () => {
   await page.locator('nav a[data-page="settings"]').click();
   await page.locator(modeCell).waitFor({ timeout: 15_000 });
