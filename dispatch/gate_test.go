@@ -301,3 +301,23 @@ func TestDepartmentDefaultsAndOverridesRecordedOnRun(t *testing.T) {
 		t.Fatalf("next run did not take the new default: %+v", r2.Policy)
 	}
 }
+
+func TestRemoveTaskCancelsItsOpenRuns(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	ctx := context.Background()
+	held := h.task(TaskSpec{Name: "gone", Cwd: h.mkdir("home/outside/g"), Overlap: OverlapAllow})
+	r1 := h.wait(h.runNow(held.Name).ID, StatusWaitingDirectory)
+	p2 := h.task(TaskSpec{Name: "gone2", Cwd: h.ws, Argv: []string{"needs-person"}})
+	r2 := h.wait(h.runNow(p2.Name).ID, StatusWaitingApproval)
+	for _, name := range []string{"gone", "gone2"} {
+		if err := h.d.RemoveTask(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.wait(r1.ID, StatusCancelled)
+	h.wait(r2.ID, StatusCancelled)
+	if items, _ := h.d.Inbox(ctx); len(items) != 0 {
+		t.Fatalf("inbox still lists removed tasks' runs: %+v", items)
+	}
+}

@@ -232,9 +232,12 @@ func (d *Dispatcher) RemoveTask(ctx context.Context, name string) error {
 	if err := d.db.WithContext(ctx).Delete(&Task{}, t.ID).Error; err != nil {
 		return fmt.Errorf("remove task %s: %w", name, err)
 	}
-	// Runs still waiting for a person will never be answered usefully: cancel them.
-	d.db.WithContext(ctx).Model(&Run{}).Where("task_id = ? AND status IN ?", t.ID, []string{StatusWaitingDirectory, StatusQueued}).
-		Updates(map[string]any{"status": StatusCancelled, "reason": "task removed"})
+	// Its runs that have not finished are cancelled (a running one is killed).
+	var open []uint
+	d.db.WithContext(ctx).Model(&Run{}).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Pluck("id", &open)
+	for _, id := range open {
+		_ = d.Cancel(ctx, id, "task removed")
+	}
 	d.sched.remove(t.ID)
 	d.publish(TopicTaskRemoved, map[string]any{"id": t.ID, "name": t.Name})
 	d.publish(TopicInboxChanged, nil)
