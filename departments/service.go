@@ -53,7 +53,6 @@ type Service struct {
 	subMu sync.Mutex
 	subs  []func(Department)
 
-	watchMu sync.Mutex
 	rewatch chan struct{}
 }
 
