@@ -67,7 +67,7 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 	covered := map[uint]bool{}
 	for _, a := range approvals {
 		it := InboxItem{
-			Kind: InboxApprovalKind, Key: a.ID, Tier: a.Tier, Since: a.RequestedAt,
+			Kind: InboxApprovalKind, Key: a.ID, Tier: a.Tier, Since: a.RequestedAt, Deadline: a.Deadline,
 			Asked:   fmt.Sprintf("%s wants to run %s: %s", orDefault(a.Tool, "a tool"), a.Tier, a.Summary),
 			Actions: []string{"allow", "deny"},
 			Answer:  fmt.Sprintf("airlock approvals allow %s | airlock approvals deny %s", a.ID, a.ID),
@@ -85,7 +85,10 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 		}
 		if r != nil {
 			covered[r.ID] = true
-			it.Runs, it.Tasks, it.Deadline = []uint{r.ID}, []string{r.TaskName}, r.HoldUntil
+			it.Runs, it.Tasks = []uint{r.ID}, []string{r.TaskName}
+			if it.Deadline == nil {
+				it.Deadline = r.HoldUntil
+			}
 			it.Asked = fmt.Sprintf("run #%d of task %s waits for your approval: %s", r.ID, r.TaskName, a.Summary)
 		}
 		items = append(items, it)

@@ -123,6 +123,8 @@ type InboxApproval struct {
 	Summary     string    `json:"summary"`
 	RunID       uint      `json:"run_id,omitempty"`
 	RequestedAt time.Time `json:"requested_at"`
+	// Deadline is when the request times out, if it does.
+	Deadline *time.Time `json:"deadline,omitempty"`
 	// InteractiveOnly requests need the window's popup or a TTY.
 	InteractiveOnly bool `json:"interactive_only"`
 }

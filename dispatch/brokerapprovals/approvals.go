@@ -113,7 +113,7 @@ func (a *Approvals) Pending() []dispatch.InboxApproval {
 	for _, p := range a.b.Pending() {
 		ia := dispatch.InboxApproval{
 			ID: p.ID, Tool: p.Request.Tool, Tier: string(p.Tier), Kind: string(p.Kind), Summary: p.Summary,
-			RequestedAt: p.CreatedAt, InteractiveOnly: p.InteractiveOnly,
+			RequestedAt: p.CreatedAt, Deadline: p.Deadline, InteractiveOnly: p.InteractiveOnly,
 		}
 		if id, err := strconv.ParseUint(p.Request.Context.Run, 10, 64); err == nil {
 			ia.RunID = uint(id)

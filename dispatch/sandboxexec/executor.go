@@ -6,6 +6,7 @@ package sandboxexec
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -90,6 +91,12 @@ func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 	})
 	if err != nil {
 		return sandbox.Policy{}, err
+	}
+	// The start gate judged spec.Dir (already resolved). If it resolves elsewhere now, a
+	// component was swapped for a symlink in between: refuse rather than open the sandbox
+	// on a place the gate never saw.
+	if pol.Cwd != spec.Dir {
+		return sandbox.Policy{}, fmt.Errorf("working directory %s now resolves to %s (changed after the start gate checked it); not running", spec.Dir, pol.Cwd)
 	}
 	return pol, nil
 }

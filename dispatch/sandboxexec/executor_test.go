@@ -157,3 +157,28 @@ func TestTimeoutKillsTheSandboxedTree(t *testing.T) {
 		t.Fatalf("reason: %s", got.Reason)
 	}
 }
+
+func TestRefusesADirectorySwappedAfterTheGate(t *testing.T) {
+	tmp, err := os.MkdirTemp("/var/tmp", "airlock-swap-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	root, _ := filepath.EvalSymlinks(tmp)
+	dir := filepath.Join(root, "proj")
+	other := filepath.Join(root, "elsewhere")
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(other, 0o755)
+	// The gate resolved dir; then it is replaced by a symlink to elsewhere.
+	os.RemoveAll(dir)
+	if err := os.Symlink(other, dir); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	_, err = New(Options{}).Exec(context.Background(), dispatch.ExecSpec{
+		Argv: []string{"true"}, Dir: dir, Policy: dispatch.DefaultPolicy(), Stdout: &out, Stderr: &out,
+	})
+	if err == nil || !strings.Contains(err.Error(), "changed after the start gate") {
+		t.Fatalf("ran in a swapped directory: %v", err)
+	}
+}
