@@ -212,6 +212,15 @@ done
 status=0
 wait "$DRS_PID" || status=$?
 ((status == 0)) || fail "the app exited with status $status after SIGTERM (want 0)"
+# The bus daemon and WebKit's helpers end a moment after the app: allow them 5 s.
+is_running() { kill -0 "$1" 2>/dev/null && [[ $(ps -o stat= -p "$1" 2>/dev/null) != Z* ]]; }
+settle=$((SECONDS + 5))
+while ((SECONDS < settle)); do
+	busy=0
+	for pid in "${STARTED[@]}"; do is_running "$pid" && busy=1; done
+	((busy)) || break
+	sleep 0.1
+done
 left=()
 for pid in "${STARTED[@]}"; do
 	if kill -0 "$pid" 2>/dev/null && [[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]]; then
@@ -219,10 +228,12 @@ for pid in "${STARTED[@]}"; do
 	fi
 done
 ((${#left[@]} == 0)) || fail "processes left after quitting: ${left[*]}"
+n_started=${#STARTED[@]}
+STARTED=() # all gone: never signal these pids again (they may be reused)
 [[ ! -S $AIRLOCK_HOME/run/airlock.sock ]] || fail "the local API socket is still there after quitting"
 kill -TERM "$XVFB_PID"
 wait "$XVFB_PID" 2>/dev/null || true
-say "quit cleanly on SIGTERM (exit 0, ${#STARTED[@]} processes started, none left)"
+say "quit cleanly on SIGTERM (exit 0, $n_started processes started, none left)"
 
 # 7. With the headless daemon holding the core, the desktop app refuses clearly (exit 1).
 DAEMON=$ROOT/build/bin/airlockd
@@ -239,6 +250,7 @@ if [[ -x $DAEMON && -x $CLI ]]; then
 	refused_out=$(AIRLOCK_HOME=$TMP/home-daemon DBUS_SESSION_BUS_ADDRESS=disabled: timeout 20 "$APP" 2>&1) || refused=$?
 	kill -TERM "$DAEMON_PID"
 	wait "$DAEMON_PID" || fail "airlockd did not stop cleanly on SIGTERM"
+	STARTED=()
 	((refused == 1)) || fail "with the daemon running the desktop app exited with $refused (want 1): $refused_out"
 	[[ $refused_out == *daemon* ]] || fail "the refusal does not mention the daemon: $refused_out"
 	say "with the daemon running, the desktop app refused: ${refused_out#airlock-desktop: }"

@@ -68,6 +68,31 @@ function alive(pid) {
   }
 }
 
+/** descendants lists the processes below pid with their names, depth first. */
+function descendants(pid) {
+  const out = [];
+  for (const child of children(pid)) {
+    let comm = '';
+    try {
+      comm = execFileSync('ps', ['-o', 'comm=', '-p', String(child)], { encoding: 'utf8' }).trim();
+    } catch {
+      continue; // already gone
+    }
+    out.push({ pid: child, comm }, ...descendants(child));
+  }
+  return out;
+}
+
+/** running is alive and not a zombie waiting to be reaped. */
+function running(pid) {
+  if (!alive(pid)) return false;
+  try {
+    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim().startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
 function children(pid) {
   try {
     return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
@@ -154,16 +179,23 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
       execFileSync('mv', ['-f', join(home, 'config', 'config.toml.tmp'), join(home, 'config', 'config.toml')]);
     },
     readConfig: () => readFileSync(join(home, 'config', 'config.toml'), 'utf8'),
-    /** stop sends SIGTERM to the app and resolves with its exit code. */
+    /**
+     * stop sends SIGTERM to the app and resolves with its exit code and the processes
+     * of its tree (WebKit's, the bus daemon) still alive afterwards.
+     */
     async stop() {
-      const appPid = children(app.pid)
-        .map((pid) => ({ pid, comm: execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).trim() }))
-        .find((p) => p.comm.startsWith('airlock-deskto'))?.pid;
+      const tree = descendants(app.pid);
+      const appPid = tree.find((p) => p.comm.startsWith('airlock-deskto'))?.pid;
       if (appPid) process.kill(appPid, 'SIGTERM');
       const result = await Promise.race([exited, sleep(20_000).then(() => ({ code: null, signal: 'timeout' }))]);
+      // The bus daemon and WebKit's helpers end a moment after the app: allow them 5 s.
+      const settleBy = Date.now() + 5_000;
+      while (tree.some((p) => running(p.pid)) && Date.now() < settleBy) await sleep(100);
+      const left = tree.filter((p) => running(p.pid)).map((p) => `${p.pid}:${p.comm}`);
+      for (const p of tree) if (running(p.pid)) process.kill(p.pid, 'SIGKILL');
       killAll(procs);
       rmSync(tmp, { recursive: true, force: true });
-      return result;
+      return { ...result, left };
     },
   };
 }

@@ -28,8 +28,9 @@ after(async () => {
   }
   await browser?.close();
   if (app) {
-    const { code, signal } = await app.stop();
+    const { code, signal, left } = await app.stop();
     assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
+    assert.deepEqual(left, [], 'processes of the app left running after it quit');
   }
 });
 
