@@ -5,7 +5,8 @@
 # private D-Bus session with an unlocked test keyring, runs the node test (which spawns
 # `airlock mcp` over stdio, exactly as the README configures it), and stops the daemon.
 #
-#   scripts/mcp-e2e.sh
+#   scripts/mcp-e2e.sh                     # the test
+#   MCP_E2E_BENCH=1 scripts/mcp-e2e.sh     # then the round-trip latency figures
 #
 # Needs: Go, node 20+, npm, bubblewrap, dbus-run-session, gnome-keyring, script (util-linux).
 set -euo pipefail
@@ -59,4 +60,7 @@ done
 status=0
 (cd test/mcp-e2e && node --test --test-timeout=240000 mcp.test.mjs) || status=$?
 ((status == 0)) || fail "the MCP end-to-end test failed"
+if [[ ${MCP_E2E_BENCH:-} == 1 ]]; then
+	(cd test/mcp-e2e && node bench.mjs) || { status=1; fail "the benchmark failed"; }
+fi
 echo "mcp-e2e: PASS"

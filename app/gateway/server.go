@@ -192,7 +192,7 @@ func governed[In any](s *Server, t *mcp.Tool, prepare func(*In) (subject string,
 			in = rewritten
 		}
 		res, out := run(ctx, in)
-		s.after(c, d, out)
+		go s.after(c, d, out) // the agent need not wait for the after_tool_use hooks
 		return res, nil, nil
 	})
 }

@@ -261,3 +261,56 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
   }
   assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-tty");
 });
+
+// The hook adapter, against the same daemon, with Claude Code's documented event shapes.
+function hook(event, args = [], env = process.env) {
+  return new Promise((resolve, reject) => {
+    const child = execFile(BIN, ["hook", "claude", ...args], { env }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`hook exited ${err.code}: ${stderr}`));
+      resolve(stdout.trim() ? JSON.parse(stdout) : null);
+    });
+    child.stdin.end(JSON.stringify(event));
+  });
+}
+
+const pre = (tool_name, tool_input) => ({ session_id: "e2e-claude", transcript_path: "/dev/null", cwd: WS,
+  permission_mode: "default", hook_event_name: "PreToolUse", tool_name, tool_input, tool_use_id: "toolu_01" });
+
+test("airlock hook claude: P0 reads are allowed, with the documented output", async () => {
+  for (const [name, input] of [["Read", { file_path: path.join(WS, "hello.txt") }], ["Glob", { pattern: "**/*.txt" }],
+    ["Grep", { pattern: "line", path: WS }], ["LS", { path: WS }]]) {
+    const out = await hook(pre(name, input));
+    assert.equal(out.hookSpecificOutput.hookEventName, "PreToolUse");
+    assert.equal(out.hookSpecificOutput.permissionDecision, "allow", `${name}: ${JSON.stringify(out)}`);
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /P0/);
+  }
+});
+
+test("airlock hook claude: a call that needs a person asks after --wait, a destructive one too", async () => {
+  const out = await hook(pre("Write", { file_path: path.join(WS, "claude.txt"), content: "x" }), ["--wait", "1s"]);
+  assert.equal(out.hookSpecificOutput.permissionDecision, "ask", JSON.stringify(out));
+  assert.match(out.hookSpecificOutput.permissionDecisionReason, /nobody answered in Airlock within 1s/);
+  const rm = await hook(pre("Bash", { command: "rm -rf ~", description: "clean" }), ["--wait", "1s"]);
+  assert.equal(rm.hookSpecificOutput.permissionDecision, "ask", JSON.stringify(rm));
+});
+
+test("airlock hook claude: a denial in Airlock is a deny with the reason", async () => {
+  const waiting = hook(pre("WebFetch", { url: "https://example.com/", prompt: "summarize" }), ["--wait", "30s"]);
+  const p = await waitPending("web_fetch");
+  await run(BIN, ["approvals", "deny", p.id, "--reason", "no web today"]);
+  const out = await waiting;
+  assert.equal(out.hookSpecificOutput.permissionDecision, "deny", JSON.stringify(out));
+  assert.match(out.hookSpecificOutput.permissionDecisionReason, /Airlock blocked web_fetch/);
+});
+
+test("airlock hook claude: no Airlock running answers ask, never allow", async () => {
+  const env = { ...process.env, AIRLOCK_HOME: path.join(OUTSIDE, "no-airlock-here") };
+  const out = await hook(pre("Read", { file_path: path.join(WS, "hello.txt") }), [], env);
+  assert.equal(out.hookSpecificOutput.permissionDecision, "ask");
+  assert.match(out.hookSpecificOutput.permissionDecisionReason, /no Airlock app or daemon is running/);
+});
+
+test("airlock hook claude: PostToolUse is reported quietly", async () => {
+  const out = await hook({ ...pre("Bash", { command: "ls" }), hook_event_name: "PostToolUse", tool_response: { stdout: "a", stderr: "" } });
+  assert.equal(out, null);
+});

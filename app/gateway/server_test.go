@@ -1,0 +1,222 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// recordingBroker answers with decide and records every request and outcome.
+type recordingBroker struct {
+	mu     sync.Mutex
+	decide func(Request) Decision
+	asked  []Request
+	after  []AfterToolUse
+}
+
+func (b *recordingBroker) Await(_ context.Context, r Request) (Decision, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.asked = append(b.asked, r)
+	return b.decide(r), nil
+}
+
+func (b *recordingBroker) After(_ context.Context, a AfterToolUse) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.after = append(b.after, a)
+	return nil
+}
+
+func testPolicy(t testing.TB, dir string) sandbox.Policy {
+	t.Helper()
+	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: dir, Env: func(string) string { return "" }, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol
+}
+
+func connect(t testing.TB, opts Options) *mcp.ClientSession {
+	t.Helper()
+	srv := NewServer(opts)
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = srv.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return res, b.String()
+}
+
+func TestServerGovernsCalls(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	b := &recordingBroker{decide: func(r Request) Decision {
+		switch r.Tool {
+		case ToolWriteFile:
+			var p map[string]any
+			_ = json.Unmarshal(r.Params, &p)
+			if strings.HasSuffix(p["path"].(string), "denied.txt") {
+				return Decision{Verdict: Deny, Tier: "P1", Layer: "person", AnsweredBy: "window", Reasons: []string{"the person said no"}}
+			}
+			if strings.HasSuffix(p["path"].(string), "rewrite-out.txt") {
+				return Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"` + filepath.Join(outside, "x") + `","content":"x"}`)}
+			}
+			if strings.HasSuffix(p["path"].(string), "rewrite.txt") {
+				return Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"rewritten.txt","content":"by hook"}`)}
+			}
+		}
+		return Decision{Verdict: Allow, Tier: "P0", Layer: "tier", Params: r.Params}
+	}}
+	cs := connect(t, Options{Policy: testPolicy(t, ws), Broker: b, Department: "eng"})
+
+	t.Run("denied: a tool error saying what, why and what can change", func(t *testing.T) {
+		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": "denied.txt", "content": "x"})
+		if !res.IsError || !strings.Contains(text, "Airlock blocked write_file ("+filepath.Join(ws, "denied.txt")+")") ||
+			!strings.Contains(text, "the person said no") || !strings.Contains(text, "What can change it") {
+			t.Fatalf("got %v %q", res.IsError, text)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "denied.txt")); err == nil {
+			t.Fatal("a denied write ran")
+		}
+	})
+	t.Run("the request carries the session, workspace and policy, with absolute paths", func(t *testing.T) {
+		callText(t, cs, ToolReadFile, map[string]any{"path": "nothing.txt"})
+		r := b.asked[len(b.asked)-1]
+		var p map[string]any
+		_ = json.Unmarshal(r.Params, &p)
+		if !strings.HasPrefix(r.Context.Session, "mcp-") || r.Context.Cwd != ws || r.Context.Workspace != ws ||
+			r.Context.Department != "eng" || r.Context.Policy.Mode != "workspace-write" || p["path"] != filepath.Join(ws, "nothing.txt") ||
+			r.Context.Caller.Description != "mcp:test" {
+			t.Fatalf("request = %+v params %v", r, p)
+		}
+	})
+	t.Run("isolation errors do not reach the broker", func(t *testing.T) {
+		n := len(b.asked)
+		for _, p := range []string{filepath.Join(outside, "x"), "../" + filepath.Base(outside) + "/x", ".git/config"} {
+			res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": p, "content": "x"})
+			if !res.IsError || !strings.Contains(text, "isolation error") {
+				t.Fatalf("%s: got %v %q", p, res.IsError, text)
+			}
+		}
+		res, text := callText(t, cs, ToolWebFetch, map[string]any{"url": "https://example.com"})
+		if !res.IsError || !strings.Contains(text, "network access is off") {
+			t.Fatalf("web_fetch: %q", text)
+		}
+		if len(b.asked) != n {
+			t.Fatalf("the broker was asked about calls the sandbox refuses")
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+			t.Fatal("a write escaped the workspace")
+		}
+	})
+	t.Run("the decision's params run, and are checked again", func(t *testing.T) {
+		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": "rewrite.txt", "content": "x"})
+		got, _ := os.ReadFile(filepath.Join(ws, "rewritten.txt"))
+		if res.IsError || string(got) != "by hook" {
+			t.Fatalf("got %q, file %q", text, got)
+		}
+		res, text = callText(t, cs, ToolWriteFile, map[string]any{"path": "rewrite-out.txt", "content": "x"})
+		if !res.IsError || !strings.Contains(text, "isolation error") {
+			t.Fatalf("a rewrite out of the workspace ran: %q", text)
+		}
+	})
+	t.Run("the outcome is reported", func(t *testing.T) {
+		callText(t, cs, ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
+		var a AfterToolUse
+		for i := 0; i < 200; i++ { // reported in the background
+			b.mu.Lock()
+			if len(b.after) > 0 {
+				a = b.after[len(b.after)-1]
+			}
+			b.mu.Unlock()
+			if a.Request.Params != nil && strings.Contains(string(a.Request.Params), "ok.txt") {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if a.Request.Tool != ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != Allow {
+			t.Fatalf("after = %+v", a)
+		}
+	})
+}
+
+// allowServer is a stand-in core on a unix socket that allows everything, so the
+// benchmark measures the gateway, the SDK and the API round trip.
+func allowServer(tb testing.TB) *localapi.Client {
+	tb.Helper()
+	sock := filepath.Join(tb.TempDir(), "a.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req Request
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		localapi.WriteJSON(w, http.StatusOK, Decision{Verdict: Allow, Tier: "P0", Layer: "tier", Params: req.Params})
+	})}
+	go func() { _ = srv.Serve(l) }()
+	tb.Cleanup(func() { _ = srv.Close() })
+	return localapi.NewClient(sock)
+}
+
+func BenchmarkReadFileRoundTrip(b *testing.B) {
+	ws := b.TempDir()
+	_ = os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Repeat("a line of text\n", 100)), 0o644)
+	client := allowServer(b)
+	cs := connect(b, Options{Policy: testPolicy(b, ws), Broker: APIBroker{Client: client}, Client: client})
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolReadFile, Arguments: map[string]any{"path": "f.txt"}})
+		if err != nil || res.IsError {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+}
+
+func BenchmarkClaudeHookDecision(b *testing.B) {
+	client := allowServer(b)
+	h := ClaudeHook{Broker: APIBroker{Client: client}, MCPServer: "airlock"}
+	ev := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/w/a.go"}}`
+	ctx := context.Background()
+	var out strings.Builder
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out.Reset()
+		if err := h.Run(ctx, strings.NewReader(ev), &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
