@@ -126,6 +126,12 @@ func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []str
 	if !p.Network {
 		args = append(args, "--unshare-net")
 	}
+	// The sandbox's /tmp is a fresh tmpfs: a working directory under the host's /tmp that
+	// no writable root brings back (read-only mode, or a cwd outside the roots) is bound
+	// read-only, so the command still starts there and reads it.
+	if within(cwd, "/tmp") && !withinAny(cwd, m.writable) {
+		args = append(args, "--ro-bind", cwd, cwd)
+	}
 	for _, r := range m.writable {
 		args = append(args, "--bind", r, r)
 	}
@@ -163,4 +169,13 @@ func BwrapArgs(p Policy, hidden []string, cwd string) ([]string, error) {
 		return nil, err
 	}
 	return bwrapArgs(p, m, cwd, -1, -1), nil
+}
+
+func withinAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if within(path, r) {
+			return true
+		}
+	}
+	return false
 }

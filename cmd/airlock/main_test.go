@@ -399,3 +399,99 @@ func TestInteractiveOnlyNeedsAPerson(t *testing.T) {
 		t.Fatalf("decision %v", d)
 	}
 }
+
+func needKeyring(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("secret-tool", "search", "service", "airlock-probe").CombinedOutput()
+	if err != nil && os.Getenv("AIRLOCK_REQUIRE_KEYRING") != "1" {
+		t.Skipf("no unlocked Secret Service here (run under make test): %v %s", err, out)
+	}
+}
+
+// onTTY runs the CLI under a pseudo-terminal (script(1)) and types input into it.
+func (in *instance) onTTY(input string, args ...string) string {
+	in.t.Helper()
+	cmdline := binary
+	for _, a := range args {
+		cmdline += " '" + a + "'"
+	}
+	c := exec.Command("script", "-qec", cmdline, "/dev/null")
+	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home)
+	c.Stdin = strings.NewReader(input)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		in.t.Fatalf("%v on a terminal: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// The README's worked example, from the CLI: a real SQLite migration walked through
+// plan → diff → approve (typed at a terminal) → apply → verify → journal --verify.
+func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
+	needKeyring(t)
+	in := newInstance(t)
+	in.startDaemon()
+	shop := filepath.Join(t.TempDir(), "shop")
+	os.MkdirAll(shop, 0o755)
+	for _, f := range []string{"plan.json", "migrate.sql"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "ops", "testdata", "sqlite-migration", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(shop, f), data, 0o644)
+	}
+	if out, err := exec.Command("sqlite3", filepath.Join(shop, "db.sqlite"), "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL); INSERT INTO users(name) VALUES ('ada'), ('grace');").CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v %s", err, out)
+	}
+	js := func(args ...string) map[string]any {
+		t.Helper()
+		c := in.cmd(append(args, "--json")...)
+		c.Dir = shop
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%v: %v %s", args, err, out)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("%v printed %s", args, out)
+		}
+		return m
+	}
+	plan := js("ops", "plan", "--file", filepath.Join(shop, "plan.json"))
+	id, hash := plan["id"].(string), plan["hash"].(string)
+	diff := js("ops", "diff", id, "--run")
+	if !strings.Contains(diff["diff"].(map[string]any)["content"].(string), "email") {
+		t.Fatalf("diff does not show the new column: %v", diff["diff"])
+	}
+	// Approval refuses without a terminal, and with a wrong hash prefix.
+	c := in.cmd("ops", "approve", id)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs a person at a terminal") {
+		t.Fatalf("approve without a terminal: %v %s", err, out)
+	}
+	out := in.onTTY(hash[:8]+"\n", "ops", "approve", id)
+	i := strings.Index(out, "token: ")
+	if i < 0 {
+		t.Fatalf("no token printed:\n%s", out)
+	}
+	token := strings.Fields(out[i+len("token: "):])[0]
+	applied := js("ops", "apply", id, "--token", token)
+	if applied["status"] != "applied" {
+		t.Fatalf("apply: %v", applied)
+	}
+	// Replaying the token does nothing.
+	if _, stderr, code := in.run("ops", "apply", id, "--token", token); code == 0 || !strings.Contains(stderr, "already used") {
+		t.Fatalf("replay: exit %d %s", code, stderr)
+	}
+	if v := js("ops", "verify", id); v["status"] != "verified" {
+		t.Fatalf("verify: %v", v)
+	}
+	j := js("ops", "journal", "--plan", id, "--verify")
+	if j["verification"].(map[string]any)["ok"] != true || len(j["entries"].([]any)) < 5 {
+		t.Fatalf("journal: %v", j)
+	}
+	schema, _ := exec.Command("sqlite3", filepath.Join(shop, "db.sqlite"), ".schema users").Output()
+	if !strings.Contains(string(schema), "email") {
+		t.Fatalf("the migration did not land: %s", schema)
+	}
+}
