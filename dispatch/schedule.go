@@ -37,12 +37,55 @@ func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("invalid schedule %q: %v; %s", line, err, scheduleHint)
 	}
-	// Set the zone here rather than with a CRON_TZ= prefix, which would load the zone file
-	// again for every task.
+	// Evaluate calendar schedules on the zone's wall clock (see wallSchedule). Setting the
+	// zone here rather than with a CRON_TZ= prefix also avoids loading the zone file again
+	// for every task.
 	if spec, ok := sched.(*cron.SpecSchedule); ok {
-		spec.Location = loc
+		spec.Location = time.UTC
+		sched = wallSchedule{spec: spec, loc: loc}
 	}
 	return sched, loc, nil
+}
+
+// wallSchedule evaluates a cron line on the wall clock of its zone, so daylight-saving
+// changes neither skip nor repeat an occurrence: a time that does not exist (clocks jump
+// forward over 02:30) runs once, just after the jump (03:30); a time that happens twice
+// (clocks go back over 02:30) runs once. robfig/cron on its own skips the first and runs
+// the second twice.
+type wallSchedule struct {
+	spec *cron.SpecSchedule // Location UTC: the wall clock
+	loc  *time.Location
+}
+
+// Next returns the first occurrence strictly after t.
+func (w wallSchedule) Next(t time.Time) time.Time {
+	lt := t.In(w.loc)
+	wall := time.Date(lt.Year(), lt.Month(), lt.Day(), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), time.UTC)
+	for i := 0; i < 8; i++ {
+		nw := w.spec.Next(wall)
+		if nw.IsZero() {
+			return nw
+		}
+		n := firstInstance(time.Date(nw.Year(), nw.Month(), nw.Day(), nw.Hour(), nw.Minute(), nw.Second(), 0, w.loc), w.loc)
+		if n.After(t) {
+			return n
+		}
+		wall = nw
+	}
+	return time.Time{}
+}
+
+// firstInstance returns the earlier of the two instants that show the same wall clock
+// when clocks go back (the repeated hour); any other time is returned as is.
+func firstInstance(n time.Time, loc *time.Location) time.Time {
+	l := n.In(loc)
+	for _, back := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
+		e := n.Add(-back).In(loc)
+		if e.Year() == l.Year() && e.YearDay() == l.YearDay() && e.Hour() == l.Hour() && e.Minute() == l.Minute() && e.Second() == l.Second() {
+			return n.Add(-back)
+		}
+	}
+	return n
 }
 
 // LoadZone loads an IANA time zone; "" is UTC.

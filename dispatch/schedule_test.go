@@ -61,12 +61,29 @@ func TestNextTimesUseTheTimeZone(t *testing.T) {
 	if want := time.Date(2026, 7, 16, 0, 0, 0, 0, time.UTC); !got[0].Equal(want) {
 		t.Fatalf("summer next = %s, want %s", got[0].UTC(), want)
 	}
-	// The spring-forward day: 02:30 does not exist in Madrid on 29 March 2026.
-	got, _ = NextTimes("30 2 * * *", "Europe/Madrid", time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC), 2)
+	// Spring forward: 02:30 does not exist in Madrid on 29 March 2026. The daily run is not
+	// skipped: it runs once, just after the jump.
+	got, _ = NextTimes("30 2 * * *", "Europe/Madrid", time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC), 3)
+	if want := time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC); !got[0].Equal(want) {
+		t.Fatalf("spring-forward day: %v, want a run at %s", got, want)
+	}
+	if got[1].Day() != 30 {
+		t.Fatalf("spring-forward day ran twice: %v", got)
+	}
+	// Fall back: 02:30 happens twice on 25 October 2026. It runs once.
+	got, _ = NextTimes("30 2 * * *", "Europe/Madrid", time.Date(2026, 10, 24, 12, 0, 0, 0, time.UTC), 3)
+	days := map[int]int{}
 	for _, g := range got {
-		if g.Day() == 29 && g.Hour() == 2 {
-			t.Fatalf("fired at a time that does not exist: %s", g)
-		}
+		days[g.Day()]++
+	}
+	if days[25] != 1 || days[26] != 1 || days[27] != 1 {
+		t.Fatalf("fall-back day: %v", got)
+	}
+	// Asked from inside the repeated hour (after the first 02:30 ran), the next is tomorrow.
+	second := time.Date(2026, 10, 25, 1, 15, 0, 0, time.UTC) // 02:15 CET, the second pass
+	got, _ = NextTimes("30 2 * * *", "Europe/Madrid", second, 1)
+	if got[0].Day() != 26 {
+		t.Fatalf("repeated hour ran again: %v", got)
 	}
 	got, _ = NextTimes("@every 15m", "", from, 3)
 	if len(got) != 3 || got[1].Sub(got[0]) != 15*time.Minute {
