@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -195,13 +196,25 @@ func opsApplyCmd(e *env) *cobra.Command {
 			}
 			body := map[string]any{"token": token, "by": "cli"}
 			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/apply", body, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "plan %v: %v (exit %v)\n", m["plan_id"], m["status"], m["exit_code"])
+				artifact := func(label string, v any) {
+					if a, ok := v.(map[string]any); ok {
+						fmt.Fprintf(w, "%-16s sha256 %s…  %s\n", label, short(a["sha256"], 8), oneLine(a["content"], 80))
+					}
+				}
+				artifact("snapshot before", m["snapshot_before"])
+				dur := ""
+				if ns, ok := m["duration_ns"].(float64); ok {
+					dur = fmt.Sprintf(" in %s", time.Duration(ns).Round(time.Millisecond))
+				}
+				fmt.Fprintf(w, "%-16s exit %v%s\n", "apply", m["exit_code"], dur)
 				if out, ok := m["output"].(map[string]any); ok && out["content"] != "" {
 					fmt.Fprintf(w, "%v\n", out["content"])
 				}
+				artifact("snapshot after", m["snapshot_after"])
 				if r, ok := m["reason"].(string); ok && r != "" {
 					fmt.Fprintf(w, "reason: %s\n", r)
 				}
+				fmt.Fprintf(w, "plan %v is %v\n", m["plan_id"], m["status"])
 				if m["status"] == "applied" {
 					fmt.Fprintf(w, "next: airlock ops verify %v\n", m["plan_id"])
 				}
@@ -219,18 +232,22 @@ func opsVerifyCmd(e *env) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/verify", map[string]any{}, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "plan %v: %v\n", m["plan_id"], m["status"])
-				if as, ok := m["assertions"].([]any); ok {
-					for _, a := range as {
-						if am, ok := a.(map[string]any); ok {
-							mark := "FAIL"
-							if am["passed"] == true {
-								mark = "ok  "
-							}
-							fmt.Fprintf(w, "  %s %v\n", mark, am["name"])
-						}
+				as, _ := m["assertions"].([]any)
+				tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+				for _, a := range as {
+					am, _ := a.(map[string]any)
+					mark := "✗"
+					if am["passed"] == true {
+						mark = "✓"
 					}
+					line := fmt.Sprintf("%s %v\t%v\t→ %s", mark, am["name"], am["command"], oneLine(am["output"], 60))
+					if r, ok := am["reason"].(string); ok && r != "" && am["passed"] != true {
+						line += "  (" + r + ")"
+					}
+					fmt.Fprintln(tw, line)
 				}
+				tw.Flush()
+				fmt.Fprintf(w, "plan %v is %v\n", m["plan_id"], m["status"])
 			})
 		},
 	}
@@ -343,25 +360,32 @@ func opsJournalCmd(e *env) *cobra.Command {
 			var broken bool
 			err := opsCall(cmd.Context(), e, "GET", "/v1/ops/journal?"+q.Encode(), nil, func(w io.Writer, m map[string]any) {
 				entries, _ := m["entries"].([]any)
-				fmt.Fprintf(w, "journal of %v: %d entries\n", m["project"], len(entries))
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "seq\tevent\tstatus\tactor\tdetail")
 				for _, en := range entries {
-					if x, ok := en.(map[string]any); ok {
-						fmt.Fprintf(w, "  #%v %v %v %v %v\n", x["seq"], x["at"], x["event"], x["plan_id"], x["detail"])
-					}
+					x, _ := en.(map[string]any)
+					var detail strings.Builder
+					enc := json.NewEncoder(&detail)
+					enc.SetEscapeHTML(false)
+					_ = enc.Encode(x["detail"])
+					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%s\n", x["seq"], x["event"], x["status"], x["actor"], oneLine(detail.String(), 70))
 				}
+				tw.Flush()
+				summary := fmt.Sprintf("journal of %v: %d entries", m["project"], len(entries))
 				if v, ok := m["verification"].(map[string]any); ok {
+					ps, _ := v["problems"].([]any)
+					for _, p := range ps {
+						pm, _ := p.(map[string]any)
+						fmt.Fprintf(w, "%v: seq %v: %v\n", pm["kind"], pm["seq"], pm["detail"])
+					}
 					if v["ok"] == true {
-						fmt.Fprintln(w, "chain: intact (every entry hash-chained and authenticated)")
+						summary += ", chain and signatures OK"
 					} else {
 						broken = true
-						fmt.Fprintln(w, "chain: BROKEN")
-						if ps, ok := v["problems"].([]any); ok {
-							for _, p := range ps {
-								fmt.Fprintf(w, "  - %v\n", p)
-							}
-						}
+						summary += fmt.Sprintf(", %d problem(s)", len(ps))
 					}
 				}
+				fmt.Fprintln(w, summary)
 			})
 			if err == nil && broken {
 				return &exitError{code: ExitError, err: errors.New("the journal failed verification")}
@@ -374,4 +398,22 @@ func opsJournalCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&status, "status", "", "only entries with this plan status")
 	cmd.Flags().BoolVar(&verify, "verify", false, "verify the chain and the signatures")
 	return cmd
+}
+
+// short returns the first n characters of a string value.
+func short(v any, n int) string {
+	s, _ := v.(string)
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// oneLine folds a value onto one line of at most n characters.
+func oneLine(v any, n int) string {
+	s := strings.Join(strings.Fields(fmt.Sprint(v)), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
