@@ -35,6 +35,8 @@ export AIRLOCK_HOME=$base/home
 export AIRLOCK_E2E_WORKSPACE=$base/workspace
 export AIRLOCK_E2E_OUTSIDE=$base/outside
 export AIRLOCK_BIN=$root/build/bin/airlock
+# The tests start `airlock` by name, as the README's configurations do.
+export PATH=$root/build/bin:$PATH
 mkdir -p "$AIRLOCK_HOME" "$AIRLOCK_E2E_WORKSPACE" "$AIRLOCK_E2E_OUTSIDE"
 unset AIRLOCK_SANDBOX_MODE AIRLOCK_NETWORK AIRLOCK_APPROVAL_POLICY AIRLOCK_EXECUTION_MODE
 

@@ -26,6 +26,7 @@ func newHookCmd(e *env) *cobra.Command {
 			`     "hooks": [{"type": "command", "command": "airlock hook claude", "timeout": 600}]}]}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			e.getenv = gateway.AgentEnv(e.getenv)
 			p, err := e.paths()
 			if err != nil {
 				// Still answer: "ask" with the reason.

@@ -36,6 +36,7 @@ func newMCPCmd(e *env) *cobra.Command {
 			if posture == "cloudops" && !cmd.Flags().Changed("network") {
 				_ = cmd.Flags().Set("network", "true") // cloudops turns the network on
 			}
+			e.getenv = gateway.AgentEnv(e.getenv)
 			policy, err := pf.resolve(e, cmd.Flags())
 			if err != nil {
 				return err

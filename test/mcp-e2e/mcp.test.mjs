@@ -21,12 +21,32 @@ assert.ok(BIN && WS && OUTSIDE && process.env.AIRLOCK_HOME, "run through scripts
 let client;
 let stderr = "";
 
-// The same configuration the README gives: command `airlock`, args ["mcp"], the
-// workspace as the working directory (here made explicit with --cwd).
+// The configuration the README gives, read from the files it is copied from
+// (config/): command `airlock` (on PATH: scripts/mcp-e2e.sh puts build/bin first), args
+// ["mcp"], started in the workspace as an agent starts it in its project.
+const CONFIG = path.join(import.meta.dirname, "config");
+const server = JSON.parse(fs.readFileSync(path.join(CONFIG, "mcp.json"), "utf8")).mcpServers.airlock;
+const claudeSettings = JSON.parse(fs.readFileSync(path.join(CONFIG, "claude-settings.json"), "utf8"));
+
+test("the README's configurations for Codex, opencode and Claude Code start the same server", () => {
+  const codex = fs.readFileSync(path.join(CONFIG, "codex-config.toml"), "utf8");
+  assert.match(codex, /^\[mcp_servers\.airlock\]$/m);
+  assert.equal(JSON.parse(codex.match(/^command = (.*)$/m)[1]), server.command);
+  assert.deepEqual(JSON.parse(codex.match(/^args = (.*)$/m)[1]), server.args);
+  const opencode = JSON.parse(fs.readFileSync(path.join(CONFIG, "opencode.json"), "utf8")).mcp.airlock;
+  assert.deepEqual(opencode.command, [server.command, ...server.args]);
+  assert.equal(opencode.type, "local");
+  const hookCmd = claudeSettings.hooks.PreToolUse[0].hooks[0].command;
+  assert.equal(hookCmd, "airlock hook claude");
+  for (const t of ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "mcp__airlock__bash"]) {
+    assert.match(t, new RegExp(`^(${claudeSettings.hooks.PreToolUse[0].matcher})$`), `the hook matcher covers ${t}`);
+  }
+});
+
 before(async () => {
   fs.writeFileSync(path.join(WS, "hello.txt"), "line one\nline two\nline three\n");
   const transport = new StdioClientTransport({
-    command: BIN, args: ["mcp", "--cwd", WS], cwd: WS,
+    command: server.command, args: server.args, cwd: WS,
     env: { ...process.env }, stderr: "pipe",
   });
   transport.stderr?.on("data", (d) => { stderr += d; });
@@ -263,9 +283,11 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
 });
 
 // The hook adapter, against the same daemon, with Claude Code's documented event shapes.
+// hook runs the command of claude-settings.json the way Claude Code does (a shell command line).
 function hook(event, args = [], env = process.env) {
+  const command = [claudeSettings.hooks.PreToolUse[0].hooks[0].command, ...args].join(" ");
   return new Promise((resolve, reject) => {
-    const child = execFile(BIN, ["hook", "claude", ...args], { env }, (err, stdout, stderr) => {
+    const child = execFile("/bin/sh", ["-c", command], { env, cwd: WS }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`hook exited ${err.code}: ${stderr}`));
       resolve(stdout.trim() ? JSON.parse(stdout) : null);
     });
@@ -313,4 +335,28 @@ test("airlock hook claude: no Airlock running answers ask, never allow", async (
 test("airlock hook claude: PostToolUse is reported quietly", async () => {
   const out = await hook({ ...pre("Bash", { command: "ls" }), hook_event_name: "PostToolUse", tool_response: { stdout: "a", stderr: "" } });
   assert.equal(out, null);
+});
+
+test("with no Airlock running, airlock mcp starts the headless core and says so", async () => {
+  const home = path.join(OUTSIDE, "fresh-home");
+  const env = { ...process.env, AIRLOCK_HOME: home };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  const transport = new StdioClientTransport({ command: server.command, args: server.args, cwd: WS, env, stderr: "pipe" });
+  let err = "";
+  transport.stderr?.on("data", (d) => { err += d; });
+  const c = new Client({ name: "airlock-e2e-fresh", version: "1.0.0" });
+  await c.connect(transport);
+  let pid;
+  try {
+    assert.match(err, /no Airlock core was running; started the headless core \(airlockd\) \(pid (\d+), log /);
+    pid = Number(err.match(/\(pid (\d+)/)[1]);
+    const res = await c.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+    assert.ok(!res.isError, JSON.stringify(res));
+    const { stdout } = await run(BIN, ["status", "--json"], { env });
+    assert.equal(JSON.parse(stdout).pid, pid);
+  } finally {
+    await c.close();
+    if (pid) process.kill(pid, "SIGTERM");
+  }
 });
