@@ -85,12 +85,11 @@ func (s *Server) api(ctx context.Context, method, path string, in any) (*mcp.Cal
 }
 
 func (s *Server) addOpsTools() {
-	desc := func(name, fallback string) string { return fallback }
 	governed(s, &mcp.Tool{Name: ToolOpsPlan, Annotations: &mcp.ToolAnnotations{Title: "Open an ops plan"},
-		Description: desc(ToolOpsPlan, "Open an operation plan for a change to live infrastructure: target, intent, the exact apply command "+
-			"(argv or shell), optional snapshot and diff commands, working directory, steps with effect, reversibility "+
-			"(reversible|hard|irreversible) and blast radius (low|med|high), and read-only verify assertions. Returns the plan id and "+
-			"its sha256. Next: ops_diff.")},
+		Description: "Open an operation plan for a change to live infrastructure: target, intent, the exact apply command " +
+			"(argv or shell), optional snapshot and diff commands, working directory, steps with effect, reversibility " +
+			"(reversible|hard|irreversible) and blast radius (low|med|high), and read-only verify assertions. Returns the plan id and " +
+			"its sha256. Next: ops_diff."},
 		func(in *opsPlanIn) (string, error) {
 			if len(in.Plan) == 0 {
 				return "", errors.New("plan is required")
@@ -115,7 +114,9 @@ func (s *Server) addOpsTools() {
 			"command, or attach a file. No diff, no approval. Next: ops_approve."},
 		func(in *opsDiffIn) (string, error) {
 			if in.File != "" {
-				in.File = s.abs(in.File)
+				if _, err := s.readable(&in.File); err != nil {
+					return in.PlanID, err
+				}
 			}
 			return in.PlanID, needPlan(in.PlanID)
 		},
