@@ -346,3 +346,16 @@ func TestInboxOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactorStreamsWhatCannotBeASecret(t *testing.T) {
+	r := newRedactor([]string{"hunter2-secret"})
+	if got := string(r.write([]byte("progress 50%"))); got != "progress 50%" {
+		t.Fatalf("held back output that cannot be a secret: %q", got)
+	}
+	if got := string(r.write([]byte(" token=hunt"))); got != " token=" {
+		t.Fatalf("emitted a possible secret prefix: %q", got)
+	}
+	if got := string(r.write([]byte("er2-secret!"))); got != redactedMark+"!" {
+		t.Fatalf("got %q", got)
+	}
+}

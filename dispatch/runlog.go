@@ -14,7 +14,8 @@ import (
 const redactedMark = "[redacted]"
 
 // redactor removes secret values from a byte stream whose chunks may split a secret: it
-// holds back the last len(longest secret)-1 bytes until more arrive or it is flushed.
+// holds back a tail that could be the beginning of a secret until more arrives or it is
+// flushed.
 type redactor struct {
 	secrets [][]byte // longest first
 	hold    int
@@ -45,14 +46,32 @@ func (r *redactor) write(p []byte) []byte {
 	for _, s := range r.secrets {
 		r.pending = bytes.ReplaceAll(r.pending, s, []byte(redactedMark))
 	}
-	// Any secret that starts before cut ends inside pending, so it was replaced above.
-	cut := len(r.pending) - r.hold
-	if cut <= 0 {
+	// Hold back only a tail that could be the start of a secret: any secret starting
+	// earlier is complete inside pending, so it was replaced above. Output that cannot be
+	// a secret's beginning streams live at once.
+	cut := len(r.pending)
+	for i := max(0, len(r.pending)-r.hold); i < len(r.pending); i++ {
+		if r.startsSecret(r.pending[i:]) {
+			cut = i
+			break
+		}
+	}
+	if cut == 0 {
 		return nil
 	}
 	out := append([]byte(nil), r.pending[:cut]...)
 	r.pending = append(r.pending[:0], r.pending[cut:]...)
 	return out
+}
+
+// startsSecret reports whether tail is a proper prefix of some secret.
+func (r *redactor) startsSecret(tail []byte) bool {
+	for _, s := range r.secrets {
+		if len(tail) < len(s) && bytes.HasPrefix(s, tail) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *redactor) flush() []byte {
