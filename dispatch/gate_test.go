@@ -186,6 +186,11 @@ func TestAuthorizeReleasesAllWaitingAtOrBelowAndOnlyThose(t *testing.T) {
 	for _, id := range append(append([]uint{}, below...), others...) {
 		h.wait(id, StatusWaitingDirectory)
 	}
+	// About one notification per held place (51 directories below base, 3 others; two
+	// runs held at the same instant may both notify), not one per run: at least one each.
+	if n := strings.Count(h.ev.text(), `dispatch.notify {"kind":"needs_you"`); n < 54 || n >= 100 {
+		t.Fatalf("%d needs-you notifications for 54 held places and 103 held runs", n)
+	}
 	res, err := h.d.Authorize(ctx, base, "tester", false)
 	if err != nil {
 		t.Fatal(err)

@@ -248,7 +248,7 @@ func (d *Dispatcher) hold(r *Run, t Task, v gateVerdict) {
 		// One notification per place: the hundredth run held on the same directory is
 		// already covered by the inbox item the first one raised.
 		var others int64
-		d.db.Model(&Run{}).Where("status = ? AND waiting_dir = ? AND waiting_dept = ? AND id <> ?",
+		d.db.Model(&Run{}).Where("status = ? AND waiting_dir = ? AND waiting_dept = ? AND id < ?",
 			StatusWaitingDirectory, v.waitingDir, v.waitingDept, r.ID).Count(&others)
 		if others == 0 {
 			d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": t.Name, "message": v.reason})
