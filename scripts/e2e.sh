@@ -6,7 +6,7 @@
 # drives Debian's headless Chromium through playwright-core.
 #
 #   scripts/e2e.sh                 # all e2e tests
-#   scripts/e2e.sh settings        # only frontend/e2e/settings.e2e.mjs
+#   scripts/e2e.sh window          # only frontend/e2e/window.e2e.mjs
 #
 # Needs: Go, libwebkit2gtk-4.1-dev, Xvfb, dbus, chromium (apt), npm ci done in frontend/.
 set -euo pipefail

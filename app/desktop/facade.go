@@ -2,10 +2,13 @@ package desktop
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
 	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/ops"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Facade is the struct bound to the window: each exported method becomes a typed
@@ -49,4 +52,53 @@ func (f *Facade) Home() string {
 		return ""
 	}
 	return home
+}
+
+// PendingApprovals lists the requests waiting for a person, oldest first: the
+// "Waiting for you" page and its count. The window re-reads it on permission.requested
+// and permission.decided.
+func (f *Facade) PendingApprovals() []Approval {
+	out := []Approval{}
+	if f.core.Broker == nil {
+		return out
+	}
+	for _, p := range f.core.Broker.Pending() {
+		out = append(out, approvalView(p))
+	}
+	return out
+}
+
+// OpsPlans lists the operation plans, newest first (at most 100). The window re-reads
+// it on ops.plan.updated.
+func (f *Facade) OpsPlans() ([]ops.PlanSummary, error) {
+	if f.core.Ops == nil {
+		return []ops.PlanSummary{}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	list, err := f.core.Ops.List(ctx, ops.PlanFilter{})
+	if err != nil {
+		return nil, err
+	}
+	if list == nil {
+		list = []ops.PlanSummary{}
+	}
+	return list, nil
+}
+
+// errProbing says the sandbox's start-up probes have not finished; sandbox.status
+// brings their result when they do.
+var errProbing = errors.New("the sandbox probes have not finished yet")
+
+// SandboxStatus is the result of the start-up probes: the backend runs use, what it
+// guarantees, and what to do about each missing piece. It waits briefly for probes still
+// running; the window also receives the result as the sandbox.status event.
+func (f *Facade) SandboxStatus() (sandbox.Status, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	st, ok := f.core.SandboxStatus(ctx)
+	if !ok {
+		return sandbox.Status{}, errProbing
+	}
+	return st, nil
 }

@@ -4,6 +4,7 @@
 // and receives the real events. The app runs under its own Xvfb (it still opens its GTK
 // window) and its own D-Bus session, with a private AIRLOCK_HOME.
 import { spawn, execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -179,6 +180,8 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
       execFileSync('mv', ['-f', join(home, 'config', 'config.toml.tmp'), join(home, 'config', 'config.toml')]);
     },
     readConfig: () => readFileSync(join(home, 'config', 'config.toml'), 'utf8'),
+    /** api calls the app's local API over its unix socket, as the CLI does. */
+    api: (method, path, body) => localAPI(join(home, 'run', 'airlock.sock'), method, path, body),
     /**
      * stop sends SIGTERM to the app and resolves with its exit code and the processes
      * of its tree (WebKit's, the bus daemon) still alive afterwards.
@@ -198,6 +201,33 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
       return { ...result, left };
     },
   };
+}
+
+/** localAPI sends one JSON request over the unix socket and resolves with {status, body}. */
+export function localAPI(socketPath, method, path, body) {
+  return new Promise((ok, fail) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      { socketPath, method, path, headers: data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let parsed = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text
+          }
+          ok({ status: res.statusCode, body: parsed });
+        });
+      },
+    );
+    req.on('error', fail);
+    if (data) req.write(data);
+    req.end();
+  });
 }
 
 function killAll(procs) {

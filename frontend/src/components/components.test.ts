@@ -77,10 +77,27 @@ describe('Sidebar', () => {
 
 describe('Waiting', () => {
   it('shows its true empty state with the workspace roots', () => {
-    const el = render(Waiting, { count: 0, roots: ['/home/ana/Airlock'], home: '/home/ana' });
+    const el = render(Waiting, { approvals: [], roots: ['/home/ana/Airlock'], home: '/home/ana' });
     expect(el.textContent).toContain('Nothing is waiting for you');
     expect(el.textContent).toContain('~/Airlock');
     expect(el.textContent).toContain('0 items');
+  });
+
+  it('lists pending requests most urgent first, with the way to answer them', () => {
+    const approvals = [
+      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactiveOnly: false, reasons: [], createdAt: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
+      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, reasons: ['data loss: rewrites the remote branch history'], createdAt: '2026-11-29T11:00:00Z', network: true },
+    ];
+    const el = render(Waiting, { approvals, roots: [], home: '/home/ana' });
+    const rows = [...el.querySelectorAll('[data-approval]')];
+    expect(rows.map((r) => r.getAttribute('data-approval'))).toEqual(['b2', 'a1']);
+    expect(rows[0]!.textContent).toContain('data loss: rewrites the remote branch history');
+    expect(rows[0]!.textContent).toContain('Only a person can answer this one');
+    expect(rows[0]!.textContent).toContain('airlock approvals deny b2');
+    expect(rows[1]!.textContent).toContain('~/Airlock/research');
+    expect(rows[1]!.textContent).toContain('agent session “refactor”');
+    expect(el.textContent).toContain('2 items');
+    expect(el.textContent).not.toContain('Nothing is waiting');
   });
 });
 

@@ -4,7 +4,7 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { config, localapi } from '../../wailsjs/go/models';
+import type { config, desktop, localapi, ops, sandbox } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
 export type Status = localapi.Status;
@@ -16,6 +16,13 @@ export type Setting = config.Setting;
 export type ConfigError = config.Error;
 export type ConfigProblem = config.Problem;
 
+/** A request waiting for a person (the Waiting for you page). */
+export type Approval = desktop.Approval;
+/** An operation plan as the Ops list shows it. */
+export type PlanSummary = ops.PlanSummary;
+/** The sandbox's start-up probes and the backend runs use. */
+export type SandboxStatus = sandbox.Status;
+
 /** The layers a value can come from, strongest first. */
 export type Layer = 'flag' | 'env' | 'file' | 'default';
 
@@ -25,4 +32,8 @@ export const api = {
   configView: (): Promise<ConfigView> => Facade.ConfigView(),
   home: (): Promise<string> => Facade.Home(),
   topics: (): Promise<string[]> => Facade.Topics(),
+  pendingApprovals: (): Promise<Approval[]> => Facade.PendingApprovals(),
+  opsPlans: (): Promise<PlanSummary[]> => Facade.OpsPlans(),
+  /** Rejects while the probes still run; sandbox.status brings the result then. */
+  sandboxStatus: (): Promise<SandboxStatus> => Facade.SandboxStatus(),
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { footerFacts } from './footer';
-import type { ConfigView } from './api';
+import { footerFacts, sandboxFact } from './footer';
+import type { ConfigView, SandboxStatus } from './api';
 
 const config = (over: Partial<ConfigView> = {}) => ({ path: '/c', exists: false, settings: [], ...over }) as ConfigView;
 
@@ -11,8 +11,18 @@ describe('footerFacts', () => {
 
   it('claims nothing the core does not report', () => {
     const facts = footerFacts(config());
-    expect(facts.map((f) => `${f.name}: ${f.value}`)).toEqual(['dispatch: no tasks yet', 'sandbox: not checked yet']);
+    expect(facts.map((f) => `${f.name}: ${f.value}`)).toEqual(['dispatch: no tasks yet', 'sandbox: checking…']);
     expect(facts.every((f) => f.tone === 'idle')).toBe(true);
+  });
+
+  it.each([
+    [{ backend: 'bwrap', guarantees: ['no network'] }, 'bubblewrap', 'ok'],
+    [{ backend: 'landlock', warning: 'network off relies on seccomp alone' }, 'Landlock', 'warn'],
+    [{ backend: 'app', warning: 'WARNING: no OS sandbox' }, 'app layer only', 'warn'],
+    [{ backend: '', error: 'backend "os" requested and none is available' }, 'unavailable', 'warn'],
+  ])('shows the sandbox backend %o as %s (%s)', (st, value, tone) => {
+    const fact = sandboxFact(st as unknown as SandboxStatus);
+    expect(fact).toMatchObject({ value, tone });
   });
 
   it('adds an amber line when config.toml is broken', () => {

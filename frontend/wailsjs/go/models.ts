@@ -72,6 +72,73 @@ export namespace config {
 
 }
 
+export namespace desktop {
+	
+	export class Approval {
+	    id: string;
+	    tool: string;
+	    summary: string;
+	    tier: string;
+	    kind?: string;
+	    interactiveOnly: boolean;
+	    reasons: string[];
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    deadline?: any;
+	    session?: string;
+	    run?: string;
+	    task?: string;
+	    department?: string;
+	    cwd?: string;
+	    mode?: string;
+	    network: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.tier = source["tier"];
+	        this.kind = source["kind"];
+	        this.interactiveOnly = source["interactiveOnly"];
+	        this.reasons = source["reasons"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.task = source["task"];
+	        this.department = source["department"];
+	        this.cwd = source["cwd"];
+	        this.mode = source["mode"];
+	        this.network = source["network"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace localapi {
 	
 	export class ConfigView {
@@ -217,6 +284,60 @@ export namespace localapi {
 
 }
 
+export namespace ops {
+	
+	export class PlanSummary {
+	    id: string;
+	    project: string;
+	    status: string;
+	    hash: string;
+	    provider: string;
+	    account?: string;
+	    region?: string;
+	    device?: string;
+	    intent: string;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.project = source["project"];
+	        this.status = source["status"];
+	        this.hash = source["hash"];
+	        this.provider = source["provider"];
+	        this.account = source["account"];
+	        this.region = source["region"];
+	        this.device = source["device"];
+	        this.intent = source["intent"];
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace paths {
 	
 	export class Paths {
@@ -242,6 +363,73 @@ export namespace paths {
 	        this.runtimeDir = source["runtimeDir"];
 	        this.socket = source["socket"];
 	    }
+	}
+
+}
+
+export namespace sandbox {
+	
+	export class Probe {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Probe(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class Status {
+	    platform: string;
+	    probes: Probe[];
+	    requested: string;
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	    guarantees: string[];
+	    limitations?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.platform = source["platform"];
+	        this.probes = this.convertValues(source["probes"], Probe);
+	        this.requested = source["requested"];
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	        this.guarantees = source["guarantees"];
+	        this.limitations = source["limitations"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -10,6 +10,18 @@ export function Home() {
   return window['go']['desktop']['Facade']['Home']();
 }
 
+export function OpsPlans() {
+  return window['go']['desktop']['Facade']['OpsPlans']();
+}
+
+export function PendingApprovals() {
+  return window['go']['desktop']['Facade']['PendingApprovals']();
+}
+
+export function SandboxStatus() {
+  return window['go']['desktop']['Facade']['SandboxStatus']();
+}
+
 export function Status() {
   return window['go']['desktop']['Facade']['Status']();
 }

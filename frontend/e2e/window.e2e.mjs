@@ -55,8 +55,44 @@ test('every page shows its true empty state', async () => {
     assert.equal(await page.locator('nav a[aria-current="page"]').getAttribute('data-page'), id);
     assert.equal(new URL(page.url()).hash, `#/${id}`);
   }
-  // The footer says only what is true today.
-  assert.equal(await page.locator('[data-fact="sandbox"]').textContent(), 'not checked yet');
+  // The footer says what the core's sandbox probes found, nothing else.
+  const st = await page.evaluate(() => window.go.desktop.Facade.SandboxStatus());
+  const names = { bwrap: 'bubblewrap', landlock: 'Landlock', seatbelt: 'Seatbelt', app: 'app layer only' };
+  await page.waitForFunction(
+    (want) => document.querySelector('[data-fact="sandbox"]')?.textContent === want,
+    st.error ? 'unavailable' : (names[st.backend] ?? st.backend),
+    { timeout: 10_000 },
+  );
+  assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'no tasks yet');
+});
+
+test('a request from an agent appears under Waiting for you live, and leaves when answered', async () => {
+  await page.locator('nav a[data-page="waiting"]').click();
+  const cwd = join(app.home, 'work');
+  mkdirSync(cwd, { recursive: true });
+  // An agent's tool call, as `airlock mcp` makes it: it waits for a person's answer.
+  const waiting = app.api('POST', '/v1/permission/await', {
+    id: 'e2e-write-1',
+    tool: 'write_file',
+    params: { path: join(cwd, 'notes.md'), content: 'hello' },
+    context: { session: 'e2e-agent', cwd },
+  });
+  const row = page.locator('[data-approval="e2e-write-1"]');
+  await row.waitFor({ timeout: 20_000 });
+  assert.equal(await page.getByTestId('waiting-count').textContent(), '1');
+  const text = await row.textContent();
+  assert.match(text, /P1/);
+  assert.match(text, /write_file/);
+  assert.match(text, /agent session “e2e-agent”/);
+  assert.match(text, /airlock approvals allow e2e-write-1/);
+
+  const answered = await app.api('POST', '/v1/approvals/e2e-write-1/answer', { allow: false, reason: 'e2e says no', by: 'api' });
+  assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  const decision = await waiting;
+  assert.equal(decision.body.verdict, 'deny', JSON.stringify(decision.body));
+  await row.waitFor({ state: 'detached', timeout: 20_000 });
+  assert.equal(await page.getByTestId('waiting-count').textContent(), '0');
+  await page.getByRole('heading', { name: 'Nothing is waiting for you' }).waitFor();
 });
 
 test('Settings shows the effective sandbox mode and the layer that set it', async () => {
