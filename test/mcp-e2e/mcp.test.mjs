@@ -208,6 +208,17 @@ test("bash runs in the sandbox with exit code and separate streams", async () =>
   assert.equal(res.structuredContent.stdout, "out\n");
   assert.equal(res.structuredContent.stderr, "err\n");
   assert.ok(fs.existsSync(path.join(WS, "made-here")));
+  assert.doesNotMatch(stderr, /could not register the sandbox/);
+});
+
+test("bash cannot reach Airlock's socket from inside the sandbox", async () => {
+  const sock = path.join(process.env.AIRLOCK_HOME, "run", "airlock.sock");
+  assert.ok(fs.existsSync(sock), "the socket exists outside");
+  const call = client.callTool({ name: "bash", arguments: { command: `test -S ${sock} && echo reachable || echo hidden` } });
+  const p = await waitPending("bash");
+  await run(BIN, ["approvals", "allow", p.id]);
+  const res = await call;
+  assert.equal(res.structuredContent.stdout, "hidden\n", JSON.stringify(res));
 });
 
 test("a write outside the workspace is an isolation error", async () => {
