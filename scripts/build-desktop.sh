@@ -51,7 +51,7 @@ step "built build/bin/airlock-desktop in $(($(date +%s) - start)) s"
 
 # The generated bindings are committed so the type check runs without the CLI; say so
 # when the committed copy no longer matches the Go façade.
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && ! git diff --quiet -- frontend/wailsjs 2>/dev/null; then
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && ! git -c core.fileMode=false diff --quiet -- frontend/wailsjs 2>/dev/null; then
 	echo "build-desktop: note: frontend/wailsjs changed (the Go façade changed): commit the regenerated bindings" >&2
 fi
 
