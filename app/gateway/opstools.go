@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -221,7 +220,7 @@ func renderJSON(raw json.RawMessage) (*mcp.CallToolResult, error) {
 		return errorResult("decode: %v", err), err
 	}
 	b, _ := json.MarshalIndent(v, "", "  ")
-	res := textResult(fmt.Sprintf("%s", b))
+	res := textResult(string(b))
 	res.StructuredContent = v
 	return res, nil
 }
