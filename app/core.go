@@ -20,6 +20,8 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/paths"
 	"github.com/airlock-app/airlock/app/secrets"
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -44,15 +46,18 @@ type Options struct {
 // Core is the running core: paths, database, configuration, secrets, events and the
 // local API, started and stopped in order.
 type Core struct {
-	Kind      Kind
-	Paths     paths.Paths
-	DB        *gorm.DB
-	Config    *config.Store
-	Secrets   *secrets.Store
-	Bus       *eventbus.Bus
-	Broker    *permission.Broker
-	Ops       *ops.Service
-	StartedAt time.Time
+	Kind    Kind
+	Paths   paths.Paths
+	DB      *gorm.DB
+	Config  *config.Store
+	Secrets *secrets.Store
+	Bus     *eventbus.Bus
+	Broker  *permission.Broker
+	Ops     *ops.Service
+	// Departments and Dispatch own departments, known places, tasks and runs.
+	Departments *departments.Service
+	Dispatch    *dispatch.Dispatcher
+	StartedAt   time.Time
 
 	getenv    func(string) string
 	flags     map[string]any
@@ -119,6 +124,11 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		closeDatabase(c.DB)
 		return nil, fmt.Errorf("open ops: %w", err)
 	}
+	if err := c.openDispatch(ctx); err != nil {
+		c.Broker.Close()
+		closeDatabase(c.DB)
+		return nil, err
+	}
 	if c.Previous != nil && !c.Previous.Clean {
 		slog.Warn("the previous Airlock core did not stop cleanly", "pid", c.Previous.PID, "started", c.Previous.StartedAt)
 	}
@@ -171,6 +181,11 @@ func (c *Core) saveLastGood() {
 func (c *Core) onConfigChange(st config.State) {
 	if st.Error == nil {
 		c.saveLastGood()
+		if c.Departments != nil {
+			if err := c.Departments.SetWorkspaceRoots(workspaceRoots(st.File)); err != nil {
+				slog.Error("workspace roots in config.toml", "error", err)
+			}
+		}
 		if c.Broker != nil {
 			if eff, err := c.resolvePermission(); err != nil {
 				slog.Error("permission settings in config.toml are not valid; keeping the previous ones", "error", err)
@@ -199,7 +214,8 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 
 // migrators lists every domain package's Migrate, in dependency order.
 func (c *Core) migrators() []Migrator {
-	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}, {Name: "ops", Migrate: ops.Migrate}}
+	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}, {Name: "ops", Migrate: ops.Migrate},
+		{Name: "departments", Migrate: departments.Migrate}, {Name: "dispatch", Migrate: dispatch.Migrate}}
 }
 
 // RegisterSandbox records the host pid of a sandbox the core started; call the
@@ -213,6 +229,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	c.permissionRoutes()
 	c.sandboxRoutes()
 	c.opsRoutes()
+	c.dispatchRoutes()
 	c.gatewayRoutes()
 	if extraRoutes != nil {
 		extraRoutes(c.api)
@@ -224,6 +241,9 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 		return err
 	}
 	go c.probeSandbox(ctx)
+	if err := c.startDispatch(ctx); err != nil {
+		return err
+	}
 	slog.Info("Airlock core running", "kind", c.Kind, "pid", os.Getpid(), "socket", c.Paths.Socket)
 	<-ctx.Done()
 	return nil
@@ -244,8 +264,9 @@ func (c *Core) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	apiErr := c.api.Shutdown(ctx)
+	dispatchErr := c.Dispatch.Close()
 	brokerErr := c.Broker.Close()
 	stopErr := c.recordStop()
 	dbErr := closeDatabase(c.DB)
-	return errors.Join(apiErr, brokerErr, stopErr, dbErr)
+	return errors.Join(apiErr, dispatchErr, brokerErr, stopErr, dbErr)
 }

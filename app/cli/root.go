@@ -101,6 +101,13 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newGrantsCmd(e),
 		newAuditCmd(e),
 		newOpsCmd(e),
+		newDeptCmd(e),
+		newTaskCmd(e),
+		newRunsCmd(e),
+		newAuthorizeCmd(e),
+		newPlacesCmd(e),
+		newInboxCmd(e),
+		newSecretCmd(e),
 		newMCPCmd(e), newHookCmd(e),
 	)
 	return root

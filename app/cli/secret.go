@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/airlock-app/airlock/app/secrets"
+)
+
+func newSecretCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "secret", Short: "Secrets in the OS keyring, injected into runs by name (never logged)"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "set NAME",
+		Short: "Store a secret: the value is read from standard input, or asked for without echo on a terminal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			value, err := readSecretValue(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			if err := secrets.New().Set(ctx, args[0], value); err != nil {
+				return err
+			}
+			return e.print(map[string]string{"stored": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "stored %s in the keyring\n", args[0]) })
+		},
+	}, &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a secret",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			if err := secrets.New().Delete(ctx, args[0]); err != nil {
+				return err
+			}
+			return e.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
+		},
+	})
+	return cmd
+}
+
+func readSecretValue(name string) (string, error) {
+	fd := int(os.Stdin.Fd())
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		// Not a terminal: the value comes on standard input (one line, or all of it).
+		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+		if err != nil {
+			return "", fmt.Errorf("read the value of %s: %w", name, err)
+		}
+		v := strings.TrimRight(string(data), "\r\n")
+		if v == "" {
+			return "", fmt.Errorf("no value for %s on standard input", name)
+		}
+		return v, nil
+	}
+	fmt.Fprintf(os.Stderr, "value of %s (not shown): ", name)
+	noEcho := *old
+	noEcho.Lflag &^= unix.ECHO
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &noEcho); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+	fmt.Fprintln(os.Stderr)
+	if err != nil && line == "" {
+		return "", errors.New("no value typed")
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}

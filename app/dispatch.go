@@ -1,0 +1,393 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
+	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+)
+
+// registeringExecutor records each run's sandbox pid for as long as it runs, so the
+// local API refuses requests from inside it.
+type registeringExecutor struct {
+	core  *Core
+	inner dispatch.Executor
+}
+
+func (r registeringExecutor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.ExecResult, error) {
+	var mu sync.Mutex
+	var forget []func()
+	orig := spec.OnStart
+	spec.OnStart = func(pid int) {
+		mu.Lock()
+		forget = append(forget, r.core.RegisterSandbox(pid))
+		mu.Unlock()
+		if orig != nil {
+			orig(pid)
+		}
+	}
+	defer func() {
+		mu.Lock()
+		for _, f := range forget {
+			f()
+		}
+		mu.Unlock()
+	}()
+	return r.inner.Exec(ctx, spec)
+}
+
+// dispatchPolicy is the global effective policy a run starts with, before its
+// department's defaults and its task's overrides.
+func (c *Core) dispatchPolicy() dispatch.Policy {
+	p := dispatch.DefaultPolicy()
+	settings, err := config.Effective(c.Config.State().File, c.Config.State().Path, c.getenv, c.flags)
+	if err != nil {
+		slog.Error("effective configuration for runs", "error", err)
+		return p
+	}
+	for _, s := range settings {
+		switch s.Key {
+		case "sandbox_mode":
+			p.SandboxMode, _ = s.Value.(string)
+		case "approval_policy":
+			p.ApprovalPolicy, _ = s.Value.(string)
+		case "isolation.backend":
+			p.Backend, _ = s.Value.(string)
+		case "execution_mode":
+			p.ExecutionMode, _ = s.Value.(string)
+		case "sandbox_workspace_write.network_access":
+			p.Network, _ = s.Value.(bool)
+		}
+	}
+	return p
+}
+
+func (c *Core) openDispatch(ctx context.Context) error {
+	st := c.Config.State()
+	depts, err := departments.New(c.DB, departments.Options{
+		WorkspaceRoots: workspaceRoots(st.File), HomeDir: c.getenv("HOME"), Publisher: c.Bus,
+	})
+	if err != nil {
+		return fmt.Errorf("departments: %w", err)
+	}
+	c.Departments = depts
+	approvals := brokerapprovals.New(c.Broker)
+	exec := sandboxexec.New(sandboxexec.Options{
+		WritableRoots: st.File.SandboxWorkspaceWrite.WritableRoots,
+		Protected:     st.File.Isolation.Protected,
+		HiddenPaths:   []string{c.Paths.RuntimeDir, c.Paths.DataDir, c.Paths.RunLogs, filepath.Dir(c.Paths.ConfigFile)},
+		Home:          c.getenv("HOME"),
+	})
+	opts := dispatch.Options{
+		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
+		Approvals: approvals, Pending: approvals, Secrets: c.Secrets, Publisher: c.Bus,
+		LogDir: c.Paths.RunLogs, Defaults: c.dispatchPolicy,
+	}
+	if n := st.File.Dispatch.Concurrency; n != nil {
+		opts.Concurrency = *n
+	}
+	if v := st.File.Dispatch.RunLogCap; v != nil {
+		opts.LogLimit, _ = config.ParseSize(*v)
+	}
+	if v := st.File.Dispatch.LogMaxTotal; v != nil {
+		opts.LogMaxTotal, _ = config.ParseSize(*v)
+	}
+	if v := st.File.Dispatch.LogMaxAge; v != nil {
+		opts.LogMaxAge, _ = time.ParseDuration(*v)
+	}
+	d, err := dispatch.New(opts)
+	if err != nil {
+		return fmt.Errorf("dispatch: %w", err)
+	}
+	c.Dispatch = d
+	return nil
+}
+
+func workspaceRoots(f config.File) []string {
+	if f.Workspace.Roots != nil {
+		return f.Workspace.Roots
+	}
+	return config.Defaults["workspace.roots"].([]string)
+}
+
+// startDispatch recovers what happened while Airlock was closed and starts the
+// scheduler and the department watch.
+func (c *Core) startDispatch(ctx context.Context) error {
+	digest, err := c.Dispatch.Start(ctx)
+	if err != nil {
+		return fmt.Errorf("start dispatch: %w", err)
+	}
+	slog.Info("dispatch started", "digest", digest)
+	go func() {
+		if err := c.Departments.Watch(ctx, 0); err != nil && !errors.Is(err, context.Canceled) {
+			slog.Error("watching department directories stopped", "error", err)
+		}
+	}()
+	return nil
+}
+
+type authorizeBody struct {
+	Dir          string `json:"dir"`
+	ConfirmHome  bool   `json:"confirmHome"`
+	Confirmation string `json:"confirmation"`
+}
+
+func (c *Core) dispatchRoutes() {
+	h := c.api.Handle
+	ok := func(w http.ResponseWriter, v any, err error) {
+		if err != nil {
+			localapi.WriteError(w, dispatchError(err))
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, v)
+	}
+	// Departments.
+	h("GET /v1/departments", func(w http.ResponseWriter, r *http.Request) {
+		v, err := c.Departments.List(r.Context())
+		ok(w, v, err)
+	})
+	h("POST /v1/departments", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Name     string               `json:"name"`
+			Dir      string               `json:"dir"`
+			Defaults departments.Defaults `json:"defaults"`
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		v, err := c.Departments.Add(r.Context(), b.Name, b.Dir, b.Defaults)
+		ok(w, v, err)
+	})
+	h("GET /v1/departments/{name}", func(w http.ResponseWriter, r *http.Request) {
+		v, err := c.Departments.Get(r.Context(), r.PathValue("name"))
+		ok(w, v, err)
+	})
+	h("PUT /v1/departments/{name}/defaults", func(w http.ResponseWriter, r *http.Request) {
+		var d departments.Defaults
+		if err := localapi.ReadJSON(r, &d); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		v, err := c.Departments.SetDefaults(r.Context(), r.PathValue("name"), d)
+		ok(w, v, err)
+	})
+	h("DELETE /v1/departments/{name}", func(w http.ResponseWriter, r *http.Request) {
+		err := c.Departments.Remove(r.Context(), r.PathValue("name"))
+		ok(w, map[string]string{"removed": r.PathValue("name")}, err)
+	})
+	// Tasks.
+	h("GET /v1/tasks", func(w http.ResponseWriter, r *http.Request) {
+		tasks, err := c.Dispatch.Tasks(r.Context())
+		views := make([]dispatch.TaskView, 0, len(tasks))
+		for _, t := range tasks {
+			views = append(views, c.Dispatch.View(t, 5))
+		}
+		ok(w, views, err)
+	})
+	h("POST /v1/tasks", func(w http.ResponseWriter, r *http.Request) {
+		var spec dispatch.TaskSpec
+		if err := localapi.ReadJSON(r, &spec); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.CreateTask(r.Context(), spec)
+		if err != nil {
+			ok(w, nil, err)
+			return
+		}
+		ok(w, c.Dispatch.View(t, 5), nil)
+	})
+	h("GET /v1/tasks/{name}", func(w http.ResponseWriter, r *http.Request) {
+		t, err := c.Dispatch.Task(r.Context(), r.PathValue("name"))
+		if err != nil {
+			ok(w, nil, err)
+			return
+		}
+		ok(w, c.Dispatch.View(t, 5), nil)
+	})
+	h("PATCH /v1/tasks/{name}", func(w http.ResponseWriter, r *http.Request) {
+		var p dispatch.TaskPatch
+		if err := localapi.ReadJSON(r, &p); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.EditTask(r.Context(), r.PathValue("name"), p)
+		if err != nil {
+			ok(w, nil, err)
+			return
+		}
+		ok(w, c.Dispatch.View(t, 5), nil)
+	})
+	h("DELETE /v1/tasks/{name}", func(w http.ResponseWriter, r *http.Request) {
+		err := c.Dispatch.RemoveTask(r.Context(), r.PathValue("name"))
+		ok(w, map[string]string{"removed": r.PathValue("name")}, err)
+	})
+	for _, action := range []string{"enable", "disable"} {
+		enabled := action == "enable"
+		h("POST /v1/tasks/{name}/"+action, func(w http.ResponseWriter, r *http.Request) {
+			t, err := c.Dispatch.SetEnabled(r.Context(), r.PathValue("name"), enabled)
+			ok(w, t, err)
+		})
+	}
+	h("POST /v1/tasks/{name}/run-now", func(w http.ResponseWriter, r *http.Request) {
+		run, err := c.Dispatch.RunNow(r.Context(), r.PathValue("name"))
+		ok(w, run, err)
+	})
+	h("GET /v1/schedule/preview", func(w http.ResponseWriter, r *http.Request) {
+		line, tz := r.URL.Query().Get("schedule"), r.URL.Query().Get("tz")
+		next, err := dispatch.NextTimes(line, tz, time.Now(), 5)
+		if err != nil {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_schedule", Message: err.Error()})
+			return
+		}
+		localapi.WriteJSON(w, http.StatusOK, map[string]any{"description": dispatch.Describe(line, tz), "next": next})
+	})
+	// Runs.
+	h("GET /v1/runs", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		f := dispatch.RunFilter{Task: q.Get("task"), Waiting: q.Get("waiting") == "1"}
+		if s := q.Get("status"); s != "" {
+			f.Statuses = strings.Split(s, ",")
+		}
+		if n, err := strconv.Atoi(q.Get("limit")); err == nil {
+			f.Limit = n
+		}
+		v, err := c.Dispatch.Runs(r.Context(), f)
+		ok(w, v, err)
+	})
+	runID := func(w http.ResponseWriter, r *http.Request) (uint, bool) {
+		n, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+		if err != nil {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_id", Message: fmt.Sprintf("run id %q is not a number", r.PathValue("id")), Hint: "list runs with `airlock runs list`"})
+			return 0, false
+		}
+		return uint(n), true
+	}
+	h("GET /v1/runs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if id, good := runID(w, r); good {
+			v, err := c.Dispatch.Run(r.Context(), id)
+			ok(w, v, err)
+		}
+	})
+	// The log from ?offset= on, at most 1 MiB per call: a 2 GB log is read in pieces.
+	h("GET /v1/runs/{id}/log", func(w http.ResponseWriter, r *http.Request) {
+		id, good := runID(w, r)
+		if !good {
+			return
+		}
+		path, err := c.Dispatch.LogPath(r.Context(), id)
+		if err != nil {
+			ok(w, nil, err)
+			return
+		}
+		offset, _ := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			localapi.WriteJSON(w, http.StatusOK, map[string]any{"offset": 0, "data": "", "size": 0})
+			return
+		}
+		if err != nil {
+			ok(w, nil, err)
+			return
+		}
+		defer f.Close()
+		fi, _ := f.Stat()
+		if offset < 0 || offset > fi.Size() {
+			offset = fi.Size()
+		}
+		buf := make([]byte, min(int64(1<<20), fi.Size()-offset))
+		n, _ := f.ReadAt(buf, offset)
+		if n < len(buf) && !errors.Is(err, io.EOF) {
+			buf = buf[:n]
+		}
+		localapi.WriteJSON(w, http.StatusOK, map[string]any{"offset": offset + int64(n), "data": string(buf[:n]), "size": fi.Size()})
+	})
+	h("POST /v1/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		if id, good := runID(w, r); good {
+			err := c.Dispatch.Cancel(r.Context(), id, "cli")
+			ok(w, map[string]any{"cancelled": id}, err)
+		}
+	})
+	h("POST /v1/runs/{id}/resume", func(w http.ResponseWriter, r *http.Request) {
+		if id, good := runID(w, r); good {
+			err := c.Dispatch.Resume(r.Context(), id)
+			ok(w, map[string]any{"resumed": id}, err)
+		}
+	})
+	// Places. Authorizing widens what runs may write: it is a person's act, so over the
+	// API it needs a caller at a terminal who typed the directory's name.
+	h("POST /v1/authorize", func(w http.ResponseWriter, r *http.Request) {
+		var b authorizeBody
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		peer, _ := localapi.PeerFrom(r.Context())
+		if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+				Message: "authorizing a directory needs a person: the caller has no terminal",
+				Hint:    "run `airlock authorize DIR` in a terminal, or use Authorize this directory in the window"})
+			return
+		}
+		if b.Confirmation != filepath.Base(filepath.Clean(b.Dir)) && b.Confirmation != filepath.Clean(b.Dir) {
+			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
+				Message: "the typed confirmation does not name the directory", Hint: "type the directory's name when `airlock authorize` asks"})
+			return
+		}
+		v, err := c.Dispatch.Authorize(r.Context(), b.Dir, "cli-tty", b.ConfirmHome)
+		ok(w, v, err)
+	})
+	h("GET /v1/places", func(w http.ResponseWriter, r *http.Request) {
+		v, err := c.Departments.AllKnown(r.Context())
+		ok(w, v, err)
+	})
+	h("POST /v1/places/revoke", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Dir string `json:"dir"`
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		v, err := c.Dispatch.Revoke(r.Context(), b.Dir, "cli")
+		ok(w, v, err)
+	})
+	h("GET /v1/inbox", func(w http.ResponseWriter, r *http.Request) {
+		v, err := c.Dispatch.Inbox(r.Context())
+		ok(w, v, err)
+	})
+}
+
+// dispatchError gives the domain's errors an HTTP status; their messages say the way out.
+func dispatchError(err error) error {
+	var conf *departments.ConfirmationRequiredError
+	switch {
+	case errors.As(err, &conf):
+		return &localapi.Error{Status: http.StatusPreconditionRequired, Code: "confirm_home", Message: err.Error()}
+	case errors.Is(err, dispatch.ErrOverlap):
+		return &localapi.Error{Status: http.StatusConflict, Code: "overlap", Message: err.Error()}
+	case strings.Contains(err.Error(), "not found"), strings.Contains(err.Error(), "no such"):
+		return &localapi.Error{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	}
+	var le *localapi.Error
+	if errors.As(err, &le) {
+		return err
+	}
+	return &localapi.Error{Status: http.StatusBadRequest, Code: "refused", Message: err.Error()}
+}
