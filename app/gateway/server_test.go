@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,5 +219,32 @@ func BenchmarkClaudeHookDecision(b *testing.B) {
 		if err := h.Run(ctx, strings.NewReader(ev), &out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestWebFetchWithNetworkOn(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte(strings.Repeat("0123456789", 10)))
+	}))
+	defer web.Close()
+	ws := t.TempDir()
+	on := true
+	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: ws, Env: func(string) string { return "" }, Home: t.TempDir(), Flags: sandbox.Layer{Network: &on}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &recordingBroker{decide: func(r Request) Decision { return Decision{Verdict: Allow, Tier: "P1", Layer: "grant"} }}
+	cs := connect(t, Options{Policy: pol, Broker: b, FetchCap: 25})
+	res, text := callText(t, cs, ToolWebFetch, map[string]any{"url": web.URL + "/x"})
+	if res.IsError || !strings.Contains(text, "HTTP 200 OK") || !strings.Contains(text, "\n\n0123456789012345678901234\n[body cut at 25 bytes]") {
+		t.Fatalf("got %q", text)
+	}
+	if len(b.asked) != 1 || b.asked[0].Tool != ToolWebFetch || !b.asked[0].Context.Policy.Network {
+		t.Fatalf("asked = %+v", b.asked)
+	}
+	res, text = callText(t, cs, ToolWebFetch, map[string]any{"url": "file:///etc/passwd"})
+	if !res.IsError || !strings.Contains(text, "not an http(s) URL") {
+		t.Fatalf("file URL: %q", text)
 	}
 }
