@@ -495,3 +495,82 @@ func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
 		t.Fatalf("the migration did not land: %s", schema)
 	}
 }
+
+// The start gate from the CLI: a task outside every known place waits under the inbox
+// until a person authorizes the directory at a terminal; then it runs, with its log.
+func TestGateHoldsUntilAuthorized(t *testing.T) {
+	needKeyring(t)
+	in := newInstance(t)
+	in.startDaemon()
+	base, err := os.MkdirTemp("/var/tmp", "airlock-gate-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	legacy := filepath.Join(base, "legacy-api")
+	os.MkdirAll(legacy, 0o755)
+	if _, stderr, code := in.run("task", "add", "--name", "nightly-deps", "--cwd", legacy, "--schedule", "0 2 * * *", "--", "sh", "-c", "echo deps checked > report.txt; echo done"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "nightly-deps"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	out, _, _ := in.run("inbox", "--json")
+	var items []map[string]any
+	json.Unmarshal([]byte(out), &items)
+	if len(items) != 1 || items[0]["dir"] != legacy || !strings.Contains(items[0]["answer"].(string), "airlock authorize") {
+		t.Fatalf("inbox: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(legacy, "report.txt")); err == nil {
+		t.Fatal("a held run ran")
+	}
+	// A script cannot authorize; a person at a terminal can.
+	c := in.cmd("authorize", legacy)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if out, err := c.CombinedOutput(); err == nil {
+		t.Fatalf("authorize without a terminal succeeded: %s", out)
+	}
+	res := in.onTTY("legacy-api\n", "authorize", legacy)
+	if !strings.Contains(res, "1 waiting run(s) released") {
+		t.Fatalf("authorize: %s", res)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _, _ := in.run("runs", "list", "--json", "--task", "nightly-deps")
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
+			logs, _, _ := in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
+			if !strings.Contains(logs, "done") {
+				t.Fatalf("log: %s", logs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the released run never succeeded: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if data, err := os.ReadFile(filepath.Join(legacy, "report.txt")); err != nil || !strings.Contains(string(data), "deps checked") {
+		t.Fatalf("report: %q %v", data, err)
+	}
+	// Authorizing the home directory needs the second confirmation.
+	out = in.onTTYAllowFail("root\n", "authorize", "/root")
+	if !strings.Contains(out, "confirm-home") {
+		t.Fatalf("authorizing home without --confirm-home: %s", out)
+	}
+}
+
+// onTTYAllowFail is onTTY for a command expected to fail.
+func (in *instance) onTTYAllowFail(input string, args ...string) string {
+	in.t.Helper()
+	cmdline := binary
+	for _, a := range args {
+		cmdline += " '" + a + "'"
+	}
+	c := exec.Command("script", "-qec", cmdline, "/dev/null")
+	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home, "HOME=/root")
+	c.Stdin = strings.NewReader(input)
+	out, _ := c.CombinedOutput()
+	return string(out)
+}
