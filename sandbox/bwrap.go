@@ -78,6 +78,9 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 			next := filepath.Join(cur, c)
 			st, err := os.Lstat(next)
 			if errors.Is(err, fs.ErrNotExist) {
+				if !canCreateIn(cur) {
+					break // nobody here can create it (the sandbox runs as the same user, without capabilities)
+				}
 				if !seen[next] {
 					m.protectedMissing = append(m.protectedMissing, next)
 					seen[next] = true

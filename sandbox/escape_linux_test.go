@@ -742,3 +742,18 @@ func TestGrantedCredentialReachesTheSandbox(t *testing.T) {
 		}
 	})
 }
+
+// TestReadOnlyDirectoryAsWorkingDirectory: workspace-write in a directory the
+// user cannot write must still run (there is nothing to protect there). Only
+// meaningful for a non-root user: root can write every directory here.
+func TestReadOnlyDirectoryAsWorkingDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write /usr/share; run as a normal user to exercise this")
+	}
+	p, err := Resolve(Inputs{Cwd: "/usr/share", Env: envMap(nil)})
+	must(t, err)
+	res, err := Exec(context.Background(), ExecRequest{Policy: p, Argv: []string{"/bin/true"}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Exec in a read-only directory = %+v, %v", res, err)
+	}
+}

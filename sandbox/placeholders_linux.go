@@ -72,3 +72,8 @@ func (ph *placeholders) release() {
 	}
 	ph.held = nil
 }
+
+// canCreateIn reports whether this user may create entries in dir.
+func canCreateIn(dir string) bool {
+	return unix.Access(dir, unix.W_OK) == nil
+}
