@@ -132,3 +132,15 @@ func TestSearchFiles(t *testing.T) {
 		t.Fatalf("glob with a slash: %q", got)
 	}
 }
+
+func TestCappedBuffer(t *testing.T) {
+	c := &cappedBuffer{cap: 5}
+	for _, s := range []string{"abc", "defg", "hij"} {
+		if n, err := c.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v: it must take everything, or the command blocks", s, n, err)
+		}
+	}
+	if got := c.String(); got != "abcde\n[output cut at 5 of 10 bytes]" {
+		t.Fatalf("= %q", got)
+	}
+}

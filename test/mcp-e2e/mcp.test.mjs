@@ -211,6 +211,18 @@ test("bash runs in the sandbox with exit code and separate streams", async () =>
   assert.doesNotMatch(stderr, /could not register the sandbox/);
 });
 
+test("bash is killed at its timeout, with everything it started", async () => {
+  const call = client.callTool({ name: "bash", arguments: { command: "sleep 37.25 & sleep 37.25; echo never", timeout_seconds: 1 } });
+  const p = await waitPending("bash");
+  await run(BIN, ["approvals", "allow", p.id]);
+  const res = await call;
+  assert.ok(res.isError);
+  assert.equal(res.structuredContent.timed_out, true);
+  assert.match(text(res), /ran past its 1s timeout/);
+  const { stdout } = await run("ps", ["-eo", "args"]);
+  assert.ok(!stdout.split("\n").some((l) => l.trim() === "sleep 37.25"), "nothing it started is left running");
+});
+
 test("bash cannot reach Airlock's socket from inside the sandbox", async () => {
   const sock = path.join(process.env.AIRLOCK_HOME, "run", "airlock.sock");
   assert.ok(fs.existsSync(sock), "the socket exists outside");
