@@ -102,6 +102,14 @@ test('Settings shows the effective sandbox mode and the layer that set it', asyn
   assert.equal(await page.locator(modeLayer).getAttribute('data-layer'), 'default');
   assert.equal(await page.locator(modeLayer).textContent().then((t) => t.trim()), 'default');
   await page.getByTestId('no-config-file').waitFor();
+  // The Sandbox section shows this machine's probes, as the core found them.
+  const st = await page.evaluate(() => window.go.desktop.Facade.SandboxStatus());
+  const probes = page.getByTestId('sandbox-probes');
+  for (const p of st.probes) {
+    const chip = probes.locator(`li[data-probe="${p.name}"]`);
+    await chip.waitFor({ timeout: 10_000 });
+    assert.equal(await chip.getAttribute('data-ok'), String(p.ok), `probe ${p.name}`);
+  }
 });
 
 test('a config.toml change shows up live, pushed by the core (nothing polls)', async () => {

@@ -5,6 +5,7 @@ import ModeBadge from './ModeBadge.svelte';
 import Sidebar from './Sidebar.svelte';
 import PathText from './PathText.svelte';
 import Settings from '../pages/Settings.svelte';
+import SandboxProbes from './SandboxProbes.svelte';
 import Waiting from '../pages/Waiting.svelte';
 import { footerFacts } from '../lib/footer';
 import type { ConfigView } from '../lib/api';
@@ -141,5 +142,32 @@ describe('Settings', () => {
   it('says when config.toml does not exist', () => {
     const el = render(Settings, { config: baseConfig({ exists: false }), status: undefined, home: '/home/ana' });
     expect(el.querySelector('[data-testid="no-config-file"]')!.textContent).toContain('every value below is a default');
+  });
+});
+
+describe('SandboxProbes', () => {
+  it('shows the backend, each probe, and what to do about a missing one', () => {
+    const status = {
+      platform: 'linux',
+      requested: 'auto',
+      backend: 'bwrap',
+      probes: [
+        { name: 'bubblewrap', ok: true, detail: 'bubblewrap 0.8.0 at /usr/bin/bwrap' },
+        { name: 'kvm', ok: false, detail: '/dev/kvm does not exist', fix: 'load kvm_intel or kvm_amd' },
+      ],
+      guarantees: ['no network'],
+    };
+    const el = render(SandboxProbes, { status });
+    expect(el.textContent).toContain('bubblewrap');
+    expect(el.querySelector('li.bad')!.textContent).toContain('kvm');
+    expect(el.textContent).toContain('/dev/kvm does not exist. load kvm_intel or kvm_amd.');
+  });
+
+  it('says loudly when runs fall back to the application layer', () => {
+    const el = render(SandboxProbes, {
+      status: { platform: 'linux', requested: 'auto', backend: 'app', probes: [], guarantees: [], warning: 'WARNING: no OS sandbox backend is available' },
+    });
+    expect(el.querySelector('.alert')!.textContent).toContain('WARNING: no OS sandbox');
+    expect(el.textContent).toContain('app layer only');
   });
 });

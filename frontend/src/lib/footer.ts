@@ -18,13 +18,18 @@ const backendNames: Record<string, string> = {
   app: 'app layer only',
 };
 
+/** backendName is a backend in words ("bwrap" → "bubblewrap"). */
+export function backendName(backend: string): string {
+  return backendNames[backend] ?? backend;
+}
+
 /** sandboxFact is the footer line for the sandbox: the backend, amber when degraded. */
 export function sandboxFact(st: SandboxStatus | undefined): FooterFact {
   if (!st) {
     return { name: 'sandbox', value: 'checking…', tone: 'idle', hint: 'The start-up probes are still running.' };
   }
   if (st.error) return { name: 'sandbox', value: 'unavailable', tone: 'warn', hint: st.error };
-  const value = backendNames[st.backend] ?? st.backend;
+  const value = backendName(st.backend);
   if (st.backend === 'app' || st.warning) {
     return { name: 'sandbox', value, tone: 'warn', hint: st.warning || 'No OS sandbox: only the application layer checks commands.' };
   }
