@@ -277,9 +277,7 @@ func askCore(ctx context.Context, e *env, rep *checkReport) {
 	if rep.Verdict == "allow" && (pa.Interactive() || !pa.KnownSafe) {
 		rep.Verdict = "ask"
 	}
-	for _, r := range pa.Reasons() {
-		rep.Reasons = append(rep.Reasons, r)
-	}
+	rep.Reasons = append(rep.Reasons, pa.Reasons()...)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("no running Airlock answered (%v): tiers, rules, grants and hooks were not evaluated; start `airlock daemon` for the full verdict", err))
 }
 
