@@ -160,7 +160,7 @@ describe('SandboxProbes', () => {
     const el = render(SandboxProbes, { status });
     expect(el.textContent).toContain('bubblewrap');
     expect(el.querySelector('li.bad')!.textContent).toContain('kvm');
-    expect(el.textContent).toContain('/dev/kvm does not exist. load kvm_intel or kvm_amd.');
+    expect(el.textContent).toContain('/dev/kvm does not exist — load kvm_intel or kvm_amd');
   });
 
   it('says loudly when runs fall back to the application layer', () => {
