@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/zalando/go-keyring"
@@ -29,7 +28,7 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+var validName = lazyRegexp(`^[A-Za-z0-9_.:-]{1,128}$`)
 
 // Store reads and writes secrets in the keyring.
 type Store struct {
@@ -43,7 +42,7 @@ func New() *Store { return &Store{service: Service} }
 func NewForService(service string) *Store { return &Store{service: service} }
 
 func checkName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return fmt.Errorf("secret name %q: use 1 to 128 letters, digits, '_', '-', '.' or ':'", name)
 	}
 	return nil

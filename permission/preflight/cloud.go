@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
@@ -208,15 +207,15 @@ func (a *analyzer) kubectl(cl call) {
 }
 
 var (
-	commitWord    = regexp.MustCompile(`(?i)(^|[^\w-])commit\b`)
-	commitConfirm = regexp.MustCompile(`(?i)commit-confirm|commit\s+confirm`)
-	gitCommit     = regexp.MustCompile(`(?i)\bgit(\s+-\S+)*\s+commit\b`)
+	commitWord    = lazyRegexp(`(?i)(^|[^\w-])commit\b`)
+	commitConfirm = lazyRegexp(`(?i)commit-confirm|commit\s+confirm`)
+	gitCommit     = lazyRegexp(`(?i)\bgit(\s+-\S+)*\s+commit\b`)
 )
 
 // remoteCommit reports a network device commit without an automatic rollback timer.
 func remoteCommit(remote string) (string, bool) {
-	r := gitCommit.ReplaceAllString(remote, "")
-	if commitWord.MatchString(r) && !commitConfirm.MatchString(r) {
+	r := gitCommit().ReplaceAllString(remote, "")
+	if commitWord().MatchString(r) && !commitConfirm().MatchString(r) {
 		return "commits a remote device configuration over ssh without commit-confirm (no automatic rollback)", true
 	}
 	return "", false

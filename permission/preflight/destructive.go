@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -310,16 +309,16 @@ var sqlClients = set("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhous
 	"snowsql", "bq", "trino", "presto", "spanner-cli", "osql", "isql", "valkey-cli")
 
 var (
-	sqlDestructive = regexp.MustCompile(`(?i)\bdrop\s+(table|database|schema|index|view|user|role|keyspace|collection|materialized\s+view)\b|\btruncate\s+(table\s+)?["\x60\w]|\bflush(all|db)\b|dropDatabase\s*\(|\.drop\s*\(`)
-	sqlDeleteAll   = regexp.MustCompile(`(?i)\bdelete\s+from\s+[\w."\x60\[\]]+\s*(;|$|["'])`)
+	sqlDestructive = lazyRegexp(`(?i)\bdrop\s+(table|database|schema|index|view|user|role|keyspace|collection|materialized\s+view)\b|\btruncate\s+(table\s+)?["\x60\w]|\bflush(all|db)\b|dropDatabase\s*\(|\.drop\s*\(`)
+	sqlDeleteAll   = lazyRegexp(`(?i)\bdelete\s+from\s+[\w."\x60\[\]]+\s*(;|$|["'])`)
 )
 
 // sqlReason returns why a SQL text destroys data, if it does.
 func sqlReason(s string) (string, bool) {
-	if m := sqlDestructive.FindString(s); m != "" {
+	if m := sqlDestructive().FindString(s); m != "" {
 		return "runs " + strings.ToUpper(strings.Fields(m)[0]) + " in a database client", true
 	}
-	if sqlDeleteAll.MatchString(s) {
+	if sqlDeleteAll().MatchString(s) {
 		return "runs DELETE without WHERE in a database client", true
 	}
 	return "", false

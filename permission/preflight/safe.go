@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
@@ -19,7 +18,7 @@ var safePrograms = set("cat", "cd", "echo", "printf", "false", "true", "grep", "
 	"users", "who", "cal", "numfmt", "expr", "date", "hostname", "sort", "uniq", "find", "rg", "sed",
 	"yq", "base64")
 
-var sedPrint = regexp.MustCompile(`^(\d+|\$)(,(\d+|\$))?p$`)
+var sedPrint = lazyRegexp(`^(\d+|\$)(,(\d+|\$))?p$`)
 
 // safeCommand reports whether one simple command is known-safe and read-only.
 func safeCommand(c shellcmd.Command) bool {
@@ -53,7 +52,7 @@ func safeCommand(c shellcmd.Command) bool {
 			return false
 		}
 		pos := positionals(args, set("-e", "--expression", "-l", "--line-length"))
-		return len(pos) >= 1 && sedPrint.MatchString(pos[0])
+		return len(pos) >= 1 && sedPrint().MatchString(pos[0])
 	case "sort":
 		return !cl.hasPrefix("-o", "--output", "--compress-program")
 	case "uniq":

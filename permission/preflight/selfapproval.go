@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -66,7 +65,7 @@ func (a *analyzer) selfApproval(cl call) {
 		return
 	case interpreters[p]:
 		for _, v := range cl.args {
-			if airlockCLIText.MatchString(v) {
+			if airlockCLIText().MatchString(v) {
 				a.add(CategorySelfApproval, p+" runs Airlock's approval commands", cl.src)
 				return
 			}
@@ -100,7 +99,7 @@ var syntheticInput = set("xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool"
 
 var interpreters = set("python", "python3", "python2", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "tclsh", "pwsh")
 
-var airlockCLIText = regexp.MustCompile(`\bairlock(-desktop)?['",\s]+(approvals|authorize|places|grants|config|secret|ops['",\s]+approve)\b`)
+var airlockCLIText = lazyRegexp(`\bairlock(-desktop)?['",\s]+(approvals|authorize|places|grants|config|secret|ops['",\s]+approve)\b`)
 
 // airlockCommand reports whether airlock's argv runs one of its approval, authorization,
 // grant, config or secret commands (reads such as `approvals list` excepted).
