@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -139,7 +140,7 @@ func (s *Server) addFileTools() {
 			"(protected paths such as .git stay read-only). To change part of a file, use edit_file."},
 		func(in *writeFileIn) (string, error) { return s.writable(&in.Path) },
 		func(_ context.Context, in writeFileIn) (*mcp.CallToolResult, Outcome) {
-			if err := writeFile(in.Path, in.Content); err != nil {
+			if err := writeFile(s.confinedOpen, in.Path, in.Content); err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
 			return textResult(fmt.Sprintf("wrote %d bytes to %s", len(in.Content), in.Path)), ranOK(nil)
@@ -149,7 +150,7 @@ func (s *Server) addFileTools() {
 			"exactly once, unless replace_all is true; read the file first. Only inside the workspace and the writable roots."},
 		func(in *editFileIn) (string, error) { return s.writable(&in.Path) },
 		func(_ context.Context, in editFileIn) (*mcp.CallToolResult, Outcome) {
-			n, err := editFile(in.Path, in.OldString, in.NewString, in.ReplaceAll)
+			n, err := editFile(s.confinedOpen, in.Path, in.OldString, in.NewString, in.ReplaceAll)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -370,36 +371,45 @@ func searchFiles(ctx context.Context, in searchFilesIn) (string, error) {
 	return out, nil
 }
 
-func writeFile(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create the directory of %s: %w", path, unwrapPathError(err))
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+func writeFile(open opener, path, content string) error {
+	f, err := open(path, true)
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPathError(err))
 	}
-	return nil
+	defer f.Close()
+	if err := f.Truncate(0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.WriteAt([]byte(content), 0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
 }
 
-func editFile(path, old, new string, all bool) (int, error) {
-	info, err := os.Stat(path)
+func editFile(open opener, path, old, new string, all bool) (int, error) {
+	f, err := open(path, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, fmt.Errorf("%s does not exist: create it with write_file", path)
 		}
 		return 0, fmt.Errorf("edit %s: %w", path, unwrapPathError(err))
 	}
-	data, err := os.ReadFile(path)
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", path, unwrapPathError(err))
+		return 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	out, n, err := replaceExact(string(data), old, new, all)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.WriteFile(path, []byte(out), info.Mode().Perm()); err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, unwrapPathError(err))
+	if err := f.Truncate(0); err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
 	}
-	return n, nil
+	if _, err := f.WriteAt([]byte(out), 0); err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	return n, f.Close()
 }
 
 // replaceExact replaces old by new in content: exactly one occurrence, or all of them.

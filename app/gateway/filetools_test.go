@@ -47,13 +47,13 @@ func TestEditFileOnDisk(t *testing.T) {
 	if err := os.WriteFile(p, []byte("one\ntwo\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := editFile(p, "three", "3", false); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not found") {
+	if _, err := editFile(plainOpen, p, "three", "3", false); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("missing text: err = %v", err)
 	}
-	if _, err := editFile(filepath.Join(dir, "absent.txt"), "a", "b", false); err == nil || !strings.Contains(err.Error(), "create it with write_file") {
+	if _, err := editFile(plainOpen, filepath.Join(dir, "absent.txt"), "a", "b", false); err == nil || !strings.Contains(err.Error(), "create it with write_file") {
 		t.Fatalf("absent file: err = %v", err)
 	}
-	if n, err := editFile(p, "two", "2", false); err != nil || n != 1 {
+	if n, err := editFile(plainOpen, p, "two", "2", false); err != nil || n != 1 {
 		t.Fatalf("edit: %d, %v", n, err)
 	}
 	got, _ := os.ReadFile(p)
