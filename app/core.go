@@ -66,6 +66,7 @@ type Core struct {
 	cancel    context.CancelFunc
 
 	sandbox  sandboxState
+	dbLock   *os.File
 	startRow CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
 	Previous *PreviousStart
@@ -107,6 +108,14 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := c.openConfig(); err != nil {
 		return nil, err
 	}
+	if c.dbLock, err = lockDatabase(p.Database); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if !ok {
+			c.dbLock.Close()
+		}
+	}()
 	c.DB, err = openDatabase(ctx, p.Database, c.migrators())
 	if err != nil {
 		return nil, err
@@ -268,5 +277,6 @@ func (c *Core) Close() error {
 	brokerErr := c.Broker.Close()
 	stopErr := c.recordStop()
 	dbErr := closeDatabase(c.DB)
+	c.dbLock.Close()
 	return errors.Join(apiErr, dispatchErr, brokerErr, stopErr, dbErr)
 }

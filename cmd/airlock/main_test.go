@@ -574,3 +574,48 @@ func (in *instance) onTTYAllowFail(input string, args ...string) string {
 	out, _ := c.CombinedOutput()
 	return string(out)
 }
+
+// Two cores that see different runtime directories (so different sockets) must still
+// not share one database.
+func TestOneCorePerDatabase(t *testing.T) {
+	root := t.TempDir()
+	env := func(runtime string) []string {
+		out := []string{}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "AIRLOCK_HOME=") && !strings.HasPrefix(kv, "XDG_") {
+				out = append(out, kv)
+			}
+		}
+		return append(out, "HOME="+root, "XDG_DATA_HOME="+root+"/data", "XDG_CONFIG_HOME="+root+"/config",
+			"XDG_STATE_HOME="+root+"/state", "XDG_RUNTIME_DIR="+root+"/"+runtime)
+	}
+	for _, r := range []string{"rt1", "rt2"} {
+		os.MkdirAll(filepath.Join(root, r), 0o700)
+	}
+	first := exec.Command(binary, "daemon")
+	first.Env = env("rt1")
+	var logs bytes.Buffer
+	first.Stdout, first.Stderr = &logs, &logs
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Kill(); first.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := exec.Command(binary, "status")
+		st.Env = env("rt1")
+		if st.Run() == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("first daemon never answered: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	second := exec.Command(binary, "daemon")
+	second.Env = env("rt2")
+	out, err := second.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already uses the database") {
+		t.Fatalf("second core on the same database: %v %s", err, out)
+	}
+}
