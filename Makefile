@@ -16,7 +16,7 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	chromium sqlite3 git curl ca-certificates
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
-	test-go test-frontend smoke e2e bench clean
+	test-go test-frontend smoke e2e mcp-e2e bench clean
 
 all: build
 
@@ -58,8 +58,9 @@ run: deps build
 	$(BIN)/airlock-desktop
 
 ## test: set up, build, then every check (vet, staticcheck, Go tests with -race against
-## the real keyring, frontend type check and unit tests, the window smoke test, e2e)
-test: deps build vet staticcheck test-go test-frontend smoke e2e
+## the real keyring, frontend type check and unit tests, the window smoke test, the browser
+## end-to-end tests, the MCP end-to-end test)
+test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 	@echo "make test: all checks passed"
 
 vet:
@@ -82,6 +83,10 @@ smoke: build
 
 e2e: build
 	scripts/e2e.sh
+
+# An MCP agent end to end: the official TypeScript SDK client against `airlock mcp`.
+mcp-e2e: build-cli
+	scripts/mcp-e2e.sh
 
 ## bench: Go benchmarks and the comparison scripts (figures go to BENCHMARKS.md)
 bench: build-cli
