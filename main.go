@@ -78,7 +78,12 @@ func run() int {
 
 	// Blocks until the window is closed (which, until the tray of issue #7, quits the
 	// app) or Quit is called.
-	uiErr := wails.Run(shell.Options(frontend.Assets, icon))
+	opts := shell.Options(frontend.Assets, icon)
+	// `airlock mcp` starts the app with AIRLOCK_START_HIDDEN=1 when an agent needs a core
+	// and none runs: the window stays hidden until someone opens Airlock (a second
+	// launch hands over and shows it).
+	opts.StartHidden = os.Getenv("AIRLOCK_START_HIDDEN") == "1"
+	uiErr := wails.Run(opts)
 	stop()
 	closeErr := core.Close()
 	runErr := <-coreDone

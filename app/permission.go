@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -125,6 +126,7 @@ func (c *Core) permissionRoutes() {
 			localapi.WriteError(w, brokerError(err))
 			return
 		}
+		c.noteDenial(r.Context(), req, d)
 		localapi.WriteJSON(w, http.StatusOK, d)
 	})
 	c.api.Handle("GET /v1/approvals", func(w http.ResponseWriter, r *http.Request) {
@@ -244,4 +246,23 @@ func brokerError(err error) error {
 		return &localapi.Error{Status: http.StatusRequestTimeout, Code: "gave_up", Message: err.Error()}
 	}
 	return err
+}
+
+// noteDenial tells dispatch about a denied tool call made during one of its runs
+// (the run's processes carry AIRLOCK_RUN_ID): the same request denied three times
+// pauses the run instead of letting an agent retry in a loop.
+func (c *Core) noteDenial(ctx context.Context, req permission.Request, d permission.Decision) {
+	if d.Verdict != permission.Deny || req.Context.Run == "" || c.Dispatch == nil {
+		return
+	}
+	id, err := strconv.ParseUint(req.Context.Run, 10, 64)
+	if err != nil {
+		return
+	}
+	subject := req.Tool + " " + req.Subject()
+	if paused, err := c.Dispatch.RecordDenial(ctx, uint(id), subject); err != nil {
+		slog.Warn("record a denial for its run", "run", id, "error", err)
+	} else if paused {
+		slog.Info("run paused after the same request was denied three times", "run", id, "request", subject)
+	}
 }

@@ -54,7 +54,7 @@ func newMCPCmd(e *env) *cobra.Command {
 			client := localapi.NewClient(p.Socket)
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv := gateway.NewServer(gateway.Options{
-				Policy: policy, Department: department, Posture: posture,
+				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),
 				Broker: gateway.APIBroker{Client: client}, Client: client,
 				HiddenPaths: []string{p.RuntimeDir}, Version: buildinfo.Version, Log: log,
 			})

@@ -28,6 +28,7 @@ type Request struct {
 // Context is permission.Context on the wire: who asks and under which policy.
 type Context struct {
 	Session    string        `json:"session,omitempty"`
+	Run        string        `json:"run,omitempty"`
 	Department string        `json:"department,omitempty"`
 	Workspace  string        `json:"workspace,omitempty"`
 	Cwd        string        `json:"cwd,omitempty"`

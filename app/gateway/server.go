@@ -22,6 +22,9 @@ type Options struct {
 	Policy     sandbox.Policy
 	Department string
 	Posture    string // "" or "cloudops"
+	// Run is the dispatch run this session works for (AIRLOCK_RUN_ID in a run's
+	// environment), so the core can pause a run whose agent keeps asking what was denied.
+	Run string
 	// Broker decides every call; Client reaches the core's other routes (ops, sandboxes).
 	Broker Broker
 	Client *localapi.Client
@@ -117,7 +120,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Dec
 }
 
 func (s *Server) context(client string) Context {
-	return Context{Session: s.session, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
+	return Context{Session: s.session, Run: s.opts.Run, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
 		Policy: PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture},
 		Caller: Caller{Description: client}}
 }
