@@ -31,10 +31,17 @@ func (c *Core) Status(ctx context.Context) Status {
 	if err := c.Secrets.Check(kctx); err != nil {
 		kr = localapi.KeyringView{Error: err.Error()}
 	}
+	var sb *localapi.SandboxSummary
+	select {
+	case <-c.sandbox.done:
+		st, _ := c.SandboxStatus(ctx)
+		sb = &localapi.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error}
+	default:
+	}
 	return Status{
 		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
-		Config: c.configView(), Keyring: kr, Previous: c.Previous,
+		Config: c.configView(), Keyring: kr, Previous: c.Previous, Sandbox: sb,
 	}
 }
 

@@ -70,6 +70,15 @@ func printStatus(w io.Writer, st localapi.Status) {
 	fmt.Fprintf(tw, "database\t%s\n", st.Paths.Database)
 	fmt.Fprintf(tw, "run logs\t%s\n", st.Paths.RunLogs)
 	fmt.Fprintf(tw, "socket\t%s\n", st.Paths.Socket)
+	if st.Sandbox != nil {
+		line := st.Sandbox.Backend
+		if st.Sandbox.Error != "" {
+			line += " — " + st.Sandbox.Error
+		} else if st.Sandbox.Warning != "" {
+			line += " — " + st.Sandbox.Warning
+		}
+		fmt.Fprintf(tw, "sandbox\t%s\n", line)
+	}
 	if st.Keyring.OK {
 		fmt.Fprintf(tw, "keyring\tok\n")
 	} else {

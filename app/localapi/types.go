@@ -22,6 +22,15 @@ type Status struct {
 	Keyring   KeyringView `json:"keyring"`
 	// Previous is the start before this one; previous.clean false means it was killed.
 	Previous *PreviousStart `json:"previous,omitempty"`
+	// Sandbox is the backend runs get on this machine (absent while the probes run).
+	Sandbox *SandboxSummary `json:"sandbox,omitempty"`
+}
+
+// SandboxSummary is the sandbox's state in one line: the backend and what is wrong.
+type SandboxSummary struct {
+	Backend string `json:"backend"`
+	Warning string `json:"warning,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // ConfigView is the configuration's health and its effective values.
