@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 type DaemonOptions struct {
 	TCPAddress string // also listen on this loopback address
 	Stderr     io.Writer
+	JSON       bool // announce the start as one JSON line
 }
 
 // RunDaemon hosts the core headless until SIGINT or SIGTERM, then stops it cleanly:
@@ -30,7 +32,10 @@ func RunDaemon(ctx context.Context, opts DaemonOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Stderr != nil {
+	if opts.Stderr != nil && opts.JSON {
+		line, _ := json.Marshal(map[string]any{"running": true, "kind": KindDaemon, "pid": os.Getpid(), "socket": core.Paths.Socket})
+		fmt.Fprintln(opts.Stderr, string(line))
+	} else if opts.Stderr != nil {
 		fmt.Fprintf(opts.Stderr, "airlock daemon: running as pid %d, socket %s (stop with Ctrl-C or SIGTERM)\n", os.Getpid(), core.Paths.Socket)
 	}
 	runErr := core.Run(ctx, nil)

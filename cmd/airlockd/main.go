@@ -4,6 +4,7 @@
 package main
 
 import (
+	"encoding/json"
 	"context"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 func main() {
 	fs := flag.NewFlagSet("airlock daemon", flag.ContinueOnError)
 	tcp := fs.String("tcp", "", "also listen on this loopback address (for example 127.0.0.1:7391), guarded by a bearer token kept in the OS keyring")
+	asJSON := fs.Bool("json", false, "announce the start as one JSON line on stderr")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
@@ -22,8 +24,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "airlock daemon: unexpected argument %q (see airlock daemon --help)\n", fs.Arg(0))
 		os.Exit(2)
 	}
-	if err := app.RunDaemon(context.Background(), app.DaemonOptions{TCPAddress: *tcp, Stderr: os.Stderr}); err != nil {
-		fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+	if err := app.RunDaemon(context.Background(), app.DaemonOptions{TCPAddress: *tcp, Stderr: os.Stderr, JSON: *asJSON}); err != nil {
+		if *asJSON {
+			out, _ := json.Marshal(map[string]string{"error": err.Error()})
+			fmt.Fprintln(os.Stderr, string(out))
+		} else {
+			fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+		}
 		os.Exit(1)
 	}
 }
