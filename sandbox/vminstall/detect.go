@@ -1,0 +1,99 @@
+package vminstall
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"time"
+)
+
+// MinQEMUMajor is the oldest system QEMU used instead of downloading the runtime
+// (9p, virtio-serial and -snapshot all work from 5.0 on).
+const MinQEMUMajor = 5
+
+// Support is what the host offers for the micro-VM.
+type Support struct {
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Supported   bool   `json:"supported"`
+	Reason      string `json:"reason,omitempty"`      // why not supported, with the way out
+	KVM         bool   `json:"kvm"`                   // /dev/kvm opens read-write
+	Accel       string `json:"accel"`                 // kvm | hvf | tcg
+	Warning     string `json:"warning,omitempty"`     // e.g. TCG is slow
+	QEMUBinary  string `json:"qemuBinary"`            // qemu-system-<arch> name for this host
+	SystemQEMU  string `json:"systemQemu,omitempty"`  // path of a usable system QEMU, "" when none
+	QEMUVersion string `json:"qemuVersion,omitempty"` // e.g. "7.2.18"
+}
+
+// QEMUBinaryFor names the QEMU system emulator for a GOARCH ("" when there is none).
+func QEMUBinaryFor(arch string) string {
+	switch arch {
+	case "amd64":
+		return "qemu-system-x86_64"
+	case "arm64":
+		return "qemu-system-aarch64"
+	}
+	return ""
+}
+
+// Detect probes the host: architecture, /dev/kvm, and a system QEMU (its --version run
+// with a 3 s limit).
+func Detect(ctx context.Context) Support {
+	s := Support{OS: runtime.GOOS, Arch: runtime.GOARCH, QEMUBinary: QEMUBinaryFor(runtime.GOARCH)}
+	switch {
+	case s.QEMUBinary == "":
+		s.Reason = fmt.Sprintf("the micro-VM needs an amd64 or arm64 host, this one is %s; use execution_mode = \"local\"", s.Arch)
+		return s
+	case s.OS != "linux" && s.OS != "darwin":
+		s.Reason = fmt.Sprintf("the micro-VM runs on Linux and macOS, not %s; use execution_mode = \"local\"", s.OS)
+		return s
+	}
+	s.Supported = true
+	s.Accel = "tcg"
+	switch s.OS {
+	case "linux":
+		if f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0); err == nil {
+			f.Close()
+			s.KVM, s.Accel = true, "kvm"
+		} else {
+			s.Warning = fmt.Sprintf("no usable /dev/kvm (%v): the VM runs under TCG emulation, several times slower; enable virtualization or add yourself to the kvm group", err)
+		}
+	case "darwin":
+		s.Accel = "hvf"
+	}
+	if path, err := exec.LookPath(s.QEMUBinary); err == nil {
+		vctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		out, err := exec.CommandContext(vctx, path, "--version").Output()
+		cancel()
+		if err == nil {
+			if v, major, ok := ParseQEMUVersion(string(out)); ok && major >= MinQEMUMajor {
+				s.SystemQEMU, s.QEMUVersion = path, v
+			}
+		}
+	}
+	return s
+}
+
+var qemuVersionRE = regexp.MustCompile(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)
+
+// ParseQEMUVersion reads `qemu-system-* --version` output ("QEMU emulator version 7.2.18
+// (Debian 1:7.2+dfsg-7+deb12u18)") and returns "7.2.18" and the major version.
+func ParseQEMUVersion(out string) (version string, major int, ok bool) {
+	m := qemuVersionRE.FindStringSubmatch(out)
+	if m == nil {
+		return "", 0, false
+	}
+	major, err := strconv.Atoi(m[1])
+	if err != nil {
+		return "", 0, false
+	}
+	version = m[1] + "." + m[2]
+	if m[3] != "" {
+		version += "." + m[3]
+	}
+	return version, major, true
+}
