@@ -1,24 +1,31 @@
 package desktop
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/airlock-app/airlock/permission"
 )
 
-// Approval is a request waiting for a person, as the window lists it. It is a view of
-// permission.PendingRequest without the raw parameters (the popup of issue #7 adds them),
-// so the generated TypeScript stays exact.
+// Approval is a request waiting for a person, as the window lists it and the popup shows
+// it: a view of permission.PendingRequest with the parameters as indented JSON text, so
+// the generated TypeScript stays exact.
 type Approval struct {
-	ID              string     `json:"id"`
-	Tool            string     `json:"tool"`
-	Summary         string     `json:"summary"`
-	Tier            string     `json:"tier"` // P0 | P1 | P2
-	Kind            string     `json:"kind,omitempty"`
-	InteractiveOnly bool       `json:"interactiveOnly"`
-	Reasons         []string   `json:"reasons"`
-	CreatedAt       time.Time  `json:"createdAt"`
-	Deadline        *time.Time `json:"deadline,omitempty"`
+	ID              string   `json:"id"`
+	Tool            string   `json:"tool"`
+	Summary         string   `json:"summary"`
+	Tier            string   `json:"tier"` // P0 | P1 | P2
+	Kind            string   `json:"kind,omitempty"`
+	InteractiveOnly bool     `json:"interactiveOnly"`
+	Reasons         []string `json:"reasons"`
+	// Scopes are the scopes an allow may choose: once for P2 and interactive-only
+	// requests; once, session and always for P1.
+	Scopes []string `json:"scopes"`
+	// Params are the tool's parameters as indented JSON ("" when there are none).
+	Params    string     `json:"params"`
+	CreatedAt time.Time  `json:"createdAt"`
+	Deadline  *time.Time `json:"deadline,omitempty"`
 	// Where it comes from and where it would act.
 	Session    string `json:"session,omitempty"`
 	Run        string `json:"run,omitempty"`
@@ -35,10 +42,26 @@ func approvalView(p permission.PendingRequest) Approval {
 	if reasons == nil {
 		reasons = []string{}
 	}
+	scopes := []string{}
+	for _, s := range p.Scopes {
+		scopes = append(scopes, string(s))
+	}
 	return Approval{
 		ID: p.ID, Tool: p.Request.Tool, Summary: p.Summary, Tier: string(p.Tier), Kind: string(p.Kind),
-		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, CreatedAt: p.CreatedAt, Deadline: p.Deadline,
+		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, Scopes: scopes, Params: permission.Redact(indentParams(p.Request.Params)), CreatedAt: p.CreatedAt, Deadline: p.Deadline,
 		Session: c.Session, Run: c.Run, Task: c.Task, Department: c.Department, Cwd: c.Cwd,
 		Mode: c.Policy.Mode, Network: c.Policy.Network,
 	}
+}
+
+// indentParams shows raw JSON parameters indented; text that is not JSON is shown as it is.
+func indentParams(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return ""
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return out.String()
 }

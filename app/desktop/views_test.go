@@ -19,7 +19,8 @@ func TestApprovalViewCarriesWhatThePersonNeeds(t *testing.T) {
 	}
 	got := approvalView(p)
 	want := Approval{ID: "r1", Tool: "bash", Summary: "git push --force origin main", Tier: "P2", Kind: "bash_destructive",
-		InteractiveOnly: true, Reasons: []string{"data loss"}, CreatedAt: created, Run: "412", Task: "release-train",
+		InteractiveOnly: true, Reasons: []string{"data loss"}, Scopes: []string{}, Params: "{\n  \"command\": \"git push --force origin main\"\n}",
+		CreatedAt: created, Run: "412", Task: "release-train",
 		Department: "platform", Cwd: "/home/ana/code/platform", Mode: "workspace-write", Network: true}
 	gotJSON, _ := json.Marshal(got)
 	wantJSON, _ := json.Marshal(want)

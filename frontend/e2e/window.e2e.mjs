@@ -84,7 +84,7 @@ test('a request from an agent appears under Waiting for you live, and leaves whe
   assert.match(text, /P1/);
   assert.match(text, /write_file/);
   assert.match(text, /agent session “e2e-agent”/);
-  assert.match(text, /airlock approvals allow e2e-write-1/);
+  assert.match(await row.locator('[data-action="allow-once"]').textContent(), /Allow once/);
 
   const answered = await app.api('POST', '/v1/approvals/e2e-write-1/answer', { allow: false, reason: 'e2e says no', by: 'api' });
   assert.equal(answered.status, 200, JSON.stringify(answered.body));

@@ -84,17 +84,18 @@ describe('Waiting', () => {
     expect(el.textContent).toContain('0 items');
   });
 
-  it('lists pending requests most urgent first, with the way to answer them', () => {
+  it('lists pending requests most urgent first, answerable in place', () => {
     const approvals = [
-      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactiveOnly: false, reasons: [], createdAt: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
-      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, reasons: ['data loss: rewrites the remote branch history'], createdAt: '2026-11-29T11:00:00Z', network: true },
+      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactiveOnly: false, reasons: [], scopes: ['once', 'session', 'always'], params: '', createdAt: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
+      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, reasons: ['data loss: rewrites the remote branch history'], scopes: ['once'], params: '', createdAt: '2026-11-29T11:00:00Z', network: true },
     ];
     const el = render(Waiting, { approvals, roots: [], home: '/home/ana' });
     const rows = [...el.querySelectorAll('[data-approval]')];
     expect(rows.map((r) => r.getAttribute('data-approval'))).toEqual(['b2', 'a1']);
     expect(rows[0]!.textContent).toContain('data loss: rewrites the remote branch history');
-    expect(rows[0]!.textContent).toContain('Only a person can answer this one');
-    expect(rows[0]!.textContent).toContain('airlock approvals deny b2');
+    expect(rows[0]!.textContent).toContain('Only a person can allow this one');
+    expect([...rows[0]!.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Deny', 'Review and allow…']);
+    expect([...rows[1]!.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Deny', 'Allow once', 'Allow always ▾']);
     expect(rows[1]!.textContent).toContain('~/Airlock/research');
     expect(rows[1]!.textContent).toContain('agent session “refactor”');
     expect(el.textContent).toContain('2 items');

@@ -4,7 +4,7 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { config, desktop, localapi, ops, sandbox } from '../../wailsjs/go/models';
+import type { config, desktop, dispatch, localapi, ops, sandbox } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
 export type Status = localapi.Status;
@@ -18,6 +18,12 @@ export type ConfigProblem = config.Problem;
 
 /** A request waiting for a person (the Waiting for you page). */
 export type Approval = desktop.Approval;
+/** One entry of Waiting for you: held runs of a directory, a paused run or task, an approval. */
+export type InboxItem = dispatch.InboxItem;
+/** What authorizing a directory did, or the second confirmation it needs first. */
+export type Authorization = desktop.Authorization;
+/** How long an allow is remembered. */
+export type Scope = 'once' | 'session' | 'always';
 /** An operation plan as the Ops list shows it. */
 export type PlanSummary = ops.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */
@@ -33,6 +39,11 @@ export const api = {
   home: (): Promise<string> => Facade.Home(),
   topics: (): Promise<string[]> => Facade.Topics(),
   pendingApprovals: (): Promise<Approval[]> => Facade.PendingApprovals(),
+  /** Answers a pending request as the person, from the window (interactive). */
+  answer: (id: string, allow: boolean, scope: Scope | '' = 'once', reason = ''): Promise<void> => Facade.Answer(id, allow, scope, reason),
+  inbox: (): Promise<InboxItem[]> => Facade.Inbox(),
+  /** Authorizes dir; `/` and home answer needsConfirmation until confirmHome. */
+  authorizeDirectory: (dir: string, confirmHome = false): Promise<Authorization> => Facade.AuthorizeDirectory(dir, confirmHome),
   opsPlans: (): Promise<PlanSummary[]> => Facade.OpsPlans(),
   /** Rejects while the probes still run; sandbox.status brings the result then. */
   sandboxStatus: (): Promise<SandboxStatus> => Facade.SandboxStatus(),

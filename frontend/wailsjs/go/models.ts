@@ -82,6 +82,8 @@ export namespace desktop {
 	    kind?: string;
 	    interactiveOnly: boolean;
 	    reasons: string[];
+	    scopes: string[];
+	    params: string;
 	    // Go type: time
 	    createdAt: any;
 	    // Go type: time
@@ -107,6 +109,8 @@ export namespace desktop {
 	        this.kind = source["kind"];
 	        this.interactiveOnly = source["interactiveOnly"];
 	        this.reasons = source["reasons"];
+	        this.scopes = source["scopes"];
+	        this.params = source["params"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.deadline = this.convertValues(source["deadline"], null);
 	        this.session = source["session"];
@@ -116,6 +120,81 @@ export namespace desktop {
 	        this.cwd = source["cwd"];
 	        this.mode = source["mode"];
 	        this.network = source["network"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Authorization {
+	    path: string;
+	    released: number[];
+	    needsConfirmation: boolean;
+	    confirmation?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Authorization(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.released = source["released"];
+	        this.needsConfirmation = source["needsConfirmation"];
+	        this.confirmation = source["confirmation"];
+	    }
+	}
+
+}
+
+export namespace dispatch {
+	
+	export class InboxItem {
+	    kind: string;
+	    key: string;
+	    asked: string;
+	    answer: string;
+	    actions: string[];
+	    tier?: string;
+	    runs?: number[];
+	    tasks?: string[];
+	    dir?: string;
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    deadline?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.key = source["key"];
+	        this.asked = source["asked"];
+	        this.answer = source["answer"];
+	        this.actions = source["actions"];
+	        this.tier = source["tier"];
+	        this.runs = source["runs"];
+	        this.tasks = source["tasks"];
+	        this.dir = source["dir"];
+	        this.since = this.convertValues(source["since"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -234,6 +313,22 @@ export namespace localapi {
 		    return a;
 		}
 	}
+	export class SandboxSummary {
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	    }
+	}
 	export class Status {
 	    kind: string;
 	    pid: number;
@@ -245,6 +340,7 @@ export namespace localapi {
 	    config: ConfigView;
 	    keyring: KeyringView;
 	    previous?: PreviousStart;
+	    sandbox?: SandboxSummary;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -261,6 +357,7 @@ export namespace localapi {
 	        this.config = this.convertValues(source["config"], ConfigView);
 	        this.keyring = this.convertValues(source["keyring"], KeyringView);
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
+	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

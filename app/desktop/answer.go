@@ -1,0 +1,99 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// errNoCore says the core part a window action needs is not running.
+var errNoCore = errors.New("the Airlock core is not running this part; restart Airlock")
+
+// Answer answers a pending request from the window. A click in the window is a person:
+// interactive-only requests may be allowed here (and only here or on a terminal). scope
+// is once (or empty), session or always; session and always exist for P1 only (the
+// broker refuses them otherwise). reason is optional and kept in the audit.
+func (f *Facade) Answer(id string, allow bool, scope string, reason string) error {
+	if f.core.Broker == nil {
+		return errNoCore
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	_, err := f.core.Broker.Answer(ctx, id, permission.Answer{
+		Allow: allow, Scope: permission.Scope(scope), Reason: reason,
+		By: permission.ByWindow, Interactive: true,
+	})
+	return err
+}
+
+// Inbox is "Waiting for you": held runs grouped by directory, paused runs and tasks,
+// and pending approvals, most urgent first. The window re-reads it on inbox.changed,
+// run.updated and permission.requested/decided.
+func (f *Facade) Inbox() ([]dispatch.InboxItem, error) {
+	if f.core.Dispatch == nil {
+		return []dispatch.InboxItem{}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	items, err := f.core.Dispatch.Inbox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []dispatch.InboxItem{}
+	}
+	return items, nil
+}
+
+// Authorization is what authorizing a directory from the window did, or the second
+// confirmation it needs first.
+type Authorization struct {
+	// Path is the directory as authorized (symlinks resolved).
+	Path string `json:"path"`
+	// Released are the held runs that start now.
+	Released []uint `json:"released"`
+	// NeedsConfirmation is true when nothing was authorized because dir is `/`, the home
+	// directory or one of its ancestors: Confirmation says, in words, what would become
+	// writable; call again with confirmHome to go ahead.
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+	Confirmation      string `json:"confirmation,omitempty"`
+}
+
+// AuthorizeDirectory records dir as a place the person authorized in the window and
+// releases every run held on it or below it. For `/` and the home directory it first
+// answers NeedsConfirmation, with what would become writable, unless confirmHome.
+func (f *Facade) AuthorizeDirectory(dir string, confirmHome bool) (Authorization, error) {
+	if f.core.Dispatch == nil {
+		return Authorization{}, errNoCore
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	res, err := f.core.Dispatch.Authorize(ctx, dir, "window", confirmHome)
+	var confirm *departments.ConfirmationRequiredError
+	if errors.As(err, &confirm) {
+		return Authorization{Path: confirm.Dir, NeedsConfirmation: true, Confirmation: confirmationWords(confirm)}, nil
+	}
+	if err != nil {
+		return Authorization{}, err
+	}
+	released := res.Released
+	if released == nil {
+		released = []uint{}
+	}
+	return Authorization{Path: res.Place.Path, Released: released}, nil
+}
+
+// confirmationWords is the second confirmation's sentence, for a person in the window
+// (the error's own text ends with the CLI flag).
+func confirmationWords(e *departments.ConfirmationRequiredError) string {
+	msg := e.Error()
+	if before, _, ok := strings.Cut(msg, "; if that is really"); ok {
+		msg = before
+	}
+	return fmt.Sprintf("%s. Runs held there, and every future run there, start without asking.", strings.TrimSuffix(msg, "."))
+}
