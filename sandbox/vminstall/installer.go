@@ -193,6 +193,11 @@ func (i *Installer) install(ctx context.Context) error {
 	if err := os.MkdirAll(i.cfg.Dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", i.cfg.Dir, err)
 	}
+	unlock, err := lockDir(i.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	inst, err := LoadInstalled(i.cfg.Dir)
 	if err != nil {
 		return err

@@ -341,3 +341,23 @@ func TestUnsupportedHost(t *testing.T) {
 		t.Errorf("manifest fetched on an unsupported host")
 	}
 }
+
+func TestSecondProcessIsRefusedWhileInstalling(t *testing.T) {
+	srv := newTestImage().serve(t, nil)
+	in, dir := newTestInstaller(t, srv, &eventLog{}, hostWithQEMU)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockDir(dir) // stands for another process holding the install lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = in.Install(context.Background())
+	unlock()
+	if err == nil || !strings.Contains(err.Error(), "another Airlock process") {
+		t.Fatalf("install while locked: %v", err)
+	}
+	if _, err := in.Install(context.Background()); err != nil {
+		t.Fatalf("install after the lock is gone: %v", err)
+	}
+}
