@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# sandbox-image.sh — build the micro-VM image of Airlock's `sandbox` execution mode from
+# Debian packages: a kernel (linux-image-<arch>), an initramfs with the virtio, 9p and ext4
+# modules, and a root filesystem with bash, python3, nodejs, coreutils, git and Airlock's
+# guest agent (cmd/airlock-guest, run as the guest's init). Writes into OUT:
+#
+#   vmlinuz  initrd.img  rootfs.qcow2  manifest.json
+#
+# manifest.json lists each artifact {name, kind, arch, version, url, sha256, size} with a
+# url relative to the manifest (or under BASE_URL), so `airlock sandbox install --manifest
+# OUT/manifest.json` (or the same directory served over HTTP) installs it.
+#
+# Usage (as root: debootstrap and chroot need it):
+#   scripts/sandbox-image.sh                       # or: make sandbox-image
+#   OUT=/tmp/img SUITE=bookworm scripts/sandbox-image.sh
+#
+# Environment:
+#   OUT         output directory                      (build/sandbox-image)
+#   ARCH        Debian/Go architecture: amd64|arm64    (the host's)
+#   SUITE       Debian suite                          (bookworm)
+#   MIRROR      Debian mirror; for a bit-for-bit repeatable package set use a snapshot, e.g.
+#               http://snapshot.debian.org/archive/debian/20261101T000000Z
+#                                                     (http://deb.debian.org/debian)
+#   BASE_URL    absolute URL prefix for the manifest's urls ("" = relative file names)
+#   VERSION     image version                         (SUITE-<git short commit>)
+#   SOURCE_DATE_EPOCH  timestamps in the filesystem   (the commit's time)
+#   KEEP_WORK=1 keep the work directory (the unpacked root) for inspection
+#
+# Needs: debootstrap, e2fsprogs (mkfs.ext4 -d), qemu-utils (qemu-img), go, sha256sum.
+# Takes several minutes (downloads ~150 MB of packages); it is never run by the tests.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+REPO=$PWD
+OUT=${OUT:-$REPO/build/sandbox-image}
+ARCH=${ARCH:-$(go env GOARCH)}
+SUITE=${SUITE:-bookworm}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+BASE_URL=${BASE_URL:-}
+COMMIT=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+VERSION=${VERSION:-$SUITE-$COMMIT}
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || date +%s)}
+ROOTFS_SIZE=${ROOTFS_SIZE:-3G}
+PACKAGES=bash,coreutils,python3,nodejs,git,ca-certificates,iproute2,kmod,procps,less,linux-image-$ARCH,initramfs-tools
+GUEST_MODULES="virtio_pci virtio_blk virtio_console virtio_net 9p 9pnet_virtio ext4"
+ROOT_UUID=5a1d0c4e-a1c0-4b1d-9e5a-a1a10cc0ffee # fixed, so two builds make the same superblock
+
+step=0
+STEPS=7
+say() { step=$((step + 1)); printf '\n==> [%d/%d] %s\n' "$step" "$STEPS" "$*"; }
+die() { printf 'sandbox-image: %s\n' "$*" >&2; exit 1; }
+
+# --- checks -------------------------------------------------------------------------------
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap and chroot need it): sudo $0"
+case "$ARCH" in amd64 | arm64) ;; *) die "ARCH=$ARCH: only amd64 and arm64 are supported" ;; esac
+for tool in debootstrap mkfs.ext4 qemu-img go sha256sum; do
+	command -v "$tool" >/dev/null || die "$tool not found: apt-get install -y debootstrap e2fsprogs qemu-utils (and Go for the guest agent)"
+done
+if [ "$ARCH" != "$(dpkg --print-architecture 2>/dev/null || go env GOARCH)" ]; then
+	die "building an $ARCH image on another architecture needs qemu-user-static and debootstrap --foreign; not supported by this script yet"
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/airlock-sandbox-image.XXXXXX")
+ROOT=$WORK/root
+cleanup() {
+	for m in proc sys dev; do mountpoint -q "$ROOT/$m" 2>/dev/null && umount -l "$ROOT/$m"; done
+	if [ "${KEEP_WORK:-}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+mkdir -p "$OUT"
+
+# --- 1. guest agent -----------------------------------------------------------------------
+say "building the guest agent (cmd/airlock-guest) for linux/$ARCH"
+CGO_ENABLED=0 GOOS=linux GOARCH=$ARCH go build -C "$REPO" -trimpath -buildvcs=false \
+	-ldflags "-s -w -buildid=" -o "$WORK/airlock-guest" ./cmd/airlock-guest
+ls -l "$WORK/airlock-guest"
+
+# --- 2. root filesystem from Debian packages ----------------------------------------------
+say "debootstrap $SUITE ($ARCH) from $MIRROR with: ${PACKAGES//,/ }"
+mkdir -p "$ROOT/etc/initramfs-tools"
+# The initramfs must be able to mount the virtio disk and reach the agent's port.
+printf '%s\n' $GUEST_MODULES >"$ROOT/etc/initramfs-tools/modules"
+debootstrap --arch="$ARCH" --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOT" "$MIRROR" |
+	stdbuf -oL sed -u 's/^/    /'
+
+# --- 3. configuration ---------------------------------------------------------------------
+say "configuring the guest (agent as init, initramfs modules, hostname, fstab)"
+install -m 0755 "$WORK/airlock-guest" "$ROOT/usr/local/sbin/airlock-guest"
+echo airlock-sandbox >"$ROOT/etc/hostname"
+printf '127.0.0.1 localhost airlock-sandbox\n::1 localhost\n' >"$ROOT/etc/hosts"
+printf '/dev/vda / ext4 rw,relatime 0 1\n' >"$ROOT/etc/fstab"
+mkdir -p "$ROOT/workspace"
+: >"$ROOT/etc/machine-id"
+mount -t proc proc "$ROOT/proc"
+mount -t sysfs sysfs "$ROOT/sys"
+mount --bind /dev "$ROOT/dev"
+chroot "$ROOT" /usr/sbin/update-initramfs -u -k all
+umount "$ROOT/proc" "$ROOT/sys" "$ROOT/dev"
+chroot "$ROOT" /bin/bash -c 'python3 --version; node --version; git --version; bash --version | head -1'
+# Caches and logs are not part of the image.
+rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/log/* \
+	"$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/tmp/* "$ROOT"/var/tmp/*
+
+# --- 4. kernel and initramfs --------------------------------------------------------------
+say "taking the kernel and initramfs out of /boot"
+KVER=$(basename "$(ls -1 "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)" | sed 's/^vmlinuz-//')
+[ -n "$KVER" ] || die "no kernel in $ROOT/boot: did linux-image-$ARCH install?"
+cp "$ROOT/boot/vmlinuz-$KVER" "$OUT/vmlinuz"
+cp "$ROOT/boot/initrd.img-$KVER" "$OUT/initrd.img"
+echo "    kernel $KVER"
+
+# --- 5. ext4 image, then qcow2 ------------------------------------------------------------
+say "making the root filesystem image ($ROOTFS_SIZE ext4 → compressed qcow2)"
+find "$ROOT" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} + 2>/dev/null || true
+E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L airlock-root -U "$ROOT_UUID" \
+	-E root_owner=0:0,hash_seed="$ROOT_UUID" -d "$ROOT" "$WORK/rootfs.ext4" "$ROOTFS_SIZE"
+qemu-img convert -p -c -f raw -O qcow2 "$WORK/rootfs.ext4" "$OUT/rootfs.qcow2"
+
+# --- 6. manifest --------------------------------------------------------------------------
+say "writing $OUT/manifest.json"
+artifact() { # name kind version
+	local f=$OUT/$1
+	printf '    {"name": "%s", "kind": "%s", "arch": "%s", "version": "%s", "url": "%s", "sha256": "%s", "size": %s}' \
+		"$1" "$2" "$ARCH" "$3" "${BASE_URL:+${BASE_URL%/}/}$1" "$(sha256sum "$f" | cut -d' ' -f1)" "$(stat -c %s "$f")"
+}
+{
+	printf '{\n  "name": "airlock-sandbox",\n  "version": "%s",\n  "artifacts": [\n' "$VERSION"
+	artifact vmlinuz kernel "$KVER"
+	printf ',\n'
+	artifact initrd.img initrd "$KVER"
+	printf ',\n'
+	artifact rootfs.qcow2 rootfs "$VERSION"
+	printf '\n  ]\n}\n'
+} >"$OUT/manifest.json.tmp"
+mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
+
+# --- 7. summary ---------------------------------------------------------------------------
+say "done"
+ls -l "$OUT"
+cat "$OUT/manifest.json"
+echo
+echo "install it with:  airlock sandbox install --manifest $OUT/manifest.json"
+echo "boot it by hand:  qemu-system-x86_64 -m 1024 -nographic -snapshot -kernel $OUT/vmlinuz -initrd $OUT/initrd.img \\"
+echo "                    -drive file=$OUT/rootfs.qcow2,if=virtio -append 'console=ttyS0 root=/dev/vda rw init=/usr/local/sbin/airlock-guest'"
