@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/airlock-app/airlock/app/config"
@@ -30,24 +29,9 @@ type registeringExecutor struct {
 }
 
 func (r registeringExecutor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.ExecResult, error) {
-	var mu sync.Mutex
-	var forget []func()
-	orig := spec.OnStart
-	spec.OnStart = func(pid int) {
-		mu.Lock()
-		forget = append(forget, r.core.RegisterSandbox(pid))
-		mu.Unlock()
-		if orig != nil {
-			orig(pid)
-		}
-	}
-	defer func() {
-		mu.Lock()
-		for _, f := range forget {
-			f()
-		}
-		mu.Unlock()
-	}()
+	onStart, done := r.core.trackSandboxes(spec.OnStart)
+	defer done()
+	spec.OnStart = onStart
 	return r.inner.Exec(ctx, spec)
 }
 

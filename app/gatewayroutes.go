@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -183,34 +182,4 @@ func (g *gatewaySandboxes) remove(pid int) {
 	if ok {
 		f()
 	}
-}
-
-// descendsFrom reports whether pid is ancestor or one of its descendants, by the
-// parent chain in /proc.
-func descendsFrom(pid, ancestor int) bool {
-	if ancestor <= 0 {
-		return false
-	}
-	for i := 0; i < 64 && pid > 1; i++ {
-		if pid == ancestor {
-			return true
-		}
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return false
-		}
-		s := string(raw)
-		j := strings.LastIndexByte(s, ')')
-		if j < 0 {
-			return false
-		}
-		f := strings.Fields(s[j+1:])
-		if len(f) < 2 {
-			return false
-		}
-		if pid, err = strconv.Atoi(f[1]); err != nil {
-			return false
-		}
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/sandboxconfig"
@@ -23,21 +22,10 @@ type registeringRunner struct {
 }
 
 func (r registeringRunner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error) {
-	var mu sync.Mutex
-	var forget []func()
 	inner := r.inner
-	inner.OnStart = func(pid int) {
-		mu.Lock()
-		forget = append(forget, r.core.RegisterSandbox(pid))
-		mu.Unlock()
-	}
-	defer func() {
-		mu.Lock()
-		for _, f := range forget {
-			f()
-		}
-		mu.Unlock()
-	}()
+	onStart, done := r.core.trackSandboxes(inner.OnStart)
+	defer done()
+	inner.OnStart = onStart
 	return inner.Run(ctx, spec)
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -211,26 +210,6 @@ func checkInteractiveClaim(peer localapi.Peer, id string, a answerRequest) error
 			Hint:    "type the first characters of the request id when `airlock approvals allow` asks"}
 	}
 	return nil
-}
-
-// hasControllingTTY reads tty_nr from /proc/PID/stat.
-func hasControllingTTY(pid int) bool {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(s[i+1:])
-	// After the command: state ppid pgrp session tty_nr ...
-	if len(f) < 5 {
-		return false
-	}
-	tty, err := strconv.Atoi(f[4])
-	return err == nil && tty != 0
 }
 
 // brokerError turns the broker's errors into API errors with a way out.

@@ -3,8 +3,6 @@ package app
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -59,22 +57,4 @@ func (s *sandboxPIDs) Contains(pid int) bool {
 		p = parent
 	}
 	return false
-}
-
-func parentPID(pid int) (int, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name may hold spaces and parentheses: the fields start after the last ')'.
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 2 {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	return strconv.Atoi(fields[1])
 }

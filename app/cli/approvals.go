@@ -202,15 +202,7 @@ func newGrantsCmd(e *env) *cobra.Command {
 		Short: "List remembered grants",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			var list []map[string]any
-			if err := c.Do(cmd.Context(), "GET", "/v1/grants", nil, &list); err != nil {
-				return err
-			}
-			return e.print(list, func(w io.Writer) {
+			return getJSON(cmd.Context(), e, "GET", "/v1/grants", nil, func(w io.Writer, list []map[string]any) {
 				if len(list) == 0 {
 					fmt.Fprintln(w, "No remembered grants: every P1 request asks the first time.")
 					return
@@ -230,15 +222,9 @@ func newGrantsCmd(e *env) *cobra.Command {
 		Short: "Revoke a remembered grant: the next such request asks again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			var out map[string]string
-			if err := c.Do(cmd.Context(), "DELETE", "/v1/grants/"+url.PathEscape(args[0]), nil, &out); err != nil {
-				return err
-			}
-			return e.print(out, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })
+			return getJSON(cmd.Context(), e, "DELETE", "/v1/grants/"+url.PathEscape(args[0]), nil, func(w io.Writer, _ map[string]string) {
+				fmt.Fprintf(w, "revoked %s\n", args[0])
+			})
 		},
 	})
 	return cmd
@@ -261,10 +247,6 @@ func newAuditCmd(e *env) *cobra.Command {
 		Short: "Show the decisions taken: who asked, what, which layer decided, how long the person took",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
 			q := url.Values{}
 			for k, v := range map[string]string{"tool": tool, "run": run, "verdict": verdict, "since": since} {
 				if v != "" {
@@ -274,11 +256,7 @@ func newAuditCmd(e *env) *cobra.Command {
 			if limit > 0 {
 				q.Set("limit", fmt.Sprint(limit))
 			}
-			var recs []map[string]any
-			if err := c.Do(cmd.Context(), "GET", "/v1/audit?"+q.Encode(), nil, &recs); err != nil {
-				return err
-			}
-			return e.print(recs, func(w io.Writer) {
+			return getJSON(cmd.Context(), e, "GET", "/v1/audit?"+q.Encode(), nil, func(w io.Writer, recs []map[string]any) {
 				if len(recs) == 0 {
 					fmt.Fprintln(w, "No decisions recorded yet.")
 					return

@@ -18,19 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// getJSON fetches path into a generic value and prints it: JSON under --json, else human.
-func getJSON[T any](ctx context.Context, e *env, method, path string, in any, human func(io.Writer, T)) error {
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	var v T
-	if err := c.Do(ctx, method, path, in, &v); err != nil {
-		return err
-	}
-	return e.print(v, func(w io.Writer) { human(w, v) })
-}
-
 type defaultsFlags struct {
 	posture, sandbox, approval, exec string
 	network                          bool

@@ -287,15 +287,7 @@ func opsListCmd(e *env) *cobra.Command {
 			if status != "" {
 				q.Set("status", status)
 			}
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			var list []map[string]any
-			if err := c.Do(cmd.Context(), "GET", "/v1/ops/plans?"+q.Encode(), nil, &list); err != nil {
-				return err
-			}
-			return e.print(list, func(w io.Writer) {
+			return getJSON(cmd.Context(), e, "GET", "/v1/ops/plans?"+q.Encode(), nil, func(w io.Writer, list []map[string]any) {
 				if len(list) == 0 {
 					fmt.Fprintln(w, "No plans yet: open one with `airlock ops plan --file plan.json`.")
 					return

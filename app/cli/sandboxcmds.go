@@ -335,7 +335,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 		},
 	}
 	status.Flags().StringVar(&backend, "backend", "", "the backend setting to evaluate: auto | os | app (default: AIRLOCK_SANDBOX_BACKEND or auto)")
-	cmd.AddCommand(status)
+	cmd.AddCommand(status, newSandboxInstallCmd(e))
 	return cmd
 }
 
