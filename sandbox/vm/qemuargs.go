@@ -1,0 +1,97 @@
+package vm
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/airlock-app/airlock/sandbox/vm/agent"
+)
+
+// GuestWorkspace is where the shared workspace is mounted in the guest.
+const GuestWorkspace = "/workspace"
+
+// Config describes one VM.
+type Config struct {
+	QEMU      string // qemu-system-* binary (vminstall Status.Runtime)
+	Kernel    string // vmlinuz
+	Initrd    string // initrd.img ("" = none)
+	Rootfs    string // root filesystem image; .qcow2 is qcow2, anything else raw
+	Workspace string // host directory shared read-write at /workspace
+	Network   bool   // user-mode network (NAT) when true; no network device at all otherwise
+	Accel     string // kvm | tcg | hvf; "" = kvm when /dev/kvm is usable, else tcg
+	MemoryMB  int    // 0 = 1024
+	CPUs      int    // 0 = 2
+}
+
+// kernelCmdline boots the rootfs with the agent as init. airlock.net=user asks the agent
+// to configure QEMU's user-mode network.
+func kernelCmdline(c Config) string {
+	s := "console=ttyS0 root=/dev/vda rw init=/usr/local/sbin/airlock-guest panic=-1 quiet loglevel=3"
+	if c.Network {
+		s += " airlock.net=user"
+	}
+	return s
+}
+
+// machineFor picks the QEMU machine type for the host architecture.
+func machineFor(arch string) string {
+	if arch == "arm64" {
+		return "virt"
+	}
+	return "q35"
+}
+
+// qemuArgs builds QEMU's command line; socket is the agent's unix socket, console the file
+// the guest's serial console goes to.
+func qemuArgs(c Config, socket, console string) ([]string, error) {
+	for name, v := range map[string]string{"kernel": c.Kernel, "rootfs": c.Rootfs, "workspace": c.Workspace} {
+		if v == "" {
+			return nil, fmt.Errorf("vm: no %s given", name)
+		}
+	}
+	if strings.ContainsAny(c.Workspace, ",") || strings.ContainsAny(c.Rootfs, ",") || strings.ContainsAny(socket, ",") {
+		return nil, errors.New("vm: paths with a comma cannot be passed to QEMU; move the workspace or the data directory")
+	}
+	mem, cpus := c.MemoryMB, c.CPUs
+	if mem <= 0 {
+		mem = 1024
+	}
+	if cpus <= 0 {
+		cpus = 2
+	}
+	format := "raw"
+	if filepath.Ext(c.Rootfs) == ".qcow2" {
+		format = "qcow2"
+	}
+	cpu := "max"
+	if c.Accel == "kvm" || c.Accel == "hvf" {
+		cpu = "host"
+	}
+	args := []string{
+		"-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
+		"-machine", machineFor(runtime.GOARCH), "-accel", c.Accel, "-cpu", cpu,
+		"-m", strconv.Itoa(mem), "-smp", strconv.Itoa(cpus),
+		"-kernel", c.Kernel,
+		"-append", kernelCmdline(c),
+		"-drive", "file=" + c.Rootfs + ",if=virtio,format=" + format + ",snapshot=on",
+		"-fsdev", "local,id=ws,path=" + c.Workspace + ",security_model=none",
+		"-device", "virtio-9p-pci,fsdev=ws,mount_tag=workspace",
+		"-chardev", "socket,id=agent,path=" + socket + ",server=on,wait=off",
+		"-device", "virtio-serial-pci",
+		"-device", "virtserialport,chardev=agent,name=" + agent.PortName,
+		"-serial", "file:" + console,
+	}
+	if c.Initrd != "" {
+		args = append(args, "-initrd", c.Initrd)
+	}
+	if c.Network {
+		args = append(args, "-nic", "user,model=virtio-net-pci")
+	} else {
+		args = append(args, "-nic", "none")
+	}
+	return args, nil
+}
