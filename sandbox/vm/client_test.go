@@ -18,7 +18,11 @@ func agentClient(t *testing.T) (*Client, func()) {
 	host, guest := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { agent.Serve(ctx, guest, guest, agent.Options{Kernel: "guest-kernel"}); guest.Close(); close(done) }()
+	go func() {
+		agent.Serve(ctx, guest, guest, agent.Options{Kernel: "guest-kernel"})
+		guest.Close()
+		close(done)
+	}()
 	c := NewClient(host)
 	stop := func() { cancel(); c.Close(); <-done }
 	t.Cleanup(stop)
