@@ -110,13 +110,46 @@ func setupGuest(log *slog.Logger) {
 	os.Setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
 	os.Setenv("HOME", "/root")
 	// Loopback up for local servers; the host decides whether any other network exists.
-	exec("/usr/sbin/ip", "link", "set", "lo", "up")
+	run(log, "/usr/sbin/ip", "link", "set", "lo", "up")
+	if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && strings.Contains(" "+string(cmdline)+" ", " airlock.net=user ") {
+		setupUserNetwork(log)
+	}
 }
 
-func exec(argv0 string, args ...string) {
+// setupUserNetwork configures QEMU's user-mode network (fixed addresses, no DHCP client
+// in the image): guest 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3.
+func setupUserNetwork(log *slog.Logger) {
+	iface := ""
+	ents, _ := os.ReadDir("/sys/class/net")
+	for _, e := range ents {
+		if e.Name() != "lo" {
+			iface = e.Name()
+			break
+		}
+	}
+	if iface == "" {
+		log.Warn("network allowed but no network interface found (virtio_net missing?)")
+		return
+	}
+	run(log, "/usr/sbin/ip", "addr", "add", "10.0.2.15/24", "dev", iface)
+	run(log, "/usr/sbin/ip", "link", "set", iface, "up")
+	run(log, "/usr/sbin/ip", "route", "add", "default", "via", "10.0.2.2")
+	if err := os.WriteFile("/etc/resolv.conf", []byte("nameserver 10.0.2.3\n"), 0o644); err != nil {
+		log.Warn("resolv.conf", "err", err)
+	}
+}
+
+// run runs a setup command and logs its failure.
+func run(log *slog.Logger, argv0 string, args ...string) {
 	p, err := os.StartProcess(argv0, append([]string{argv0}, args...), &os.ProcAttr{Files: []*os.File{nil, os.Stderr, os.Stderr}})
 	if err == nil {
-		p.Wait()
+		var st *os.ProcessState
+		if st, err = p.Wait(); err == nil && !st.Success() {
+			err = fmt.Errorf("%s", st)
+		}
+	}
+	if err != nil {
+		log.Warn("setup", "cmd", argv0+" "+strings.Join(args, " "), "err", err)
 	}
 }
 

@@ -1,0 +1,98 @@
+package vm
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/sandbox/vminstall"
+)
+
+// testImage finds a built image: $AIRLOCK_SANDBOX_IMAGE or the repo's build/sandbox-image
+// (what `make sandbox-image` writes), and a QEMU. It skips, saying why, when there is none.
+func testImage(t *testing.T) Config {
+	t.Helper()
+	dir := os.Getenv("AIRLOCK_SANDBOX_IMAGE")
+	if dir == "" {
+		dir, _ = filepath.Abs(filepath.Join("..", "..", "build", "sandbox-image"))
+	}
+	c := Config{Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Rootfs: filepath.Join(dir, "rootfs.qcow2")}
+	for _, f := range []string{c.Kernel, c.Initrd, c.Rootfs} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("no micro-VM image built (%s missing): run `make sandbox-image` (or set AIRLOCK_SANDBOX_IMAGE=DIR) to run the VM tests; CI without a built image skips them", f)
+		}
+	}
+	qemu, err := exec.LookPath(vminstall.QEMUBinaryFor("amd64"))
+	if err != nil {
+		t.Skipf("no %s on this machine (apt-get install qemu-system-x86): cannot boot the micro-VM", vminstall.QEMUBinaryFor("amd64"))
+	}
+	c.QEMU = qemu
+	return c
+}
+
+func run(t *testing.T, v *VM, argv ...string) (string, ExecResult) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := v.Exec(context.Background(), ExecRequest{Argv: argv, Stdout: &out, Stderr: &out, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("%v: %v (%s)", argv, err, out.String())
+	}
+	return out.String(), res
+}
+
+func TestMicroVM(t *testing.T) {
+	c := testImage(t)
+	c.Workspace = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	v, err := Boot(ctx, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if !KVMUsable() && v.Warning == "" {
+		t.Error("TCG without a warning")
+	}
+
+	hostRelease, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	out, _ := run(t, v, "uname", "-r")
+	if strings.TrimSpace(out) == "" || strings.TrimSpace(out) == strings.TrimSpace(string(hostRelease)) {
+		t.Errorf("guest kernel %q, host %q: not a separate kernel", out, hostRelease)
+	}
+	for _, tool := range []string{"bash --version", "python3 --version", "node --version", "git --version"} {
+		if _, res := run(t, v, "/bin/sh", "-c", tool); res.ExitCode != 0 {
+			t.Errorf("%s: exit %d", tool, res.ExitCode)
+		}
+	}
+	// The workspace is shared read-write.
+	run(t, v, "/bin/sh", "-c", "echo from-guest > /workspace/out.txt; echo outside > /root/outside.txt; apt-get --version >/dev/null")
+	if b, err := os.ReadFile(filepath.Join(c.Workspace, "out.txt")); err != nil || string(b) != "from-guest\n" {
+		t.Errorf("workspace file on the host: %q %v", b, err)
+	}
+	// No network device when the network is off.
+	if out, res := run(t, v, "/bin/bash", "-c", "ls /sys/class/net; exec 3<>/dev/tcp/10.0.2.2/80"); res.ExitCode == 0 || strings.Contains(out, "eth") || strings.Contains(out, "enp") {
+		t.Errorf("network reachable with the network off: %q exit %d", out, res.ExitCode)
+	}
+	// A timeout kills the command.
+	var sink bytes.Buffer
+	res, _ := v.Exec(context.Background(), ExecRequest{Argv: []string{"sleep", "60"}, Stdout: &sink, Timeout: 500 * time.Millisecond})
+	if !res.TimedOut {
+		t.Errorf("sleep past its timeout: %+v", res)
+	}
+	v.Close()
+
+	// A new VM from the same image does not see what the first wrote outside the workspace.
+	v2, err := Boot(ctx, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if out, res := run(t, v2, "/bin/sh", "-c", "test ! -e /root/outside.txt && cat /workspace/out.txt"); res.ExitCode != 0 || !strings.Contains(out, "from-guest") {
+		t.Errorf("second VM: %q exit %d; want /root/outside.txt gone and the workspace file kept", out, res.ExitCode)
+	}
+}
