@@ -72,7 +72,7 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 		cpu = "host"
 	}
 	args := []string{
-		"-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
+		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		"-machine", machineFor(runtime.GOARCH), "-accel", c.Accel, "-cpu", cpu,
 		"-m", strconv.Itoa(mem), "-smp", strconv.Itoa(cpus),
 		"-kernel", c.Kernel,
