@@ -42,9 +42,11 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json frontend/pa
 build: build-cli build-desktop
 
 # airlock is static and links no core, so its hot paths start fast; airlockd hosts the
-# core headless (`airlock daemon` becomes it).
+# core headless (`airlock daemon` becomes it); airlock-agent is the command line with the
+# agent commands and the MCP SDK (`airlock mcp` and `airlock hook` become it).
 build-cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
+	CGO_ENABLED=0 $(GO) build -trimpath -tags agent -ldflags "$(LDFLAGS)" -o $(BIN)/airlock-agent ./cmd/airlock
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlockd ./cmd/airlockd
 
 build-desktop: frontend-deps
@@ -65,10 +67,12 @@ test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags agent ./app/cli ./cmd/airlock
 
 staticcheck:
 	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	staticcheck ./...
+	staticcheck -tags agent ./app/cli ./cmd/airlock
 
 # Inside a private D-Bus session with a fresh, unlocked gnome-keyring, so the keyring
 # tests use the real Secret Service.

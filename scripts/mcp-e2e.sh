@@ -22,8 +22,9 @@ if [[ ${1:-} != --inner ]]; then
 	done
 	echo "mcp-e2e: npm ci in test/mcp-e2e"
 	(cd test/mcp-e2e && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci failed"
-	echo "mcp-e2e: build build/bin/airlock (CGO_ENABLED=0) and build/bin/airlockd"
+	echo "mcp-e2e: build build/bin/airlock, build/bin/airlock-agent (CGO_ENABLED=0) and build/bin/airlockd"
 	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock ./cmd/airlock || fail "building airlock failed"
+	CGO_ENABLED=0 go build -trimpath -tags agent -o build/bin/airlock-agent ./cmd/airlock || fail "building airlock-agent failed"
 	go build -trimpath -o build/bin/airlockd ./cmd/airlockd || fail "building airlockd failed"
 	exec scripts/with-test-keyring.sh "$0" --inner
 fi

@@ -144,9 +144,28 @@ func TestCLILinksNoCore(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		switch {
 		case dep == "gorm.io/gorm", dep == "github.com/mattn/go-sqlite3", dep == "github.com/airlock-app/airlock/app",
-			strings.HasPrefix(dep, "github.com/wailsapp/"):
+			strings.HasPrefix(dep, "github.com/wailsapp/"), strings.HasPrefix(dep, "github.com/modelcontextprotocol/"):
 			t.Errorf("cmd/airlock depends on %s", dep)
 		}
+	}
+}
+
+// Without airlock-agent beside it, the hook still answers — ask, never allow.
+func TestHookWithoutTheAgentAsks(t *testing.T) {
+	in := newInstance(t)
+	c := in.cmd("hook", "claude")
+	c.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"cwd":"/tmp","session_id":"s"}`)
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("hook: %v %s", err, out)
+	}
+	var v struct {
+		HookSpecificOutput struct {
+			PermissionDecision string `json:"permissionDecision"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal(out, &v) != nil || v.HookSpecificOutput.PermissionDecision != "ask" {
+		t.Fatalf("hook answered %s", out)
 	}
 }
 

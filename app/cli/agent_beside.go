@@ -1,0 +1,44 @@
+//go:build !agent
+
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// The agent commands live in airlock-agent (this command line built with the agent
+// tag): the MCP SDK they link costs every process a few milliseconds of start-up, and
+// `airlock exec` must start in about one. `airlock mcp` and `airlock hook` become it.
+
+func newMCPCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:                "mcp [--cwd DIR] [--department NAME] [--posture P]",
+		Short:              "Serve Airlock's governed tools to an agent over MCP (stdio)",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return execBeside("airlock-agent", append([]string{"mcp"}, args...), "build it with `make build`")
+		},
+	}
+}
+
+func newHookCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:                "hook claude",
+		Short:              "Answer a coding agent's tool-use hooks from Airlock's broker",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := execBeside("airlock-agent", append([]string{"hook"}, args...), "build it with `make build`")
+			// Never leave an agent's hook without an answer: when the adapter cannot run,
+			// the answer is ask, never allow.
+			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+				"hookEventName": "PreToolUse", "permissionDecision": "ask",
+				"permissionDecisionReason": fmt.Sprintf("Airlock could not answer: %v", err),
+			}})
+			fmt.Fprintln(e.stdout, string(out))
+			return nil
+		},
+	}
+}
