@@ -196,6 +196,58 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 		cp "$ART/page-$name.png" "$TMP/prev.png"
 	done
 	say "page screenshots: $ART/page-{${pages[*]// /,}}.png"
+
+	# 5c. What a person sees when something waits for them, raised through the local API
+	#     as the CLI and agents do: a run held outside known places, a P1 and a P2 request
+	#     (the popup over the page, "1 of 2"), then the page with the popup put aside (Esc).
+	sock=$AIRLOCK_HOME/run/airlock.sock
+	api() {
+		local body=${3:-'{}'}
+		curl -sS --fail-with-body --max-time "${4:-10}" --unix-socket "$sock" -X "$1" -H 'Content-Type: application/json' --data "$body" "http://airlock$2"
+	}
+	deadline=$((SECONDS + 60))
+	HELD_DIR=$(mktemp -d /var/tmp/airlock-smoke-legacy-api.XXXXXX)
+	mkdir -p "$AIRLOCK_HOME/work/research"
+	api POST /v1/tasks "{\"name\":\"nightly-deps\",\"argv\":[\"make\",\"deps\"],\"cwd\":\"$HELD_DIR\",\"schedule\":\"\",\"time_zone\":\"UTC\"}" >/dev/null ||
+		fail "could not create a task through the local API"
+	api POST /v1/tasks/nightly-deps/run-now >/dev/null || fail "could not start the task"
+	# Waiting for you first (the popup will cover the sidebar), with the held run on it.
+	xdotool mousemove --window "$WID" 60 69 click 1
+	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+		time_left || fail "Waiting for you never showed the held run"
+		sleep 0.2
+	done
+	sleep 0.5
+	import -window "$WID" "$TMP/prev.png"
+	AWAITS=()
+	api POST /v1/permission/await "{\"id\":\"smoke-p2\",\"tool\":\"bash\",\"params\":{\"command\":\"git push --force origin main\",\"timeout\":600},\"context\":{\"session\":\"release-train\",\"department\":\"platform\",\"cwd\":\"$AIRLOCK_HOME/work\",\"policy\":{\"mode\":\"workspace-write\",\"network\":true}}}" 120 >/dev/null 2>&1 &
+	AWAITS+=($!)
+	sleep 0.3
+	api POST /v1/permission/await "{\"id\":\"smoke-p1\",\"tool\":\"write_file\",\"params\":{\"path\":\"$AIRLOCK_HOME/work/research/notes.md\",\"content\":\"# Notes\\n\"},\"context\":{\"session\":\"refactor\",\"department\":\"research\",\"cwd\":\"$AIRLOCK_HOME/work/research\",\"policy\":{\"mode\":\"workspace-write\"}}}" 120 >/dev/null 2>&1 &
+	AWAITS+=($!)
+	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+		time_left || fail "the popup never showed"
+		sleep 0.2
+	done
+	sleep 1 # the popup and the held run's row settle
+	import -window "$WID" "$ART/popup.png"
+	cp "$ART/popup.png" "$TMP/prev.png"
+	xdotool key Escape
+	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+		time_left || fail "Esc did not put the popup aside"
+		sleep 0.2
+	done
+	sleep 0.5
+	import -window "$WID" "$ART/page-waiting-items.png"
+	for id in smoke-p1 smoke-p2; do
+		api POST "/v1/approvals/$id/answer" '{"allow":false,"reason":"smoke test","by":"api"}' >/dev/null || fail "could not answer $id"
+	done
+	wait "${AWAITS[@]}" || true
+	rm -rf "$HELD_DIR"
+	say "waiting screenshots: $ART/popup.png, $ART/page-waiting-items.png"
 fi
 
 # 6. Quit with SIGTERM: exit status 0, and nothing it started left behind.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysChoices, canAllowAlways, coalesce, foldText, heldItems, heldReason, heldTitle, needsReview, operationWords, PopupQueue, waitingCount } from './inbox';
+import { summaryText, alwaysChoices, canAllowAlways, coalesce, foldText, heldItems, heldReason, heldTitle, needsReview, operationWords, PopupQueue, waitingCount } from './inbox';
 import type { InboxItem } from './api';
 
 const item = (over: Partial<InboxItem>): InboxItem => ({ kind: 'directory', key: 'dir:/x', asked: '', answer: '', actions: [], since: '', ...over }) as InboxItem;
@@ -57,6 +57,11 @@ describe('held groups', () => {
     expect(heldTitle({ kind: 'paused_task', tasks: ['t'], asked: 'task t paused itself: 5 failures' })).toBe('task t paused itself: 5 failures');
     expect(heldReason('2 held run(s) of a, b: /x is not inside a workspace root')).toBe('/x is not inside a workspace root');
     expect(heldReason('something else')).toBe('something else');
+    expect(heldReason('1 held run(s) of t: /x is not a known place (not inside a workspace root): authorize it with `airlock authorize /x`')).toBe(
+      '/x is not a known place (not inside a workspace root)',
+    );
+    expect(summaryText({ tool: 'bash', summary: 'bash git push --force' })).toBe('git push --force');
+    expect(summaryText({ tool: 'bash', summary: 'run it' })).toBe('run it');
   });
 });
 

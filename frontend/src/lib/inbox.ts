@@ -157,5 +157,13 @@ export function coalesce(fn: () => Promise<void>): () => Promise<void> {
 /** heldReason is why a group is held, without the count and task names the row shows apart. */
 export function heldReason(asked: string): string {
   const m = /^\d+ held run\(s\) of [^:]*: (.*)$/s.exec(asked);
-  return m?.[1] ?? asked;
+  const reason = m?.[1] ?? asked;
+  // The core's reason ends with the terminal command; the window offers the button.
+  return reason.replace(/: authorize it with `[^`]*`\s*$/, '');
+}
+
+/** summaryText is what a request would do, without repeating the tool's name. */
+export function summaryText(a: Pick<Approval, 'tool' | 'summary'>): string {
+  const prefix = a.tool + ' ';
+  return a.summary.startsWith(prefix) && a.summary.length > prefix.length ? a.summary.slice(prefix.length) : a.summary;
 }
