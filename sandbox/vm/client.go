@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,9 +36,10 @@ type ExecResult struct {
 
 // Client speaks the agent protocol over one connection.
 type Client struct {
-	enc  *json.Encoder
-	wmu  sync.Mutex
-	conn io.Closer
+	enc    *json.Encoder
+	wmu    sync.Mutex
+	conn   io.Closer
+	broken atomic.Bool // a write failed: the connection is gone
 
 	mu       sync.Mutex
 	waiters  map[string]chan agent.Message
@@ -118,7 +120,21 @@ func (c *Client) err() error {
 func (c *Client) send(m agent.Message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return c.enc.Encode(m)
+	err := c.enc.Encode(m)
+	if err != nil {
+		c.broken.Store(true)
+	}
+	return err
+}
+
+// Alive reports whether the agent connection is still open.
+func (c *Client) Alive() bool {
+	select {
+	case <-c.closed:
+		return false
+	default:
+		return !c.broken.Load()
+	}
 }
 
 // Close closes the connection.

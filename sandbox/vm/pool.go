@@ -1,0 +1,183 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Machine is a booted VM as the pool uses it (*VM implements it).
+type Machine interface {
+	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
+	Close() error
+}
+
+// BootFunc boots a VM for a configuration.
+type BootFunc func(ctx context.Context, c Config) (Machine, error)
+
+// Pool keeps one warm VM per (workspace, network) so the commands of a run reuse it, and
+// shuts a VM down after it has been idle for Idle.
+type Pool struct {
+	base Config
+	idle time.Duration
+	boot BootFunc
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	vms    map[poolKey]*poolEntry
+	closed bool
+}
+
+type poolKey struct {
+	workspace string
+	network   bool
+}
+
+type poolEntry struct {
+	ready   chan struct{} // closed once booting ended
+	m       Machine
+	err     error
+	busy    int
+	timer   *time.Timer
+	retired bool
+}
+
+// NewPool returns a pool that boots base with each workspace; boot nil = Boot.
+func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *Pool {
+	if log == nil {
+		log = slog.Default()
+	}
+	if boot == nil {
+		boot = func(ctx context.Context, c Config) (Machine, error) { return Boot(ctx, c, log) }
+	}
+	if idle <= 0 {
+		idle = 5 * time.Minute
+	}
+	return &Pool{base: base, idle: idle, boot: boot, log: log, vms: map[poolKey]*poolEntry{}}
+}
+
+// Exec runs req in the warm VM of workspace (booting it when needed). A VM whose agent
+// went away is thrown out and the next command boots a fresh one.
+func (p *Pool) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
+	}
+	key := poolKey{ws, network}
+	e, err := p.acquire(ctx, key)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	res, err := e.m.Exec(ctx, req)
+	broken := false
+	if a, ok := e.m.(interface{ Alive() bool }); ok && !a.Alive() {
+		broken = true
+	}
+	p.release(key, e, broken)
+	return res, err
+}
+
+func (p *Pool) acquire(ctx context.Context, key poolKey) (*poolEntry, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("vm pool: closed")
+	}
+	e, ok := p.vms[key]
+	if !ok {
+		e = &poolEntry{ready: make(chan struct{})}
+		p.vms[key] = e
+		c := p.base
+		c.Workspace, c.Network = key.workspace, key.network
+		go func() {
+			m, err := p.boot(context.WithoutCancel(ctx), c)
+			p.mu.Lock()
+			e.m, e.err = m, err
+			if err != nil {
+				delete(p.vms, key) // the next command tries again
+			}
+			p.mu.Unlock()
+			close(e.ready)
+		}()
+	}
+	e.busy++
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	p.mu.Unlock()
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		p.release(key, e, false)
+		return nil, ctx.Err()
+	}
+	if e.err != nil {
+		p.release(key, e, false)
+		return nil, fmt.Errorf("vm pool: boot: %w", e.err)
+	}
+	return e, nil
+}
+
+// release marks one command done; broken retires the VM now, else it stops after Idle.
+func (p *Pool) release(key poolKey, e *poolEntry, broken bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e.busy--
+	if broken && !e.retired {
+		p.retireLocked(key, e)
+		return
+	}
+	if e.busy == 0 && !e.retired {
+		e.timer = time.AfterFunc(p.idle, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if e.busy == 0 && !e.retired {
+				p.log.Info("micro-VM idle, shutting it down", "workspace", key.workspace)
+				p.retireLocked(key, e)
+			}
+		})
+	}
+}
+
+// retireLocked removes e from the pool and closes its VM (in the background: Close waits).
+func (p *Pool) retireLocked(key poolKey, e *poolEntry) {
+	e.retired = true
+	if p.vms[key] == e {
+		delete(p.vms, key)
+	}
+	if e.m != nil {
+		go e.m.Close()
+	}
+}
+
+// Close shuts every VM down; Exec fails afterwards.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	entries := p.vms
+	p.vms = map[poolKey]*poolEntry{}
+	p.mu.Unlock()
+	for _, e := range entries {
+		<-e.ready
+		p.mu.Lock()
+		e.retired = true
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+		m := e.m
+		p.mu.Unlock()
+		if m != nil {
+			m.Close()
+		}
+	}
+}
+
+// Warm reports how many VMs are running or booting.
+func (p *Pool) Warm() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.vms)
+}

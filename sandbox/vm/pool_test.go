@@ -1,0 +1,143 @@
+package vm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/sandbox/vm/agent"
+)
+
+// pipeMachine is a "VM" whose guest agent runs in this process over a pipe: everything
+// but QEMU is real.
+type pipeMachine struct {
+	*Client
+	stop   func()
+	closed atomic.Bool
+	cfg    Config
+}
+
+func (m *pipeMachine) Close() error { m.closed.Store(true); m.stop(); return nil }
+
+type bootCounter struct {
+	mu       sync.Mutex
+	machines []*pipeMachine
+	fail     error
+}
+
+func (b *bootCounter) boot(ctx context.Context, c Config) (Machine, error) {
+	b.mu.Lock()
+	fail := b.fail
+	b.mu.Unlock()
+	if fail != nil {
+		return nil, fail
+	}
+	host, guest := net.Pipe()
+	actx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { agent.Serve(actx, guest, guest, agent.Options{}); guest.Close(); close(done) }()
+	cl := NewClient(host)
+	if _, err := cl.WaitReady(ctx); err != nil {
+		cancel()
+		return nil, err
+	}
+	m := &pipeMachine{Client: cl, cfg: c, stop: func() { cancel(); cl.Close(); <-done }}
+	b.mu.Lock()
+	b.machines = append(b.machines, m)
+	b.mu.Unlock()
+	return m, nil
+}
+
+func (b *bootCounter) count() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.machines) }
+
+func echo(t *testing.T, p *Pool, ws string, network bool) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := p.Exec(context.Background(), ws, network, ExecRequest{Argv: []string{"/bin/echo", "hi"}, Cwd: "/", Stdout: &out})
+	if err != nil || res.ExitCode != 0 || out.String() != "hi\n" {
+		t.Fatalf("exec in pool: %v %+v %q", err, res, out.String())
+	}
+}
+
+func TestPoolReusesOneVMPerWorkspace(t *testing.T) {
+	b := &bootCounter{}
+	p := NewPool(Config{}, time.Hour, b.boot, nil)
+	defer p.Close()
+	a, c := t.TempDir(), t.TempDir()
+	echo(t, p, a, false)
+	echo(t, p, a, false)
+	if b.count() != 1 {
+		t.Fatalf("%d boots for two commands in one workspace", b.count())
+	}
+	echo(t, p, c, false)
+	echo(t, p, a, true)
+	if b.count() != 3 || p.Warm() != 3 {
+		t.Fatalf("boots %d warm %d, want one per (workspace, network)", b.count(), p.Warm())
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); echo(t, p, c, false) }()
+	}
+	wg.Wait()
+	if b.count() != 3 {
+		t.Errorf("concurrent commands booted more VMs: %d", b.count())
+	}
+	if b.machines[0].cfg.Workspace != a || b.machines[2].cfg.Network != true {
+		t.Errorf("configs %+v %+v", b.machines[0].cfg, b.machines[2].cfg)
+	}
+	p.Close()
+	for i, m := range b.machines {
+		if !m.closed.Load() {
+			t.Errorf("machine %d still running after Close", i)
+		}
+	}
+	if _, err := p.Exec(context.Background(), a, false, ExecRequest{Argv: []string{"true"}}); err == nil {
+		t.Error("exec after Close")
+	}
+}
+
+func TestPoolShutsIdleVMDown(t *testing.T) {
+	b := &bootCounter{}
+	p := NewPool(Config{}, 30*time.Millisecond, b.boot, nil)
+	defer p.Close()
+	ws := t.TempDir()
+	echo(t, p, ws, false)
+	for p.Warm() != 0 {
+		<-time.After(5 * time.Millisecond)
+	}
+	for !b.machines[0].closed.Load() {
+		<-time.After(5 * time.Millisecond)
+	}
+	echo(t, p, ws, false)
+	if b.count() != 2 {
+		t.Errorf("%d boots, want a fresh VM after the idle one stopped", b.count())
+	}
+}
+
+func TestPoolReplacesDeadVMAndRetriesFailedBoot(t *testing.T) {
+	b := &bootCounter{fail: errors.New("no kvm, no luck")}
+	p := NewPool(Config{}, time.Hour, b.boot, nil)
+	defer p.Close()
+	ws := t.TempDir()
+	if _, err := p.Exec(context.Background(), ws, false, ExecRequest{Argv: []string{"true"}}); err == nil {
+		t.Fatal("exec with a failing boot succeeded")
+	}
+	b.mu.Lock()
+	b.fail = nil
+	b.mu.Unlock()
+	echo(t, p, ws, false) // the failed boot was not cached
+	b.machines[0].stop()  // the guest agent dies
+	if _, err := p.Exec(context.Background(), ws, false, ExecRequest{Argv: []string{"true"}}); err == nil {
+		t.Fatal("exec on a dead VM succeeded")
+	}
+	echo(t, p, ws, false)
+	if b.count() != 2 {
+		t.Errorf("%d boots, want the dead VM replaced", b.count())
+	}
+}
