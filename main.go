@@ -76,8 +76,8 @@ func run() int {
 		shell.Quit()
 	}()
 
-	// Blocks until the window is closed (which, until the tray of issue #7, quits the
-	// app) or Quit is called.
+	// Blocks until Quit is called (tray, signal, a lost core) — or the window is closed
+	// when there is no tray (no session bus); with the tray, closing only hides it.
 	opts := shell.Options(frontend.Assets, icon)
 	// `airlock mcp` starts the app with AIRLOCK_START_HIDDEN=1 when an agent needs a core
 	// and none runs: the window stays hidden until someone opens Airlock (a second

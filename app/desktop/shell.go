@@ -30,7 +30,14 @@ type Shell struct {
 	quitAsked    bool
 	showAsked    bool
 	shuttingDown bool
+	quitting     bool // Quit was called: closing the window ends the app
+	icon         []byte
+	tray         *Tray // nil when there is no session bus
 }
+
+// ReviewEvent is the window event that raises the popup on one request (the tray's
+// "Review…"); its payload is the request id. It is not a core topic.
+const ReviewEvent = "window.review"
 
 // NewShell returns the shell of core's window.
 func NewShell(core *app.Core) *Shell {
@@ -40,6 +47,9 @@ func NewShell(core *app.Core) *Shell {
 // Options are the Wails options of the window. assets holds index.html and the
 // built frontend (frontend/dist); icon is the window's PNG icon.
 func (s *Shell) Options(assets fs.FS, icon []byte) *options.App {
+	s.mu.Lock()
+	s.icon = icon
+	s.mu.Unlock()
 	return &options.App{
 		Title:     "Airlock",
 		Width:     1120,
@@ -56,8 +66,8 @@ func (s *Shell) Options(assets fs.FS, icon []byte) *options.App {
 		OnShutdown:       s.shutdown,
 		OnBeforeClose:    s.beforeClose,
 		Bind:             []any{s.facade},
-		// Until the tray exists (issue #7), closing the window quits the app; #7 sets
-		// HideWindowOnClose (or returns true from beforeClose) so the tray keeps it running.
+		// Closing the window hides it while the tray runs (beforeClose); without a tray
+		// (no session bus) closing quits, or nothing could bring the window back.
 		HideWindowOnClose:  false,
 		LogLevel:           logger.WARNING,
 		LogLevelProduction: logger.ERROR,
@@ -89,6 +99,7 @@ func (s *Shell) startup(ctx context.Context) {
 		runtime.Quit(ctx)
 		return
 	}
+	s.startTray(ctx)
 	if show {
 		s.showWindow(ctx)
 	}
@@ -99,17 +110,57 @@ func (s *Shell) domReady(context.Context) {
 	slog.Info("window ready")
 }
 
-// beforeClose runs when the person closes the window. Until the tray exists (issue #7)
-// closing quits the whole app; the tray issue turns this into hide-on-close.
-func (s *Shell) beforeClose(context.Context) (prevent bool) { return false }
+// startTray puts Airlock in the tray when there is a session bus; without one the app
+// runs without a tray (and closing the window quits).
+func (s *Shell) startTray(ctx context.Context) {
+	if s.core == nil || s.core.Broker == nil {
+		return
+	}
+	s.mu.Lock()
+	icon := s.icon
+	s.mu.Unlock()
+	tray := NewTray(TrayOptions{
+		Broker: s.core.Broker, Bus: s.core.Bus, Icon: icon,
+		Open: s.ShowWindow,
+		Review: func(id string) {
+			s.ShowWindow()
+			runtime.EventsEmit(ctx, ReviewEvent, id)
+		},
+		Quit: s.Quit,
+	})
+	if err := tray.Start(); err != nil {
+		slog.Warn("no tray icon: closing the window will quit Airlock", "error", err)
+		return
+	}
+	s.mu.Lock()
+	s.tray = tray
+	s.mu.Unlock()
+}
+
+// beforeClose runs when the person closes the window: while the tray runs the window
+// only hides (dispatch keeps running; the tray brings it back). Quit (tray, signal)
+// closes for real.
+func (s *Shell) beforeClose(ctx context.Context) (prevent bool) {
+	s.mu.Lock()
+	hide := s.tray != nil && !s.quitting && !s.shuttingDown
+	s.mu.Unlock()
+	if hide {
+		runtime.WindowHide(ctx)
+	}
+	return hide
+}
 
 func (s *Shell) shutdown(context.Context) {
 	s.mu.Lock()
 	s.shuttingDown = true
-	stop := s.stopForward
+	stop, tray := s.stopForward, s.tray
+	s.tray = nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if tray != nil {
+		tray.Stop()
 	}
 }
 
@@ -140,6 +191,7 @@ func (s *Shell) showWindow(ctx context.Context) {
 func (s *Shell) Quit() {
 	s.mu.Lock()
 	ctx, done := s.ctx, s.shuttingDown
+	s.quitting = true
 	if ctx == nil {
 		s.quitAsked = true
 	}

@@ -71,3 +71,26 @@ describe('EventStream', () => {
     expect(h).toHaveBeenCalledWith(undefined, undefined);
   });
 });
+
+describe('onReview', () => {
+  it('passes the tray’s request id on, and ignores anything else', async () => {
+    const { onReview, ReviewEvent } = await import('./events');
+    let emit: (...data: unknown[]) => void = () => {};
+    let topic = '';
+    const off = onReview(
+      (id) => got.push(id),
+      (t, cb) => {
+        topic = t;
+        emit = cb;
+        return () => {};
+      },
+    );
+    const got: string[] = [];
+    emit('req-1');
+    emit(42);
+    emit('');
+    expect(topic).toBe(ReviewEvent);
+    expect(got).toEqual(['req-1']);
+    off();
+  });
+});

@@ -48,6 +48,16 @@ export type Source = (topic: string, callback: (...data: unknown[]) => void) => 
 
 const wailsSource: Source = (topic, callback) => EventsOnMultiple(topic, callback, -1);
 
+/** The window's own event (not a core topic): the tray's "Review…" asks for the popup on one request. */
+export const ReviewEvent = 'window.review';
+
+/** onReview calls back with the request id when the tray asks the window to review it. */
+export function onReview(callback: (id: string) => void, source: Source = wailsSource): () => void {
+  return source(ReviewEvent, (id) => {
+    if (typeof id === 'string' && id !== '') callback(id);
+  });
+}
+
 /** isTopic tells whether name is one of the core's topics. */
 export function isTopic(name: string): name is Topic {
   return (allTopics as readonly string[]).includes(name);

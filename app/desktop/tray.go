@@ -1,0 +1,262 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
+
+	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// trayBroker is what the tray needs of the permission broker.
+type trayBroker interface {
+	Pending() []permission.PendingRequest
+	Answer(ctx context.Context, id string, a permission.Answer) (permission.Decision, error)
+}
+
+// TrayOptions configure the tray.
+type TrayOptions struct {
+	Broker trayBroker
+	Bus    *eventbus.Bus
+	Icon   []byte // PNG
+	// Open shows the window; Review shows it with the popup on one request; Quit ends the app.
+	Open   func()
+	Review func(id string)
+	Quit   func()
+}
+
+// Tray is Airlock's StatusNotifierItem (fyne.io/systray over D-Bus): the pending count in
+// its title, each pending request — P1 with Allow once and Deny, P2 and interactive-only
+// with "Review…", which opens the window's popup (the broker refuses a P2 allow from the
+// tray) —, Open Airlock and Quit. The menu follows permission.requested/decided.
+type Tray struct {
+	opts TrayOptions
+
+	mu         sync.Mutex
+	cancelMenu context.CancelFunc
+	stopWatch  context.CancelFunc
+	end        func()
+	started    bool
+	shown      string // the pending set the menu shows (menuKey)
+}
+
+// NewTray returns a tray that is not yet on the bus.
+func NewTray(opts TrayOptions) *Tray { return &Tray{opts: opts} }
+
+// errNoSessionBus says the tray was left out: without a session bus systray's end()
+// dereferences a nil connection (RECIPES.md).
+var errNoSessionBus = errors.New("no D-Bus session bus")
+
+// Start puts the item on the session bus and keeps its menu current. It returns an
+// error, and starts nothing, when there is no session bus.
+func (t *Tray) Start() error {
+	if _, err := dbus.SessionBus(); err != nil {
+		return fmt.Errorf("tray: %w: %v", errNoSessionBus, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.mu.Lock()
+	t.stopWatch = cancel
+	t.started = true
+	t.mu.Unlock()
+	start, end := systray.RunWithExternalLoop(func() {
+		if len(t.opts.Icon) > 0 {
+			systray.SetIcon(t.opts.Icon)
+		}
+		t.rebuild()
+		if t.opts.Bus != nil {
+			go t.watch(ctx)
+		}
+	}, nil)
+	t.mu.Lock()
+	t.end = end
+	t.mu.Unlock()
+	start()
+	return nil
+}
+
+// Stop takes the item off the bus (systray closes the shared session connection).
+func (t *Tray) Stop() {
+	t.mu.Lock()
+	end, stop, cancelMenu := t.end, t.stopWatch, t.cancelMenu
+	t.end, t.started = nil, false
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if cancelMenu != nil {
+		cancelMenu()
+	}
+	if end != nil {
+		end()
+	}
+}
+
+func (t *Tray) watch(ctx context.Context) {
+	sub := t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided)
+	defer sub.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			// A burst (several requests at once) needs one rebuild.
+			for drained := false; !drained; {
+				select {
+				case <-sub.C:
+				default:
+					drained = true
+				}
+			}
+			t.rebuild()
+		}
+	}
+}
+
+// trayTitle is the item's title and the menu's first line.
+func trayTitle(n int) string {
+	switch n {
+	case 0:
+		return "Airlock"
+	default:
+		return fmt.Sprintf("Airlock — %d waiting", n)
+	}
+}
+
+// trayLabel names a pending request in a menu line: tier, tool, what (cut short).
+func trayLabel(p permission.PendingRequest) string {
+	what := p.Summary
+	if len(what) > len(p.Request.Tool)+1 && what[:len(p.Request.Tool)+1] == p.Request.Tool+" " {
+		what = what[len(p.Request.Tool)+1:]
+	}
+	const max = 40
+	if utf8.RuneCountInString(what) > max {
+		r := []rune(what)
+		what = string(r[:max-1]) + "…"
+	}
+	return fmt.Sprintf("%s %s %s", p.Tier, p.Request.Tool, what)
+}
+
+// trayAnswers reports whether the tray may answer p in place: P1 requests that are not
+// interactive-only. Everything else is reviewed in the window's popup.
+func trayAnswers(p permission.PendingRequest) bool {
+	return p.Tier == permission.P1 && !p.InteractiveOnly
+}
+
+// rebuild draws the menu again from the broker's pending list.
+func (t *Tray) rebuild() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return
+	}
+	pending := t.opts.Broker.Pending()
+	// Redraw only when the list changed: a redraw gives every line a new id, and a click
+	// on a line of the menu a panel still shows would then do nothing.
+	key := menuKey(pending)
+	if t.cancelMenu != nil && key == t.shown {
+		return
+	}
+	t.shown = key
+	if t.cancelMenu != nil {
+		t.cancelMenu()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancelMenu = cancel
+
+	systray.ResetMenu()
+	title := trayTitle(len(pending))
+	systray.SetTitle(title)
+	systray.SetTooltip(title)
+	head := systray.AddMenuItem(title, "")
+	head.Disable()
+	systray.AddSeparator()
+	if len(pending) == 0 {
+		none := systray.AddMenuItem("Nothing is waiting for you", "")
+		none.Disable()
+	}
+	for _, p := range pending {
+		id := p.ID
+		if trayAnswers(p) {
+			item := systray.AddMenuItem(trayLabel(p), p.Summary)
+			onClick(ctx, item, func() { t.review(id) })
+			onClick(ctx, item.AddSubMenuItem("Allow once", "Allow this request once"), func() { t.answer(id, true) })
+			onClick(ctx, item.AddSubMenuItem("Deny", "Deny this request"), func() { t.answer(id, false) })
+			onClick(ctx, item.AddSubMenuItem("Review…", "Open the request in Airlock's window"), func() { t.review(id) })
+			continue
+		}
+		item := systray.AddMenuItem(trayLabel(p)+" — Review…", "Only Airlock's window can allow this request")
+		onClick(ctx, item, func() { t.review(id) })
+	}
+	systray.AddSeparator()
+	onClick(ctx, systray.AddMenuItem("Open Airlock", ""), t.open)
+	onClick(ctx, systray.AddMenuItem("Quit Airlock", "Stop Airlock: scheduled runs wait until it starts again"), t.quit)
+}
+
+// menuKey identifies what the menu shows of the pending list.
+func menuKey(pending []permission.PendingRequest) string {
+	var b strings.Builder
+	for _, p := range pending {
+		fmt.Fprintf(&b, "%s\x00%s\x00%t\x00%s\n", p.ID, p.Tier, p.InteractiveOnly, p.Summary)
+	}
+	return b.String()
+}
+
+// onClick runs f for each click on item until ctx ends or the item is removed. A
+// receiver always waits: systray drops a click nobody receives.
+func onClick(ctx context.Context, item *systray.MenuItem, f func()) {
+	ch := item.ClickedCh
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-ch:
+				if !ok {
+					return
+				}
+				f()
+			}
+		}
+	}()
+}
+
+// answer answers from the tray: not interactive (a D-Bus call can come from any
+// process of the person), so the broker accepts only P1 allows from here.
+func (t *Tray) answer(id string, allow bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	_, err := t.opts.Broker.Answer(ctx, id, permission.Answer{Allow: allow, Scope: permission.ScopeOnce, By: permission.ByTray})
+	if err != nil {
+		slog.Warn("tray answer refused", "request", id, "allow", allow, "error", err)
+		t.review(id)
+	}
+}
+
+func (t *Tray) review(id string) {
+	if t.opts.Review != nil {
+		t.opts.Review(id)
+	}
+}
+
+func (t *Tray) open() {
+	if t.opts.Open != nil {
+		t.opts.Open()
+	}
+}
+
+func (t *Tray) quit() {
+	if t.opts.Quit != nil {
+		t.opts.Quit()
+	}
+}
