@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -111,7 +112,7 @@ func setupGuest(log *slog.Logger) {
 	os.Setenv("HOME", "/root")
 	// Loopback up for local servers; the host decides whether any other network exists.
 	run(log, "/usr/sbin/ip", "link", "set", "lo", "up")
-	if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && strings.Contains(" "+string(cmdline)+" ", " airlock.net=user ") {
+	if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && slices.Contains(strings.Fields(string(cmdline)), "airlock.net=user") {
 		setupUserNetwork(log)
 	}
 }

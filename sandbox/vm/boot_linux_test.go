@@ -3,10 +3,12 @@ package vm
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +98,24 @@ func TestMicroVM(t *testing.T) {
 	}
 	v.Close()
 
-	// A new VM from the same image does not see what the first wrote outside the workspace.
+	// A new VM from the same image does not see what the first wrote outside the workspace;
+	// this one has the network allowed, and reaches a server on the host through QEMU's NAT.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Write([]byte("hello from the host\n"))
+			conn.Close()
+		}
+	}()
+	c.Network = true
 	v2, err := Boot(ctx, c, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -104,5 +123,9 @@ func TestMicroVM(t *testing.T) {
 	defer v2.Close()
 	if out, res := run(t, v2, "/bin/sh", "-c", "test ! -e /root/outside.txt && cat /workspace/out.txt"); res.ExitCode != 0 || !strings.Contains(out, "from-guest") {
 		t.Errorf("second VM: %q exit %d; want /root/outside.txt gone and the workspace file kept", out, res.ExitCode)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	if out, res := run(t, v2, "/bin/bash", "-c", "exec 3<>/dev/tcp/10.0.2.2/"+port+"; cat <&3"); res.ExitCode != 0 || !strings.Contains(out, "hello from the host") {
+		t.Errorf("network allowed but the host is unreachable: %q exit %d", out, res.ExitCode)
 	}
 }
