@@ -3,6 +3,7 @@ package vm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -35,6 +36,18 @@ func kernelCmdline(c Config) string {
 		s += " airlock.net=user"
 	}
 	return s
+}
+
+// securityModel picks the 9p security model. As a normal user "none": files the guest
+// writes belong to that user. As root, "none" would let the guest's root chown files to
+// root and set the setuid bit on the host (a setuid-root shell left in the workspace);
+// "mapped-xattr" keeps guest ownership and modes in extended attributes instead, so host
+// files are plain root-owned 0600/0700 files without setuid bits.
+func securityModel(euid int) string {
+	if euid == 0 {
+		return "mapped-xattr"
+	}
+	return "none"
 }
 
 // machineFor picks the QEMU machine type for the host architecture.
@@ -78,7 +91,7 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 		"-kernel", c.Kernel,
 		"-append", kernelCmdline(c),
 		"-drive", "file=" + c.Rootfs + ",if=virtio,format=" + format + ",snapshot=on",
-		"-fsdev", "local,id=ws,path=" + c.Workspace + ",security_model=none",
+		"-fsdev", "local,id=ws,path=" + c.Workspace + ",security_model=" + securityModel(os.Geteuid()),
 		"-device", "virtio-9p-pci,fsdev=ws,mount_tag=workspace",
 		"-chardev", "socket,id=agent,path=" + socket + ",server=on,wait=off",
 		"-device", "virtio-serial-pci",

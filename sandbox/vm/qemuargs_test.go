@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestQEMUArgs(t *testing.T) {
 		wantError string
 	}{
 		{"network off, snapshot disk, workspace 9p", nil,
-			[]string{"-nic none", "file=/img/rootfs.qcow2,if=virtio,format=qcow2,snapshot=on", "path=/home/me/proj,security_model=none",
+			[]string{"-nic none", "file=/img/rootfs.qcow2,if=virtio,format=qcow2,snapshot=on", "path=/home/me/proj,security_model=" + securityModel(os.Geteuid()),
 				"mount_tag=workspace", "name=org.airlock.agent", "-accel tcg -cpu max", "-initrd /img/initrd.img", "init=/usr/local/sbin/airlock-guest"},
 			[]string{"user,model", "airlock.net=user"}, ""},
 		{"network on", func(c *Config) { c.Network = true }, []string{"-nic user,model=virtio-net-pci", "airlock.net=user"}, []string{"-nic none"}, ""},
@@ -53,5 +54,11 @@ func TestQEMUArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSecurityModelAsRootNeverPassesOwnership(t *testing.T) {
+	if securityModel(0) != "mapped-xattr" || securityModel(1000) != "none" {
+		t.Errorf("root %q, user %q", securityModel(0), securityModel(1000))
 	}
 }
