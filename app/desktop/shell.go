@@ -32,7 +32,8 @@ type Shell struct {
 	shuttingDown bool
 	quitting     bool // Quit was called: closing the window ends the app
 	icon         []byte
-	tray         *Tray // nil when there is no session bus
+	tray         *Tray     // nil when there is no session bus
+	notifier     *Notifier // nil when there is no session bus
 }
 
 // ReviewEvent is the window event that raises the popup on one request (the tray's
@@ -135,6 +136,21 @@ func (s *Shell) startTray(ctx context.Context) {
 	s.mu.Lock()
 	s.tray = tray
 	s.mu.Unlock()
+	notifier, err := StartNotifier(NotifierOptions{
+		Broker: s.core.Broker, Inbox: s.core.Dispatch, Bus: s.core.Bus,
+		Open: s.ShowWindow,
+		Review: func(id string) {
+			s.ShowWindow()
+			runtime.EventsEmit(ctx, ReviewEvent, id)
+		},
+	})
+	if err != nil {
+		slog.Warn("no desktop notifications", "error", err)
+		return
+	}
+	s.mu.Lock()
+	s.notifier = notifier
+	s.mu.Unlock()
 }
 
 // beforeClose runs when the person closes the window: while the tray runs the window
@@ -153,11 +169,14 @@ func (s *Shell) beforeClose(ctx context.Context) (prevent bool) {
 func (s *Shell) shutdown(context.Context) {
 	s.mu.Lock()
 	s.shuttingDown = true
-	stop, tray := s.stopForward, s.tray
-	s.tray = nil
+	stop, tray, notifier := s.stopForward, s.tray, s.notifier
+	s.tray, s.notifier = nil, nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if notifier != nil {
+		notifier.Stop()
 	}
 	if tray != nil {
 		tray.Stop()

@@ -151,8 +151,12 @@ func waitMenu(t *testing.T, conn *dbus.Conn, name, what string, ok func(menuEntr
 	var last menuEntry
 	var err error
 	for time.Now().Before(deadline) {
+		// A menu is read whole only once its last line is there (the tray adds lines
+		// one by one after a reset).
 		if last, err = readMenu(t, conn, name); err == nil && ok(last) {
-			return last
+			if _, complete := last.find("Quit Airlock"); complete {
+				return last
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
