@@ -13,6 +13,7 @@ BIN     := build/bin
 # What the app, the sandbox and the tests need from Debian.
 APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
+	dunst libglib2.0-bin \
 	chromium sqlite3 git curl ca-certificates
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
