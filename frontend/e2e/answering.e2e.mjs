@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openBrowser, repoRoot, startApp } from './harness.mjs';
 
@@ -169,4 +170,43 @@ test('a task outside known places waits under Waiting for you; Authorize this di
   }
   assert.equal(status, 'succeeded');
   assert.equal(readFileSync(join(outside, 'out.txt'), 'utf8'), 'ran here\n');
+});
+
+// The tray, as a panel drives it over D-Bus: a P2 line offers only "Review…", and
+// clicking it raises the window's popup on that request.
+test('the tray lists a P2 request with Review…, which opens the popup in the window', async () => {
+  const { address, name } = app.tray();
+  const gdbus = (...args) =>
+    execFileSync('gdbus', ['call', '--session', '-d', name, '-o', '/StatusNotifierItem/menu', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: address },
+    });
+  const cwd = join(app.home, 'tray');
+  mkdirSync(cwd, { recursive: true });
+  const waiting = app.api('POST', '/v1/permission/await', { id: 'e2e-tray-p2', tool: 'bash', params: { command: 'git push --force origin main' }, context: { cwd } });
+  const dialog = page.locator('[role="alertdialog"][data-request="e2e-tray-p2"]');
+  await dialog.waitFor({ timeout: 20_000 });
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached', timeout: 5_000 });
+
+  // Read the menu until the request's line is there (the tray redraws on permission.requested).
+  let id;
+  let layout = '';
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && id === undefined) {
+    layout = gdbus('-m', 'com.canonical.dbusmenu.GetLayout', '--', '0', '-1', '[]');
+    // GVariant text: each item is <(ID, {'label': <'…'>, …}, [children])>.
+    const m = /<\((\d+), \{[^}]*'label': <'(P2 bash [^']*)'>/.exec(layout);
+    if (m && /Quit Airlock/.test(layout)) id = Number(m[1]);
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(id !== undefined, `no P2 line in the tray menu:\n${layout}`);
+  assert.match(layout, /Airlock — 1 waiting/);
+  assert.match(layout, /P2 bash git push --force origin main — Review…/);
+  assert.doesNotMatch(layout, /'label': <'Allow once'>/, 'the tray offers no allow for a P2');
+
+  gdbus('-m', 'com.canonical.dbusmenu.Event', String(id), 'clicked', '<int32 0>', '0');
+  await dialog.waitFor({ timeout: 10_000 });
+  await dialog.locator('[data-action="deny"]').click();
+  assert.equal((await waiting).body.verdict, 'deny');
 });

@@ -180,6 +180,18 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
       execFileSync('mv', ['-f', join(home, 'config', 'config.toml.tmp'), join(home, 'config', 'config.toml')]);
     },
     readConfig: () => readFileSync(join(home, 'config', 'config.toml'), 'utf8'),
+    /**
+     * tray returns the app's private session bus and its tray item's bus name, so a test
+     * can act like a panel (gdbus calls on com.canonical.dbusmenu).
+     */
+    tray() {
+      const appPid = descendants(app.pid).find((p) => p.comm.startsWith('airlock-deskto'))?.pid;
+      if (!appPid) throw new Error('the app process is not running');
+      const environ = readFileSync(`/proc/${appPid}/environ`, 'utf8').split('\0');
+      const address = environ.find((e) => e.startsWith('DBUS_SESSION_BUS_ADDRESS='))?.slice('DBUS_SESSION_BUS_ADDRESS='.length);
+      if (!address) throw new Error('the app has no session bus');
+      return { address, name: `org.kde.StatusNotifierItem-${appPid}-1` };
+    },
     /** api calls the app's local API over its unix socket, as the CLI does. */
     api: (method, path, body) => localAPI(join(home, 'run', 'airlock.sock'), method, path, body),
     /**
