@@ -97,3 +97,20 @@ func confirmationWords(e *departments.ConfirmationRequiredError) string {
 	}
 	return fmt.Sprintf("%s. Runs held there, and every future run there, start without asking.", strings.TrimSuffix(msg, "."))
 }
+
+// CancelRuns cancels held runs from the window ("Skip" under Waiting for you): each is
+// recorded cancelled by the window, and nothing of it runs. It stops at the first run it
+// cannot cancel (one that already ended, for instance) and says which.
+func (f *Facade) CancelRuns(ids []uint) error {
+	if f.core.Dispatch == nil {
+		return errNoCore
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	for _, id := range ids {
+		if err := f.core.Dispatch.Cancel(ctx, id, "window"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

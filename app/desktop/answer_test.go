@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -188,4 +189,56 @@ func TestInboxListsPendingApprovals(t *testing.T) {
 	}
 	_ = f.Answer("i1", false, "", "")
 	<-done
+}
+
+// A run held outside known places is listed by the inbox; cancelling it from the window
+// ("Skip") takes it off, and it never runs.
+func TestCancelHeldRunsFromTheWindow(t *testing.T) {
+	core, _ := openCore(t)
+	f := NewFacade(core)
+	ctx := context.Background()
+	if _, err := core.Dispatch.Start(ctx); err != nil {
+		t.Fatalf("start dispatch: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "outside")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "skip-me", Argv: []string{"touch", "ran"}, Cwd: dir, TimeZone: "UTC"}); err != nil {
+		t.Fatalf("create task: %v", err)
+	}
+	run, err := core.Dispatch.RunNow(ctx, "skip-me")
+	if err != nil {
+		t.Fatalf("run now: %v", err)
+	}
+	var held dispatch.InboxItem
+	waitFor(t, "the held run in the inbox", func() bool {
+		items, _ := f.Inbox()
+		for _, it := range items {
+			if it.Kind == dispatch.InboxDirectoryKind {
+				held = it
+				return true
+			}
+		}
+		return false
+	})
+	if len(held.Runs) != 1 || held.Runs[0] != run.ID {
+		t.Fatalf("held item = %+v; want run %d", held, run.ID)
+	}
+	if err := f.CancelRuns(held.Runs); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if items, _ := f.Inbox(); len(items) != 0 {
+		t.Fatalf("inbox after cancel = %+v", items)
+	}
+	r, err := core.Dispatch.Run(ctx, run.ID)
+	if err != nil || r.Status != dispatch.StatusCancelled {
+		t.Fatalf("run = %+v, %v; want cancelled", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); !os.IsNotExist(err) {
+		t.Error("the cancelled run ran")
+	}
+	if err := f.CancelRuns(held.Runs); err == nil {
+		t.Error("cancelling an ended run again succeeded")
+	}
 }

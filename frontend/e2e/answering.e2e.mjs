@@ -210,3 +210,26 @@ test('the tray lists a P2 request with Review…, which opens the popup in the w
   await dialog.locator('[data-action="deny"]').click();
   assert.equal((await waiting).body.verdict, 'deny');
 });
+
+test('Skip cancels a held run: it never runs and nothing is authorized', async () => {
+  const dir = mkdtempSync('/var/tmp/airlock-e2e-skip-');
+  try {
+    const name = 'e2e-skip';
+    const created = await app.api('POST', '/v1/tasks', { name, argv: ['sh', '-c', 'echo ran > out.txt'], cwd: dir, schedule: '', time_zone: 'UTC' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const run = await app.api('POST', `/v1/tasks/${name}/run-now`, {});
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const row = page.locator(`[data-held="dir:${dir}"]`);
+    await row.waitFor({ timeout: 20_000 });
+    await row.locator('[data-action="skip"]').click();
+    await row.waitFor({ state: 'detached', timeout: 20_000 });
+    const runs = await app.api('GET', `/v1/runs?task=${name}`);
+    const list = Array.isArray(runs.body) ? runs.body : (runs.body.runs ?? []);
+    assert.equal(list[0]?.status, 'cancelled', JSON.stringify(runs.body));
+    assert.equal(existsSync(join(dir, 'out.txt')), false, 'the skipped run ran');
+    const places = await app.api('GET', '/v1/places');
+    assert.doesNotMatch(JSON.stringify(places.body), new RegExp(dir), 'Skip authorized the directory');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -172,6 +172,17 @@ describe('HeldRow', () => {
     expect(onauthorize).toHaveBeenLastCalledWith('/home/ana', true);
   });
 
+  it('skips the held runs: cancels them, authorizes nothing', () => {
+    const onauthorize = vi.fn();
+    const oncancel = vi.fn(async () => {});
+    const el = render(HeldRow, { item: held(), home: '', onauthorize, oncancel });
+    const skip = el.querySelector('[data-action="skip"]')!;
+    expect(skip.textContent!.trim()).toBe('Skip 2 runs');
+    click(skip);
+    expect(oncancel).toHaveBeenCalledWith([4, 5]);
+    expect(onauthorize).not.toHaveBeenCalled();
+  });
+
   it('gives the way to answer holds the window cannot answer yet', () => {
     const el = render(HeldRow, { item: held({ kind: 'paused_task', key: 'task:t', dir: undefined, asked: 'task t paused itself: 5 failures', answer: 'airlock task enable t' }), home: '', onauthorize: vi.fn() });
     expect(el.textContent).toContain('task t paused itself');

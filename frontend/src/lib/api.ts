@@ -44,6 +44,8 @@ export const api = {
   inbox: (): Promise<InboxItem[]> => Facade.Inbox(),
   /** Authorizes dir; `/` and home answer needsConfirmation until confirmHome. */
   authorizeDirectory: (dir: string, confirmHome = false): Promise<Authorization> => Facade.AuthorizeDirectory(dir, confirmHome),
+  /** Cancels held runs (Skip under Waiting for you). */
+  cancelRuns: (ids: number[]): Promise<void> => Facade.CancelRuns(ids),
   opsPlans: (): Promise<PlanSummary[]> => Facade.OpsPlans(),
   /** Rejects while the probes still run; sandbox.status brings the result then. */
   sandboxStatus: (): Promise<SandboxStatus> => Facade.SandboxStatus(),

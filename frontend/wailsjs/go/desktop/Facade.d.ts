@@ -10,6 +10,8 @@ export function Answer(arg1:string,arg2:boolean,arg3:string,arg4:string):Promise
 
 export function AuthorizeDirectory(arg1:string,arg2:boolean):Promise<desktop.Authorization>;
 
+export function CancelRuns(arg1:Array<number>):Promise<void>;
+
 export function ConfigView():Promise<localapi.ConfigView>;
 
 export function Home():Promise<string>;

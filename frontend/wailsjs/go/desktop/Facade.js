@@ -10,6 +10,10 @@ export function AuthorizeDirectory(arg1, arg2) {
   return window['go']['desktop']['Facade']['AuthorizeDirectory'](arg1, arg2);
 }
 
+export function CancelRuns(arg1) {
+  return window['go']['desktop']['Facade']['CancelRuns'](arg1);
+}
+
 export function ConfigView() {
   return window['go']['desktop']['Facade']['ConfigView']();
 }
