@@ -77,9 +77,11 @@ ls -l "$WORK/airlock-guest"
 
 # --- 2. root filesystem from Debian packages ----------------------------------------------
 say "debootstrap $SUITE ($ARCH) from $MIRROR with: ${PACKAGES//,/ }"
-mkdir -p "$ROOT/etc/initramfs-tools"
-# The initramfs must be able to mount the virtio disk and reach the agent's port.
+mkdir -p "$ROOT/etc/initramfs-tools/conf.d"
+# The initramfs must be able to mount the virtio disk and reach the agent's port; it needs
+# nothing else (MODULES=list: a few MB instead of ~35, which boots seconds faster under TCG).
 printf '%s\n' $GUEST_MODULES >"$ROOT/etc/initramfs-tools/modules"
+printf 'MODULES=list\n' >"$ROOT/etc/initramfs-tools/conf.d/airlock"
 debootstrap --arch="$ARCH" --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOT" "$MIRROR" |
 	stdbuf -oL sed -u 's/^/    /'
 
