@@ -17,7 +17,7 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	chromium sqlite3 git curl ca-certificates
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
-	test-go test-frontend smoke e2e mcp-e2e bench clean
+	test-go test-frontend smoke e2e mcp-e2e bench sandbox-image clean
 
 all: build
 
@@ -96,6 +96,17 @@ mcp-e2e: build-cli
 ## bench: Go benchmarks and the comparison scripts (figures go to BENCHMARKS.md)
 bench: build-cli
 	scripts/bench.sh
+
+## sandbox-image: build the micro-VM image (kernel, initrd, root filesystem with Airlock's
+## guest agent) and its manifest into build/sandbox-image/ from Debian packages; root, with
+## qemu-system-x86 qemu-utils debootstrap (installed here when missing). Then:
+##   airlock sandbox install --manifest build/sandbox-image/manifest.json
+sandbox-image:
+	@missing=$$(for p in qemu-system-x86 qemu-utils debootstrap; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "Missing: sudo apt-get install -y $$missing"; exit 1; fi; \
+		apt-get install -y -q --no-install-recommends $$missing; fi
+	scripts/sandbox-image.sh
 
 clean:
 	rm -rf $(BIN) artifacts frontend/dist

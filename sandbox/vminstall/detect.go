@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strconv"
 	"time"
@@ -78,12 +77,12 @@ func Detect(ctx context.Context) Support {
 	return s
 }
 
-var qemuVersionRE = regexp.MustCompile(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)
+var qemuVersionRE = lazyRegexp(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)
 
 // ParseQEMUVersion reads `qemu-system-* --version` output ("QEMU emulator version 7.2.18
 // (Debian 1:7.2+dfsg-7+deb12u18)") and returns "7.2.18" and the major version.
 func ParseQEMUVersion(out string) (version string, major int, ok bool) {
-	m := qemuVersionRE.FindStringSubmatch(out)
+	m := qemuVersionRE().FindStringSubmatch(out)
 	if m == nil {
 		return "", 0, false
 	}

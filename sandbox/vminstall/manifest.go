@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -44,8 +43,8 @@ type Manifest struct {
 }
 
 var (
-	artifactNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	sha256RE       = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	artifactNameRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	sha256RE       = lazyRegexp(`^[0-9a-f]{64}$`)
 )
 
 // ParseManifest decodes and validates a manifest. base (the manifest's own URL, may be
@@ -64,7 +63,7 @@ func ParseManifest(data []byte, base *url.URL) (Manifest, error) {
 	seen := map[string]bool{}
 	for i := range m.Artifacts {
 		a := &m.Artifacts[i]
-		if !artifactNameRE.MatchString(a.Name) || a.Name == "installed.json" || strings.HasSuffix(a.Name, ".part") {
+		if !artifactNameRE().MatchString(a.Name) || a.Name == "installed.json" || strings.HasSuffix(a.Name, ".part") {
 			return Manifest{}, fmt.Errorf("manifest: artifact %d: name %q must be a plain file name (letters, digits, '.', '_', '-'), not ending in .part", i, a.Name)
 		}
 		key := a.Kind + "/" + a.Name
@@ -78,7 +77,7 @@ func ParseManifest(data []byte, base *url.URL) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("manifest: artifact %q: kind %q is not one of runtime, kernel, initrd, rootfs", a.Name, a.Kind)
 		}
 		a.SHA256 = strings.ToLower(a.SHA256)
-		if !sha256RE.MatchString(a.SHA256) {
+		if !sha256RE().MatchString(a.SHA256) {
 			return Manifest{}, fmt.Errorf("manifest: artifact %q: sha256 %q is not 64 hex digits", a.Name, a.SHA256)
 		}
 		if a.Size <= 0 {

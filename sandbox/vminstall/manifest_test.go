@@ -62,7 +62,7 @@ func FuzzParseManifest(f *testing.F) {
 			return
 		}
 		for _, a := range m.Artifacts {
-			if !artifactNameRE.MatchString(a.Name) || strings.Contains(a.Name, "/") || a.Name == ".." || a.Size <= 0 || len(a.SHA256) != 64 {
+			if !artifactNameRE().MatchString(a.Name) || strings.Contains(a.Name, "/") || a.Name == ".." || a.Size <= 0 || len(a.SHA256) != 64 {
 				t.Fatalf("accepted bad artifact %+v", a)
 			}
 			u, err := url.Parse(a.URL)
