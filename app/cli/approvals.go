@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -167,10 +166,11 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 // confirmation from it: the first characters of the request id. Without a terminal it
 // refuses: no script answers for a person.
 func confirmOnTTY(p *pendingView) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	tty, err := openTerminal("this request", "answer it in the Airlock window")
 	if err != nil {
-		return "", errors.New("this request needs a person: run the command in a terminal (no controlling terminal here), or answer in the Airlock window")
+		return "", err
 	}
+	defer tty.Close()
 	defer tty.Close()
 	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
 		return "", errors.New("this request needs a person: /dev/tty is not a terminal; answer in the Airlock window")

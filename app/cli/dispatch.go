@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 type defaultsFlags struct {
@@ -474,14 +473,11 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 }
 
 func confirmDirOnTTY(dir string, confirmHome bool) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	tty, err := openTerminal("authorizing a directory", "use Authorize this directory in the window")
 	if err != nil {
-		return "", errors.New("authorizing a directory needs a person at a terminal (no controlling terminal here); or use Authorize this directory in the window")
+		return "", err
 	}
 	defer tty.Close()
-	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
-		return "", errors.New("authorizing a directory needs a person at a terminal: /dev/tty is not one")
-	}
 	fmt.Fprintf(tty, "\nRuns will be able to start in %s and write there and below it.\n", dir)
 	if confirmHome {
 		fmt.Fprintf(tty, "That includes everything under %s (for your home: .ssh, .config, every project).\n", dir)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // newOpsCmd is the plan → diff → approve → apply → verify → journal path.
@@ -148,14 +147,11 @@ func opsApproveCmd(e *env) *cobra.Command {
 // confirmPlanOnTTY shows what is being approved on the terminal and reads the typed
 // hash prefix from it.
 func confirmPlanOnTTY(p map[string]any) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	tty, err := openTerminal("approving a plan", "approve it in the Airlock window")
 	if err != nil {
-		return "", errors.New("approving a plan needs a person at a terminal (no controlling terminal here); or approve in the Airlock window")
+		return "", err
 	}
 	defer tty.Close()
-	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
-		return "", errors.New("approving a plan needs a person at a terminal: /dev/tty is not one")
-	}
 	hash, _ := p["hash"].(string)
 	fmt.Fprintf(tty, "\nPlan %v — %v\n", p["plan_id"], p["intent"])
 	fmt.Fprintf(tty, "  hash      %s\n  command   %v\n", hash, p["apply_command"])
