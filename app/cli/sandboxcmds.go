@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-app/airlock/app/sandboxconfig"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
 // policyFlags are the sandbox flags `exec` and `check` share.
@@ -327,7 +328,12 @@ func newSandboxCmd(e *env) *cobra.Command {
 				requested = b
 			}
 			st := sandbox.ProbeStatus(cmd.Context(), requested)
-			err := e.print(st, func(w io.Writer) { printSandboxStatus(w, st) })
+			report := sandboxStatusReport{Status: st}
+			if p, err := e.paths(); err == nil {
+				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
+				report.MicroVM = &vm
+			}
+			err := e.print(report, func(w io.Writer) { printSandboxStatus(w, report) })
 			if err == nil && st.Error != "" {
 				return &exitError{code: ExitError, err: nil}
 			}
@@ -339,7 +345,15 @@ func newSandboxCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func printSandboxStatus(w io.Writer, st sandbox.Status) {
+// sandboxStatusReport is `airlock sandbox status`: the OS backends, and the micro-VM
+// runtime and image of the sandbox execution mode.
+type sandboxStatusReport struct {
+	sandbox.Status
+	MicroVM *vminstall.Status `json:"microVM,omitempty"`
+}
+
+func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
+	st := r.Status
 	fmt.Fprintf(w, "backend   %s (requested: %s, platform %s)\n", st.Backend, st.Requested, st.Platform)
 	if st.Error != "" {
 		fmt.Fprintf(w, "ERROR     %s\n", st.Error)
@@ -368,6 +382,19 @@ func printSandboxStatus(w io.Writer, st sandbox.Status) {
 		fmt.Fprintln(w, "does not hold:")
 		for _, l := range st.Limitations {
 			fmt.Fprintf(w, "  - %s\n", l)
+		}
+	}
+	if vm := r.MicroVM; vm != nil {
+		fmt.Fprintf(w, "\nmicro-VM (execution_mode sandbox/auto): supported %v, runtime ready %v, image ready %v", vm.Supported, vm.RuntimeReady, vm.ImageReady)
+		if vm.Downloading {
+			fmt.Fprintf(w, ", downloading (%s %d%%)", vm.Progress.Stage, vm.Progress.Percent)
+		}
+		fmt.Fprintln(w)
+		if vm.Error != "" {
+			fmt.Fprintf(w, "  %s\n", vm.Error)
+		}
+		if !vm.ImageReady {
+			fmt.Fprintln(w, "  → build an image with `make sandbox-image`, then `airlock sandbox install --manifest build/sandbox-image/manifest.json`")
 		}
 	}
 }
