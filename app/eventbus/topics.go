@@ -14,6 +14,7 @@ const (
 	TopicOpsPlanUpdated      = "ops.plan.updated"
 	TopicOpsJournalAppended  = "ops.journal.appended"
 	TopicSandboxStatus       = "sandbox.status"
+	TopicSandboxInstall      = "sandbox.install"
 	TopicDispatchState       = "dispatch.state"
 	TopicWindowShow          = "window.show"
 )
@@ -22,6 +23,6 @@ const (
 var Topics = []string{
 	TopicConfigChanged, TopicPermissionRequested, TopicPermissionDecided, TopicRunUpdated,
 	TopicRunLog, TopicTaskUpdated, TopicDepartmentUpdated, TopicInboxChanged,
-	TopicOpsPlanUpdated, TopicOpsJournalAppended, TopicSandboxStatus, TopicDispatchState,
+	TopicOpsPlanUpdated, TopicOpsJournalAppended, TopicSandboxStatus, TopicSandboxInstall, TopicDispatchState,
 	TopicWindowShow,
 }

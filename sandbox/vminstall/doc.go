@@ -8,6 +8,6 @@
 // renamed into place. The runtime download is skipped when a usable system QEMU exists. One
 // install runs at a time: a second caller shares the first one's progress and result.
 //
-// Status changes are published on the topic "sandbox.status" through a Publisher. The
+// Status changes are published on the topic "sandbox.install" through a Publisher. The
 // package imports no other Airlock package and no database code, so the CLI can link it.
 package vminstall

@@ -1,7 +1,7 @@
 package vminstall
 
 // Topic is the event topic every status change is published on.
-const Topic = "sandbox.status"
+const Topic = "sandbox.install"
 
 // Stages of an install, in order.
 const (

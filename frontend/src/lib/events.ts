@@ -17,6 +17,7 @@ export const Topics = {
   OpsPlanUpdated: 'ops.plan.updated',
   OpsJournalAppended: 'ops.journal.appended',
   SandboxStatus: 'sandbox.status',
+  SandboxInstall: 'sandbox.install',
   DispatchState: 'dispatch.state',
   WindowShow: 'window.show',
 } as const;
