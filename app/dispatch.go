@@ -302,6 +302,18 @@ func (c *Core) dispatchRoutes() {
 		}
 		localapi.WriteJSON(w, http.StatusOK, map[string]any{"offset": offset + int64(n), "data": string(buf[:n]), "size": fi.Size()})
 	})
+	// Dispatch as a whole: pausing stops scheduled runs from starting on their own.
+	h("GET /v1/dispatch", func(w http.ResponseWriter, r *http.Request) {
+		ok(w, c.Dispatch.State(), nil)
+	})
+	h("POST /v1/dispatch/pause", func(w http.ResponseWriter, r *http.Request) {
+		st, err := c.Dispatch.SetPaused(r.Context(), true, "cli")
+		ok(w, st, err)
+	})
+	h("POST /v1/dispatch/resume", func(w http.ResponseWriter, r *http.Request) {
+		st, err := c.Dispatch.SetPaused(r.Context(), false, "cli")
+		ok(w, st, err)
+	})
 	h("POST /v1/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
 		if id, good := runID(w, r); good {
 			err := c.Dispatch.Cancel(r.Context(), id, "cli")

@@ -147,10 +147,12 @@ type Run struct {
 	UpdatedAt time.Time      `json:"updated_at"`
 }
 
-// stateRow is a small key/value table (heartbeat for the digest).
+// stateRow is a small key/value table (heartbeat for the digest; whether dispatch is
+// paused, since when and by whom).
 type stateRow struct {
 	Key   string `gorm:"primaryKey"`
 	Value time.Time
+	Text  string
 }
 
 func (stateRow) TableName() string { return "dispatch_state" }

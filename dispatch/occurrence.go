@@ -36,6 +36,12 @@ func (d *Dispatcher) claim(ctx context.Context, t Task, at time.Time, trigger, s
 
 // fire claims one occurrence and starts it, or records why it did not run.
 func (d *Dispatcher) fire(ctx context.Context, t Task, at time.Time, trigger string, catchUp bool) error {
+	if trigger == TriggerSchedule {
+		if st := d.State(); st.Paused {
+			_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, st.skipReason())
+			return err
+		}
+	}
 	if t.Paused && trigger == TriggerSchedule {
 		_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, "task paused: "+t.PauseReason+" (enable it again with `airlock task enable "+t.Name+"`)")
 		return err

@@ -271,9 +271,12 @@ func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any)
 	if res.RowsAffected == 0 {
 		return
 	}
-	wasHeld := Held(r.Status)
+	wasHeld, wasRunning := Held(r.Status), r.Status == StatusRunning
 	r.Status, r.Reason = status, reason
 	d.publishRun(r.ID)
+	if wasRunning {
+		d.publishState()
+	}
 	if wasHeld {
 		d.publish(TopicInboxChanged, nil)
 	}
@@ -351,6 +354,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	r.Status = StatusRunning
 	d.publishRun(r.ID)
+	d.publishState()
 	lg, err := openRunLog(logPath, d.opts.LogLimit, secrets, func(b []byte) {
 		d.publish(TopicRunLog, map[string]any{"run_id": r.ID, "task_id": t.ID, "chunk": string(b)})
 	})

@@ -241,6 +241,7 @@ func (d *Dispatcher) RemoveTask(ctx context.Context, name string) error {
 	d.sched.remove(t.ID)
 	d.publish(TopicTaskRemoved, map[string]any{"id": t.ID, "name": t.Name})
 	d.publish(TopicInboxChanged, nil)
+	d.publishState()
 	return nil
 }
 
@@ -302,6 +303,7 @@ func (d *Dispatcher) NextRuns(t Task, n int) ([]time.Time, error) {
 func (d *Dispatcher) taskChanged(t Task) {
 	d.sched.update(t)
 	d.publish(TopicTaskUpdated, t)
+	d.publishState()
 }
 
 func parseID(s string) (uint, bool) {

@@ -551,3 +551,51 @@ func newInboxCmd(e *env) *cobra.Command {
 		},
 	}
 }
+
+// dispatchState is GET /v1/dispatch (dispatch.State).
+type dispatchState struct {
+	Paused   bool       `json:"paused"`
+	PausedAt *time.Time `json:"paused_at"`
+	PausedBy string     `json:"paused_by"`
+	Tasks    int        `json:"tasks"`
+	Running  int        `json:"running"`
+}
+
+func printDispatchState(w io.Writer, st dispatchState) {
+	if st.Paused {
+		since := ""
+		if st.PausedAt != nil {
+			since = " since " + st.PausedAt.Local().Format("2006-01-02 15:04")
+		}
+		by := ""
+		if st.PausedBy != "" {
+			by = " by " + st.PausedBy
+		}
+		fmt.Fprintf(w, "Dispatch is paused%s%s: scheduled runs are skipped (run-now still works).\n", by, since)
+		fmt.Fprintln(w, "Resume with `airlock dispatch resume`.")
+	} else {
+		fmt.Fprintln(w, "Dispatch is on: scheduled runs start on their own.")
+	}
+	fmt.Fprintf(w, "%d scheduled task(s), %d running now.\n", st.Tasks, st.Running)
+}
+
+func newDispatchCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "dispatch", Short: "Whether scheduled runs start on their own: status, pause, resume", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return getJSON(cmd.Context(), e, "GET", "/v1/dispatch", nil, printDispatchState)
+		},
+	}
+	for _, c := range []struct{ use, short, path string }{
+		{"pause", "Pause dispatch: scheduled occurrences are recorded skipped until you resume (running runs go on)", "/v1/dispatch/pause"},
+		{"resume", "Resume dispatch: scheduled runs start on their own again (occurrences skipped meanwhile do not run)", "/v1/dispatch/resume"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use: c.use, Short: c.short, Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return getJSON(cmd.Context(), e, "POST", c.path, nil, printDispatchState)
+			},
+		})
+	}
+	return cmd
+}

@@ -120,6 +120,7 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		newAuthorizeCmd(e),
 		newPlacesCmd(e),
 		newInboxCmd(e),
+		newDispatchCmd(e),
 		newSecretCmd(e),
 		newMCPCmd(e), newHookCmd(e),
 	)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -101,4 +102,23 @@ func (f *Facade) SandboxStatus() (sandbox.Status, error) {
 		return sandbox.Status{}, errProbing
 	}
 	return st, nil
+}
+
+// DispatchState says whether scheduled runs start on their own, with the number of
+// scheduled tasks and running runs: the sidebar footer. dispatch.state brings changes.
+func (f *Facade) DispatchState() dispatch.State {
+	if f.core.Dispatch == nil {
+		return dispatch.State{}
+	}
+	return f.core.Dispatch.State()
+}
+
+// SetDispatchPaused pauses (true) or resumes (false) dispatch from the window.
+func (f *Facade) SetDispatchPaused(paused bool) (dispatch.State, error) {
+	if f.core.Dispatch == nil {
+		return dispatch.State{}, errors.New("dispatch is not running in this Airlock")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	return f.core.Dispatch.SetPaused(ctx, paused, "window")
 }

@@ -120,7 +120,7 @@ func (s *Shell) startTray(ctx context.Context) {
 	s.mu.Lock()
 	icon := s.icon
 	s.mu.Unlock()
-	tray := NewTray(TrayOptions{
+	opts := TrayOptions{
 		Broker: s.core.Broker, Bus: s.core.Bus, Icon: icon,
 		Open: s.ShowWindow,
 		Review: func(id string) {
@@ -128,7 +128,11 @@ func (s *Shell) startTray(ctx context.Context) {
 			runtime.EventsEmit(ctx, ReviewEvent, id)
 		},
 		Quit: s.Quit,
-	})
+	}
+	if s.core.Dispatch != nil {
+		opts.Dispatch = s.core.Dispatch
+	}
+	tray := NewTray(opts)
 	if err := tray.Start(); err != nil {
 		slog.Warn("no tray icon: closing the window will quit Airlock", "error", err)
 		return

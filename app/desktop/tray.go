@@ -13,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -22,11 +23,19 @@ type trayBroker interface {
 	Answer(ctx context.Context, id string, a permission.Answer) (permission.Decision, error)
 }
 
+// trayDispatch is what the tray needs of the dispatcher: pause and resume.
+type trayDispatch interface {
+	State() dispatch.State
+	SetPaused(ctx context.Context, paused bool, by string) (dispatch.State, error)
+}
+
 // TrayOptions configure the tray.
 type TrayOptions struct {
 	Broker trayBroker
-	Bus    *eventbus.Bus
-	Icon   []byte // PNG
+	// Dispatch, when set, gives the menu its Pause dispatch / Resume dispatch line.
+	Dispatch trayDispatch
+	Bus      *eventbus.Bus
+	Icon     []byte // PNG
 	// Open shows the window; Review shows it with the popup on one request; Quit ends the app.
 	Open   func()
 	Review func(id string)
@@ -36,7 +45,8 @@ type TrayOptions struct {
 // Tray is Airlock's StatusNotifierItem (fyne.io/systray over D-Bus): the pending count in
 // its title, each pending request — P1 with Allow once and Deny, P2 and interactive-only
 // with "Review…", which opens the window's popup (the broker refuses a P2 allow from the
-// tray) —, Open Airlock and Quit. The menu follows permission.requested/decided.
+// tray) —, Open Airlock, Pause/Resume dispatch and Quit. The menu follows
+// permission.requested/decided and dispatch.state.
 type Tray struct {
 	opts TrayOptions
 
@@ -100,7 +110,7 @@ func (t *Tray) Stop() {
 }
 
 func (t *Tray) watch(ctx context.Context) {
-	sub := t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided)
+	sub := t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState)
 	defer sub.Close()
 	for {
 		select {
@@ -161,9 +171,10 @@ func (t *Tray) rebuild() {
 		return
 	}
 	pending := t.opts.Broker.Pending()
+	paused := t.opts.Dispatch != nil && t.opts.Dispatch.State().Paused
 	// Redraw only when the list changed: a redraw gives every line a new id, and a click
 	// on a line of the menu a panel still shows would then do nothing.
-	key := menuKey(pending)
+	key := fmt.Sprintf("paused=%t\n%s", paused, menuKey(pending))
 	if t.cancelMenu != nil && key == t.shown {
 		return
 	}
@@ -200,6 +211,13 @@ func (t *Tray) rebuild() {
 	}
 	systray.AddSeparator()
 	onClick(ctx, systray.AddMenuItem("Open Airlock", ""), t.open)
+	if t.opts.Dispatch != nil {
+		if paused {
+			onClick(ctx, systray.AddMenuItem("Resume dispatch", "Scheduled runs start on their own again"), func() { t.setPaused(false) })
+		} else {
+			onClick(ctx, systray.AddMenuItem("Pause dispatch", "Scheduled runs are skipped until you resume; running runs go on"), func() { t.setPaused(true) })
+		}
+	}
 	onClick(ctx, systray.AddMenuItem("Quit Airlock", "Stop Airlock: scheduled runs wait until it starts again"), t.quit)
 }
 
@@ -240,6 +258,15 @@ func (t *Tray) answer(id string, allow bool) {
 	if err != nil {
 		slog.Warn("tray answer refused", "request", id, "allow", allow, "error", err)
 		t.review(id)
+	}
+}
+
+// setPaused pauses or resumes dispatch; dispatch.state brings the new menu line.
+func (t *Tray) setPaused(paused bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	if _, err := t.opts.Dispatch.SetPaused(ctx, paused, "tray"); err != nil {
+		slog.Error("tray: pause/resume dispatch", "paused", paused, "error", err)
 	}
 }
 

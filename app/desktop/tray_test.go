@@ -297,3 +297,45 @@ func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestTrayPausesAndResumesDispatch(t *testing.T) {
+	addr := privateSessionBus(t)
+	core, _ := openCore(t)
+	if core.Dispatch == nil {
+		t.Fatal("the core has no dispatcher")
+	}
+	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch})
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connect to the test bus: %v", err)
+	}
+	defer conn.Close()
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+
+	menu := waitMenu(t, conn, name, "Pause dispatch", func(m menuEntry) bool {
+		_, ok := m.find("Pause dispatch")
+		return ok
+	})
+	pause, _ := menu.find("Pause dispatch")
+	click(t, addr, name, pause.ID)
+	waitMenu(t, conn, name, "Resume dispatch after the click", func(m menuEntry) bool {
+		_, ok := m.find("Resume dispatch")
+		return ok
+	})
+	if st := core.Dispatch.State(); !st.Paused || st.PausedBy != "tray" {
+		t.Fatalf("dispatch state after Pause = %+v; want paused by the tray", st)
+	}
+
+	// Resumed elsewhere (the CLI): the tray follows dispatch.state.
+	if _, err := core.Dispatch.SetPaused(context.Background(), false, "cli"); err != nil {
+		t.Fatal(err)
+	}
+	waitMenu(t, conn, name, "Pause dispatch again", func(m menuEntry) bool {
+		_, ok := m.find("Pause dispatch")
+		return ok
+	})
+}

@@ -687,3 +687,26 @@ func TestExecFromTheCLI(t *testing.T) {
 		t.Fatalf("check: exit %d %s", code, out)
 	}
 }
+
+func TestDispatchPauseResumeFromTheCLI(t *testing.T) {
+	needKeyring(t)
+	in := newInstance(t)
+	in.startDaemon()
+	out, stderr, code := in.run("dispatch")
+	if code != 0 || !strings.Contains(out, "Dispatch is on") {
+		t.Fatalf("dispatch status: %d %s %s", code, out, stderr)
+	}
+	out, stderr, code = in.run("dispatch", "pause")
+	if code != 0 || !strings.Contains(out, "Dispatch is paused by cli") || !strings.Contains(out, "airlock dispatch resume") {
+		t.Fatalf("dispatch pause: %d %s %s", code, out, stderr)
+	}
+	out, _, _ = in.run("dispatch", "--json")
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st["paused"] != true {
+		t.Fatalf("dispatch --json after pause: %s", out)
+	}
+	out, _, code = in.run("dispatch", "resume")
+	if code != 0 || !strings.Contains(out, "Dispatch is on") {
+		t.Fatalf("dispatch resume: %d %s", code, out)
+	}
+}

@@ -63,7 +63,7 @@ test('every page shows its true empty state', async () => {
     st.error ? 'unavailable' : (names[st.backend] ?? st.backend),
     { timeout: 10_000 },
   );
-  assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'no tasks yet');
+  assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'on · no tasks');
 });
 
 test('a request from an agent appears under Waiting for you live, and leaves when answered', async () => {
@@ -151,4 +151,20 @@ test('a broken config.toml shows its line and column, and the last good values s
 
   app.writeConfig('sandbox_mode = "read-only"\n');
   await banner.waitFor({ state: 'detached', timeout: 20_000 });
+});
+
+test('the footer pauses and resumes dispatch, and follows a pause made from the CLI', async () => {
+  const fact = page.locator('[data-fact="dispatch"]');
+  await fact.filter({ hasText: /^on/ }).waitFor({ timeout: 10_000 });
+  await page.locator('footer button[data-action="pause"]').click();
+  await fact.filter({ hasText: /^paused/ }).waitFor({ timeout: 10_000 });
+  let st = await app.api('GET', '/v1/dispatch');
+  assert.equal(st.body.paused, true, `the core should say paused: ${JSON.stringify(st.body)}`);
+  assert.equal(st.body.paused_by, 'window');
+
+  // Resumed from the CLI (the local API): the footer follows the dispatch.state event.
+  st = await app.api('POST', '/v1/dispatch/resume');
+  assert.equal(st.status, 200, JSON.stringify(st.body));
+  await fact.filter({ hasText: /^on/ }).waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('footer button[data-action="pause"]').count(), 1);
 });

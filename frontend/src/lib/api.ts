@@ -28,6 +28,8 @@ export type Scope = 'once' | 'session' | 'always';
 export type PlanSummary = ops.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */
 export type SandboxStatus = sandbox.Status;
+/** Whether scheduled runs start on their own (dispatch.state). */
+export type DispatchState = dispatch.State;
 
 /** The layers a value can come from, strongest first. */
 export type Layer = 'flag' | 'env' | 'file' | 'default';
@@ -49,4 +51,7 @@ export const api = {
   opsPlans: (): Promise<PlanSummary[]> => Facade.OpsPlans(),
   /** Rejects while the probes still run; sandbox.status brings the result then. */
   sandboxStatus: (): Promise<SandboxStatus> => Facade.SandboxStatus(),
+  dispatchState: (): Promise<DispatchState> => Facade.DispatchState(),
+  /** Pauses (true) or resumes (false) dispatch; dispatch.state brings the new state too. */
+  setDispatchPaused: (paused: boolean): Promise<DispatchState> => Facade.SetDispatchPaused(paused),
 };

@@ -3,7 +3,7 @@
 // file and fails when the two lists differ. The Go side (app/desktop/forward.go)
 // re-emits every bus event under its topic with (payload, meta) as arguments.
 import { EventsOnMultiple } from '../../wailsjs/runtime/runtime';
-import type { ConfigView, SandboxStatus } from './api';
+import type { ConfigView, DispatchState, SandboxStatus } from './api';
 
 export const Topics = {
   ConfigChanged: 'config.changed',
@@ -38,6 +38,7 @@ export interface EventMeta {
 export interface Payloads {
   'config.changed': ConfigView;
   'sandbox.status': SandboxStatus;
+  'dispatch.state': DispatchState;
 }
 
 export type PayloadOf<T extends Topic> = T extends keyof Payloads ? Payloads[T] : unknown;

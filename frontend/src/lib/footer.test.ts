@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { footerFacts, sandboxFact } from './footer';
-import type { ConfigView, SandboxStatus } from './api';
+import { dispatchFact, footerFacts, sandboxFact } from './footer';
+import type { ConfigView, DispatchState, SandboxStatus } from './api';
 
 const config = (over: Partial<ConfigView> = {}) => ({ path: '/c', exists: false, settings: [], ...over }) as ConfigView;
 
@@ -11,7 +11,7 @@ describe('footerFacts', () => {
 
   it('claims nothing the core does not report', () => {
     const facts = footerFacts(config());
-    expect(facts.map((f) => `${f.name}: ${f.value}`)).toEqual(['dispatch: no tasks yet', 'sandbox: checking…']);
+    expect(facts.map((f) => `${f.name}: ${f.value}`)).toEqual(['dispatch: checking…', 'sandbox: checking…']);
     expect(facts.every((f) => f.tone === 'idle')).toBe(true);
   });
 
@@ -28,5 +28,29 @@ describe('footerFacts', () => {
   it('adds an amber line when config.toml is broken', () => {
     const facts = footerFacts(config({ error: { path: '/c', problems: [] } as unknown as ConfigView['error'] }));
     expect(facts.at(-1)).toMatchObject({ name: 'config', tone: 'warn' });
+  });
+});
+
+const state = (over: Partial<DispatchState> = {}) => ({ paused: false, tasks: 0, running: 0, ...over }) as DispatchState;
+
+describe('dispatchFact', () => {
+  it.each([
+    [state(), 'on · no tasks', 'idle', 'pause'],
+    [state({ tasks: 3 }), 'on', 'ok', 'pause'],
+    [state({ tasks: 3, running: 2 }), 'on · 2 running', 'ok', 'pause'],
+    [state({ tasks: 1, paused: true, paused_by: 'tray' }), 'paused', 'warn', 'resume'],
+    [state({ tasks: 1, paused: true, running: 1 }), 'paused · 1 running', 'warn', 'resume'],
+  ])('shows %o as %s (%s) with %s', (st, value, tone, action) => {
+    expect(dispatchFact(st)).toMatchObject({ value, tone, action });
+  });
+
+  it('says who paused and that run-now still works', () => {
+    const f = dispatchFact(state({ paused: true, paused_by: 'tray', paused_at: '2026-11-29T22:00:00Z' as unknown as DispatchState['paused_at'] }));
+    expect(f.hint).toContain('by tray');
+    expect(f.hint).toContain('Run now still works');
+  });
+
+  it('offers no action until the core answers', () => {
+    expect(dispatchFact(undefined).action).toBeUndefined();
   });
 });

@@ -215,6 +215,45 @@ export namespace dispatch {
 		    return a;
 		}
 	}
+	export class State {
+	    paused: boolean;
+	    // Go type: time
+	    paused_at?: any;
+	    paused_by?: string;
+	    tasks: number;
+	    running: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new State(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.paused = source["paused"];
+	        this.paused_at = this.convertValues(source["paused_at"], null);
+	        this.paused_by = source["paused_by"];
+	        this.tasks = source["tasks"];
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

@@ -14,6 +14,8 @@ export function CancelRuns(arg1:Array<number>):Promise<void>;
 
 export function ConfigView():Promise<localapi.ConfigView>;
 
+export function DispatchState():Promise<dispatch.State>;
+
 export function Home():Promise<string>;
 
 export function Inbox():Promise<Array<dispatch.InboxItem>>;
@@ -23,6 +25,8 @@ export function OpsPlans():Promise<Array<ops.PlanSummary>>;
 export function PendingApprovals():Promise<Array<desktop.Approval>>;
 
 export function SandboxStatus():Promise<sandbox.Status>;
+
+export function SetDispatchPaused(arg1:boolean):Promise<dispatch.State>;
 
 export function Status():Promise<localapi.Status>;
 

@@ -18,6 +18,10 @@ export function ConfigView() {
   return window['go']['desktop']['Facade']['ConfigView']();
 }
 
+export function DispatchState() {
+  return window['go']['desktop']['Facade']['DispatchState']();
+}
+
 export function Home() {
   return window['go']['desktop']['Facade']['Home']();
 }
@@ -36,6 +40,10 @@ export function PendingApprovals() {
 
 export function SandboxStatus() {
   return window['go']['desktop']['Facade']['SandboxStatus']();
+}
+
+export function SetDispatchPaused(arg1) {
+  return window['go']['desktop']['Facade']['SetDispatchPaused'](arg1);
 }
 
 export function Status() {
