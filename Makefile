@@ -17,7 +17,7 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	chromium sqlite3 git curl ca-certificates
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
-	test-go test-frontend smoke e2e mcp-e2e bench sandbox-image clean
+	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image clean
 
 all: build
 
@@ -93,8 +93,13 @@ e2e: build
 mcp-e2e: build-cli
 	scripts/mcp-e2e.sh
 
+## screenshots: PNGs of every page and of the popup, from the real window under Xvfb, in the
+## light and the dark theme, into artifacts/screenshots/
+screenshots: build
+	scripts/screenshots.sh
+
 ## bench: Go benchmarks and the comparison scripts (figures go to BENCHMARKS.md)
-bench: build-cli
+bench: build
 	scripts/bench.sh
 
 ## sandbox-image: build the micro-VM image (kernel, initrd, root filesystem with Airlock's

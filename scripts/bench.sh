@@ -27,4 +27,8 @@ if [ -x scripts/bench-exec.sh ]; then
 	echo "== sandbox: bare, raw bwrap, airlock exec"
 	scripts/bench-exec.sh "$out"
 fi
+if [ -x build/bin/airlock-desktop ]; then
+	echo "== desktop: cold start, memory, idle CPU against an empty Wails window"
+	scripts/bench-desktop.sh | tee "$out/desktop.md"
+fi
 echo "bench: results in $out/"
