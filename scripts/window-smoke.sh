@@ -250,6 +250,31 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 	say "waiting screenshots: $ART/popup.png, $ART/page-waiting-items.png"
 fi
 
+# 5d. Closing the window (WM_DELETE_WINDOW, what a window manager's close button sends)
+#     hides it while the tray runs: the app and its core go on; launching Airlock again
+#     brings the window back.
+if grep -q 'no tray icon' "$TMP/app.log"; then
+	say "no tray in this session: closing the window quits, not tested here"
+else
+	scripts/x11-close-window.py "$WID" || fail "could not send WM_DELETE_WINDOW to the window"
+	until [[ -z $(xdotool search --onlyvisible --name '^Airlock$' 2>/dev/null) ]]; do
+		kill -0 "$APP_PID" 2>/dev/null || fail "closing the window quit the app (it should hide while the tray runs)"
+		time_left || fail "closing the window did not hide it"
+		sleep 0.1
+	done
+	kill -0 "$APP_PID" 2>/dev/null || fail "closing the window quit the app (it should hide while the tray runs)"
+	if ((have_cli)); then
+		"$CLI" status --json >/dev/null 2>&1 || fail "the core stopped answering after the window was closed"
+	fi
+	say "closing the window hid it; the app and its core keep running"
+	DBUS_SESSION_BUS_ADDRESS=disabled: timeout 20 "$APP" >/dev/null 2>&1 || fail "launching again did not hand over to the hidden window"
+	until [[ -n $(xdotool search --onlyvisible --name '^Airlock$' 2>/dev/null) ]]; do
+		time_left || fail "launching Airlock again did not bring the hidden window back"
+		sleep 0.1
+	done
+	say "launching Airlock again brought the window back"
+fi
+
 # 6. Quit with SIGTERM: exit status 0, and nothing it started left behind.
 [[ -n $APP_PID ]] || fail "could not find the airlock-desktop process under dbus-run-session"
 for pid in $(descendants "$DRS_PID"); do
