@@ -38,6 +38,10 @@ func TestSandboxIsolation(t *testing.T) {
 		{in(Request{Tool: ToolWriteFile, Params: params("path", filepath.Join(cwd, ".git", "config"))}), true},
 		{in(Request{Tool: ToolWebFetch, Params: params("url", "https://example.com/x")}), true},
 		{in(Request{Tool: ToolReadFile, Params: params("path", "/etc/hosts")}), false},
+		// Credentials are hidden: an agent's read of a private key asks the person.
+		{in(Request{Tool: ToolReadFile, Params: params("path", filepath.Join(pol.Home, ".ssh", "id_ed25519"))}), true},
+		{in(Request{Tool: ToolListDir, Params: params("path", filepath.Join(pol.Home, ".aws"))}), true},
+		{in(Request{Tool: ToolReadFile, Params: params("path", filepath.Join(pol.Home, "notes.txt"))}), false},
 	}
 	for _, c := range cases {
 		d := b.Check(ctx, c.req).Decision

@@ -113,7 +113,8 @@ func (p Policy) protectedAt(real, root string) string {
 
 // CheckRead reports whether path may be read. Reads are never restricted,
 // except for the paths every sandbox but full-access hides (Airlock's socket
-// directory, the session bus, the keyring, the SSH agent).
+// directory, the session bus, the keyring, the SSH agent, the credential files of
+// CredentialPaths).
 func (p Policy) CheckRead(path string) error {
 	if p.Mode == ModeFullAccess {
 		return nil
@@ -126,7 +127,7 @@ func (p Policy) CheckRead(path string) error {
 	for _, h := range p.Hidden {
 		if within(abs, h) || within(real, h) {
 			return &IsolationDeniedError{Reason: ReasonRead, Path: describe(abs, real),
-				Why:  h + " is hidden from sandboxed runs (Airlock's socket, the session bus, the keyring and the SSH agent are)",
+				Why:  hiddenWhy(h, p.Home),
 				Hint: "a sandboxed run cannot reach it in any mode but full-access; ask the person instead"}
 		}
 	}

@@ -757,3 +757,54 @@ func TestReadOnlyDirectoryAsWorkingDirectory(t *testing.T) {
 		t.Fatalf("Exec in a read-only directory = %+v, %v", res, err)
 	}
 }
+
+// TestCredentialsHidden attacks the credential files of $HOME from a bubblewrap sandbox:
+// straight reads, through a symlink planted in the workspace, through `..`, and through
+// /proc/self/root. None may return a byte of them; the application layer refuses the read
+// with a reason that names the file.
+func TestCredentialsHidden(t *testing.T) {
+	if bwrapPath() == "" {
+		t.Fatal("bubblewrap is not installed: this test needs it (apt install bubblewrap)")
+	}
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	f := newFixture(t, "workspace-write", false)
+	const key = "-----BEGIN OPENSSH PRIVATE KEY-----SECRET"
+	for rel, body := range map[string]string{
+		".ssh/id_ed25519": key, ".aws/credentials": "aws_secret_key_SECRET", ".netrc": "machine x password SECRET",
+		".config/gcloud/credentials.db": "SECRET", ".docker/config.json": `{"auths":{"x":{"auth":"SECRET"}}}`,
+	} {
+		p := filepath.Join(f.home, rel)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		must(t, os.WriteFile(p, []byte(body), 0o600))
+	}
+	must(t, os.WriteFile(filepath.Join(f.home, "notes.txt"), []byte("readable\n"), 0o644))
+	must(t, os.Symlink(filepath.Join(f.home, ".ssh", "id_ed25519"), filepath.Join(f.ws, "key-link")))
+	must(t, os.Symlink(filepath.Join(f.home, ".ssh"), filepath.Join(f.ws, "ssh-link")))
+	// The policy was resolved before the files existed; resolve again as a run would.
+	mode, network := "workspace-write", false
+	env := map[string]string{"XDG_RUNTIME_DIR": f.xdg}
+	pol, err := Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: &network}})
+	must(t, err)
+	f.policy = pol
+
+	out, _ := f.run(t, `cat ~/.ssh/id_ed25519; cat key-link; cat ssh-link/id_ed25519; cat $WS/../home/.ssh/id_ed25519;
+cat /proc/self/root$HOME/.ssh/id_ed25519; ls -la ~/.ssh; cat ~/.aws/credentials ~/.netrc ~/.config/gcloud/credentials.db ~/.docker/config.json;
+cp -r ~/.ssh ./stolen 2>&1; cat stolen/* 2>&1; cat ~/notes.txt`)
+	if strings.Contains(out, "SECRET") {
+		t.Fatalf("ESCAPE: a credential was read inside the sandbox:\n%s", out)
+	}
+	if !strings.Contains(out, "readable") {
+		t.Fatalf("an ordinary file in $HOME should stay readable:\n%s", out)
+	}
+
+	for _, p := range []string{filepath.Join(f.home, ".ssh", "id_ed25519"), filepath.Join(f.ws, "key-link"), filepath.Join(f.ws, "..", "home", ".aws", "credentials")} {
+		err := pol.CheckRead(p)
+		if d, ok := IsDenied(err); !ok || !strings.Contains(d.Error(), "credentials") {
+			t.Errorf("CheckRead(%s) = %v; want a denial saying it holds credentials", p, err)
+		}
+	}
+	if err := pol.CheckRead(filepath.Join(f.home, "notes.txt")); err != nil {
+		t.Errorf("CheckRead(~/notes.txt) = %v; want allowed", err)
+	}
+}

@@ -32,6 +32,41 @@ func DefaultHiddenPaths(env func(string) string) []string {
 	return slices.Compact(out)
 }
 
+// credentialPaths are where people keep the keys and tokens that open other machines and
+// accounts, relative to the home directory. Every sandbox but full-access hides them: an
+// agent's command has no business reading an SSH private key or a cloud token, and what it
+// reads can leave with its output even when the network is off.
+var credentialPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
+	".netrc", ".git-credentials", ".config/gh", ".password-store", ".local/share/keyrings",
+	".pki", ".mozilla", ".config/google-chrome", ".config/chromium", ".npmrc", ".pypirc",
+	".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml",
+	".config/op", ".gem/credentials",
+}
+
+// CredentialPaths lists the credential files and directories under home that every
+// sandbox but full-access hides (SSH and GPG keys, cloud and registry tokens, password
+// stores, browser profiles). Paths that do not exist are listed too: the sandbox skips
+// them, and the application layer still refuses a read there.
+func CredentialPaths(home string) []string {
+	if !filepath.IsAbs(home) {
+		return nil
+	}
+	out := make([]string, 0, len(credentialPaths))
+	for _, rel := range credentialPaths {
+		out = append(out, filepath.Join(home, rel))
+	}
+	return out
+}
+
+// hiddenWhy says why a hidden path is hidden, for the denial a read there gets.
+func hiddenWhy(h, home string) string {
+	if slices.Contains(CredentialPaths(home), h) {
+		return h + " holds credentials (keys, tokens, passwords) and is hidden from sandboxed runs"
+	}
+	return h + " is hidden from sandboxed runs (Airlock's socket, the session bus, the keyring and the SSH agent are)"
+}
+
 // containerSockets are the system-wide container engine sockets.
 var containerSockets = []string{"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"}
 

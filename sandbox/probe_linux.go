@@ -161,7 +161,7 @@ func guarantees(backend string, abi int) (holds, not []string) {
 			"writes only inside the writable roots; protected paths (.git, .airlock, …) read-only and uncreatable",
 			"network off is a separate network namespace (no TCP, UDP or DNS; AF_UNIX sockets denied by seccomp)",
 			"private /tmp, /dev/shm, PID, IPC and UTS namespaces; no capabilities; no_new_privs; seccomp (no ptrace, process_vm_*, io_uring, mount, unshare)",
-			"Airlock's socket directory, the session bus, keyring and SSH agent sockets are hidden in every mode but full-access",
+			"Airlock's socket directory, the session bus, keyring and SSH agent sockets, and your credentials (~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc, browser profiles, …) are hidden in every mode but full-access",
 			"every process the run started dies with it (PID namespace, die-with-parent)",
 		}, nil
 	case BackendNameLandlock:
@@ -176,7 +176,7 @@ func guarantees(backend string, abi int) (holds, not []string) {
 		not = []string{
 			"new files or directories cannot be created directly at the top level of a writable root (Landlock cannot protect .git there otherwise); create them in a subdirectory",
 			"/dev/shm is not writable: Python multiprocessing queues and pools (POSIX semaphores) fail",
-			"the host's processes are visible in /proc (read-only), and hidden directories (keyring, Airlock's run directory) can be listed and read; only their sockets are out of reach",
+			"the host's processes are visible in /proc (read-only), and hidden directories (keyring, Airlock's run directory) and your credential files (~/.ssh, ~/.aws, …) can be read; only the sockets are out of reach (the application layer still refuses an agent's read_file there)",
 		}
 		if abi >= 6 {
 			holds = append(holds, "signals and abstract unix sockets are scoped to the sandbox: host processes cannot be killed")

@@ -240,7 +240,7 @@ func Resolve(in Inputs) (Policy, error) {
 	}
 	p.Sources[KeyProtected] = Source{LayerDefault, strings.Join(protSrc, " + ")}
 	p.setProtected(prot)
-	p.Hidden = DefaultHiddenPaths(env)
+	p.Hidden = append(DefaultHiddenPaths(env), CredentialPaths(p.Home)...)
 	return p, nil
 }
 
