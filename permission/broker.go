@@ -383,10 +383,16 @@ func (e *pendingEntry) scopes() []Scope {
 	if e.ask.InteractiveOnly || e.ask.Tier == P2 {
 		return []Scope{ScopeOnce}
 	}
-	if e.req.Context.Session == "" {
-		return []Scope{ScopeOnce, ScopeAlways}
+	out := []Scope{ScopeOnce}
+	if e.req.Context.Session != "" {
+		out = append(out, ScopeSession)
 	}
-	return []Scope{ScopeOnce, ScopeSession, ScopeAlways}
+	// Always is remembered for a department or a place; a request without either would
+	// make a grant that applies everywhere, so it is not offered.
+	if e.req.Context.Department != "" || grantPlace(e.req.Context) != "" {
+		out = append(out, ScopeAlways)
+	}
+	return out
 }
 
 func (e *pendingEntry) view() PendingRequest {
@@ -458,7 +464,7 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 			if d.Scope == ScopeSession {
 				g.Session = e.req.Context.Session
 			} else {
-				g.Department, g.Workspace = e.req.Context.Department, e.req.Context.Workspace
+				g.Department, g.Workspace = e.req.Context.Department, grantPlace(e.req.Context)
 			}
 			if _, err := b.grants.Add(ctx, g); err != nil {
 				d.Reasons = append(d.Reasons, "the grant could not be remembered: "+err.Error())
@@ -499,6 +505,9 @@ func validateAnswer(e *pendingEntry, a Answer) error {
 		if !allowed {
 			if e.ask.Tier == P2 || e.ask.InteractiveOnly {
 				return fmt.Errorf("%w: %s requests ask every time, so only --once can be chosen", ErrBadAnswer, e.ask.Tier)
+			}
+			if a.Scope == ScopeAlways {
+				return fmt.Errorf("%w: scope always needs the request's department, workspace or working directory, and this request has none; use once or session", ErrBadAnswer)
 			}
 			return fmt.Errorf("%w: scope %s needs a session; use once or always", ErrBadAnswer, a.Scope)
 		}

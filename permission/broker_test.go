@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -445,5 +446,47 @@ func TestAuditRecordsEveryDecision(t *testing.T) {
 	}
 	if recs, _ := b.Audit(ctx, AuditQuery{Verdict: Deny}); len(recs) != 1 {
 		t.Errorf("verdict filter = %d records", len(recs))
+	}
+}
+
+// An always grant is tied to a place: the request's department, else its workspace, else
+// its working directory (and below it). A request without any is not offered always.
+func TestAlwaysGrantIsTiedToAPlace(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	b, ev := newBroker(t, db, effective(t, Settings{}))
+	ctx := context.Background()
+	in := func(cmd, cwd string) Request {
+		return Request{Tool: ToolBash, Params: params("command", cmd), Context: Context{Cwd: cwd, Policy: PolicySummary{Mode: "workspace-write"}}}
+	}
+	p, ch := ask(t, b, ev, in("make lint", "/work/app"))
+	if !slices.Contains(p.Scopes, ScopeAlways) {
+		t.Fatalf("scopes = %v; want always offered for a request with a working directory", p.Scopes)
+	}
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, Scope: ScopeAlways, By: ByWindow, Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
+	<-ch
+	for _, c := range []struct {
+		cwd  string
+		want Verdict
+	}{{"/work/app", Allow}, {"/work/app/sub", Allow}, {"/work/app2", Ask}, {"/work", Ask}, {"/elsewhere", Ask}} {
+		if d := b.Check(ctx, in("make lint", c.cwd)).Decision; d.Verdict != c.want {
+			t.Errorf("make lint in %s = %s (%s); want %s", c.cwd, d.Verdict, d.Layer, c.want)
+		}
+	}
+
+	p, ch = ask(t, b, ev, in("make deploy", ""))
+	if slices.Contains(p.Scopes, ScopeAlways) {
+		t.Fatalf("scopes = %v; always offered for a request with no place", p.Scopes)
+	}
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, Scope: ScopeAlways, By: ByWindow, Interactive: true}); err == nil || !strings.Contains(err.Error(), "use once") {
+		t.Fatalf("always without a place: err = %v; want a refusal with the way out", err)
+	}
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: false, By: ByWindow}); err != nil {
+		t.Fatal(err)
+	}
+	<-ch
+	if _, err := b.Grants().Add(ctx, GrantRecord{Tool: ToolBash, Pattern: "x", Scope: ScopeAlways}); err == nil {
+		t.Fatal("an always grant without a place was recorded")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,9 @@ func (g *Grants) Add(ctx context.Context, rec GrantRecord) (GrantRecord, error) 
 			return GrantRecord{}, fmt.Errorf("add grant for %s: scope session needs the request's session id; use once", rec.Tool)
 		}
 	case ScopeAlways:
+		if rec.Department == "" && rec.Workspace == "" {
+			return GrantRecord{}, fmt.Errorf("add grant for %s: scope always needs the request's department, workspace or working directory (an always grant without a place would apply everywhere); use once or session", rec.Tool)
+		}
 	default:
 		return GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session or always", rec.Tool, rec.Scope)
 	}
@@ -152,9 +156,29 @@ func (a *activeGrant) applies(tool string, c Context) bool {
 		if a.rec.Department != "" || c.Department != "" {
 			return a.rec.Department == c.Department
 		}
-		return a.rec.Workspace == c.Workspace
+		// A grant without a place (recorded before places were required) applies nowhere.
+		place := grantPlace(c)
+		return a.rec.Workspace != "" && place != "" && within(place, a.rec.Workspace)
 	}
 	return false
+}
+
+// grantPlace is where an always grant of a request without a department applies: its
+// workspace, or else its working directory.
+func grantPlace(c Context) string {
+	if c.Workspace != "" {
+		return filepath.Clean(c.Workspace)
+	}
+	if c.Cwd != "" {
+		return filepath.Clean(c.Cwd)
+	}
+	return ""
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	dir = filepath.Clean(dir)
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
 }
 
 // Match returns the grant that covers a request, or nil. A literal grant must equal the
