@@ -84,6 +84,9 @@ func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sand
 		n := req.Context.Policy.Network
 		flags.Network = &n
 	}
+	if roots := req.Context.Policy.WritableRoots; len(roots) > 0 {
+		flags.WritableRoots = roots
+	}
 	cwd := req.Context.Cwd
 	if cwd == "" {
 		cwd = req.Context.Workspace

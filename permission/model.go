@@ -135,6 +135,9 @@ type PolicySummary struct {
 	ApprovalPolicy ApprovalPolicy `json:"approvalPolicy,omitempty"` // empty: the broker's effective setting
 	Reviewer       ReviewerMode   `json:"reviewer,omitempty"`       // empty: the broker's effective setting
 	Posture        string         `json:"posture,omitempty"`        // "" or "cloudops"
+	// WritableRoots are the session's writable roots when its caller set them (an MCP
+	// session started with --writable-root); empty: the configuration's.
+	WritableRoots []string `json:"writableRoots,omitempty"`
 }
 
 // Caller identifies the process waiting on a request, so a restarted broker can tell

@@ -41,6 +41,9 @@ type PolicySummary struct {
 	Mode    string `json:"mode,omitempty"`
 	Network bool   `json:"network"`
 	Posture string `json:"posture,omitempty"`
+	// WritableRoots are the session's writable roots (`airlock mcp --writable-root`), so
+	// the core's isolation check knows them.
+	WritableRoots []string `json:"writableRoots,omitempty"`
 }
 
 // Caller is permission.Caller on the wire.

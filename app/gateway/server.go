@@ -121,7 +121,8 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Dec
 
 func (s *Server) context(client string) Context {
 	return Context{Session: s.session, Run: s.opts.Run, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
-		Policy: PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture},
+		Policy: PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture,
+			WritableRoots: s.opts.Policy.WritableRoots},
 		Caller: Caller{Description: client}}
 }
 
