@@ -59,6 +59,7 @@ func (a *analyzer) destructive(cl call) {
 	case sqlClients[p]:
 		a.sql(cl)
 	}
+	a.more(cl)
 }
 
 func lastPositional(cl call) string {
@@ -186,6 +187,7 @@ func (a *analyzer) git(cl call) {
 		return
 	}
 	sub, args := cl.args[i], call{args: cl.args[i+1:]}
+	a.gitMore(sub, args, cl.src)
 	switch sub {
 	case "push":
 		pos := positionals(args.args, set("--repo", "-o", "--push-option", "--receive-pack", "--exec"))
@@ -290,7 +292,7 @@ func (a *analyzer) chmod(cl call) {
 }
 
 func (a *analyzer) find(cl call) {
-	if !cl.has("-delete") {
+	if !findDeletes(cl.args) {
 		return
 	}
 	for _, arg := range cl.args {
@@ -302,6 +304,29 @@ func (a *analyzer) find(cl call) {
 			return
 		}
 	}
+	a.add(CategoryDataLoss, "find -delete deletes every file it matches, without asking", cl.src)
+}
+
+// findDeletes reports whether -delete is an action of find's expression, not the value
+// of a test (-name -delete) or a word of an -exec command (-exec echo -delete ;).
+func findDeletes(args []string) bool {
+	valued := set("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+		"-lname", "-ilname", "-samefile", "-newer", "-anewer", "-cnewer", "-user", "-group", "-perm", "-type",
+		"-xtype", "-size", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-used", "-links", "-inum",
+		"-maxdepth", "-mindepth", "-fstype", "-context", "-printf", "-fprint", "-fprint0", "-fprintf", "-fls", "-regextype", "-uid", "-gid")
+	for i := 0; i < len(args); i++ {
+		v := args[i]
+		switch {
+		case v == "-exec" || v == "-execdir" || v == "-ok" || v == "-okdir":
+			for i++; i < len(args) && args[i] != ";" && args[i] != "+"; i++ {
+			}
+		case valued[v]:
+			i++
+		case v == "-delete":
+			return true
+		}
+	}
+	return false
 }
 
 var sqlClients = set("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "clickhouse",

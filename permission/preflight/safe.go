@@ -34,6 +34,13 @@ func safeCommand(c shellcmd.Command) bool {
 		return false
 	}
 	prog := c.Program()
+	if prog == "git" && c.Args[0].Value == "git" {
+		args := make([]string, 0, len(c.Args)-1)
+		for _, w := range c.Args[1:] {
+			args = append(args, text(w))
+		}
+		return safeGit(args)
+	}
 	if !safePrograms[prog] || c.Args[0].Value != prog && !strings.HasPrefix(c.Args[0].Value, "/usr/bin/") && !strings.HasPrefix(c.Args[0].Value, "/bin/") {
 		return false // ./ls or ~/bin/cat are not the system's ls and cat
 	}
