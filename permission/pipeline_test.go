@@ -126,7 +126,9 @@ func TestUntrustedKnownSafe(t *testing.T) {
 	}{
 		{"ls -la", Allow},
 		{"cat go.mod | wc -l", Allow},
-		{"git status", Ask},
+		{"git status", Allow},
+		{"git commit -am wip", Ask},
+		{"git -c core.pager=sh log", Ask},
 		{"npm test", Ask},
 		{"ls > out", Ask},
 		{"rm -rf /", Ask},
