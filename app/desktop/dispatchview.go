@@ -24,7 +24,12 @@ const windowTimeout = 10 * time.Second
 
 // TaskRow is one task as the Dispatch page lists it.
 type TaskRow struct {
-	dispatch.TaskView
+	dispatch.Task
+	// Description is the schedule in words with its time zone.
+	Description string `json:"description"`
+	// NextRuns are the next five fire times (RFC 3339; the generated TypeScript has no
+	// time type).
+	NextRuns []string `json:"next_runs"`
 	// Effective is the policy a run would start with now: the configuration's defaults,
 	// then the department's, then the task's overrides (the start gate's order).
 	Effective dispatch.Policy `json:"effective"`
@@ -59,8 +64,9 @@ type TaskForm struct {
 type SchedulePreview struct {
 	Valid bool `json:"valid"`
 	// Description is the schedule in words with its time zone ("every weekday at 02:00, Europe/Madrid").
-	Description string      `json:"description"`
-	Next        []time.Time `json:"next"`
+	Description string `json:"description"`
+	// Next are the next five fire times (RFC 3339).
+	Next []string `json:"next"`
 	// Error says what is wrong and what to write instead.
 	Error string `json:"error,omitempty"`
 }
@@ -273,15 +279,15 @@ func (f *Facade) SchedulePreview(expr, tz string) SchedulePreview {
 func schedulePreview(expr, tz string, now time.Time) SchedulePreview {
 	if strings.TrimSpace(expr) == "" {
 		if _, err := dispatch.LoadZone(tz); err != nil {
-			return SchedulePreview{Error: err.Error(), Next: []time.Time{}}
+			return SchedulePreview{Error: err.Error(), Next: []string{}}
 		}
-		return SchedulePreview{Valid: true, Description: "manual only: runs when you press Run now", Next: []time.Time{}}
+		return SchedulePreview{Valid: true, Description: "manual only: runs when you press Run now", Next: []string{}}
 	}
 	next, err := dispatch.NextTimes(expr, tz, now, 5)
 	if err != nil {
-		return SchedulePreview{Error: err.Error(), Next: []time.Time{}}
+		return SchedulePreview{Error: err.Error(), Next: []string{}}
 	}
-	return SchedulePreview{Valid: true, Description: dispatch.Describe(expr, tz), Next: next}
+	return SchedulePreview{Valid: true, Description: dispatch.Describe(expr, tz), Next: timeTexts(next)}
 }
 
 // Runs is a page of runs, newest first, filtered by task and status.
@@ -524,10 +530,8 @@ func (f *Facade) basePolicy() dispatch.Policy {
 }
 
 func (f *Facade) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.Task, depts map[string]departments.Department, base dispatch.Policy) TaskRow {
-	row := TaskRow{TaskView: d.View(t, 5), Warnings: []string{}}
-	if row.NextRuns == nil {
-		row.NextRuns = []time.Time{}
-	}
+	view := d.View(t, 5)
+	row := TaskRow{Task: t, Description: view.Description, NextRuns: timeTexts(view.NextRuns), Warnings: []string{}}
 	eff := base
 	dept, hasDept := depts[t.Department]
 	if hasDept {
@@ -539,6 +543,14 @@ func (f *Facade) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch
 		row.LastRun = &runs[0]
 	}
 	return row
+}
+
+func timeTexts(ts []time.Time) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.Format(time.RFC3339))
+	}
+	return out
 }
 
 // taskWarnings are the red lines of UI.md: the dangerous combination and a home-directory

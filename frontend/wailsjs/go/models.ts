@@ -356,7 +356,7 @@ export namespace desktop {
 	export class SchedulePreview {
 	    valid: boolean;
 	    description: string;
-	    next: time.Time[];
+	    next: string[];
 	    error?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -367,27 +367,9 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.valid = source["valid"];
 	        this.description = source["description"];
-	        this.next = this.convertValues(source["next"], time.Time);
+	        this.next = source["next"];
 	        this.error = source["error"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class TaskForm {
 	    name: string;
@@ -474,7 +456,7 @@ export namespace desktop {
 	    // Go type: time
 	    updated_at: any;
 	    description: string;
-	    next_runs: time.Time[];
+	    next_runs: string[];
 	    effective: dispatch.Policy;
 	    warnings: string[];
 	    last_run?: dispatch.Run;
@@ -508,7 +490,7 @@ export namespace desktop {
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.description = source["description"];
-	        this.next_runs = this.convertValues(source["next_runs"], time.Time);
+	        this.next_runs = source["next_runs"];
 	        this.effective = this.convertValues(source["effective"], dispatch.Policy);
 	        this.warnings = source["warnings"];
 	        this.last_run = this.convertValues(source["last_run"], dispatch.Run);
