@@ -3,11 +3,12 @@
 // these pages: components import from here.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
 import { departments, desktop, dispatch } from '../../wailsjs/go/models';
+import { EventsOnMultiple } from '../../wailsjs/runtime/runtime';
 
 /** A task as the Dispatch page lists it: schedule in words, next runs, effective policy, warnings, last run. */
 export type TaskRow = desktop.TaskRow;
 /** The task editor's content as the core takes it. */
-export type TaskForm = Omit<desktop.TaskForm, 'overrides'> & { overrides: Defaults };
+export type TaskForm = Omit<desktop.TaskForm, 'overrides' | 'convertValues'> & { overrides: Defaults };
 /** The schedule field's live preview. */
 export type SchedulePreview = desktop.SchedulePreview;
 /** One run (an occurrence of a task, whether it ran or not). */
@@ -49,3 +50,12 @@ export const dispatchApi = {
   removeDepartment: (name: string): Promise<void> => Facade.RemoveDepartment(name),
   home: (): Promise<string> => Facade.Home(),
 };
+
+/**
+ * onTaskRemoved calls back when a task is removed (from the window or the CLI). The core
+ * publishes task.removed, which the forwarder passes on like every topic, but
+ * lib/events.ts does not list it yet.
+ */
+export function onTaskRemoved(callback: () => void): () => void {
+  return EventsOnMultiple('task.removed', () => callback(), -1);
+}

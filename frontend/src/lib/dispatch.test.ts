@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   atBottom,
   byteWords,
@@ -282,5 +282,48 @@ describe('the live log', () => {
     expect(byteWords(812)).toBe('812 B');
     expect(byteWords(3500)).toBe('3.4 KiB');
     expect(byteWords(2 * 1024 ** 3)).toBe('2.0 GiB');
+  });
+});
+
+describe('times and pacing', () => {
+  it('shows a time on the task zone wall clock', async () => {
+    const { zonedTime } = await import('./dispatch');
+    expect(zonedTime('2026-12-01T01:00:00Z', 'Europe/Madrid')).toMatch(/02:00/);
+    expect(zonedTime('2026-12-01T01:00:00Z', '')).toMatch(/01:00/);
+    expect(zonedTime('2026-12-01T01:00:00Z', 'Not/AZone')).toMatch(/01:00 UTC/);
+    expect(zonedTime('nonsense', 'UTC')).toBe('nonsense');
+  });
+  it('debounces to the last call', async () => {
+    const { debounce } = await import('./dispatch');
+    vi.useFakeTimers();
+    const got: string[] = [];
+    const d = debounce((s: string) => got.push(s), 100);
+    d('a');
+    d('b');
+    vi.advanceTimersByTime(99);
+    expect(got).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(got).toEqual(['b']);
+    d('c');
+    d.cancel();
+    vi.advanceTimersByTime(200);
+    expect(got).toEqual(['b']);
+    vi.useRealTimers();
+  });
+  it('delivers only the newest answer', async () => {
+    const { latestOnly } = await import('./dispatch');
+    const resolvers: ((v: string) => void)[] = [];
+    const got: string[] = [];
+    const call = latestOnly(
+      () => new Promise<string>((ok) => resolvers.push(ok)),
+      (r) => got.push(r),
+      () => got.push('error'),
+    );
+    call();
+    call();
+    resolvers[1]?.('second');
+    resolvers[0]?.('first');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(got).toEqual(['second']);
   });
 });

@@ -522,3 +522,51 @@ export function byteWords(n: number): string {
   }
   return `${v.toFixed(1)} ${units[u]}`;
 }
+
+// ---------------------------------------------------------------------------------
+// Times in a task's zone, and the live preview's pacing.
+
+/** zonedTime is an RFC 3339 time on the wall clock of tz (the task's zone): "Tue, Dec 1, 02:00". */
+export function zonedTime(iso: string, tz: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const opts: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+  try {
+    return d.toLocaleString(undefined, { ...opts, timeZone: tz || 'UTC' });
+  } catch {
+    return d.toLocaleString(undefined, { ...opts, timeZone: 'UTC' }) + ' UTC';
+  }
+}
+
+/** debounce calls fn with the last arguments once calls stop for ms. */
+export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): ((...args: A) => void) & { cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const call = (...args: A): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      fn(...args);
+    }, ms);
+  };
+  call.cancel = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  return call;
+}
+
+/** latestOnly wraps an async call so only the newest call's result is delivered (typing outruns answers). */
+export function latestOnly<A extends unknown[], R>(fn: (...args: A) => Promise<R>, deliver: (r: R) => void, fail: (err: unknown) => void): (...args: A) => void {
+  let seq = 0;
+  return (...args: A) => {
+    const mine = ++seq;
+    fn(...args).then(
+      (r) => {
+        if (mine === seq) deliver(r);
+      },
+      (err: unknown) => {
+        if (mine === seq) fail(err);
+      },
+    );
+  };
+}
