@@ -39,6 +39,13 @@ after(async () => {
   }
 });
 
+/** shot saves a picture of the window at a step worth looking at (artifacts/e2e-dispatch-NAME.png). */
+async function shot(name) {
+  if (process.env.E2E_SCREENSHOTS === '0') return;
+  mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
+  await page.screenshot({ path: join(repoRoot, 'artifacts', `e2e-dispatch-${name}.png`), fullPage: true }).catch(() => {});
+}
+
 async function go(hash) {
   await page.evaluate((h) => (location.hash = h), hash);
 }
@@ -77,6 +84,7 @@ test('a department is added in the window and listed with its defaults', async (
   assert.match(text, /read-only/);
   assert.match(text, /network on/);
   assert.match(text, /directory present/);
+  await shot('departments');
   const listed = await app.api('GET', '/v1/departments');
   assert.equal(listed.status, 200);
   assert.deepEqual(
@@ -109,6 +117,7 @@ test('the schedule field shows the core error for a malformed line and a preview
   assert.match(await preview.locator('.words').textContent(), /Europe\/Madrid/);
   assert.equal(await preview.locator('ol.next li').count(), 5);
   assert.match(await preview.locator('ol.next li').first().textContent(), /02:30/);
+  await shot('editor-preview');
 
   await page.locator('#task-tz').fill('Mars/Olympus');
   await page.waitForFunction(() => /unknown time zone/.test(document.querySelector('[data-testid="schedule-preview"]')?.textContent ?? ''));
@@ -154,6 +163,7 @@ test('a task created in the window outside known places waits, is authorized, an
   assert.equal(await page.locator('.detail [data-status]').first().getAttribute('data-status'), 'running');
   assert.doesNotMatch(await log.textContent(), /second-line/);
   assert.equal(await page.getByTestId('log-live').count(), 1);
+  await shot('run-live');
 
   writeFileSync(join(outside, 'release'), '');
   await page.waitForFunction(() => /second-line/.test(document.querySelector('[data-testid="run-log"]')?.textContent ?? ''), null, { timeout: 20_000 });
@@ -172,11 +182,13 @@ test('a full-access + never task carries the red warning, in the editor and in t
   const warning = page.locator('form [data-warning]');
   await warning.waitFor({ timeout: 5_000 });
   assert.match(await warning.textContent(), /Full access with approval never/);
+  await shot('editor-warning');
   await page.locator('[data-action="save-task"]').click();
   const row = page.locator('[data-task="e2e-danger"]');
   await row.waitFor({ timeout: 10_000 });
   assert.match(await row.locator('[data-warning]').textContent(), /Full access with approval never: every run may change anything/);
   assert.equal(await row.locator('[data-mode="full-access"]').count(), 1);
+  await shot('tasks-warning');
   // The safe task has no warning.
   assert.equal(await page.locator('[data-task="e2e-outside"] [data-warning]').count(), 0);
 

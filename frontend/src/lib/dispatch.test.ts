@@ -206,6 +206,13 @@ describe('policy', () => {
     expect(editorWarnings({}, '~', '/home/ana')[0]).toMatch(/home directory/);
     expect(editorWarnings({}, '/home/ana/code', '/home/ana')).toEqual([]);
   });
+  it('says beside the badge only what the badge does not show', async () => {
+    const { defaultsBesideBadge } = await import('./dispatch');
+    expect(defaultsBesideBadge({ sandbox_mode: 'read-only', network: true })).toBe('the rest inherited');
+    expect(defaultsBesideBadge({ sandbox_mode: 'read-only', network: false, approval_policy: 'never' })).toBe('network off · approval never');
+    expect(defaultsBesideBadge({ network: true })).toBe('network on');
+    expect(defaultsBesideBadge({})).toBe('inherits the global settings');
+  });
   it('says what defaults set', () => {
     expect(defaultsWords({ sandbox_mode: 'read-only', network: true, approval_policy: 'never' })).toBe('read-only · network on · approval never');
     expect(defaultsWords({})).toBe('inherits the global settings');
@@ -235,6 +242,8 @@ describe('runs', () => {
     expect(runOutcome(run({ status: 'running', started_at: '2026-11-30T09:58:00Z' }), now)).toBe('for 2 min');
     expect(runOutcome(run({ status: 'skipped', skip_reason: 'overlap' }), now)).toBe('a run of the task was still active');
     expect(runOutcome(run({ status: 'failed', signal: 'SIGKILL' }), now)).toBe('signal SIGKILL');
+    // The core's clock a little ahead of the window's: never a negative or empty duration.
+    expect(runOutcome(run({ status: 'running', started_at: '2026-11-30T10:00:01Z' }), now)).toBe('for 0 s');
   });
   it('reads run.updated payloads', () => {
     expect(runFromEvent(run())?.id).toBe(7);

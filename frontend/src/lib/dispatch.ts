@@ -335,6 +335,16 @@ export function defaultsWords(d: Defaults | undefined): string {
   return parts.length ? parts.join(' · ') : 'inherits the global settings';
 }
 
+/** defaultsBesideBadge is defaultsWords for what the mode badge beside it does not show (it shows the mode and network on). */
+export function defaultsBesideBadge(d: Defaults | undefined): string {
+  const c = cleanDefaults(d ?? {});
+  if (!c.sandbox_mode) return defaultsWords(c);
+  const rest: Defaults = { ...c };
+  delete rest.sandbox_mode;
+  if (rest.network === true) delete rest.network;
+  return Object.keys(rest).length > 0 ? defaultsWords(rest) : 'the rest inherited';
+}
+
 // ---------------------------------------------------------------------------------
 // Runs.
 
@@ -397,7 +407,7 @@ export function runOutcome(r: Run, now: Date): string {
   if (r.signal) parts.push(`signal ${r.signal}`);
   if (started && !Number.isNaN(started.getTime())) {
     const end = finished && !Number.isNaN(finished.getTime()) ? finished : now;
-    parts.push(`${finished ? 'after' : 'for'} ${durationWords(end.getTime() - started.getTime())}`);
+    parts.push(`${finished ? 'after' : 'for'} ${durationWords(Math.max(0, end.getTime() - started.getTime()))}`);
   }
   if (r.status === 'skipped' && r.skip_reason) parts.push(skipWords[r.skip_reason] ?? r.skip_reason);
   return parts.join(' · ');
