@@ -5,7 +5,8 @@
 // preview for a good one; a full-access + never task carries the red warning.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openBrowser, repoRoot, startApp } from './harness.mjs';
 
@@ -213,4 +214,45 @@ test('a task removed from the CLI leaves the window without a reload', async () 
   const removed = await app.api('DELETE', '/v1/tasks/e2e-cli');
   assert.equal(removed.status, 200, JSON.stringify(removed.body));
   await row.waitFor({ state: 'detached', timeout: 10_000 });
+});
+
+test('a thousand runs are listed a page at a time and stay light', async () => {
+  const created = await app.api('POST', '/v1/tasks', { name: 'e2e-many', argv: ['true'], cwd: work, schedule: '', time_zone: 'UTC' });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  // A thousand finished runs, as three years of a nightly task leave, written straight
+  // into the database (running them would take minutes).
+  const sql = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+    INSERT INTO runs (task_id, scheduled_at, "trigger", task_name, status, cwd, exit_code, started_at, finished_at, created_at, updated_at,
+      policy_sandbox_mode, policy_network, policy_approval_policy, policy_backend, policy_execution_mode, log_bytes, log_truncated, log_pruned, paused)
+    SELECT ${created.body.id}, datetime('2023-01-01', '+' || i || ' days') || '+00:00', 'schedule', 'e2e-many',
+      CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END, '${work}', i % 7,
+      datetime('2023-01-01', '+' || i || ' days') || '+00:00', datetime('2023-01-01', '+' || i || ' days', '+12 seconds') || '+00:00',
+      datetime('now') || '+00:00', datetime('now') || '+00:00', 'workspace-write', 0, 'on-request', 'auto', 'local', 0, 0, 0, 0 FROM n;`;
+  execFileSync('sqlite3', ['-cmd', '.timeout 20000', join(app.home, 'data', 'airlock.db'), sql]);
+
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-many');
+  await page.waitForFunction(() => document.querySelectorAll('[data-run-row]').length === 50 && /e2e-many/.test(document.querySelector('[data-run-row]')?.textContent ?? ''));
+  const newest = await page.locator('[data-run-row]').first().getAttribute('data-run-row');
+  assert.equal(await page.locator('[data-action="older"]').isEnabled(), true);
+  await page.locator('[data-action="older"]').click();
+  await page.waitForFunction((first) => document.querySelector('[data-run-row]')?.getAttribute('data-run-row') !== first, newest);
+  assert.equal(await page.locator('[data-run-row]').count(), 50);
+  assert.equal(Number(await page.locator('[data-run-row]').first().getAttribute('data-run-row')), Number(newest) - 50);
+  await page.locator('#runs-status').selectOption('failed');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-run-row] [data-status]')].every((s) => s.getAttribute('data-status') === 'failed'));
+  await shot('runs-1000');
+
+  // Figures for /work/notes/dispatch-ui-bench.md: what the page and the core hold.
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await cdp.send('HeapProfiler.collectGarbage');
+  const elements = await page.evaluate(() => document.querySelectorAll('*').length);
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+  const pid = Number(/StatusNotifierItem-(\d+)-/.exec(app.tray().name)?.[1]);
+  const rss = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1];
+  console.log(`bench: 1000 runs, Runs view: ${elements} elements (${m.Nodes} DOM nodes after GC), JS heap used ${(m.JSHeapUsedSize / 1048576).toFixed(1)} MiB; airlock-desktop-dev (core + GTK webview on the landing page) RSS ${(Number(rss) / 1024).toFixed(1)} MiB`);
+  assert.ok(elements < 2000, `the Runs view holds ${elements} elements`);
 });
