@@ -87,6 +87,7 @@ func (s *Shell) startup(ctx context.Context) {
 	s.ctx = ctx
 	quit, show := s.quitAsked, s.showAsked
 	s.mu.Unlock()
+	s.facade.setContext(ctx) // dialogs (the directory picker) need the Wails context
 	if s.core != nil {
 		fctx, cancel := context.WithCancel(context.Background())
 		s.mu.Lock()

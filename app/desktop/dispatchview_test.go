@@ -1,0 +1,458 @@
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
+)
+
+// varTmpDir is a directory runs can work in: the sandbox gives runs a private /tmp, so
+// a working directory under /tmp would not be the one the test looks at.
+func varTmpDir(t testing.TB, pattern string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// openCoreB opens a real core in a private home for a benchmark.
+func openCoreB(b *testing.B) (*app.Core, string) {
+	b.Helper()
+	base := b.TempDir()
+	home := filepath.Join(base, "home")
+	run := filepath.Join(base, "run")
+	for _, d := range []string{home, run} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := map[string]string{"HOME": home, "XDG_RUNTIME_DIR": run, "AIRLOCK_HOME": filepath.Join(base, "airlock")}
+	core, err := app.Open(context.Background(), app.Options{Kind: app.KindDaemon, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		b.Fatalf("open the core: %v", err)
+	}
+	b.Cleanup(func() { _ = core.Close() })
+	return core, home
+}
+
+func startedCore(t *testing.T) (*app.Core, *Facade) {
+	t.Helper()
+	core, _ := openCore(t)
+	if _, err := core.Dispatch.Start(context.Background()); err != nil {
+		t.Fatalf("start dispatch: %v", err)
+	}
+	return core, NewFacade(core)
+}
+
+func findTask(t *testing.T, f *Facade, name string) TaskRow {
+	t.Helper()
+	rows, err := f.Tasks()
+	if err != nil {
+		t.Fatalf("tasks: %v", err)
+	}
+	for _, r := range rows {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("task %s is not listed (%d tasks)", name, len(rows))
+	return TaskRow{}
+}
+
+// The editor's whole round trip through the façade: a department with dangerous
+// defaults, a task in it carries the red warning; editing replaces every field
+// (clearing env and secrets); disabling and removing are seen by the list.
+func TestTaskEditorRoundTrip(t *testing.T) {
+	_, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-dept-")
+	never := false
+	if _, err := f.AddDepartment("ops", dir, departments.Defaults{SandboxMode: "full-access", ApprovalPolicy: "never", Network: &never}); err != nil {
+		t.Fatalf("add department: %v", err)
+	}
+	form := TaskForm{
+		Name: "nightly", Argv: []string{"sh", "-c", "echo hi"}, Cwd: dir, Schedule: "0 2 * * 1-5", TimeZone: "Europe/Madrid",
+		Department: "ops", Env: map[string]string{"LEVEL": "3"}, Secrets: []string{"API_TOKEN"}, Timeout: "30m", Overlap: "queue", Missed: "run_once",
+	}
+	row, err := f.CreateTask(form)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if row.Timeout != 30*time.Minute || row.Overlap != "queue" || row.Missed != "run_once" || !row.Enabled {
+		t.Errorf("created row = %+v", row.Task)
+	}
+	if !strings.Contains(row.Description, "Europe/Madrid") || len(row.NextRuns) != 5 {
+		t.Errorf("schedule shown as %q with %d next runs; want words with the zone and 5 times", row.Description, len(row.NextRuns))
+	}
+	if row.Effective.SandboxMode != "full-access" || row.Effective.ApprovalPolicy != "never" {
+		t.Errorf("effective policy = %+v; want the department's full-access + never", row.Effective)
+	}
+	if len(row.Warnings) != 1 || !strings.Contains(row.Warnings[0], "Full access with approval never") {
+		t.Errorf("warnings = %q; want the dangerous-combination line", row.Warnings)
+	}
+
+	// A task override that asks first takes the warning away.
+	form.Overrides = departments.Defaults{ApprovalPolicy: "on-request"}
+	form.Env, form.Secrets, form.Timeout = nil, nil, ""
+	form.Schedule = "@every 15m"
+	form.Disabled = true
+	row, err = f.EditTask("nightly", form)
+	if err != nil {
+		t.Fatalf("edit: %v", err)
+	}
+	if len(row.Warnings) != 0 || row.Effective.ApprovalPolicy != "on-request" {
+		t.Errorf("after override: warnings %q, effective %+v", row.Warnings, row.Effective)
+	}
+	if len(row.Env) != 0 || len(row.Secrets) != 0 || row.Timeout != 0 || row.Enabled || row.Schedule != "@every 15m" {
+		t.Errorf("edit did not replace every field: %+v", row.Task)
+	}
+	if got := findTask(t, f, "nightly"); got.Enabled {
+		t.Error("the list still shows the task enabled")
+	}
+	if row, err = f.SetTaskEnabled("nightly", true); err != nil || !row.Enabled {
+		t.Fatalf("enable = %+v, %v", row.Task, err)
+	}
+	if err := f.RemoveTask("nightly"); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if rows, _ := f.Tasks(); len(rows) != 0 {
+		t.Errorf("tasks after remove = %d", len(rows))
+	}
+}
+
+// Bad input in the editor comes back as the core's error, naming the field and the way out.
+func TestTaskEditorErrors(t *testing.T) {
+	_, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-task-")
+	good := TaskForm{Name: "ok", Argv: []string{"true"}, Cwd: dir, TimeZone: "UTC"}
+	cases := []struct {
+		name string
+		edit func(*TaskForm)
+		want string
+	}{
+		{"bad cron", func(f *TaskForm) { f.Schedule = "61 * * * *" }, "invalid schedule"},
+		{"bad zone", func(f *TaskForm) { f.TimeZone = "Mars/Olympus" }, "unknown time zone"},
+		{"no command", func(f *TaskForm) { f.Argv = nil }, "no command"},
+		{"relative dir", func(f *TaskForm) { f.Cwd = "code/x" }, "working directory"},
+		{"unknown department", func(f *TaskForm) { f.Department = "nope" }, "airlock dept add nope"},
+		{"bad timeout", func(f *TaskForm) { f.Timeout = "soon" }, `timeout "soon": give a duration`},
+		{"bad mode", func(f *TaskForm) { f.Overrides.SandboxMode = "yolo" }, "unknown sandbox mode"},
+		{"bad secret name", func(f *TaskForm) { f.Secrets = []string{"my secret"} }, "secret name"},
+		{"bad name", func(f *TaskForm) { f.Name = "has space" }, "task name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			form := good
+			c.edit(&form)
+			_, err := f.CreateTask(form)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("create = %v; want an error with %q", err, c.want)
+			}
+		})
+	}
+	if _, err := f.CreateTask(good); err != nil {
+		t.Fatalf("create the good task: %v", err)
+	}
+	if _, err := f.CreateTask(good); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("duplicate = %v", err)
+	}
+	if _, err := f.EditTask("missing", good); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("edit missing = %v", err)
+	}
+}
+
+func TestSchedulePreview(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) // a Monday
+	cases := []struct {
+		expr, tz string
+		valid    bool
+		want     string // in the description or the error
+	}{
+		{"0 2 * * 1-5", "Europe/Madrid", true, "Europe/Madrid"},
+		{"@every 15m", "", true, "UTC"},
+		{"@daily", "UTC", true, "UTC"},
+		{"", "", true, "manual only"},
+		{"61 * * * *", "UTC", false, "invalid schedule"},
+		{"* * *", "UTC", false, "five fields"},
+		{"@every 0s", "UTC", false, "at least 1s"},
+		{"0 2 * * *", "Mars/Olympus", false, "unknown time zone"},
+		{"TZ=UTC 0 2 * * *", "", false, "time zone separately"},
+	}
+	for _, c := range cases {
+		p := schedulePreview(c.expr, c.tz, now)
+		if p.Valid != c.valid {
+			t.Errorf("%q %q: valid = %v (%+v)", c.expr, c.tz, p.Valid, p)
+			continue
+		}
+		text := p.Description + p.Error
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%q %q: %q does not say %q", c.expr, c.tz, text, c.want)
+		}
+		if c.valid && c.expr != "" && len(p.Next) != 5 {
+			t.Errorf("%q: %d next times, want 5", c.expr, len(p.Next))
+		}
+		if p.Next == nil {
+			t.Errorf("%q: next is nil (the window expects a list)", c.expr)
+		}
+	}
+	if p := schedulePreview("0 2 * * *", "UTC", now); p.Next[0] != "2026-12-01T02:00:00Z" {
+		t.Errorf("first next = %v", p.Next[0])
+	}
+}
+
+// Runs: run-now runs in the department's directory, the page lists them newest first
+// with has_more, the status filters work, and the log is read back.
+func TestRunsPageAndLog(t *testing.T) {
+	core, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-runs-")
+	if _, err := f.AddDepartment("work", dir, departments.Defaults{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CreateTask(TaskForm{Name: "echo", Argv: []string{"sh", "-c", "echo line-one; echo line-two"}, Cwd: dir, Department: "work", Overlap: "allow"}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	var ids []uint
+	for range 3 {
+		r, err := f.RunNow("echo")
+		if err != nil {
+			t.Fatalf("run now: %v", err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, id := range ids {
+		waitFor(t, fmt.Sprintf("run %d to finish", id), func() bool {
+			r, err := f.Run(id)
+			return err == nil && dispatch.Finished(r.Status)
+		})
+	}
+	page, err := f.Runs(RunQuery{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Runs) != 2 || !page.HasMore || page.Runs[0].ID != ids[2] || page.Runs[1].ID != ids[1] {
+		t.Fatalf("first page = %+v", page)
+	}
+	page, _ = f.Runs(RunQuery{Offset: 2, Limit: 2})
+	if len(page.Runs) != 1 || page.HasMore || page.Runs[0].ID != ids[0] {
+		t.Fatalf("second page = %+v", page)
+	}
+	if p, _ := f.Runs(RunQuery{Status: "succeeded", Task: "echo"}); len(p.Runs) != 3 {
+		r, _ := f.Run(ids[0])
+		t.Fatalf("succeeded runs = %d; first run %+v", len(p.Runs), r)
+	}
+	if p, _ := f.Runs(RunQuery{Status: "failed"}); len(p.Runs) != 0 {
+		t.Errorf("failed runs = %d", len(p.Runs))
+	}
+	if _, err := f.Runs(RunQuery{Task: "nope"}); err == nil {
+		t.Error("runs of a missing task: no error")
+	}
+	piece, err := f.RunLog(ids[0], -1, 0)
+	if err != nil || !strings.Contains(piece.Data, "line-one\nline-two") || piece.End != piece.Size || piece.Start != 0 {
+		t.Fatalf("log = %+v, %v", piece, err)
+	}
+	row := findTask(t, f, "echo")
+	if row.LastRun == nil || row.LastRun.ID != ids[2] {
+		t.Errorf("last run = %+v; want run %d", row.LastRun, ids[2])
+	}
+	deps, err := f.Departments()
+	if err != nil || len(deps) != 1 || len(deps[0].Tasks) != 1 || deps[0].Tasks[0] != "echo" {
+		t.Errorf("departments = %+v, %v", deps, err)
+	}
+	_ = core
+}
+
+// A run outside known places is held; cancelling it from the run view records it.
+func TestCancelAndResumeFromTheRunView(t *testing.T) {
+	_, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-held-")
+	if _, err := f.CreateTask(TaskForm{Name: "held", Argv: []string{"true"}, Cwd: dir}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.RunNow("held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to be held", func() bool {
+		r, _ = f.Run(r.ID)
+		return r.Status == dispatch.StatusWaitingDirectory
+	})
+	if p, _ := f.Runs(RunQuery{Status: "waiting"}); len(p.Runs) != 1 {
+		t.Errorf("waiting runs = %+v", p.Runs)
+	}
+	piece, err := f.RunLog(r.ID, -1, 0)
+	if err != nil || piece.Missing == "" {
+		t.Errorf("log of a run that never started = %+v, %v; want it said missing", piece, err)
+	}
+	if err := f.ResumeRun(r.ID); err == nil {
+		t.Error("resuming a held (not paused) run succeeded")
+	}
+	if err := f.CancelRun(r.ID); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if r, _ = f.Run(r.ID); r.Status != dispatch.StatusCancelled {
+		t.Errorf("status = %s", r.Status)
+	}
+}
+
+// A log is read from its end in bounded pieces starting at a line; earlier pieces join
+// up exactly.
+func TestReadLogPieceIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.log")
+	var b strings.Builder
+	for i := 0; b.Len() < 3<<20; i++ {
+		fmt.Fprintf(&b, "line %07d of a long log\n", i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(b.Len())
+	tail, err := readLogPiece(LogPiece{RunID: 1}, path, -1, 10<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(tail.Data)) > maxLogPiece || tail.End != size || tail.Size != size {
+		t.Fatalf("tail: %d bytes, end %d, size %d", len(tail.Data), tail.End, tail.Size)
+	}
+	if !strings.HasPrefix(tail.Data, "line ") {
+		t.Errorf("tail starts mid-line: %q", tail.Data[:20])
+	}
+	earlier, _ := readLogPiece(LogPiece{RunID: 1}, path, tail.Start, 4096)
+	if earlier.End != tail.Start || !strings.HasPrefix(earlier.Data, "line ") || int64(len(earlier.Data)) != earlier.End-earlier.Start {
+		t.Errorf("earlier piece = [%d, %d) %q…", earlier.Start, earlier.End, earlier.Data[:20])
+	}
+	if b.String()[earlier.Start:tail.End] != earlier.Data+tail.Data {
+		t.Error("the pieces do not join up to the file")
+	}
+	missing, err := readLogPiece(LogPiece{RunID: 2}, filepath.Join(t.TempDir(), "none"), -1, 0)
+	if err != nil || missing.Size != 0 || missing.Data != "" {
+		t.Errorf("a log not written yet = %+v, %v", missing, err)
+	}
+}
+
+func TestTaskWarnings(t *testing.T) {
+	home := "/home/ana"
+	ok := departments.Department{Name: "d", Status: departments.StatusOK}
+	cases := []struct {
+		name    string
+		task    dispatch.Task
+		eff     dispatch.Policy
+		dept    departments.Department
+		hasDept bool
+		want    []string
+	}{
+		{"safe", dispatch.Task{Cwd: "/home/ana/code"}, dispatch.Policy{SandboxMode: "workspace-write", ApprovalPolicy: "never"}, ok, false, nil},
+		{"full never", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "full-access", ApprovalPolicy: "never"}, ok, false, []string{"Full access with approval never"}},
+		{"danger alias", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "danger-full-access", ApprovalPolicy: "never"}, ok, false, []string{"Full access"}},
+		{"full asks", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "full-access", ApprovalPolicy: "on-request"}, ok, false, nil},
+		{"home", dispatch.Task{Cwd: "/home/ana/"}, dispatch.Policy{}, ok, false, []string{"home directory"}},
+		{"root", dispatch.Task{Cwd: "/"}, dispatch.Policy{}, ok, false, []string{"whole file system"}},
+		{"gone dept", dispatch.Task{Cwd: "/srv", Department: "x"}, dispatch.Policy{}, ok, false, []string{"Department x no longer exists"}},
+		{"missing dir", dispatch.Task{Cwd: "/srv", Department: "d"}, dispatch.Policy{}, departments.Department{Name: "d", Status: departments.StatusMissing}, true, []string{"missing its directory"}},
+	}
+	for _, c := range cases {
+		got := taskWarnings(c.task, c.eff, c.dept, c.hasDept, home)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: warnings %q, want %d", c.name, got, len(c.want))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], c.want[i]) {
+				t.Errorf("%s: %q does not say %q", c.name, got[i], c.want[i])
+			}
+		}
+	}
+}
+
+func TestParseFormDuration(t *testing.T) {
+	cases := []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 0, false}, {"0", 0, false}, {" 30m ", 30 * time.Minute, false}, {"1h30m", 90 * time.Minute, false},
+		{"soon", 0, true}, {"-5m", 0, true}, {"10", 0, true},
+	}
+	for _, c := range cases {
+		got, err := parseFormDuration("timeout", c.in)
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("%q = %v, %v", c.in, got, err)
+		}
+	}
+}
+
+func FuzzParseFormDuration(f *testing.F) {
+	for _, s := range []string{"", "30m", "1h30m", "-1s", "9999999999h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseFormDuration("timeout", s)
+		if err == nil && d < 0 {
+			t.Fatalf("%q gave a negative duration %v", s, d)
+		}
+	})
+}
+
+// seedRuns stores n finished runs of one task directly, as months of a nightly task leave.
+func seedRuns(b testing.TB, core *app.Core, f *Facade, n int) {
+	b.Helper()
+	dir := varTmpDir(b, "airlock-bench-")
+	if _, err := f.CreateTask(TaskForm{Name: "nightly", Argv: []string{"true"}, Cwd: dir, Schedule: "@daily"}); err != nil {
+		b.Fatal(err)
+	}
+	task, _ := core.Dispatch.Task(context.Background(), "nightly")
+	start := time.Date(2024, 1, 1, 2, 0, 0, 0, time.UTC)
+	runs := make([]dispatch.Run, n)
+	for i := range runs {
+		at := start.Add(time.Duration(i) * 24 * time.Hour)
+		code := i % 7
+		runs[i] = dispatch.Run{TaskID: task.ID, TaskName: task.Name, ScheduledAt: at, Trigger: dispatch.TriggerSchedule,
+			Status: map[bool]string{true: dispatch.StatusSucceeded, false: dispatch.StatusFailed}[code != 0], Cwd: dir,
+			StartedAt: &at, FinishedAt: &at, ExitCode: &code, Policy: dispatch.DefaultPolicy()}
+	}
+	if err := core.DB.CreateInBatches(runs, 200).Error; err != nil {
+		b.Fatal(err)
+	}
+}
+
+// Listing 1,000 runs a page at a time: the window's Runs view (50 rows) and a wide page.
+func BenchmarkRunsPage(b *testing.B) {
+	core, _ := openCoreB(b)
+	f := NewFacade(core)
+	seedRuns(b, core, f, 1000)
+	for _, c := range []struct {
+		name   string
+		q      RunQuery
+		expect int
+	}{
+		{"first-50", RunQuery{Limit: 50}, 50},
+		{"last-50-of-1000", RunQuery{Offset: 950, Limit: 50}, 50},
+		{"failed-50", RunQuery{Status: "failed", Limit: 50}, 50},
+		{"200", RunQuery{Limit: 200}, 200},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := f.Runs(c.q)
+				if err != nil || len(p.Runs) != c.expect {
+					b.Fatalf("%d runs, %v", len(p.Runs), err)
+				}
+			}
+		})
+	}
+	b.Run("tasks-with-last-run", func(b *testing.B) {
+		for b.Loop() {
+			if rows, err := f.Tasks(); err != nil || len(rows) != 1 {
+				b.Fatal(err)
+			}
+		}
+	})
+}

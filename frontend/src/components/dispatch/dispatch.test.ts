@@ -1,0 +1,257 @@
+// Components of the Dispatch and Departments pages, mounted in jsdom with the façade and
+// the event stream replaced (the e2e drives the real ones).
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import type { DepartmentRow, TaskRow } from '../../lib/api-dispatch';
+
+const handlers = new Map<string, ((payload: unknown) => void)[]>();
+vi.mock('../../lib/events', () => ({
+  Topics: { RunLog: 'run.log', RunUpdated: 'run.updated', TaskUpdated: 'task.updated', DepartmentUpdated: 'department.updated' },
+  events: {
+    on: (topic: string, h: (payload: unknown) => void) => {
+      handlers.set(topic, [...(handlers.get(topic) ?? []), h]);
+      return () => handlers.set(topic, (handlers.get(topic) ?? []).filter((x) => x !== h));
+    },
+    onGap: () => () => {},
+  },
+}));
+
+const api = {
+  createTask: vi.fn(),
+  editTask: vi.fn(),
+  schedulePreview: vi.fn(async () => ({ valid: true, description: 'every day at 02:00, UTC', next: ['2026-12-01T02:00:00Z'] })),
+  runLog: vi.fn(),
+  run: vi.fn(),
+  chooseDirectory: vi.fn(async () => {
+    throw new Error('the directory picker needs the Airlock window; type the path instead');
+  }),
+  setDepartmentDefaults: vi.fn(async () => ({})),
+  removeDepartment: vi.fn(async () => {}),
+};
+vi.mock('../../lib/api-dispatch', () => ({ dispatchApi: api, onTaskRemoved: () => () => {} }));
+
+const { default: TaskItem } = await import('./TaskItem.svelte');
+const { default: TaskEditor } = await import('./TaskEditor.svelte');
+const { default: LogViewer } = await import('./LogViewer.svelte');
+const { default: DepartmentItem } = await import('../departments/DepartmentItem.svelte');
+
+let mounted: Record<string, unknown>[] = [];
+function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
+  const target = document.createElement('div');
+  document.body.appendChild(target);
+  mounted.push(mount(component as never, { target, props }));
+  flushSync();
+  return target;
+}
+const click = (el: Element | null | undefined) => {
+  (el as HTMLElement).click();
+  flushSync();
+};
+const settle = async () => {
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 0));
+    await tick();
+  }
+  flushSync();
+};
+function type(el: Element | null, value: string): void {
+  const input = el as HTMLInputElement;
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  flushSync();
+}
+
+beforeEach(() => {
+  handlers.clear();
+  vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => setTimeout(() => f(0), 0) as unknown as number);
+  vi.stubGlobal('cancelAnimationFrame', (id: number) => clearTimeout(id));
+});
+afterEach(() => {
+  for (const m of mounted) unmount(m);
+  mounted = [];
+  document.body.innerHTML = '';
+  vi.clearAllMocks();
+});
+
+const task = (over: Partial<TaskRow> = {}): TaskRow =>
+  ({
+    id: 1, name: 'nightly', argv: ['sh', '-c', 'echo hi'], cwd: '/home/ana/code', schedule: '0 2 * * *', time_zone: 'UTC', department: '',
+    overrides: {}, timeout: 0, no_progress_timeout: 0, overlap: 'skip', missed: 'skip', enabled: true, hold_deadline: 0, paused: false,
+    consecutive_failures: 0, created_at: '', updated_at: '', description: 'every day at 02:00, UTC', next_runs: ['2026-12-01T02:00:00Z'],
+    effective: { sandbox_mode: 'workspace-write', network: false, approval_policy: 'on-request', backend: 'auto', execution_mode: 'local' },
+    warnings: [], ...over,
+  }) as unknown as TaskRow;
+
+const noop = async () => {};
+
+describe('TaskItem', () => {
+  const props = (t: TaskRow, over: Record<string, unknown> = {}) => ({ task: t, home: '/home/ana', onrunnow: noop, onedit: () => {}, onruns: () => {}, ontoggle: noop, onremove: noop, ...over });
+
+  it('shows the schedule in words, the directory with ~, the badges, and red warnings', () => {
+    const el = render(TaskItem, props(task({ warnings: ['Full access with approval never: every run may change anything.'] })));
+    expect(el.querySelector('[data-testid="task-schedule"]')?.textContent).toBe('every day at 02:00, UTC');
+    expect(el.textContent).toContain('~/code');
+    expect(el.querySelector('[data-mode="workspace-write"]')).not.toBeNull();
+    expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+    expect(el.textContent).toContain('never ran');
+  });
+
+  it('removes only after the confirmation', async () => {
+    const onremove = vi.fn(noop);
+    const el = render(TaskItem, props(task(), { onremove }));
+    click(el.querySelector('[data-action="remove"]'));
+    expect(onremove).not.toHaveBeenCalled();
+    expect(el.textContent).toContain('Its run history stays');
+    click(el.querySelector('[data-action="confirm-remove"]'));
+    expect(onremove).toHaveBeenCalledWith('nightly');
+  });
+
+  it('shows why run-now was refused', async () => {
+    const el = render(TaskItem, props(task(), { onrunnow: async () => Promise.reject(new Error('a run of this task is still active')) }));
+    click(el.querySelector('[data-action="run-now"]'));
+    await settle();
+    expect(el.querySelector('[role="alert"]')?.textContent).toBe('a run of this task is still active');
+  });
+
+  it('says a disabled or paused task is so', () => {
+    const el = render(TaskItem, props(task({ enabled: false, paused: true, consecutive_failures: 5, pause_reason: 'failed 5 times in a row.' })));
+    expect(el.textContent).toContain('disabled');
+    expect(el.textContent).toContain('paused after 5 failures');
+    expect(el.textContent).toContain('Enable the task to clear the pause');
+    expect(el.textContent).not.toContain('next');
+  });
+});
+
+describe('TaskEditor', () => {
+  const depts = [{ name: 'ops', directory: '/srv/ops', status: 'ok', defaults: { sandbox_mode: 'full-access', approval_policy: 'never' }, tasks: [] }] as unknown as DepartmentRow[];
+  const props = (over: Record<string, unknown> = {}) => ({ departments: depts, home: '/home/ana', onsaved: vi.fn(), oncancel: vi.fn(), ...over });
+
+  it('shows the core error by the field that caused it', async () => {
+    api.createTask.mockRejectedValueOnce('task x: working directory "rel" is not absolute: give a full path');
+    const el = render(TaskEditor, props());
+    type(el.querySelector('#task-name'), 'x');
+    type(el.querySelector('#task-command'), 'true');
+    type(el.querySelector('#task-cwd'), 'rel');
+    (el.querySelector('form') as HTMLFormElement).requestSubmit();
+    await settle();
+    expect(el.querySelector('[data-field-error="cwd"]')?.textContent).toContain('is not absolute');
+    expect(el.querySelector('#task-cwd')?.getAttribute('aria-invalid')).toBe('true');
+    expect(el.querySelector('.error-banner')).toBeNull();
+  });
+
+  it('sends the command as exact words and says what it runs', async () => {
+    api.createTask.mockResolvedValueOnce(task());
+    const p = props();
+    const el = render(TaskEditor, p);
+    type(el.querySelector('#task-name'), 'x');
+    type(el.querySelector('#task-command'), `sh -c 'echo "a b"'`);
+    type(el.querySelector('#task-cwd'), '/srv');
+    expect([...el.querySelectorAll('code.word')].map((c) => c.textContent)).toEqual(['sh', '-c', 'echo "a b"']);
+    (el.querySelector('form') as HTMLFormElement).requestSubmit();
+    await settle();
+    expect(api.createTask).toHaveBeenCalledWith(expect.objectContaining({ name: 'x', argv: ['sh', '-c', 'echo "a b"'], cwd: '/srv', secrets: [], disabled: false }));
+    expect(p.onsaved).toHaveBeenCalled();
+  });
+
+  it('warns live when the department makes it full access with never, and when it runs in home', () => {
+    const el = render(TaskEditor, props());
+    expect(el.querySelectorAll('[data-warning]').length).toBe(0);
+    const sel = el.querySelector('#task-department') as HTMLSelectElement;
+    sel.value = 'ops';
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+    type(el.querySelector('#task-cwd'), '/home/ana');
+    expect(el.querySelectorAll('[data-warning]').length).toBe(2);
+  });
+
+  it('keeps the directory typeable when the picker cannot open', async () => {
+    const el = render(TaskEditor, props());
+    click(el.querySelector('[data-action="browse"]'));
+    await settle();
+    expect(el.textContent).toContain('type the path instead');
+  });
+
+  it('shows the live preview of the schedule', async () => {
+    const el = render(TaskEditor, props());
+    await new Promise((r) => setTimeout(r, 200));
+    await settle();
+    expect(api.schedulePreview).toHaveBeenCalledWith('0 2 * * *', expect.any(String));
+    expect(el.querySelector('[data-testid="schedule-preview"] .words')?.textContent).toBe('every day at 02:00, UTC');
+  });
+});
+
+describe('LogViewer', () => {
+  it('shows the tail, drops chunks the file already had, and appends live ones of its run only', async () => {
+    let answer: (v: unknown) => void = () => {};
+    api.runLog.mockReturnValueOnce(new Promise((ok) => (answer = ok)));
+    const el = render(LogViewer, { runId: 7, live: true });
+    const emit = (p: unknown) => (handlers.get('run.log') ?? []).forEach((h) => h(p));
+    emit({ run_id: 7, task_id: 1, chunk: 'two\n' }); // arrives while the tail is read
+    answer({ run_id: 7, start: 0, end: 8, size: 8, data: 'one\ntwo\n', truncated: false });
+    await settle();
+    emit({ run_id: 7, task_id: 1, chunk: 'three\n' });
+    emit({ run_id: 8, task_id: 2, chunk: 'other run\n' });
+    await settle();
+    expect(el.querySelector('[data-testid="run-log"]')?.textContent).toBe('one\ntwo\nthree\n');
+    expect(el.querySelector('[data-testid="log-live"]')).not.toBeNull();
+    expect(api.runLog).toHaveBeenCalledWith(7, -1, 256 * 1024);
+  });
+
+  it('says why there is no log', async () => {
+    api.runLog.mockResolvedValueOnce({ run_id: 3, start: 0, end: 0, size: 0, data: '', truncated: false, missing: 'this run has no log: it never started' });
+    const el = render(LogViewer, { runId: 3, live: false });
+    await settle();
+    expect(el.querySelector('[data-testid="run-log"]')?.textContent).toBe('this run has no log: it never started');
+  });
+
+  it('offers the earlier part of a long log', async () => {
+    api.runLog.mockResolvedValueOnce({ run_id: 4, start: 5000, end: 6000, size: 6000, data: 'tail\n', truncated: true });
+    const el = render(LogViewer, { runId: 4, live: false });
+    await settle();
+    expect(el.textContent).toContain('Load earlier (4.9 KiB before)');
+    expect(el.textContent).toContain('size cap');
+  });
+});
+
+describe('DepartmentItem', () => {
+  const dept = (over: Partial<DepartmentRow> = {}): DepartmentRow =>
+    ({ id: 1, name: 'platform', directory: '/home/ana/code/platform', defaults: { sandbox_mode: 'read-only' }, status: 'ok', tasks: ['nightly'], ...over }) as unknown as DepartmentRow;
+
+  it('shows a missing directory and what it holds', () => {
+    const el = render(DepartmentItem, { dept: dept({ status: 'missing', status_reason: 'the directory was removed' }), home: '/home/ana', onchanged: noop });
+    expect(el.querySelector('[data-testid="dept-missing"]')).not.toBeNull();
+    expect(el.textContent).toContain('the directory was removed');
+    expect(el.textContent).toContain('wait under Waiting for you');
+    expect(el.textContent).toContain('~/code/platform');
+  });
+
+  it('removes after a confirmation naming the tasks that will wait', async () => {
+    const onchanged = vi.fn(noop);
+    const el = render(DepartmentItem, { dept: dept(), home: '/home/ana', onchanged });
+    click(el.querySelector('[data-action="remove"]'));
+    expect(el.textContent).toContain('Its task (nightly) will wait');
+    expect(api.removeDepartment).not.toHaveBeenCalled();
+    click(el.querySelector('[data-action="confirm-remove"]'));
+    await settle();
+    expect(api.removeDepartment).toHaveBeenCalledWith('platform');
+    expect(onchanged).toHaveBeenCalled();
+  });
+
+  it('edits the defaults, sending only what is set', async () => {
+    const el = render(DepartmentItem, { dept: dept(), home: '/home/ana', onchanged: noop });
+    click(el.querySelector('[data-action="edit-defaults"]'));
+    const sel = el.querySelector('#dept-1-approval') as HTMLSelectElement;
+    sel.value = 'never';
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    click(el.querySelector('[data-action="save-defaults"]'));
+    await settle();
+    expect(api.setDepartmentDefaults).toHaveBeenCalledWith('platform', { sandbox_mode: 'read-only', approval_policy: 'never' });
+  });
+
+  it('marks full access with never in red', () => {
+    const el = render(DepartmentItem, { dept: dept({ defaults: { sandbox_mode: 'full-access', approval_policy: 'never' } as never }), home: '/home/ana', onchanged: noop });
+    expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+  });
+});

@@ -1,0 +1,61 @@
+// Typed access to the Dispatch and Departments façade (app/desktop/dispatchview.go and
+// departmentsview.go). Like lib/api.ts, the only importer of the generated bindings for
+// these pages: components import from here.
+import * as Facade from '../../wailsjs/go/desktop/Facade';
+import { departments, desktop, dispatch } from '../../wailsjs/go/models';
+import { EventsOnMultiple } from '../../wailsjs/runtime/runtime';
+
+/** A task as the Dispatch page lists it: schedule in words, next runs, effective policy, warnings, last run. */
+export type TaskRow = desktop.TaskRow;
+/** The task editor's content as the core takes it. */
+export type TaskForm = Omit<desktop.TaskForm, 'overrides' | 'convertValues'> & { overrides: Defaults };
+/** The schedule field's live preview. */
+export type SchedulePreview = desktop.SchedulePreview;
+/** One run (an occurrence of a task, whether it ran or not). */
+export type Run = dispatch.Run;
+/** A run's effective policy, fixed when it started. */
+export type Policy = dispatch.Policy;
+/** A page of runs, newest first. */
+export type RunPage = desktop.RunPage;
+/** What the Runs view asks for. */
+export type RunQuery = { task: string; status: string; offset: number; limit: number };
+/** A piece of a run's log file. */
+export type LogPiece = desktop.LogPiece;
+/** A department with its tasks. */
+export type DepartmentRow = desktop.DepartmentRow;
+export type Department = departments.Department;
+/** Defaults of a department, or a task's overrides: unset fields inherit. */
+export type Defaults = { posture?: string; sandbox_mode?: string; network?: boolean; approval_policy?: string; execution_mode?: string };
+
+export const dispatchApi = {
+  tasks: (): Promise<TaskRow[]> => Facade.Tasks(),
+  task: (name: string): Promise<TaskRow> => Facade.Task(name),
+  createTask: (form: TaskForm): Promise<TaskRow> => Facade.CreateTask(desktop.TaskForm.createFrom(form)),
+  editTask: (name: string, form: TaskForm): Promise<TaskRow> => Facade.EditTask(name, desktop.TaskForm.createFrom(form)),
+  removeTask: (name: string): Promise<void> => Facade.RemoveTask(name),
+  setTaskEnabled: (name: string, enabled: boolean): Promise<TaskRow> => Facade.SetTaskEnabled(name, enabled),
+  runNow: (name: string): Promise<Run> => Facade.RunNow(name),
+  schedulePreview: (expr: string, tz: string): Promise<SchedulePreview> => Facade.SchedulePreview(expr, tz),
+  runs: (q: RunQuery): Promise<RunPage> => Facade.Runs(desktop.RunQuery.createFrom(q)),
+  run: (id: number): Promise<Run> => Facade.Run(id),
+  /** At most maxBytes of the log ending at end (-1: the end of the file). */
+  runLog: (id: number, end = -1, maxBytes = 256 * 1024): Promise<LogPiece> => Facade.RunLog(id, end, maxBytes),
+  cancelRun: (id: number): Promise<void> => Facade.CancelRun(id),
+  resumeRun: (id: number): Promise<void> => Facade.ResumeRun(id),
+  /** The system's directory picker; rejects when there is no window (type the path instead). "" when cancelled. */
+  chooseDirectory: (title: string, start = ''): Promise<string> => Facade.ChooseDirectory(title, start),
+  departments: (): Promise<DepartmentRow[]> => Facade.Departments(),
+  addDepartment: (name: string, dir: string, d: Defaults): Promise<Department> => Facade.AddDepartment(name, dir, departments.Defaults.createFrom(d)),
+  setDepartmentDefaults: (name: string, d: Defaults): Promise<Department> => Facade.SetDepartmentDefaults(name, departments.Defaults.createFrom(d)),
+  removeDepartment: (name: string): Promise<void> => Facade.RemoveDepartment(name),
+  home: (): Promise<string> => Facade.Home(),
+};
+
+/**
+ * onTaskRemoved calls back when a task is removed (from the window or the CLI). The core
+ * publishes task.removed, which the forwarder passes on like every topic, but
+ * lib/events.ts does not list it yet.
+ */
+export function onTaskRemoved(callback: () => void): () => void {
+  return EventsOnMultiple('task.removed', () => callback(), -1);
+}
