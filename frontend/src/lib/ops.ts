@@ -13,7 +13,7 @@ export function planTarget(p: Pick<PlanSummary, 'provider' | 'account' | 'region
 /** planIdFromHash reads "#/ops/op-1234" as "op-1234"; anything else is no plan. */
 export function planIdFromHash(hash: string): string {
   const m = /^#\/?ops\/([A-Za-z0-9._-]+)/.exec(hash);
-  return m ? m[1] : '';
+  return m?.[1] ?? '';
 }
 
 /** planHash is the route of a plan (or of the plan list). */
@@ -263,13 +263,16 @@ export function foldDiff(lines: readonly DiffLine[], keep = 3): DiffBlock[] {
   const out: DiffBlock[] = [];
   let shown: DiffLine[] = [];
   let i = 0;
+  const isCtx = (k: number) => lines[k]?.kind === 'ctx';
   while (i < lines.length) {
-    if (lines[i].kind !== 'ctx') {
-      shown.push(lines[i++]);
+    const line = lines[i];
+    if (line && line.kind !== 'ctx') {
+      shown.push(line);
+      i++;
       continue;
     }
     let j = i;
-    while (j < lines.length && lines[j].kind === 'ctx') j++;
+    while (j < lines.length && isCtx(j)) j++;
     const run = lines.slice(i, j);
     const lead = isChange(lines[i - 1]) ? keep : 0;
     const tail = isChange(lines[j]) ? keep : 0;
@@ -532,4 +535,9 @@ export function asJournalEvent(v: unknown): JournalEvent | undefined {
   return typeof m.project === 'string'
     ? { project: m.project, seq: Number(m.seq ?? 0), plan_id: typeof m.plan_id === 'string' ? m.plan_id : undefined, event: String(m.event ?? '') }
     : undefined;
+}
+
+/** errorText is what a rejected façade call says (Wails rejects with the Go error's text). */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
 }
