@@ -101,6 +101,10 @@ describe('timeline', () => {
     ['rejected', 'done done failed skipped skipped done'],
     ['superseded', 'done skipped skipped skipped skipped done'],
   ])('%s: %s', (status, want) => expect(row(status)).toBe(want));
+  it('shows the diff skipped for a plan rejected before it was diffed', () => {
+    expect(timeline('rejected', false).diff).toBe('skipped');
+    expect(timeline('rejected', true).diff).toBe('done');
+  });
   it('has words and a tone for every status', () => {
     expect(statusWords('approved')).toMatch(/token/);
     expect(statusWords('verify_failed')).toMatch(/verification failed/);
@@ -179,6 +183,7 @@ describe('the journal', () => {
     expect(eventTone('verified')).toBe('green');
     expect(entrySummary({ event: 'approved', detail: { ttl: '10m0s', hash: 'd802596c1d4610c54dcd' } })).toBe('valid 10m0s · hash d802596c1d46');
     expect(entrySummary({ event: 'apply_finished', detail: { exit_code: 0, duration: '43ms' } })).toBe('exit 0 in 43ms');
+    expect(entrySummary({ event: 'apply_failed', detail: { exit_code: 1, duration: '0s', reason: 'exit status 1' } })).toBe('exit 1 · exit status 1');
     expect(entrySummary({ event: 'verified', detail: { assertions: [{ passed: true }, { passed: false }] } })).toBe('1/2 assertions passed');
     expect(entrySummary({ event: 'rejected', detail: { reason: 'wrong window' } })).toBe('wrong window');
     expect(entrySummary({ event: 'diff_attached', detail: { sha256: '9107a4ddd189219f', exit_code: 1 } })).toBe('sha256 9107a4ddd189 · exit 1');

@@ -155,9 +155,10 @@ const order: Stage[] = ['plan', 'diff', 'approve', 'apply', 'verify', 'journal']
 /**
  * timeline gives each stage its state for a plan's status: what is done, where the plan
  * stands (current, running, failed) and what comes next. Every step is journaled, so the
- * journal stage is done as soon as the plan exists.
+ * journal stage is done as soon as the plan exists. A plan rejected before any diff shows
+ * the diff skipped (hasDiff false).
  */
-export function timeline(status: string): Record<Stage, StageState> {
+export function timeline(status: string, hasDiff = true): Record<Stage, StageState> {
   const at = (current: Stage, state: StageState = 'current'): Record<Stage, StageState> => {
     const i = order.indexOf(current);
     const out = {} as Record<Stage, StageState>;
@@ -184,7 +185,7 @@ export function timeline(status: string): Record<Stage, StageState> {
     case 'verify_failed':
       return at('verify', 'failed');
     case 'rejected':
-      return { ...at('approve', 'failed'), apply: 'skipped', verify: 'skipped' };
+      return { ...at('approve', 'failed'), ...(hasDiff ? {} : { diff: 'skipped' as const }), apply: 'skipped', verify: 'skipped' };
     case 'superseded':
       return { plan: 'done', diff: 'skipped', approve: 'skipped', apply: 'skipped', verify: 'skipped', journal: 'done' };
   }
@@ -380,7 +381,7 @@ export function entrySummary(e: Pick<JournalEntryLike, 'event' | 'detail'>): str
       return [d.ttl ? `valid ${str(d.ttl)}` : '', d.hash ? `hash ${shortHash(str(d.hash))}` : ''].filter(Boolean).join(' · ');
     case 'apply_finished':
     case 'apply_failed':
-      return [d.exit_code !== undefined ? `exit ${str(d.exit_code)}${d.duration ? ` in ${str(d.duration)}` : ''}` : '', str(d.reason)]
+      return [d.exit_code !== undefined ? `exit ${str(d.exit_code)}${d.duration && d.duration !== '0s' ? ` in ${str(d.duration)}` : ''}` : '', str(d.reason)]
         .filter(Boolean)
         .join(' · ');
     case 'apply_started':
