@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +16,34 @@ import (
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/ops"
 )
+
+// childEnv marks the test process that runs one ops test on its own (see inChild).
+const childEnv = "AIRLOCK_OPSVIEW_TEST_CHILD"
+
+// inChild runs the calling test in a child test process and reports false there is
+// nothing more to do here; in the child it reports true. The ops journal's key lives in
+// the keyring, reached through godbus's process-wide session-bus connection: once a test
+// opens it, the tray and notification tests (which point DBUS_SESSION_BUS_ADDRESS at a
+// private bus) would talk to the wrong bus. A child process keeps that connection out of
+// this one.
+func inChild(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(childEnv) == "1" {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err != nil:
+		t.Fatalf("%s in a child process failed: %v\n%s", t.Name(), err, out)
+	case strings.Contains(string(out), "--- SKIP: "+t.Name()):
+		t.Skipf("skipped in the child process:\n%s", out)
+	case !strings.Contains(string(out), "--- PASS: "+t.Name()):
+		t.Fatalf("%s did not run in the child process:\n%s", t.Name(), out)
+	}
+	return false
+}
 
 // needKeyring skips (or, under AIRLOCK_REQUIRE_KEYRING=1, fails) when no Secret Service
 // answers: the ops journal is authenticated with a key kept in the keyring, and Airlock
@@ -104,6 +133,9 @@ func asJSON(t *testing.T, v any) string {
 // with the token, its replay refused, verify with evidence, the journal intact and then
 // an edited row named.
 func TestOpsFromTheWindow(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
 	core, _ := openCore(t)
 	needKeyring(t, core)
 	f := NewFacade(core)
@@ -265,6 +297,9 @@ func TestOpsFromTheWindow(t *testing.T) {
 // Concurrent approvals from the window give one token; the others are refused and
 // reveal nothing.
 func TestOpsApproveConcurrentFromTheWindow(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
 	core, _ := openCore(t)
 	needKeyring(t, core)
 	f := NewFacade(core)
@@ -298,6 +333,9 @@ func TestOpsApproveConcurrentFromTheWindow(t *testing.T) {
 // Reject needs a reason, revokes a live token (an apply with it then runs nothing), and
 // the reason is journaled.
 func TestOpsRejectFromTheWindow(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
 	core, _ := openCore(t)
 	needKeyring(t, core)
 	f := NewFacade(core)
@@ -340,6 +378,9 @@ func TestOpsRejectFromTheWindow(t *testing.T) {
 
 // An apply that runs and fails is a result with its reason, not an error; the token is spent.
 func TestOpsApplyFailureFromTheWindow(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
 	core, _ := openCore(t)
 	needKeyring(t, core)
 	f := NewFacade(core)
