@@ -214,6 +214,32 @@ test('"Apply now" applies with the token the window just showed, and then the to
   assert.equal(readFileSync(join(work, 'app.conf'), 'utf8'), 'name=shop\nport=8080\n');
 });
 
+test('an agent waiting for approval of a plan is named on the plan, and its request answered in the popup leaves it', async () => {
+  const p = await openPlan();
+  const diff = await app.api('POST', `/v1/ops/plans/${p.id}/diff`, { run: true });
+  assert.equal(diff.status, 200, JSON.stringify(diff.body));
+  await page.goto(`${app.url}#/ops/${p.id}`);
+  await page.locator(`article[data-plan="${p.id}"][data-status="diffed"]`).waitFor({ timeout: 15_000 });
+  // As the MCP server does for an agent's ops_approve: it waits for the person's answer.
+  const asked = app.api('POST', `/v1/ops/plans/${p.id}/approve-request`, { context: { session: 'deploy-bot', cwd: work } });
+  const notice = page.getByTestId('agent-waiting');
+  await notice.waitFor({ timeout: 15_000 }).catch(async (err) => {
+    const pending = await page.evaluate(() => window.go.desktop.Facade.PendingApprovals());
+    const settled = await Promise.race([asked, sleep(100).then(() => 'still waiting')]);
+    throw new Error(`${err.message}\npending: ${JSON.stringify(pending)}\nrequest: ${JSON.stringify(settled)}`);
+  });
+  assert.match(await notice.textContent(), /deploy-bot[\s\S]*hands the token to the agent/);
+  const popup = page.locator('[role="alertdialog"]');
+  await popup.waitFor({ timeout: 10_000 });
+  assert.match(await popup.textContent(), /ops_approve/);
+  await popup.locator('[data-action="deny"]').click();
+  const answer = await asked;
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  assert.equal(answer.body.decision?.verdict, 'deny', JSON.stringify(answer.body));
+  assert.equal(answer.body.approval, undefined, 'a denied request carried a token');
+  await notice.waitFor({ state: 'detached', timeout: 10_000 });
+});
+
 test('reject needs a reason and revokes the approval', async () => {
   const p = await openPlan();
   await page.goto(`${app.url}#/ops/${p.id}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   actionsFor,
+  agentRequestsFor,
   asJournalEvent,
   asPlanEvent,
   blastRisk,
@@ -252,5 +253,18 @@ describe('copyText', () => {
     expect(await copyText('tok', vi.fn().mockRejectedValue(new Error('no')))).toBe(false);
     expect(await copyText('tok')).toBe(false);
     vi.unstubAllGlobals();
+  });
+});
+
+describe('agentRequestsFor', () => {
+  it('finds the agents waiting for approval of this plan', () => {
+    const list = [
+      { id: 'r1', tool: 'ops_approve', params: '{\n  "plan_id": "op-1",\n  "hash": "h"\n}' },
+      { id: 'r2', tool: 'ops_approve', params: '{"plan_id": "op-2"}' },
+      { id: 'r3', tool: 'bash', params: '{"plan_id": "op-1"}' },
+      { id: 'r4', tool: 'ops_approve', params: 'not json' },
+    ];
+    expect(agentRequestsFor(list, 'op-1').map((a) => a.id)).toEqual(['r1']);
+    expect(agentRequestsFor(list, 'op-9')).toEqual([]);
   });
 });

@@ -542,3 +542,22 @@ export function asJournalEvent(v: unknown): JournalEvent | undefined {
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
 }
+
+// ---- An agent waiting for the person's approval of a plan (MCP ops_approve). ----
+
+/**
+ * agentRequestsFor lists the pending ops_approve requests of agents for a plan: the
+ * popup answers those (and hands the token to the agent), while Approve on this page
+ * hands it to the person.
+ */
+export function agentRequestsFor<T extends { id: string; tool: string; params: string }>(approvals: readonly T[], planId: string): T[] {
+  return approvals.filter((a) => {
+    if (a.tool !== 'ops_approve') return false;
+    try {
+      const p: unknown = JSON.parse(a.params);
+      return typeof p === 'object' && p !== null && (p as Record<string, unknown>).plan_id === planId;
+    } catch {
+      return false;
+    }
+  });
+}
