@@ -31,7 +31,25 @@ export function Home():Promise<string>;
 
 export function Inbox():Promise<Array<dispatch.InboxItem>>;
 
+export function OpsApply(arg1:string,arg2:string):Promise<ops.ApplyResult>;
+
+export function OpsApprovalPrompt(arg1:string):Promise<ops.ApprovalPrompt>;
+
+export function OpsApprove(arg1:string,arg2:string,arg3:string):Promise<ops.ApproveResult>;
+
+export function OpsJournal(arg1:string):Promise<desktop.OpsJournalView>;
+
+export function OpsPlanDetail(arg1:string):Promise<desktop.OpsPlanDetail>;
+
 export function OpsPlans():Promise<Array<ops.PlanSummary>>;
+
+export function OpsProjects():Promise<Array<string>>;
+
+export function OpsReject(arg1:string,arg2:string):Promise<ops.PlanView>;
+
+export function OpsRunDiff(arg1:string):Promise<ops.DiffResult>;
+
+export function OpsVerify(arg1:string):Promise<ops.VerifyResult>;
 
 export function PendingApprovals():Promise<Array<desktop.Approval>>;
 

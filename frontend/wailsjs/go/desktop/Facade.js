@@ -50,8 +50,44 @@ export function Inbox() {
   return window['go']['desktop']['Facade']['Inbox']();
 }
 
+export function OpsApply(arg1, arg2) {
+  return window['go']['desktop']['Facade']['OpsApply'](arg1, arg2);
+}
+
+export function OpsApprovalPrompt(arg1) {
+  return window['go']['desktop']['Facade']['OpsApprovalPrompt'](arg1);
+}
+
+export function OpsApprove(arg1, arg2, arg3) {
+  return window['go']['desktop']['Facade']['OpsApprove'](arg1, arg2, arg3);
+}
+
+export function OpsJournal(arg1) {
+  return window['go']['desktop']['Facade']['OpsJournal'](arg1);
+}
+
+export function OpsPlanDetail(arg1) {
+  return window['go']['desktop']['Facade']['OpsPlanDetail'](arg1);
+}
+
 export function OpsPlans() {
   return window['go']['desktop']['Facade']['OpsPlans']();
+}
+
+export function OpsProjects() {
+  return window['go']['desktop']['Facade']['OpsProjects']();
+}
+
+export function OpsReject(arg1, arg2) {
+  return window['go']['desktop']['Facade']['OpsReject'](arg1, arg2);
+}
+
+export function OpsRunDiff(arg1) {
+  return window['go']['desktop']['Facade']['OpsRunDiff'](arg1);
+}
+
+export function OpsVerify(arg1) {
+  return window['go']['desktop']['Facade']['OpsVerify'](arg1);
 }
 
 export function PendingApprovals() {
