@@ -74,6 +74,30 @@ export namespace config {
 
 export namespace desktop {
 	
+	export class AgentHook {
+	    agent: string;
+	    kind: string;
+	    installed: boolean;
+	    file: string;
+	    detail: string;
+	    meaning: string;
+	    install: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentHook(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.kind = source["kind"];
+	        this.installed = source["installed"];
+	        this.file = source["file"];
+	        this.detail = source["detail"];
+	        this.meaning = source["meaning"];
+	        this.install = source["install"];
+	    }
+	}
 	export class Approval {
 	    id: string;
 	    tool: string;
@@ -158,6 +182,175 @@ export namespace desktop {
 	        this.confirmation = source["confirmation"];
 	    }
 	}
+	export class GrantRow {
+	    id: string;
+	    tool: string;
+	    pattern: string;
+	    scope: string;
+	    session?: string;
+	    department?: string;
+	    workspace?: string;
+	    createdBy: string;
+	    createdAt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new GrantRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.scope = source["scope"];
+	        this.session = source["session"];
+	        this.department = source["department"];
+	        this.workspace = source["workspace"];
+	        this.createdBy = source["createdBy"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class HookRow {
+	    when: string;
+	    command: string[];
+	    tools: string[];
+	    timeout?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.when = source["when"];
+	        this.command = source["command"];
+	        this.tools = source["tools"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class HooksView {
+	    hooks: HookRow[];
+	    agents: AgentHook[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hooks = this.convertValues(source["hooks"], HookRow);
+	        this.agents = this.convertValues(source["agents"], AgentHook);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RuleRow {
+	    index: number;
+	    tool: string;
+	    pattern: string;
+	    action: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.index = source["index"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.action = source["action"];
+	    }
+	}
+	export class TierRow {
+	    tool: string;
+	    tier: string;
+	    default: string;
+	    from: string;
+	    fixed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TierRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.tier = source["tier"];
+	        this.default = source["default"];
+	        this.from = source["from"];
+	        this.fixed = source["fixed"];
+	    }
+	}
+	export class PermissionsView {
+	    approvalPolicy: string;
+	    approvalPolicyFrom: string;
+	    reviewer: string;
+	    reviewerFrom: string;
+	    reviewerCommand: string[];
+	    opsStrict: boolean;
+	    opsStrictFrom: string;
+	    tiers: TierRow[];
+	    rules: RuleRow[];
+	    grants: GrantRow[];
+	    grantsError?: string;
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approvalPolicy = source["approvalPolicy"];
+	        this.approvalPolicyFrom = source["approvalPolicyFrom"];
+	        this.reviewer = source["reviewer"];
+	        this.reviewerFrom = source["reviewerFrom"];
+	        this.reviewerCommand = source["reviewerCommand"];
+	        this.opsStrict = source["opsStrict"];
+	        this.opsStrictFrom = source["opsStrictFrom"];
+	        this.tiers = this.convertValues(source["tiers"], TierRow);
+	        this.rules = this.convertValues(source["rules"], RuleRow);
+	        this.grants = this.convertValues(source["grants"], GrantRow);
+	        this.grantsError = source["grantsError"];
+	        this.ignored = source["ignored"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 
 }
 

@@ -6,6 +6,8 @@ import {dispatch} from '../models';
 import {ops} from '../models';
 import {sandbox} from '../models';
 
+export function AddRule(arg1:string,arg2:string,arg3:string):Promise<desktop.PermissionsView>;
+
 export function Answer(arg1:string,arg2:boolean,arg3:string,arg4:string):Promise<void>;
 
 export function AuthorizeDirectory(arg1:string,arg2:boolean):Promise<desktop.Authorization>;
@@ -16,13 +18,27 @@ export function ConfigView():Promise<localapi.ConfigView>;
 
 export function Home():Promise<string>;
 
+export function HooksView():Promise<desktop.HooksView>;
+
 export function Inbox():Promise<Array<dispatch.InboxItem>>;
 
 export function OpsPlans():Promise<Array<ops.PlanSummary>>;
 
 export function PendingApprovals():Promise<Array<desktop.Approval>>;
 
+export function PermissionsView():Promise<desktop.PermissionsView>;
+
+export function RemoveRule(arg1:number,arg2:string,arg3:string):Promise<desktop.PermissionsView>;
+
+export function ResetSetting(arg1:string):Promise<localapi.ConfigView>;
+
+export function RevokeGrant(arg1:string):Promise<desktop.PermissionsView>;
+
 export function SandboxStatus():Promise<sandbox.Status>;
+
+export function SetSetting(arg1:string,arg2:any):Promise<localapi.ConfigView>;
+
+export function SetTier(arg1:string,arg2:string):Promise<desktop.PermissionsView>;
 
 export function Status():Promise<localapi.Status>;
 
