@@ -473,3 +473,30 @@ func lookup(m map[string]any, path []string) (any, bool) {
 	}
 	return cur, true
 }
+
+// BenchmarkApplyEdits measures one edit of a typical hand-written config.toml (parse
+// for positions, check that it loads, splice the value).
+func BenchmarkApplyEdits(b *testing.B) {
+	data := []byte(personal)
+	for b.Loop() {
+		if _, err := ApplyEdits(data, Set(true, "sandbox_workspace_write", "network_access")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEditFile measures a whole edit from the window: read, edit, validate with
+// the strict parser, write a temporary file, fsync, rename.
+func BenchmarkEditFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(personal), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	on := false
+	for b.Loop() {
+		on = !on
+		if _, err := EditFile(path, Set(on, "sandbox_workspace_write", "network_access")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
@@ -138,12 +139,19 @@ func (f *Facade) RemoveRule(index int, tool, pattern string) (PermissionsView, e
 	return f.PermissionsView()
 }
 
+// editMu makes the window's edits one at a time: each reads the file after the previous
+// one was written and reloaded, so two quick clicks are never taken for a change made
+// by someone else.
+var editMu sync.Mutex
+
 // editConfig applies edits to config.toml, refusing when the file no longer says what
 // the core has loaded (the window shows the loaded configuration), then reloads it.
 func (f *Facade) editConfig(edits ...config.Edit) (app.ConfigView, error) {
 	if f.core == nil || f.core.Config == nil {
 		return app.ConfigView{}, errNoCore
 	}
+	editMu.Lock()
+	defer editMu.Unlock()
 	st := f.core.Config.State()
 	base, err := config.ReadSnapshot(st.Path)
 	if err != nil {

@@ -363,3 +363,35 @@ func TestHooksView(t *testing.T) {
 		t.Fatalf("agents = %+v", v.Agents)
 	}
 }
+
+// Quick edits from the window, one after the other or at once, all land: the window's
+// own writes are never mistaken for someone else's.
+func TestQuickEditsAllLand(t *testing.T) {
+	core := openCoreWith(t, personConfig, nil)
+	f := NewFacade(core)
+	tools := []string{"a", "b", "c", "d", "e", "f"}
+	errs := make(chan error, len(tools))
+	for _, tool := range tools {
+		go func() {
+			_, err := f.SetTier(tool, "P2")
+			errs <- err
+		}()
+	}
+	for range tools {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := f.PermissionsView()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
+		if r := tierOf(v, tool); r.Tier != "P2" || r.From != "file" {
+			t.Errorf("%s = %+v; want P2 from the file", tool, r)
+		}
+	}
+	if !strings.Contains(readText(t, core.Paths.ConfigFile), "# my settings: keep this") {
+		t.Error("comment lost")
+	}
+}
