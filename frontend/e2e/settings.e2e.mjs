@@ -45,6 +45,13 @@ after(async () => {
   }
 });
 
+/** shot keeps a picture of the current tab for the review (artifacts/e2e-settings-<name>.png). */
+async function shot(name) {
+  if (process.env.E2E_SCREENSHOTS === '0') return;
+  mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
+  await page.screenshot({ path: join(repoRoot, 'artifacts', `e2e-settings-${name}.png`) }).catch(() => {});
+}
+
 const row = (key) => page.locator(`[data-key="${key}"]`);
 const network = 'sandbox_workspace_write.network_access';
 
@@ -90,6 +97,7 @@ test('the Sandbox tab shows this machine’s probes, and the micro-VM modes wait
   assert.equal(await row('execution_mode').locator('input[value="auto"]').isDisabled(), true);
   assert.equal(await page.getByTestId('vm-state').textContent(), 'micro-VM: the micro-VM runtime is not installed');
   assert.match(await row('sandbox_mode').textContent(), /Reads are never restricted, in any mode/);
+  await shot('sandbox');
 });
 
 test('changing network and mode in the window rewrites config.toml with the comments kept, and the values update live', async () => {
@@ -125,6 +133,16 @@ test('an edit of config.toml from outside shows up in the window, with the dange
   const danger = page.locator('[data-danger="full-access-never"]');
   await danger.waitFor({ timeout: 10_000 });
   assert.match(await danger.textContent(), /full-access with approval policy never/);
+  await shot('danger');
+  await page.locator('a[data-tab="approvals"]').click();
+  await row('approval_policy').waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('[data-danger="full-access-never"]').count(), 1, 'the Approvals tab warns too');
+  await shot('approvals');
+  await page.locator('a[data-tab="hooks"]').click();
+  await page.locator('[data-agent="Claude Code"][data-kind="hook"]').waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('[data-agent="Claude Code"][data-kind="hook"]').getAttribute('data-installed'), 'false');
+  await shot('hooks');
+  await page.locator('a[data-tab="sandbox"]').click();
 
   app.writeConfig(personal);
   await waitRow('sandbox_mode', 'file', modeIs, 'workspace-write');
@@ -145,6 +163,7 @@ test('revoking a grant in the Permissions tab removes it, and the CLI agrees', a
   await page.locator('a[data-tab="permissions"]').click();
   const grant = page.locator('[data-grant]').filter({ hasText: 'write_file' });
   await grant.waitFor({ timeout: 15_000 });
+  await shot('permissions');
   const id = await grant.getAttribute('data-grant');
   const env = { ...process.env, AIRLOCK_HOME: app.home };
   const listed = JSON.parse(execFileSync(cli, ['grants', 'list', '--json'], { env, encoding: 'utf8' }));
