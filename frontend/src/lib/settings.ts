@@ -215,7 +215,7 @@ export interface Choice {
 }
 
 export const modeChoices: Choice[] = [
-  { value: 'workspace-write', label: 'workspace-write', meaning: modeMeaning['workspace-write']! },
+  { value: 'workspace-write', label: 'workspace-write', meaning: "Writes only inside the run's own working directory and the writable roots." },
   { value: 'read-only', label: 'read-only', meaning: modeMeaning['read-only']! },
   { value: 'full-access', label: 'full-access', meaning: modeMeaning['full-access']! },
 ];
