@@ -234,3 +234,17 @@ describe('Settings tabs', () => {
     expect(el.querySelector('[data-key="execution_mode"]')).not.toBeNull();
   });
 });
+
+describe('ChoiceGroup', () => {
+  it('keeps showing the value in force after a click until the configuration changes', () => {
+    const api = fakeApi({ setSetting: vi.fn(() => new Promise<ConfigView>(() => {})) });
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    const ro = el.querySelector('[data-key="sandbox_mode"] input[value="read-only"]') as HTMLInputElement;
+    ro.click();
+    flushSync();
+    expect(api.setSetting).toHaveBeenCalledWith('sandbox_mode', 'read-only');
+    expect(ro.checked).toBe(false);
+    expect((el.querySelector('[data-key="sandbox_mode"] input[value="workspace-write"]') as HTMLInputElement).checked).toBe(true);
+    expect(el.querySelector('[data-key="sandbox_mode"]')!.textContent).toContain('saving…');
+  });
+});
