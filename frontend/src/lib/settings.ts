@@ -174,3 +174,247 @@ export function group(settings: Setting[]): SectionRows[] {
   if (rest.length > 0) out.push({ section: { id: 'other', title: 'Other', keys: rest.map((s) => s.key) }, rows: rest });
   return out;
 }
+
+// ---- Settings as tabs (UI.md: Approvals, Sandbox, Permissions, Hooks) -------------------
+
+export const settingsTabs = [
+  { id: 'general', title: 'General' },
+  { id: 'approvals', title: 'Approvals' },
+  { id: 'sandbox', title: 'Sandbox' },
+  { id: 'permissions', title: 'Permissions' },
+  { id: 'hooks', title: 'Hooks' },
+] as const;
+
+export type SettingsTab = (typeof settingsTabs)[number]['id'];
+
+/** tabFromHash reads "#/settings/sandbox" as "sandbox"; anything else is the General tab. */
+export function tabFromHash(hash: string): SettingsTab {
+  const parts = hash.replace(/^#\/?/, '').split(/[?]/)[0]!.split('/');
+  if (parts[0] !== 'settings') return 'general';
+  const found = settingsTabs.find((t) => t.id === parts[1]);
+  return found ? found.id : 'general';
+}
+
+/** hashForTab is the hash that opens a Settings tab. */
+export function hashForTab(tab: SettingsTab): string {
+  return tab === 'general' ? '#/settings' : `#/settings/${tab}`;
+}
+
+/** settingOf finds a key's effective setting in a configuration view. */
+export function settingOf(settings: Setting[] | undefined, key: string): Setting | undefined {
+  return settings?.find((s) => s.key === key);
+}
+
+/** One option of a choice, with what it means in plain words. */
+export interface Choice {
+  value: string;
+  label: string;
+  meaning: string;
+  /** Why the option cannot be chosen now (it is shown disabled with this sentence). */
+  disabled?: string;
+}
+
+export const modeChoices: Choice[] = [
+  { value: 'workspace-write', label: 'workspace-write', meaning: "Writes only inside the run's own working directory and the writable roots." },
+  { value: 'read-only', label: 'read-only', meaning: modeMeaning['read-only']! },
+  { value: 'full-access', label: 'full-access', meaning: modeMeaning['full-access']! },
+];
+
+export const policyChoices: Choice[] = [
+  { value: 'untrusted', label: 'untrusted', meaning: policyMeaning.untrusted! },
+  { value: 'on-request', label: 'on-request', meaning: policyMeaning['on-request']! },
+  { value: 'on-failure', label: 'on-failure', meaning: policyMeaning['on-failure']! },
+  { value: 'never', label: 'never', meaning: policyMeaning.never! },
+];
+
+export const reviewerChoices: Choice[] = [
+  { value: 'user', label: 'you', meaning: 'Every request that asks comes to you: the popup, the tray, a notification or the terminal.' },
+  {
+    value: 'auto_review',
+    label: 'auto_review',
+    meaning:
+      'Eligible requests go to the reviewer command of [reviewer] in config.toml (JSON in, a decision out); critical risk is always denied, a failure falls back to you. Interactive-only requests always come to you.',
+  },
+];
+
+export const backendChoices: Choice[] = [
+  { value: 'auto', label: 'auto', meaning: 'The strongest OS sandbox this machine has; without one, runs continue under the application layer with a loud warning.' },
+  { value: 'os', label: 'os', meaning: 'Refuses to run anything without an OS sandbox (bubblewrap, Landlock or Seatbelt).' },
+  { value: 'app', label: 'app', meaning: "Only Airlock's own checks of paths and commands: processes are not confined by the operating system." },
+];
+
+/** The sentence the execution mode shows until the micro-VM is ready. */
+export const vmMissing = 'the micro-VM runtime is not installed';
+
+/** executionChoices are local, sandbox and auto; the last two need the micro-VM. */
+export function executionChoices(vmReady: boolean): Choice[] {
+  const need = vmReady ? undefined : `Needs the micro-VM: ${vmMissing}.`;
+  return [
+    { value: 'local', label: 'local', meaning: 'Runs on this machine, confined by the sandbox above.' },
+    {
+      value: 'sandbox',
+      label: 'sandbox',
+      meaning: 'Runs inside a micro-VM; what it installs or writes outside the workspace vanishes when the run ends.',
+      disabled: need,
+    },
+    {
+      value: 'auto',
+      label: 'auto',
+      meaning: 'Low-risk commands run here; high-risk ones (P2, unknown installers, curl | sh) run in the micro-VM, or ask.',
+      disabled: need,
+    },
+  ];
+}
+
+/** A warning the Sandbox and Approvals tabs show in words, red. */
+export interface Danger {
+  id: string;
+  text: string;
+}
+
+/** dangers lists the risky combinations of the effective settings (UI.md: a red warning line in words). */
+export function dangers(settings: Setting[] | undefined): Danger[] {
+  const mode = settingOf(settings, 'sandbox_mode')?.value;
+  const policy = settingOf(settings, 'approval_policy')?.value;
+  const network = settingOf(settings, 'sandbox_workspace_write.network_access')?.value === true;
+  const backend = settingOf(settings, 'isolation.backend')?.value;
+  const full = mode === 'full-access' || mode === 'danger-full-access';
+  const out: Danger[] = [];
+  if (full && policy === 'never') {
+    out.push({
+      id: 'full-access-never',
+      text: 'full-access with approval policy never: runs may change anything on this machine, and nothing asks you first.',
+    });
+  } else if (full) {
+    out.push({ id: 'full-access', text: 'full-access: runs are not confined at all; this is not a security boundary.' });
+  }
+  if (network && policy === 'never' && !full) {
+    out.push({
+      id: 'network-never',
+      text: 'Network on with approval policy never: runs may send what they can read anywhere, and nothing asks you first.',
+    });
+  }
+  if (backend === 'app' && !full) {
+    out.push({ id: 'backend-app', text: "Backend app: only Airlock's own checks apply; processes are not confined by the operating system." });
+  }
+  return out;
+}
+
+/** editNote says, for a value set above config.toml, that an edit here waits for that layer to go. */
+export function editNote(s: Pick<Setting, 'layer' | 'detail'> | undefined): string | undefined {
+  if (!s) return undefined;
+  if (s.layer === 'env')
+    return `Set by the environment variable ${s.detail ?? ''}: a change here is written to config.toml, but takes effect only once the variable is unset.`.replace('  ', ' ');
+  if (s.layer === 'flag')
+    return `Set by the command-line flag ${s.detail ?? ''}: a change here is written to config.toml, but takes effect only when Airlock starts without it.`.replace(
+      '  ',
+      ' ',
+    );
+  return undefined;
+}
+
+/** asList reads a list setting's value. */
+export function asList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : [];
+}
+
+/** checkPath says what is wrong with a path typed for writable roots or workspace roots. */
+export function checkPath(p: string): string | undefined {
+  const t = p.trim();
+  if (t === '') return 'Type a directory.';
+  if (!(t.startsWith('/') || t === '~' || t.startsWith('~/'))) return `“${t}” is not a full path: start it with / or ~/.`;
+  return undefined;
+}
+
+/** checkProtected says what is wrong with a protected path (a name like secrets/ or a full path). */
+export function checkProtected(p: string): string | undefined {
+  const t = p.trim();
+  if (t === '') return 'Type a name (like secrets/) or a path.';
+  if (t === '.git' || t === '.airlock') return `${t} is always protected.`;
+  return undefined;
+}
+
+/** withItem adds item to list (trimmed, once); withoutItem removes it. */
+export function withItem(list: string[], item: string): string[] {
+  const t = item.trim();
+  return t === '' || list.includes(t) ? list : [...list, t];
+}
+
+export function withoutItem(list: string[], item: string): string[] {
+  return list.filter((x) => x !== item);
+}
+
+/** Always protected, whatever the configuration says. */
+export const alwaysProtected = ['.git', '.airlock'];
+
+/** tierWords says what a tier does. */
+export function tierMeaning(tier: string): string {
+  switch (tier) {
+    case 'P0':
+      return 'runs silently';
+    case 'P1':
+      return 'asks the first time, then remembers your Allow always';
+    case 'P2':
+      return 'asks every time; never remembered';
+    default:
+      return '';
+  }
+}
+
+/** Where a remembered grant applies, in words. */
+export function grantWhere(g: { scope: string; session?: string; department?: string; workspace?: string }): string {
+  if (g.scope === 'session') return g.session ? `this session only (${g.session})` : 'this session only';
+  if (g.department) return `always, in department ${g.department}`;
+  if (g.workspace) return `always, in ${g.workspace}`;
+  return 'always, everywhere';
+}
+
+/** ruleMeaning says a rule in words. */
+export function ruleMeaning(r: { tool: string; pattern: string; action: string }): string {
+  const what = r.pattern ? `${r.tool} matching “${r.pattern}”` : `every ${r.tool} call`;
+  switch (r.action) {
+    case 'allow':
+      return `${what} runs without asking (a deny rule still wins)`;
+    case 'ask':
+      return `${what} asks you`;
+    case 'deny':
+      return `${what} is refused, whatever else says`;
+    default:
+      return what;
+  }
+}
+
+/** describeError turns a rejected façade call into its message. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/**
+ * Edits tracks the edits in flight and the last error of each key, so a row shows
+ * "saving…" and its own error (for example "config.toml changed on disk; reload and try
+ * again"). It does not hold values: the window shows what config.changed brings.
+ */
+export class Edits {
+  busy = new Set<string>();
+  errors = new Map<string, string>();
+
+  constructor(private readonly changed: () => void = () => {}) {}
+
+  async run(key: string, action: () => Promise<unknown>): Promise<boolean> {
+    if (this.busy.has(key)) return false;
+    this.busy.add(key);
+    this.errors.delete(key);
+    this.changed();
+    try {
+      await action();
+      return true;
+    } catch (err) {
+      this.errors.set(key, describeError(err));
+      return false;
+    } finally {
+      this.busy.delete(key);
+      this.changed();
+    }
+  }
+}

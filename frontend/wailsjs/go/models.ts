@@ -74,6 +74,30 @@ export namespace config {
 
 export namespace desktop {
 	
+	export class AgentHook {
+	    agent: string;
+	    kind: string;
+	    installed: boolean;
+	    file: string;
+	    detail: string;
+	    meaning: string;
+	    install: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentHook(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.kind = source["kind"];
+	        this.installed = source["installed"];
+	        this.file = source["file"];
+	        this.detail = source["detail"];
+	        this.meaning = source["meaning"];
+	        this.install = source["install"];
+	    }
+	}
 	export class Approval {
 	    id: string;
 	    tool: string;
@@ -158,52 +182,64 @@ export namespace desktop {
 	        this.confirmation = source["confirmation"];
 	    }
 	}
-	export class OpsJournalEntry {
-	    seq: number;
-	    id: number;
-	    plan_id?: string;
-	    event: string;
-	    status?: string;
-	    actor?: string;
-	    at: string;
-	    detail?: {[key: string]: any};
-	    prev_hash: string;
-	    hash: string;
+	export class GrantRow {
+	    id: string;
+	    tool: string;
+	    pattern: string;
+	    scope: string;
+	    session?: string;
+	    department?: string;
+	    workspace?: string;
+	    createdBy: string;
+	    createdAt: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new OpsJournalEntry(source);
+	        return new GrantRow(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.seq = source["seq"];
 	        this.id = source["id"];
-	        this.plan_id = source["plan_id"];
-	        this.event = source["event"];
-	        this.status = source["status"];
-	        this.actor = source["actor"];
-	        this.at = source["at"];
-	        this.detail = source["detail"];
-	        this.prev_hash = source["prev_hash"];
-	        this.hash = source["hash"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.scope = source["scope"];
+	        this.session = source["session"];
+	        this.department = source["department"];
+	        this.workspace = source["workspace"];
+	        this.createdBy = source["createdBy"];
+	        this.createdAt = source["createdAt"];
 	    }
 	}
-	export class OpsJournalView {
-	    project: string;
-	    entries: OpsJournalEntry[];
-	    verification?: ops.JournalReport;
-	    verify_error?: string;
+	export class HookRow {
+	    when: string;
+	    command: string[];
+	    tools: string[];
+	    timeout?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new OpsJournalView(source);
+	        return new HookRow(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.entries = this.convertValues(source["entries"], OpsJournalEntry);
-	        this.verification = this.convertValues(source["verification"], ops.JournalReport);
-	        this.verify_error = source["verify_error"];
+	        this.when = source["when"];
+	        this.command = source["command"];
+	        this.tools = source["tools"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class HooksView {
+	    hooks: HookRow[];
+	    agents: AgentHook[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hooks = this.convertValues(source["hooks"], HookRow);
+	        this.agents = this.convertValues(source["agents"], AgentHook);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -224,20 +260,76 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class OpsPlanDetail {
-	    plan?: ops.PlanView;
-	    evidence: ops.ArtifactView[];
-	    verification?: ops.VerifyResult;
+	export class RuleRow {
+	    index: number;
+	    tool: string;
+	    pattern: string;
+	    action: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new OpsPlanDetail(source);
+	        return new RuleRow(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan = this.convertValues(source["plan"], ops.PlanView);
-	        this.evidence = this.convertValues(source["evidence"], ops.ArtifactView);
-	        this.verification = this.convertValues(source["verification"], ops.VerifyResult);
+	        this.index = source["index"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.action = source["action"];
+	    }
+	}
+	export class TierRow {
+	    tool: string;
+	    tier: string;
+	    default: string;
+	    from: string;
+	    fixed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TierRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.tier = source["tier"];
+	        this.default = source["default"];
+	        this.from = source["from"];
+	        this.fixed = source["fixed"];
+	    }
+	}
+	export class PermissionsView {
+	    approvalPolicy: string;
+	    approvalPolicyFrom: string;
+	    reviewer: string;
+	    reviewerFrom: string;
+	    reviewerCommand: string[];
+	    opsStrict: boolean;
+	    opsStrictFrom: string;
+	    tiers: TierRow[];
+	    rules: RuleRow[];
+	    grants: GrantRow[];
+	    grantsError?: string;
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approvalPolicy = source["approvalPolicy"];
+	        this.approvalPolicyFrom = source["approvalPolicyFrom"];
+	        this.reviewer = source["reviewer"];
+	        this.reviewerFrom = source["reviewerFrom"];
+	        this.reviewerCommand = source["reviewerCommand"];
+	        this.opsStrict = source["opsStrict"];
+	        this.opsStrictFrom = source["opsStrictFrom"];
+	        this.tiers = this.convertValues(source["tiers"], TierRow);
+	        this.rules = this.convertValues(source["rules"], RuleRow);
+	        this.grants = this.convertValues(source["grants"], GrantRow);
+	        this.grantsError = source["grantsError"];
+	        this.ignored = source["ignored"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -258,6 +350,7 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	
 
 }
 
@@ -483,463 +576,6 @@ export namespace localapi {
 
 export namespace ops {
 	
-	export class ArtifactView {
-	    id: number;
-	    kind: string;
-	    source: string;
-	    exit_code: number;
-	    timed_out?: boolean;
-	    truncated?: boolean;
-	    size: number;
-	    sha256: string;
-	    content: string;
-	    // Go type: time
-	    created_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new ArtifactView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.kind = source["kind"];
-	        this.source = source["source"];
-	        this.exit_code = source["exit_code"];
-	        this.timed_out = source["timed_out"];
-	        this.truncated = source["truncated"];
-	        this.size = source["size"];
-	        this.sha256 = source["sha256"];
-	        this.content = source["content"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ApplyResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    status: string;
-	    exit_code: number;
-	    timed_out?: boolean;
-	    duration_ns: number;
-	    output?: ArtifactView;
-	    snapshot_before?: ArtifactView;
-	    snapshot_after?: ArtifactView;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApplyResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.status = source["status"];
-	        this.exit_code = source["exit_code"];
-	        this.timed_out = source["timed_out"];
-	        this.duration_ns = source["duration_ns"];
-	        this.output = this.convertValues(source["output"], ArtifactView);
-	        this.snapshot_before = this.convertValues(source["snapshot_before"], ArtifactView);
-	        this.snapshot_after = this.convertValues(source["snapshot_after"], ArtifactView);
-	        this.reason = source["reason"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class InputDigest {
-	    path: string;
-	    sha256: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new InputDigest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.sha256 = source["sha256"];
-	    }
-	}
-	export class Assertion {
-	    name?: string;
-	    command: string;
-	    expect_text?: string;
-	    expect_exit?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Assertion(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.command = source["command"];
-	        this.expect_text = source["expect_text"];
-	        this.expect_exit = source["expect_exit"];
-	    }
-	}
-	export class Step {
-	    description: string;
-	    effect: string;
-	    reversibility: string;
-	    blast_radius: string;
-	    rollback?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Step(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.description = source["description"];
-	        this.effect = source["effect"];
-	        this.reversibility = source["reversibility"];
-	        this.blast_radius = source["blast_radius"];
-	        this.rollback = source["rollback"];
-	    }
-	}
-	export class Target {
-	    provider: string;
-	    account?: string;
-	    region?: string;
-	    device?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Target(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.provider = source["provider"];
-	        this.account = source["account"];
-	        this.region = source["region"];
-	        this.device = source["device"];
-	    }
-	}
-	export class ApprovalPrompt {
-	    plan_id: string;
-	    hash: string;
-	    status: string;
-	    target: Target;
-	    intent: string;
-	    apply_command: string;
-	    snapshot_command?: string;
-	    workdir: string;
-	    network: boolean;
-	    steps: Step[];
-	    verify: Assertion[];
-	    diff?: ArtifactView;
-	    inputs?: InputDigest[];
-	    worst_blast_radius: string;
-	    worst_reversibility: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApprovalPrompt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.hash = source["hash"];
-	        this.status = source["status"];
-	        this.target = this.convertValues(source["target"], Target);
-	        this.intent = source["intent"];
-	        this.apply_command = source["apply_command"];
-	        this.snapshot_command = source["snapshot_command"];
-	        this.workdir = source["workdir"];
-	        this.network = source["network"];
-	        this.steps = this.convertValues(source["steps"], Step);
-	        this.verify = this.convertValues(source["verify"], Assertion);
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.inputs = this.convertValues(source["inputs"], InputDigest);
-	        this.worst_blast_radius = source["worst_blast_radius"];
-	        this.worst_reversibility = source["worst_reversibility"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ApproveResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    token: string;
-	    // Go type: time
-	    expires_at: any;
-	    diff_sha256: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApproveResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.token = source["token"];
-	        this.expires_at = this.convertValues(source["expires_at"], null);
-	        this.diff_sha256 = source["diff_sha256"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	export class AssertionResult {
-	    index: number;
-	    name?: string;
-	    command: string;
-	    passed: boolean;
-	    exit_code: number;
-	    want_exit: number;
-	    expect_text?: string;
-	    output: string;
-	    sha256: string;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AssertionResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.index = source["index"];
-	        this.name = source["name"];
-	        this.command = source["command"];
-	        this.passed = source["passed"];
-	        this.exit_code = source["exit_code"];
-	        this.want_exit = source["want_exit"];
-	        this.expect_text = source["expect_text"];
-	        this.output = source["output"];
-	        this.sha256 = source["sha256"];
-	        this.reason = source["reason"];
-	    }
-	}
-	export class Command {
-	    argv?: string[];
-	    shell?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Command(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.argv = source["argv"];
-	        this.shell = source["shell"];
-	    }
-	}
-	export class DiffResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    status: string;
-	    diff?: ArtifactView;
-	    inputs?: InputDigest[];
-	
-	    static createFrom(source: any = {}) {
-	        return new DiffResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.status = source["status"];
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.inputs = this.convertValues(source["inputs"], InputDigest);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	export class JournalProblem {
-	    kind: string;
-	    seq: number;
-	    id: number;
-	    detail: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new JournalProblem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.seq = source["seq"];
-	        this.id = source["id"];
-	        this.detail = source["detail"];
-	    }
-	}
-	export class JournalReport {
-	    project: string;
-	    entries: number;
-	    last_seq: number;
-	    ok: boolean;
-	    problems?: JournalProblem[];
-	
-	    static createFrom(source: any = {}) {
-	        return new JournalReport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.entries = source["entries"];
-	        this.last_seq = source["last_seq"];
-	        this.ok = source["ok"];
-	        this.problems = this.convertValues(source["problems"], JournalProblem);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class OperationPlan {
-	    project: string;
-	    target: Target;
-	    intent: string;
-	    apply: Command;
-	    snapshot: Command;
-	    diff: Command;
-	    workdir: string;
-	    network?: boolean;
-	    timeout_seconds?: number;
-	    steps: Step[];
-	    verify: Assertion[];
-	    inputs?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new OperationPlan(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.target = this.convertValues(source["target"], Target);
-	        this.intent = source["intent"];
-	        this.apply = this.convertValues(source["apply"], Command);
-	        this.snapshot = this.convertValues(source["snapshot"], Command);
-	        this.diff = this.convertValues(source["diff"], Command);
-	        this.workdir = source["workdir"];
-	        this.network = source["network"];
-	        this.timeout_seconds = source["timeout_seconds"];
-	        this.steps = this.convertValues(source["steps"], Step);
-	        this.verify = this.convertValues(source["verify"], Assertion);
-	        this.inputs = source["inputs"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class PlanSummary {
 	    id: string;
 	    project: string;
@@ -969,141 +605,6 @@ export namespace ops {
 	        this.device = source["device"];
 	        this.intent = source["intent"];
 	        this.updated_at = this.convertValues(source["updated_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TokenView {
-	    approved_by?: string;
-	    // Go type: time
-	    approved_at: any;
-	    // Go type: time
-	    expires_at: any;
-	    used: boolean;
-	    revoked: boolean;
-	    live: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new TokenView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.approved_by = source["approved_by"];
-	        this.approved_at = this.convertValues(source["approved_at"], null);
-	        this.expires_at = this.convertValues(source["expires_at"], null);
-	        this.used = source["used"];
-	        this.revoked = source["revoked"];
-	        this.live = source["live"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PlanView {
-	    id: string;
-	    project: string;
-	    hash: string;
-	    status: string;
-	    plan: OperationPlan;
-	    supersedes?: string;
-	    superseded_by?: string;
-	    created_by?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    intact: boolean;
-	    diff?: ArtifactView;
-	    token?: TokenView;
-	
-	    static createFrom(source: any = {}) {
-	        return new PlanView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.project = source["project"];
-	        this.hash = source["hash"];
-	        this.status = source["status"];
-	        this.plan = this.convertValues(source["plan"], OperationPlan);
-	        this.supersedes = source["supersedes"];
-	        this.superseded_by = source["superseded_by"];
-	        this.created_by = source["created_by"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.intact = source["intact"];
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.token = this.convertValues(source["token"], TokenView);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	export class VerifyResult {
-	    plan_id: string;
-	    status: string;
-	    assertions: AssertionResult[];
-	
-	    static createFrom(source: any = {}) {
-	        return new VerifyResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.status = source["status"];
-	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,250 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import SandboxTab from './SandboxTab.svelte';
+import ApprovalsTab from './ApprovalsTab.svelte';
+import PermissionsTab from './PermissionsTab.svelte';
+import HooksTab from './HooksTab.svelte';
+import Settings from '../../pages/Settings.svelte';
+import type { ConfigView, Setting } from '../../lib/api';
+import type { HooksView, PermissionsView, SettingsApi } from '../../lib/api-settings';
+
+let mounted: Record<string, unknown>[] = [];
+
+function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
+  const target = document.createElement('div');
+  document.body.appendChild(target);
+  mounted.push(mount(component as any, { target, props }));
+  flushSync();
+  return target;
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await Promise.resolve();
+    await tick();
+  }
+  flushSync();
+}
+
+afterEach(() => {
+  for (const m of mounted) unmount(m);
+  mounted = [];
+  document.body.innerHTML = '';
+  location.hash = '';
+});
+
+const st = (key: string, value: unknown, layer = 'default', detail?: string) => ({ key, value, layer, detail }) as Setting;
+
+function config(over: Setting[] = []): ConfigView {
+  const base = [
+    st('sandbox_mode', 'workspace-write'),
+    st('approval_policy', 'on-request'),
+    st('approvals_reviewer', 'user'),
+    st('execution_mode', 'local'),
+    st('sandbox_workspace_write.network_access', false),
+    st('sandbox_workspace_write.writable_roots', []),
+    st('isolation.protected', []),
+    st('isolation.backend', 'auto'),
+    st('ops.strict', false),
+  ];
+  const settings = base.map((b) => over.find((o) => o.key === b.key) ?? b);
+  return { path: '/home/ana/.config/airlock/config.toml', exists: true, loadedAt: '2026-11-29T12:00:00Z', settings } as ConfigView;
+}
+
+const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
+  ({
+    approvalPolicy: 'on-request',
+    approvalPolicyFrom: 'default',
+    reviewer: 'user',
+    reviewerFrom: 'default',
+    reviewerCommand: [],
+    opsStrict: false,
+    opsStrictFrom: 'default',
+    tiers: [
+      { tool: 'read_file', tier: 'P0', default: 'P0', from: 'default', fixed: false },
+      { tool: 'bash', tier: 'P2', default: 'P1', from: 'file', fixed: false },
+      { tool: 'ops_apply', tier: 'P2', default: 'P2', from: 'default', fixed: true },
+    ],
+    rules: [{ index: 0, tool: 'bash', pattern: 'git status *', action: 'allow' }],
+    grants: [
+      { id: 'g-1', tool: 'write_file', pattern: '~/Airlock/*', scope: 'always', department: 'research', createdBy: 'window', createdAt: '2026-11-29T11:00:00Z' },
+    ],
+    ignored: [],
+    ...over,
+  }) as PermissionsView;
+
+function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
+  return {
+    setSetting: vi.fn(async () => config()),
+    resetSetting: vi.fn(async () => config()),
+    permissions: vi.fn(async () => perms()),
+    setTier: vi.fn(async () => perms()),
+    addRule: vi.fn(async () => perms()),
+    removeRule: vi.fn(async () => perms({ rules: [] })),
+    revokeGrant: vi.fn(async () => perms({ grants: [] })),
+    hooks: vi.fn(async () => ({ hooks: [], agents: [] }) as unknown as HooksView),
+    ...over,
+  };
+}
+
+const noListen = () => () => {};
+
+describe('SandboxTab', () => {
+  it('shows each value with its meaning and layer, and keeps the micro-VM modes off until it is ready', () => {
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api: fakeApi() });
+    const mode = el.querySelector('[data-key="sandbox_mode"]')!;
+    expect((mode.querySelector('input[value="workspace-write"]') as HTMLInputElement).checked).toBe(true);
+    expect(mode.textContent).toContain("Writes only inside the run's own working directory");
+    expect(mode.textContent).toContain('Reads are never restricted, in any mode.');
+    expect(mode.querySelector('[data-layer]')!.getAttribute('data-layer')).toBe('default');
+    const exec = el.querySelector('[data-key="execution_mode"]')!;
+    expect((exec.querySelector('input[value="sandbox"]') as HTMLInputElement).disabled).toBe(true);
+    expect((exec.querySelector('input[value="auto"]') as HTMLInputElement).disabled).toBe(true);
+    expect((exec.querySelector('input[value="local"]') as HTMLInputElement).disabled).toBe(false);
+    expect(el.querySelector('[data-testid="vm-state"]')!.textContent).toBe('micro-VM: the micro-VM runtime is not installed');
+    expect(el.querySelector('[data-slot="vm-install"]')).not.toBeNull();
+    expect(el.querySelector('[data-testid="dangers"]')).toBeNull();
+    expect(el.querySelector('[data-list="protected paths"]')!.textContent).toContain('.git');
+  });
+
+  it('enables the micro-VM modes once it is ready', () => {
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', vmReady: true, api: fakeApi() });
+    expect((el.querySelector('[data-key="execution_mode"] input[value="sandbox"]') as HTMLInputElement).disabled).toBe(false);
+    expect(el.querySelector('[data-testid="vm-state"]')!.textContent).toBe('micro-VM: ready');
+  });
+
+  it('writes the network switch and a writable root through the façade', async () => {
+    const api = fakeApi();
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    (el.querySelector('[data-key="sandbox_workspace_write.network_access"] [data-toggle]') as HTMLButtonElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('sandbox_workspace_write.network_access', true);
+    const list = el.querySelector('[data-list="writable roots"]')!;
+    const input = list.querySelector('input') as HTMLInputElement;
+    input.value = 'relative';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(list.querySelector('[role="alert"]')!.textContent).toMatch(/not a full path/);
+    input.value = '~/Airlock/shared';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    expect(api.setSetting).toHaveBeenCalledWith('sandbox_workspace_write.writable_roots', ['~/Airlock/shared']);
+  });
+
+  it('shows the refusal of an edit on its row', async () => {
+    const api = fakeApi({ setSetting: vi.fn(() => Promise.reject('config.toml changed on disk; reload and try again')) });
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    (el.querySelector('[data-key="sandbox_mode"] input[value="read-only"]') as HTMLInputElement).click();
+    await settle();
+    expect(el.querySelector('[data-key="sandbox_mode"] [data-error]')!.textContent).toBe('config.toml changed on disk; reload and try again');
+  });
+
+  it('warns in words about full-access with never, and says when a variable wins over the file', () => {
+    const el = render(SandboxTab, {
+      config: config([
+        st('sandbox_mode', 'full-access', 'file', '/c.toml'),
+        st('approval_policy', 'never', 'file', '/c.toml'),
+        st('sandbox_workspace_write.network_access', false, 'env', 'AIRLOCK_NETWORK'),
+      ]),
+      sandbox: undefined,
+      home: '/home/ana',
+      api: fakeApi(),
+    });
+    expect(el.querySelector('[data-danger="full-access-never"]')!.textContent).toMatch(/full-access with approval policy never/);
+    const net = el.querySelector('[data-key="sandbox_workspace_write.network_access"]')!;
+    expect(net.querySelector('[data-note]')!.textContent).toMatch(/AIRLOCK_NETWORK: a change here is written to config.toml, but takes effect only once the variable is unset/);
+    expect(el.querySelector('[data-key="sandbox_mode"] [data-action="reset"]')).not.toBeNull();
+  });
+});
+
+describe('ApprovalsTab', () => {
+  it('shows the policy with its meaning and writes a new one', async () => {
+    const api = fakeApi();
+    const el = render(ApprovalsTab, { config: config(), api, listen: noListen });
+    await settle();
+    const row = el.querySelector('[data-key="approval_policy"]')!;
+    expect(row.querySelector('[data-meaning]')!.textContent).toMatch(/Asks as the tiers say/);
+    (row.querySelector('input[value="never"]') as HTMLInputElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('approval_policy', 'never');
+    expect(el.querySelector('[data-testid="reviewer-command"]')!.textContent).toMatch(/No reviewer command configured/);
+  });
+});
+
+describe('PermissionsTab', () => {
+  it('lists tiers, rules and grants, and revokes a grant', async () => {
+    const api = fakeApi();
+    const el = render(PermissionsTab, { api, listen: noListen });
+    await settle();
+    const bash = el.querySelector('tr[data-tool="bash"]')!;
+    expect((bash.querySelector('select') as HTMLSelectElement).value).toBe('P2');
+    expect(bash.textContent).toContain('config.toml');
+    expect(bash.textContent).toContain('use the default (P1)');
+    expect((el.querySelector('tr[data-tool="ops_apply"] select') as HTMLSelectElement).disabled).toBe(true);
+    expect(el.querySelector('[data-rule="0"]')!.textContent).toMatch(/runs without asking/);
+    const grant = el.querySelector('[data-grant="g-1"]')!;
+    expect(grant.textContent).toContain('always, in department research');
+    (grant.querySelector('[data-action="revoke"]') as HTMLButtonElement).click();
+    await settle();
+    expect(api.revokeGrant).toHaveBeenCalledWith('g-1');
+    expect(el.querySelector('[data-grant="g-1"]')).toBeNull();
+    expect(el.querySelector('[data-testid="no-grants"]')).not.toBeNull();
+  });
+
+  it('changes a tier and removes a rule by its index and text', async () => {
+    const api = fakeApi();
+    const el = render(PermissionsTab, { api, listen: noListen });
+    await settle();
+    const sel = el.querySelector('tr[data-tool="read_file"] select') as HTMLSelectElement;
+    sel.value = 'P1';
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(api.setTier).toHaveBeenCalledWith('read_file', 'P1');
+    await settle();
+    (el.querySelector('[data-rule="0"] button') as HTMLButtonElement).click();
+    expect(api.removeRule).toHaveBeenCalledWith(0, 'bash', 'git status *');
+  });
+});
+
+describe('HooksTab', () => {
+  it('says which agents ask Airlock and how to wire the others', async () => {
+    const api = fakeApi({
+      hooks: vi.fn(async () =>
+        ({
+          hooks: [{ when: 'before_tool_use', command: ['/usr/local/bin/check'], tools: ['bash'], timeout: '5s' }],
+          agents: [
+            { agent: 'Claude Code', kind: 'hook', installed: true, file: '/home/ana/.claude/settings.json', detail: 'PreToolUse runs "airlock hook claude"', meaning: 'asks', install: 'x' },
+            { agent: 'Codex', kind: 'mcp', installed: false, file: '/home/ana/.codex/config.toml', detail: 'no config.toml yet', meaning: 'tools', install: '[mcp_servers.airlock]' },
+          ],
+        }) as unknown as HooksView,
+      ),
+    });
+    const el = render(HooksTab, { home: '/home/ana', api, listen: noListen });
+    await settle();
+    expect(el.querySelector('[data-agent="Claude Code"]')!.textContent).toContain('✓ installed');
+    expect(el.querySelector('[data-agent="Codex"]')!.textContent).toContain('[mcp_servers.airlock]');
+    expect(el.querySelector('[data-hook="before_tool_use"]')!.textContent).toContain('for bash · timeout 5s');
+  });
+});
+
+describe('Settings tabs', () => {
+  it('opens the tab the hash names', () => {
+    location.hash = '#/settings/sandbox';
+    const el = render(Settings, { config: config(), status: undefined, home: '/home/ana', api: fakeApi() });
+    expect(el.querySelector('[data-tab-panel]')!.getAttribute('data-tab-panel')).toBe('sandbox');
+    expect(el.querySelector('a[data-tab="sandbox"]')!.getAttribute('aria-selected')).toBe('true');
+    expect(el.querySelector('[data-key="execution_mode"]')).not.toBeNull();
+  });
+});
+
+describe('ChoiceGroup', () => {
+  it('keeps showing the value in force after a click until the configuration changes', () => {
+    const api = fakeApi({ setSetting: vi.fn(() => new Promise<ConfigView>(() => {})) });
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    const ro = el.querySelector('[data-key="sandbox_mode"] input[value="read-only"]') as HTMLInputElement;
+    ro.click();
+    flushSync();
+    expect(api.setSetting).toHaveBeenCalledWith('sandbox_mode', 'read-only');
+    expect(ro.checked).toBe(false);
+    expect((el.querySelector('[data-key="sandbox_mode"] input[value="workspace-write"]') as HTMLInputElement).checked).toBe(true);
+    expect(el.querySelector('[data-key="sandbox_mode"]')!.textContent).toContain('saving…');
+  });
+});
