@@ -41,8 +41,8 @@ type installRun struct {
 	// background runs (Start) are not cancelled when the callers of Install go away.
 	background bool
 	waiters    int
-	status  Status
-	err     error
+	status     Status
+	err        error
 }
 
 // New returns an Installer; nothing runs until Install or Refresh.
