@@ -87,6 +87,9 @@ func (c *Core) VMStatus(ctx context.Context) vminstall.Status {
 // at once. Progress is published as "sandbox.install" events.
 func (c *Core) VMInstall(manifest string) vminstall.Status { return c.vm.inst.Start(manifest) }
 
+// VMManifest is the manifest an install without one uses ($AIRLOCK_SANDBOX_MANIFEST).
+func (c *Core) VMManifest() string { return c.getenv(EnvSandboxManifest) }
+
 // VMInstallWait waits for the running install, if any, to end.
 func (c *Core) VMInstallWait(ctx context.Context) (vminstall.Status, error) {
 	return c.vm.inst.Wait(ctx)

@@ -5,6 +5,7 @@ import {localapi} from '../models';
 import {dispatch} from '../models';
 import {ops} from '../models';
 import {sandbox} from '../models';
+import {vminstall} from '../models';
 
 export function Answer(arg1:string,arg2:boolean,arg3:string,arg4:string):Promise<void>;
 
@@ -27,3 +28,9 @@ export function SandboxStatus():Promise<sandbox.Status>;
 export function Status():Promise<localapi.Status>;
 
 export function Topics():Promise<Array<string>>;
+
+export function VMInstall():Promise<void>;
+
+export function VMInstallCancel():Promise<void>;
+
+export function VMStatus():Promise<vminstall.Status>;
