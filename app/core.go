@@ -66,6 +66,7 @@ type Core struct {
 	cancel    context.CancelFunc
 
 	sandbox  sandboxState
+	vm       *microVM
 	dbLock   *os.File
 	startRow CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
@@ -133,6 +134,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		closeDatabase(c.DB)
 		return nil, fmt.Errorf("open ops: %w", err)
 	}
+	c.openVM()
 	if err := c.openDispatch(ctx); err != nil {
 		c.Broker.Close()
 		closeDatabase(c.DB)
@@ -237,6 +239,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	c.routes()
 	c.permissionRoutes()
 	c.sandboxRoutes()
+	c.vmRoutes()
 	c.opsRoutes()
 	c.dispatchRoutes()
 	c.gatewayRoutes()
@@ -250,6 +253,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 		return err
 	}
 	go c.probeSandbox(ctx)
+	c.startVM(ctx)
 	if err := c.startDispatch(ctx); err != nil {
 		return err
 	}
@@ -274,6 +278,7 @@ func (c *Core) Close() error {
 	defer cancel()
 	apiErr := c.api.Shutdown(ctx)
 	dispatchErr := c.Dispatch.Close()
+	c.closeVM()
 	brokerErr := c.Broker.Close()
 	stopErr := c.recordStop()
 	dbErr := closeDatabase(c.DB)

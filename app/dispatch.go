@@ -76,6 +76,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		Protected:     st.File.Isolation.Protected,
 		HiddenPaths:   []string{c.Paths.RuntimeDir, c.Paths.DataDir, c.Paths.RunLogs, filepath.Dir(c.Paths.ConfigFile)},
 		Home:          c.getenv("HOME"),
+		MicroVM:       c.MicroVM, Approvals: approvals, OnRoute: c.auditRoute,
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},

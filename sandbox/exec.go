@@ -54,6 +54,57 @@ type ExecRequest struct {
 	// OnStart receives the host pid of the sandbox's root process as soon as it
 	// runs (the local API refuses state-changing requests from that process tree).
 	OnStart func(hostPid int)
+	// MicroVM runs the command when Policy.ExecutionMode is "sandbox" (sandbox/vm's
+	// Pool.SandboxExec or vm.ExecOnce provide one). Without it that mode is refused.
+	MicroVM MicroVM
+}
+
+// MicroVM runs one command inside the micro-VM. req.Cwd is absolute and req.Env already
+// scrubbed of credentials not granted.
+type MicroVM func(ctx context.Context, req ExecRequest) (Result, error)
+
+// BackendNameMicroVM is Result.Backend for a command run in the micro-VM.
+const BackendNameMicroVM = "microvm"
+
+// ErrMicroVMUnavailable is returned for execution_mode "sandbox" when the caller has no
+// micro-VM to run the command in.
+var ErrMicroVMUnavailable = errors.New(`execution_mode "sandbox" runs commands in the micro-VM, which is not available here: install it with ` +
+	"`airlock sandbox install`" + ` (or from the Sandbox tab), or use execution_mode = "local"`)
+
+// execMicroVM runs req in the micro-VM when the policy asks for it; ok is false otherwise.
+func execMicroVM(ctx context.Context, req ExecRequest) (Result, bool, error) {
+	if req.Policy.ExecutionMode != ExecSandbox {
+		return Result{}, false, nil
+	}
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return Result{}, true, execErr(ExitSandboxFailed, "exec: no command given")
+	}
+	if req.Policy.Mode == "" || req.Policy.Cwd == "" {
+		return Result{}, true, execErr(ExitSandboxFailed, "exec: the policy is not resolved (call sandbox.Resolve)")
+	}
+	if req.MicroVM == nil {
+		return Result{}, true, &ExecError{Code: ExitSandboxFailed, Err: ErrMicroVMUnavailable}
+	}
+	if req.Cwd == "" {
+		req.Cwd = req.Policy.Cwd
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		abs, err := filepath.Abs(req.Cwd)
+		if err != nil {
+			return Result{}, true, execErr(ExitSandboxFailed, "exec: working directory %s: %w", req.Cwd, err)
+		}
+		req.Cwd = abs
+	}
+	env := req.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	req.Env = slices.DeleteFunc(ScrubEnv(env, req.GrantEnv), func(kv string) bool { return strings.HasPrefix(kv, innerStageEnv+"=") })
+	res, err := req.MicroVM(ctx, req)
+	if res.Backend == "" {
+		res.Backend = BackendNameMicroVM
+	}
+	return res, true, err
 }
 
 // Result is how a command ended.
@@ -109,7 +160,7 @@ func prepare(req ExecRequest) (*prepared, error) {
 		return nil, execErr(ExitSandboxFailed, "exec: the policy is not resolved (call sandbox.Resolve)")
 	}
 	if req.Policy.ExecutionMode == ExecSandbox {
-		return nil, execErr(ExitSandboxFailed, "exec: execution_mode \"sandbox\" (the micro-VM) is not available yet; use execution_mode = \"local\" or \"auto\"")
+		return nil, &ExecError{Code: ExitSandboxFailed, Err: ErrMicroVMUnavailable}
 	}
 	pr := &prepared{req: req, cwd: req.Cwd}
 	if pr.cwd == "" {

@@ -44,6 +44,9 @@ const forcedNone = "none-available"
 // The command's failure is in Result.ExitCode; Airlock's own failures are
 // *ExecError (with the exit code to use) or *ProtectedSymlinkError.
 func Exec(ctx context.Context, req ExecRequest) (Result, error) {
+	if res, ok, err := execMicroVM(ctx, req); ok {
+		return res, err
+	}
 	pr, err := prepare(req)
 	if err != nil {
 		return Result{}, err

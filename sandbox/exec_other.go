@@ -14,6 +14,9 @@ import (
 // Exec runs req.Argv under req.Policy: Seatbelt on macOS, the application
 // layer alone elsewhere (refused when the backend is "os").
 func Exec(ctx context.Context, req ExecRequest) (Result, error) {
+	if res, ok, err := execMicroVM(ctx, req); ok {
+		return res, err
+	}
 	pr, err := prepare(req)
 	if err != nil {
 		return Result{}, err

@@ -28,6 +28,7 @@ type policyFlags struct {
 	writableRoots []string
 	protect       []string
 	backend       string
+	execMode      string
 }
 
 func (f *policyFlags) register(fs *pflag.FlagSet) {
@@ -37,6 +38,7 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.writableRoots, "writable-root", nil, "another writable directory (repeatable)")
 	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
 	fs.StringVar(&f.backend, "backend", "", "isolation backend: auto | os | app")
+	fs.StringVar(&f.execMode, "execution-mode", "", "where the command runs: local | sandbox (the micro-VM) | auto")
 }
 
 // layer turns the flags given on the command line (and only those) into a layer.
@@ -56,6 +58,9 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 	}
 	if fs.Changed("backend") {
 		l.Backend = &f.backend
+	}
+	if fs.Changed("execution-mode") {
+		l.ExecutionMode = &f.execMode
 	}
 	return l
 }
@@ -109,10 +114,16 @@ func newExecCmd(e *env) *cobra.Command {
 			if p, err := e.paths(); err == nil {
 				hidden = append(hidden, p.RuntimeDir)
 			}
-			res, err := sandbox.Exec(cmd.Context(), sandbox.ExecRequest{
+			req := sandbox.ExecRequest{
 				Policy: policy, Argv: args, Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Timeout: timeout, GrantEnv: grantEnv, HiddenPaths: hidden,
-			})
+			}
+			if policy.ExecutionMode == sandbox.ExecSandbox {
+				if req.MicroVM, err = oneOffMicroVM(cmd.Context(), e); err != nil {
+					return &exitError{code: sandbox.ExitSandboxFailed, err: err}
+				}
+			}
+			res, err := sandbox.Exec(cmd.Context(), req)
 			if res.Warning != "" {
 				fmt.Fprintf(e.stderr, "airlock: warning: %s\n", res.Warning)
 			}

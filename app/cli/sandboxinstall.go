@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
@@ -24,7 +28,9 @@ func newSandboxInstallCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install [--manifest URL]",
 		Short: "Install the micro-VM runtime and image for the sandbox execution mode, with progress",
-		Long: "Detects KVM and a system QEMU, downloads the runtime (skipped when a usable qemu-system is\n" +
+		Long: "When the Airlock app or daemon runs, it does the install (its window shows the same progress);\n" +
+			"otherwise this process does. " +
+			"Detects KVM and a system QEMU, downloads the runtime (skipped when a usable qemu-system is\n" +
 			"installed) and the image listed in the manifest (http(s)://, file:// or a path; default\n" +
 			"$AIRLOCK_SANDBOX_MANIFEST), verifies every file's sha256 and installs it into the data\n" +
 			"directory. Ctrl-C stops it; running it again resumes the download where it stopped.\n" +
@@ -33,9 +39,6 @@ func newSandboxInstallCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if manifest == "" {
 				manifest = e.getenv("AIRLOCK_SANDBOX_MANIFEST")
-			}
-			if manifest == "" {
-				return &exitError{code: ExitUsage, err: errors.New("no manifest: pass --manifest URL (build one with `make sandbox-image`: --manifest build/sandbox-image/manifest.json) or set AIRLOCK_SANDBOX_MANIFEST")}
 			}
 			p, err := e.paths()
 			if err != nil {
@@ -47,8 +50,17 @@ func newSandboxInstallCmd(e *env) *cobra.Command {
 			if e.json {
 				bar.w = io.Discard
 			}
-			in := vminstall.New(vminstall.Config{Dir: p.SandboxDir, ManifestURL: manifest, Publisher: bar})
-			st, err := in.Install(ctx)
+			// A running app or daemon owns the install (one at a time, shown in its window):
+			// ask it, and show its progress events.
+			st, err := installThroughCore(ctx, e, manifest, bar)
+			var nr *localapi.NotRunningError
+			if errors.As(err, &nr) {
+				if manifest == "" {
+					return &exitError{code: ExitUsage, err: errors.New("no manifest: pass --manifest URL (build one with `make sandbox-image`: --manifest build/sandbox-image/manifest.json) or set AIRLOCK_SANDBOX_MANIFEST")}
+				}
+				in := vminstall.New(vminstall.Config{Dir: p.SandboxDir, ManifestURL: manifest, Publisher: bar})
+				st, err = in.Install(ctx)
+			}
 			bar.finish()
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
@@ -135,4 +147,63 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// installThroughCore asks the running core to install (or joins its install) and feeds its
+// "sandbox.install" events to bar until the install ends. Ctrl-C cancels the install.
+// A *localapi.NotRunningError means no core runs.
+func installThroughCore(ctx context.Context, e *env, manifest string, bar *progressBar) (vminstall.Status, error) {
+	c, err := e.client()
+	if err != nil {
+		return vminstall.Status{}, err
+	}
+	if manifest != "" && !strings.Contains(manifest, "://") {
+		// A path is the core's to open: make it absolute (the core runs elsewhere).
+		if abs, err := filepath.Abs(manifest); err == nil {
+			manifest = abs
+		}
+	}
+	evctx, cancelEvents := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelEvents()
+	events, err := c.Events(evctx, vminstall.Topic)
+	if err != nil {
+		return vminstall.Status{}, err
+	}
+	var st vminstall.Status
+	if err := c.Do(ctx, http.MethodPost, "/v1/sandbox/vm/install", map[string]string{"manifest": manifest}, &st); err != nil {
+		return st, err
+	}
+	fmt.Fprintln(bar.w, "installing through the running Airlock (its window shows the same progress)")
+	running := st.Downloading
+	for running {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return st, errors.New("Airlock stopped during the install; run `airlock sandbox install` again to resume")
+			}
+			var s vminstall.Status
+			if json.Unmarshal(ev.Payload, &s) != nil {
+				continue
+			}
+			bar.Publish(vminstall.Topic, s)
+			if s.Downloading {
+				running = true
+				continue
+			}
+			running = false
+		case <-ctx.Done():
+			c.Do(context.WithoutCancel(ctx), http.MethodPost, "/v1/sandbox/vm/cancel", nil, nil)
+			return st, ctx.Err()
+		}
+	}
+	if err := c.Do(context.WithoutCancel(ctx), http.MethodGet, "/v1/sandbox/vm", nil, &st); err != nil {
+		return st, err
+	}
+	if st.Error != "" {
+		return st, errors.New(st.Error)
+	}
+	if !st.Ready() {
+		return st, fmt.Errorf("the install ended but the micro-VM is not ready (runtime ready %v, image ready %v)", st.RuntimeReady, st.ImageReady)
+	}
+	return st, nil
 }

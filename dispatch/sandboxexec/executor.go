@@ -27,9 +27,19 @@ type Options struct {
 	HiddenPaths []string
 	// Home is the user's home directory ("" : os.UserHomeDir).
 	Home string
+	// MicroVM returns the micro-VM runner (the daemon's vm.Pool.SandboxExec) when its
+	// runtime and image are installed, else an error saying why (wrapping vm.ErrNotReady).
+	// nil: no micro-VM (execution_mode "sandbox" fails, "auto" asks).
+	MicroVM func() (sandbox.MicroVM, error)
+	// Approvals asks the person when "auto" meets a high-risk command and the micro-VM is
+	// not ready (run it on the host instead?). nil: such a command fails.
+	Approvals dispatch.Approvals
+	// OnRoute is told every decision of the "sandbox" and "auto" modes (the app writes
+	// it to the audit); the run's log gets Route.LogLine either way.
+	OnRoute func(Route)
 }
 
-// Executor implements dispatch.Executor with sandbox.Exec.
+// Executor implements dispatch.Executor with sandbox.Exec, on the host or in the micro-VM.
 type Executor struct{ opts Options }
 
 // New returns an Executor.
@@ -43,6 +53,16 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 	if err != nil {
 		return dispatch.ExecResult{}, err
 	}
+	if pol.ExecutionMode != sandbox.ExecLocal {
+		rt, vmExec, err := e.route(ctx, spec, pol)
+		if err != nil {
+			return dispatch.ExecResult{}, err
+		}
+		if rt.Where == WhereMicroVM {
+			return e.execMicroVM(ctx, spec, pol, vmExec)
+		}
+	}
+	pol.ExecutionMode = sandbox.ExecLocal
 	if pol.Mode != sandbox.ModeFullAccess {
 		if _, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
 			if d, ok := sandbox.IsDenied(err); ok {
@@ -72,9 +92,6 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 	mode, network := spec.Policy.SandboxMode, spec.Policy.Network
 	backend, execMode := spec.Policy.Backend, spec.Policy.ExecutionMode
-	if execMode == "auto" {
-		execMode = "local" // auto picks per command; a run's own command runs local until the micro-VM exists
-	}
 	flags := sandbox.Layer{Mode: &mode, Network: &network}
 	if backend != "" {
 		flags.Backend = &backend

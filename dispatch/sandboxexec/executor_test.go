@@ -30,6 +30,12 @@ func (a *allow) Await(_ context.Context, req dispatch.ApprovalRequest) (dispatch
 
 func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
 	t.Helper()
+	return setupWith(t, approval, func(string, *allow, *Options) {})
+}
+
+// setupWith is setup with the executor's options adjusted (opts.Home is the test's home).
+func setupWith(t testing.TB, approval string, adjust func(home string, a *allow, o *Options)) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
+	t.Helper()
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
@@ -55,7 +61,9 @@ func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, strin
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval
 	a := &allow{}
-	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(Options{Home: home}), Approvals: a,
+	eo := Options{Home: home}
+	adjust(home, a, &eo)
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(eo), Approvals: a,
 		LogDir: filepath.Join(root, "runs"), Defaults: func() dispatch.Policy { return pol }})
 	if err != nil {
 		t.Fatal(err)

@@ -5,36 +5,17 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
-// findImage finds a built image: $AIRLOCK_SANDBOX_IMAGE or the repo's build/sandbox-image
-// (what `make sandbox-image` writes), and a QEMU; reason says why not when it cannot.
-func findImage() (c Config, reason string) {
-	dir := os.Getenv("AIRLOCK_SANDBOX_IMAGE")
-	if dir == "" {
-		dir, _ = filepath.Abs(filepath.Join("..", "..", "build", "sandbox-image"))
-	}
-	c = Config{Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Rootfs: filepath.Join(dir, "rootfs.qcow2")}
-	for _, f := range []string{c.Kernel, c.Initrd, c.Rootfs} {
-		if _, err := os.Stat(f); err != nil {
-			return c, "no micro-VM image built (" + f + " missing): run `make sandbox-image` (or set AIRLOCK_SANDBOX_IMAGE=DIR) to run the VM tests; CI without a built image skips them"
-		}
-	}
-	qemu, err := exec.LookPath(vminstall.QEMUBinaryFor(runtime.GOARCH))
-	if err != nil {
-		return c, "no " + vminstall.QEMUBinaryFor(runtime.GOARCH) + " on this machine (apt-get install qemu-system-x86): cannot boot the micro-VM"
-	}
-	c.QEMU = qemu
-	return c, ""
+// findImage finds a built image (FindImage with the repo's build/sandbox-image).
+func findImage() (Config, string) {
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "build", "sandbox-image"))
+	return FindImage(dir)
 }
 
 // testImage is findImage for a test, which skips when there is no image.

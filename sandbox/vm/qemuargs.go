@@ -26,6 +26,8 @@ type Config struct {
 	Accel     string // kvm | tcg | hvf; "" = kvm when /dev/kvm is usable, else tcg
 	MemoryMB  int    // 0 = 1024
 	CPUs      int    // 0 = 2
+	// Seccomp confines QEMU with SeccompArgs (Boot sets it when the QEMU supports it).
+	Seccomp bool
 }
 
 // kernelCmdline boots the rootfs with the agent as init. airlock.net=user asks the agent
@@ -85,7 +87,9 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 		cpu = "host"
 	}
 	args := []string{
-		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+		// No default devices, no monitor anywhere (the only socket is the agent's, in a
+		// 0700 directory of the user running QEMU).
+		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
 		"-machine", machineFor(runtime.GOARCH), "-accel", c.Accel, "-cpu", cpu,
 		"-m", strconv.Itoa(mem), "-smp", strconv.Itoa(cpus),
 		"-kernel", c.Kernel,
@@ -97,6 +101,9 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 		"-device", "virtio-serial-pci",
 		"-device", "virtserialport,chardev=agent,name=" + agent.PortName,
 		"-serial", "file:" + console,
+	}
+	if c.Seccomp {
+		args = append(args, SeccompArgs...)
 	}
 	if c.Initrd != "" {
 		args = append(args, "-initrd", c.Initrd)

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,10 @@ func TestQEMUArgs(t *testing.T) {
 		{"network off, snapshot disk, workspace 9p", nil,
 			[]string{"-nic none", "file=/img/rootfs.qcow2,if=virtio,format=qcow2,snapshot=on", "path=/home/me/proj,security_model=" + securityModel(os.Geteuid()),
 				"mount_tag=workspace", "name=org.airlock.agent", "-accel tcg -cpu max", "-initrd /img/initrd.img", "init=/usr/local/sbin/airlock-guest"},
-			[]string{"user,model", "airlock.net=user"}, ""},
+			[]string{"user,model", "airlock.net=user", "-sandbox"}, ""},
+		{"no monitor, no default devices", nil, []string{"-nodefaults", "-monitor none"}, []string{"-monitor stdio", "-qmp", "telnet"}, ""},
+		{"seccomp when supported", func(c *Config) { c.Seccomp = true },
+			[]string{"-sandbox on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"}, nil, ""},
 		{"network on", func(c *Config) { c.Network = true }, []string{"-nic user,model=virtio-net-pci", "airlock.net=user"}, []string{"-nic none"}, ""},
 		{"kvm uses the host cpu", func(c *Config) { c.Accel = "kvm" }, []string{"-accel kvm -cpu host"}, nil, ""},
 		{"raw rootfs", func(c *Config) { c.Rootfs = "/img/rootfs.ext4" }, []string{"format=raw,snapshot=on"}, nil, ""},
@@ -60,5 +64,18 @@ func TestQEMUArgs(t *testing.T) {
 func TestSecurityModelAsRootNeverPassesOwnership(t *testing.T) {
 	if securityModel(0) != "mapped-xattr" || securityModel(1000) != "none" {
 		t.Errorf("root %q, user %q", securityModel(0), securityModel(1000))
+	}
+}
+
+func TestSeccompSupportedBySystemQEMU(t *testing.T) {
+	q, err := exec.LookPath("qemu-system-x86_64")
+	if err != nil {
+		t.Skip("no qemu-system-x86_64 (apt-get install qemu-system-x86)")
+	}
+	if !SeccompSupported(q) {
+		t.Errorf("%s refuses -sandbox on: Debian's QEMU is built with seccomp", q)
+	}
+	if SeccompSupported("/bin/false") {
+		t.Error("a binary that fails counts as supporting seccomp")
 	}
 }

@@ -52,6 +52,10 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 		}
 	}
 	v.Accel = c.Accel
+	c.Seccomp = SeccompSupported(c.QEMU)
+	if !c.Seccomp {
+		log.Warn("this QEMU has no seccomp support (-sandbox): QEMU itself runs unconfined", "qemu", c.QEMU)
+	}
 	if c.Accel == "tcg" {
 		v.Warning = "no usable /dev/kvm: the micro-VM runs under TCG emulation, several times slower"
 		log.Warn(v.Warning)
@@ -77,8 +81,8 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 	}
 	go func() { v.waitErr = v.cmd.Wait(); close(v.exited) }()
 	fail := func(err error) (*VM, error) {
+		tail := consoleTail(console) // before Close removes it
 		v.Close()
-		tail := consoleTail(console)
 		return nil, fmt.Errorf("vm: %w (qemu: %s; guest console: %s)", err, strings.TrimSpace(v.cmd.Stderr.(*lockedBuilder).String()), tail)
 	}
 	var conn net.Conn

@@ -35,11 +35,14 @@ type Installer struct {
 
 // installRun is one install shared by every caller that asked while it ran.
 type installRun struct {
-	cancel  context.CancelFunc
-	done    chan struct{}
-	waiters int
-	status  Status
-	err     error
+	cancel   context.CancelFunc
+	done     chan struct{}
+	manifest string
+	// background runs (Start) are not cancelled when the callers of Install go away.
+	background bool
+	waiters    int
+	status     Status
+	err        error
 }
 
 // New returns an Installer; nothing runs until Install or Refresh.
@@ -114,18 +117,14 @@ func (i *Installer) probe(ctx context.Context) Status {
 // returns its result. When every caller's ctx is done the install is cancelled (its .part
 // files stay for a later resume); Cancel stops it for everyone.
 func (i *Installer) Install(ctx context.Context) (Status, error) {
+	return i.InstallFrom(ctx, "")
+}
+
+// InstallFrom is Install from manifestURL ("" = Config.ManifestURL). A caller that joins a
+// running install gets that install, whatever its manifest.
+func (i *Installer) InstallFrom(ctx context.Context, manifestURL string) (Status, error) {
 	i.mu.Lock()
-	r := i.run
-	if r == nil {
-		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		r = &installRun{cancel: cancel, done: make(chan struct{})}
-		i.run = r
-		st := i.status
-		st.Downloading, st.Error = true, ""
-		st.Progress = Progress{Stage: StageDetect}
-		i.status = st
-		go i.execute(rctx, r)
-	}
+	r := i.startLocked(manifestURL)
 	r.waiters++
 	i.mu.Unlock()
 
@@ -135,12 +134,58 @@ func (i *Installer) Install(ctx context.Context) (Status, error) {
 	case <-ctx.Done():
 		i.mu.Lock()
 		r.waiters--
-		if r.waiters == 0 {
+		if r.waiters == 0 && !r.background {
 			r.cancel()
 		}
 		i.mu.Unlock()
 		return i.Status(), ctx.Err()
 	}
+}
+
+// Start begins an install in the background (from manifestURL, "" = Config.ManifestURL),
+// or finds the one running, and returns the status at once; the install then runs until
+// it ends or Cancel stops it. Progress arrives on the Publisher; Wait waits for the end.
+func (i *Installer) Start(manifestURL string) Status {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	r := i.startLocked(manifestURL)
+	r.background = true
+	return i.status
+}
+
+// Wait blocks until no install runs (or ctx is done) and returns the status.
+func (i *Installer) Wait(ctx context.Context) (Status, error) {
+	i.mu.Lock()
+	r := i.run
+	i.mu.Unlock()
+	if r == nil {
+		return i.Status(), nil
+	}
+	select {
+	case <-r.done:
+		return r.status, r.err
+	case <-ctx.Done():
+		return i.Status(), ctx.Err()
+	}
+}
+
+// startLocked returns the running install or starts one; i.mu is held.
+func (i *Installer) startLocked(manifestURL string) *installRun {
+	if i.run != nil {
+		return i.run
+	}
+	if manifestURL == "" {
+		manifestURL = i.cfg.ManifestURL
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	r := &installRun{cancel: cancel, done: make(chan struct{}), manifest: manifestURL}
+	i.run = r
+	st := i.status
+	st.Downloading, st.Error = true, ""
+	st.Progress = Progress{Stage: StageDetect}
+	i.status = st
+	go i.execute(rctx, r)
+	return r
 }
 
 // Cancel stops the running install, if any. The .part files stay so the next install resumes.
@@ -155,7 +200,7 @@ func (i *Installer) Cancel() {
 // execute runs one install and records its outcome.
 func (i *Installer) execute(ctx context.Context, r *installRun) {
 	i.publish(i.Status())
-	err := i.install(ctx)
+	err := i.install(ctx, r.manifest)
 	if errors.Is(err, context.Canceled) {
 		err = errors.New("install cancelled; the downloaded part is kept and the next install resumes it")
 	}
@@ -176,13 +221,13 @@ func (i *Installer) execute(ctx context.Context, r *installRun) {
 }
 
 // install does the work of one run.
-func (i *Installer) install(ctx context.Context) error {
+func (i *Installer) install(ctx context.Context, manifestURL string) error {
 	sup := i.cfg.Detect(ctx)
 	i.update(func(st *Status) { st.Supported, st.Support = sup.Supported, sup })
 	if !sup.Supported {
 		return errors.New(sup.Reason)
 	}
-	mu, err := ManifestURL(i.cfg.ManifestURL)
+	mu, err := ManifestURL(manifestURL)
 	if err != nil {
 		return err
 	}

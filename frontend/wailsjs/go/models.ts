@@ -724,3 +724,104 @@ export namespace sandbox {
 
 }
 
+export namespace vminstall {
+	
+	export class Progress {
+	    stage: string;
+	    artifact?: string;
+	    received: number;
+	    total: number;
+	    percent: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Progress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.stage = source["stage"];
+	        this.artifact = source["artifact"];
+	        this.received = source["received"];
+	        this.total = source["total"];
+	        this.percent = source["percent"];
+	    }
+	}
+	export class Support {
+	    os: string;
+	    arch: string;
+	    supported: boolean;
+	    reason?: string;
+	    kvm: boolean;
+	    accel: string;
+	    warning?: string;
+	    qemuBinary: string;
+	    systemQemu?: string;
+	    qemuVersion?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Support(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.os = source["os"];
+	        this.arch = source["arch"];
+	        this.supported = source["supported"];
+	        this.reason = source["reason"];
+	        this.kvm = source["kvm"];
+	        this.accel = source["accel"];
+	        this.warning = source["warning"];
+	        this.qemuBinary = source["qemuBinary"];
+	        this.systemQemu = source["systemQemu"];
+	        this.qemuVersion = source["qemuVersion"];
+	    }
+	}
+	export class Status {
+	    supported: boolean;
+	    runtimeReady: boolean;
+	    imageReady: boolean;
+	    downloading: boolean;
+	    progress: Progress;
+	    error?: string;
+	    support: Support;
+	    runtime?: string;
+	    version?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.supported = source["supported"];
+	        this.runtimeReady = source["runtimeReady"];
+	        this.imageReady = source["imageReady"];
+	        this.downloading = source["downloading"];
+	        this.progress = this.convertValues(source["progress"], Progress);
+	        this.error = source["error"];
+	        this.support = this.convertValues(source["support"], Support);
+	        this.runtime = source["runtime"];
+	        this.version = source["version"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+

@@ -5,6 +5,7 @@ import {localapi} from '../models';
 import {dispatch} from '../models';
 import {ops} from '../models';
 import {sandbox} from '../models';
+import {vminstall} from '../models';
 
 export function AddRule(arg1:string,arg2:string,arg3:string):Promise<desktop.PermissionsView>;
 
@@ -43,3 +44,9 @@ export function SetTier(arg1:string,arg2:string):Promise<desktop.PermissionsView
 export function Status():Promise<localapi.Status>;
 
 export function Topics():Promise<Array<string>>;
+
+export function VMInstall():Promise<void>;
+
+export function VMInstallCancel():Promise<void>;
+
+export function VMStatus():Promise<vminstall.Status>;

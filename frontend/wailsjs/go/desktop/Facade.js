@@ -77,3 +77,15 @@ export function Status() {
 export function Topics() {
   return window['go']['desktop']['Facade']['Topics']();
 }
+
+export function VMInstall() {
+  return window['go']['desktop']['Facade']['VMInstall']();
+}
+
+export function VMInstallCancel() {
+  return window['go']['desktop']['Facade']['VMInstallCancel']();
+}
+
+export function VMStatus() {
+  return window['go']['desktop']['Facade']['VMStatus']();
+}

@@ -1,0 +1,178 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vm"
+	"github.com/airlock-app/airlock/sandbox/vminstall"
+)
+
+// EnvSandboxManifest names the manifest the micro-VM installer uses when a request gives none.
+const EnvSandboxManifest = "AIRLOCK_SANDBOX_MANIFEST"
+
+// vmIdle is how long a warm micro-VM waits for the next command before it shuts down.
+const vmIdle = 5 * time.Minute
+
+// microVM is the core's micro-VM: one installer (status published on the bus as
+// "sandbox.install") and one pool of warm VMs, rebuilt when the installed image changes.
+type microVM struct {
+	inst     *vminstall.Installer
+	dir      string
+	probed   chan struct{} // closed after the first Refresh
+	probeOne sync.Once
+
+	mu      sync.Mutex
+	pool    *vm.Pool
+	poolCfg vm.Config
+	closed  bool
+}
+
+// openVM creates the installer; nothing is probed until startVM.
+func (c *Core) openVM() {
+	c.vm = &microVM{
+		inst: vminstall.New(vminstall.Config{Dir: c.Paths.SandboxDir, ManifestURL: c.getenv(EnvSandboxManifest), Publisher: c.Bus}),
+		dir:  c.Paths.SandboxDir, probed: make(chan struct{}),
+	}
+}
+
+// startVM probes QEMU, KVM and the installed files in the background and publishes the status.
+func (c *Core) startVM(ctx context.Context) {
+	go func() {
+		defer c.vm.probeOne.Do(func() { close(c.vm.probed) })
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		st := c.vm.inst.Refresh(pctx)
+		slog.Info("micro-VM", "ready", st.Ready(), "runtime", st.Runtime, "image", st.Version, "accel", st.Support.Accel, "error", st.Error)
+	}()
+}
+
+// closeVM shuts the warm VMs down and stops a running install (its .part files stay).
+func (c *Core) closeVM() {
+	if c.vm == nil {
+		return
+	}
+	c.vm.inst.Cancel()
+	c.vm.mu.Lock()
+	c.vm.closed = true
+	p := c.vm.pool
+	c.vm.pool = nil
+	c.vm.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// VMStatus is the installer's status, after the start-up probe (or ctx) ended.
+func (c *Core) VMStatus(ctx context.Context) vminstall.Status {
+	select {
+	case <-c.vm.probed:
+	case <-ctx.Done():
+	}
+	return c.vm.inst.Status()
+}
+
+// VMInstall starts installing the runtime and image in the background from manifest ("":
+// $AIRLOCK_SANDBOX_MANIFEST), or joins the install already running, and returns the status
+// at once. Progress is published as "sandbox.install" events.
+func (c *Core) VMInstall(manifest string) vminstall.Status { return c.vm.inst.Start(manifest) }
+
+// VMManifest is the manifest an install without one uses ($AIRLOCK_SANDBOX_MANIFEST).
+func (c *Core) VMManifest() string { return c.getenv(EnvSandboxManifest) }
+
+// VMInstallWait waits for the running install, if any, to end.
+func (c *Core) VMInstallWait(ctx context.Context) (vminstall.Status, error) {
+	return c.vm.inst.Wait(ctx)
+}
+
+// VMInstallCancel stops the running install; the next one resumes the download.
+func (c *Core) VMInstallCancel() vminstall.Status {
+	c.vm.inst.Cancel()
+	return c.vm.inst.Status()
+}
+
+// MicroVM returns the runner for the "sandbox" execution mode (the warm pool), or an
+// error wrapping vm.ErrNotReady that says what to install.
+func (c *Core) MicroVM() (sandbox.MicroVM, error) {
+	select {
+	case <-c.vm.probed:
+	case <-time.After(15 * time.Second):
+	}
+	base, err := vm.ConfigFromInstall(c.vm.dir, c.vm.inst.Status())
+	if err != nil {
+		return nil, err
+	}
+	c.vm.mu.Lock()
+	defer c.vm.mu.Unlock()
+	if c.vm.closed {
+		return nil, errors.New("Airlock is stopping")
+	}
+	if c.vm.pool == nil || c.vm.poolCfg != base {
+		if old := c.vm.pool; old != nil {
+			go old.Close() // an updated image: the next commands boot the new one
+		}
+		c.vm.pool, c.vm.poolCfg = vm.NewPool(base, vmIdle, nil, slog.Default()), base
+	}
+	return c.vm.pool.SandboxExec, nil
+}
+
+// auditRoute writes an execution-mode decision into the permission audit (tool exec,
+// layer isolation): where the run's command ran and why.
+func (c *Core) auditRoute(rt sandboxexec.Route) {
+	verdict := permission.Allow
+	if rt.Where == "" {
+		verdict = permission.Deny
+	}
+	subject := "execution_mode " + rt.Mode + ": " + rt.Command
+	if rt.Where != "" {
+		subject += " → " + rt.Where
+	}
+	reasons, _ := json.Marshal([]string{rt.Reason})
+	rec := permission.AuditRecord{
+		RequestID: fmt.Sprintf("run-%d-route", rt.RunID), Tool: permission.ToolExec, Subject: permission.Redact(subject),
+		Verdict: verdict, Layer: permission.LayerIsolation, Reasons: permission.Redact(string(reasons)),
+		Run: fmt.Sprint(rt.RunID), Cwd: rt.Cwd, AskedBy: "dispatch", AnsweredBy: "execution_mode " + rt.Mode, CreatedAt: time.Now().UTC(),
+	}
+	if rt.Asked {
+		rec.Kind, rec.AnsweredBy = permission.KindIsolationEscalation, rt.AnsweredBy
+	}
+	if err := c.DB.Create(&rec).Error; err != nil {
+		slog.Error("audit the execution-mode decision", "run", rt.RunID, "err", err)
+	}
+}
+
+// vmRoutes are the micro-VM's local API routes.
+func (c *Core) vmRoutes() {
+	c.api.Handle("GET /v1/sandbox/vm", func(w http.ResponseWriter, r *http.Request) {
+		localapi.WriteJSON(w, http.StatusOK, c.VMStatus(r.Context()))
+	})
+	c.api.Handle("POST /v1/sandbox/vm/install", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Manifest string `json:"manifest"`
+		}
+		if r.ContentLength != 0 { // no body: the configured manifest
+			if err := localapi.ReadJSON(r, &body); err != nil {
+				localapi.WriteError(w, err)
+				return
+			}
+		}
+		select {
+		case <-c.vm.probed:
+		case <-r.Context().Done():
+		}
+		localapi.WriteJSON(w, http.StatusAccepted, c.VMInstall(body.Manifest))
+	})
+	c.api.Handle("POST /v1/sandbox/vm/cancel", func(w http.ResponseWriter, r *http.Request) {
+		localapi.WriteJSON(w, http.StatusOK, c.VMInstallCancel())
+	})
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/sandbox/vm"
+)
+
+// vmInstance is an instance whose HOME is private too, so that its default workspace
+// root (~/Airlock) is a temporary directory runs may start in without authorization.
+type vmInstance struct {
+	*instance
+	env []string
+}
+
+func newVMInstance(t *testing.T) *vmInstance {
+	in := newInstance(t)
+	home := filepath.Join(t.TempDir(), "person")
+	os.MkdirAll(filepath.Join(home, "Airlock"), 0o755)
+	return &vmInstance{instance: in, env: []string{"AIRLOCK_HOME=" + in.home, "HOME=" + home}}
+}
+
+func (in *vmInstance) run(args ...string) (string, string, int) {
+	in.t.Helper()
+	c := exec.Command(binary, args...)
+	c.Env = append(os.Environ(), in.env...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		in.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestExecSandboxModeWithoutTheMicroVM: a clear error with the ways out, exit 125.
+func TestExecSandboxModeWithoutTheMicroVM(t *testing.T) {
+	in := newVMInstance(t)
+	_, stderr, code := in.run("exec", "--execution-mode", "sandbox", "--", "true")
+	if code != 125 || !strings.Contains(stderr, "airlock sandbox install") || !strings.Contains(stderr, "--execution-mode local") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestSandboxInstallThroughTheDaemonThenRunInTheVM: with a daemon running, `airlock
+// sandbox install` asks it (progress from its events) against artifacts served over HTTP;
+// then `airlock exec --execution-mode sandbox` boots a one-off VM, and a dispatch task in
+// sandbox mode runs in the daemon's warm VM.
+func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
+	imageDir := os.Getenv("AIRLOCK_SANDBOX_IMAGE")
+	if imageDir == "" {
+		imageDir, _ = filepath.Abs(filepath.Join("..", "..", "build", "sandbox-image"))
+	}
+	if _, reason := vm.FindImage(imageDir); reason != "" {
+		t.Skip(reason)
+	}
+	if _, err := os.Stat(filepath.Join(imageDir, "manifest.json")); err != nil {
+		t.Skip("no manifest.json in " + imageDir + ": run `make sandbox-image`")
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(imageDir)))
+	defer srv.Close()
+
+	in := newVMInstance(t)
+	d := exec.Command(binary, "daemon")
+	d.Env = append(os.Environ(), in.env...)
+	var logs bytes.Buffer
+	d.Stdout, d.Stderr = &logs, &logs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { d.Process.Kill(); d.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _, _ := in.run("status", "--json")
+		if strings.Contains(out, `"running": true`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon never ran: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	out, stderr, code := in.run("sandbox", "install", "--manifest", srv.URL+"/manifest.json")
+	if code != 0 || !strings.Contains(stderr, "installing through the running Airlock") || !strings.Contains(stderr, "100%") || !strings.Contains(out, "sandbox ready") {
+		t.Fatalf("install: exit %d\n%s\n%s", code, out, stderr)
+	}
+	hostKernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+
+	ws := filepath.Join(strings.TrimPrefix(in.env[1], "HOME="), "Airlock", "proj")
+	os.MkdirAll(ws, 0o755)
+	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "sandbox", "--", "sh", "-c", "uname -r; echo from-vm > made.txt; echo gone > /root/x")
+	if code != 0 || strings.TrimSpace(out) == strings.TrimSpace(string(hostKernel)) || strings.TrimSpace(out) == "" {
+		t.Fatalf("exec in the VM: exit %d %q %s", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "from-vm\n" {
+		t.Fatalf("workspace file: %q", b)
+	}
+
+	if _, stderr, code := in.run("task", "add", "--name", "in-vm", "--cwd", ws, "--exec-mode", "sandbox", "--", "sh", "-c", "uname -r > task-kernel.txt; test -e /root/x && echo x-present || echo x-gone"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "in-vm"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	deadline = time.Now().Add(3 * time.Minute)
+	for {
+		out, _, _ := in.run("runs", "list", "--json", "--task", "in-vm")
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 1 && (runs[0]["status"] == "succeeded" || runs[0]["status"] == "failed") {
+			log, _, _ := in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
+			if runs[0]["status"] != "succeeded" || !strings.Contains(log, "airlock: running in the micro-VM (execution_mode sandbox)") || !strings.Contains(log, "x-gone") {
+				t.Fatalf("run: %v\n%s\ndaemon: %s", runs[0], log, logs.String())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never ended: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "task-kernel.txt")); strings.TrimSpace(string(b)) == strings.TrimSpace(string(hostKernel)) || len(b) == 0 {
+		t.Fatalf("task ran on the host: %q", b)
+	}
+}

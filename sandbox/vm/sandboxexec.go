@@ -1,0 +1,140 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vminstall"
+)
+
+// guestPath is the PATH commands get in the guest (the host's PATH means nothing there).
+const guestPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// hostOnlyEnv are variables that describe the host and would mislead a command in the guest.
+var hostOnlyEnv = map[string]bool{
+	"PATH": true, "HOME": true, "TMPDIR": true, "USER": true, "LOGNAME": true, "SHELL": true, "PWD": true, "OLDPWD": true,
+	"DISPLAY": true, "WAYLAND_DISPLAY": true, "DBUS_SESSION_BUS_ADDRESS": true, "SSH_AUTH_SOCK": true, "GNUPGHOME": true,
+	"AIRLOCK_HOME": true,
+}
+
+// GuestRequest maps a sandbox request to the VM: the workspace shared at /workspace is the
+// policy's working directory (the run's writable root), the command's directory maps below
+// it, the network is the policy's, and the environment keeps the request's variables
+// except those that describe the host (PATH, HOME, XDG_*, display, sockets), which get
+// guest values.
+func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g ExecRequest, err error) {
+	workspace = req.Policy.Cwd
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = workspace
+	}
+	rel, err := filepath.Rel(workspace, cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false, ExecRequest{}, fmt.Errorf("micro-VM: the command's directory %s is outside the workspace %s shared with the VM; run it from inside the workspace", cwd, workspace)
+	}
+	g = ExecRequest{
+		Argv: req.Argv, Cwd: filepath.ToSlash(filepath.Join(GuestWorkspace, rel)),
+		Env:   []string{"PATH=" + guestPath, "HOME=/root", "LANG=C.UTF-8", "AIRLOCK_MICROVM=1"},
+		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr, Timeout: req.Timeout,
+	}
+	for _, kv := range req.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || hostOnlyEnv[k] || strings.HasPrefix(k, "XDG_") || k == "LANG" || k == "AIRLOCK_MICROVM" {
+			continue
+		}
+		g.Env = append(g.Env, kv)
+	}
+	return workspace, req.Policy.Network, g, nil
+}
+
+// sandboxResult maps the VM's result to sandbox.Exec's.
+func sandboxResult(r ExecResult, warning string) sandbox.Result {
+	out := sandbox.Result{ExitCode: r.ExitCode, TimedOut: r.TimedOut, Backend: sandbox.BackendNameMicroVM, Warning: warning}
+	if r.Signal != 0 {
+		out.Signal = syscall.Signal(r.Signal).String()
+	}
+	return out
+}
+
+// SandboxExec runs a sandbox.ExecRequest in the pool's warm VM of the request's workspace
+// (booting one when needed). It has sandbox.MicroVM's signature: pass pool.SandboxExec as
+// ExecRequest.MicroVM.
+func (p *Pool) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+	ws, network, g, err := GuestRequest(req)
+	if err != nil {
+		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+	}
+	r, err := p.Exec(ctx, ws, network, g)
+	if err != nil && ctx.Err() == nil && !r.TimedOut {
+		return sandboxResult(r, ""), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+	}
+	return sandboxResult(r, ""), nil
+}
+
+// ExecOnce returns a sandbox.MicroVM that boots a VM from base for one command and stops
+// it afterwards (what `airlock exec --execution-mode sandbox` uses without a daemon).
+func ExecOnce(base Config, log *slog.Logger) sandbox.MicroVM {
+	return func(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+		ws, network, g, err := GuestRequest(req)
+		if err != nil {
+			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+		}
+		c := base
+		c.Workspace, c.Network = ws, network
+		v, err := Boot(ctx, c, log)
+		if err != nil {
+			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+		}
+		defer v.Close()
+		r, err := v.Exec(ctx, g)
+		if err != nil && ctx.Err() == nil && !r.TimedOut {
+			return sandboxResult(r, v.Warning), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+		}
+		return sandboxResult(r, v.Warning), nil
+	}
+}
+
+// ImageConfig is the configuration for an image directory as `make sandbox-image` writes it
+// (vmlinuz, initrd.img, rootfs.qcow2) with the system's QEMU; for tests and benchmarks.
+func ImageConfig(dir, qemu string) (Config, error) {
+	c := Config{QEMU: qemu, Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Rootfs: filepath.Join(dir, "rootfs.qcow2")}
+	for _, f := range []string{c.Kernel, c.Initrd, c.Rootfs} {
+		if !fileExists(f) {
+			return c, fmt.Errorf("no micro-VM image in %s (%s missing): run `make sandbox-image` or set AIRLOCK_SANDBOX_IMAGE=DIR", dir, filepath.Base(f))
+		}
+	}
+	return c, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// FindImage finds a built image for tests and benchmarks: $AIRLOCK_SANDBOX_IMAGE, else
+// fallbackDir, with the system's QEMU. reason (when not "") says why the VM cannot boot,
+// with the way out, for t.Skip.
+func FindImage(fallbackDir string) (c Config, reason string) {
+	dir := os.Getenv("AIRLOCK_SANDBOX_IMAGE")
+	if dir == "" {
+		dir = fallbackDir
+	}
+	c, err := ImageConfig(dir, "")
+	if err != nil {
+		return c, err.Error() + " to run the micro-VM tests; CI without a built image skips them"
+	}
+	qemu, err := exec.LookPath(vminstall.QEMUBinaryFor(runtime.GOARCH))
+	if err != nil {
+		return c, "no " + vminstall.QEMUBinaryFor(runtime.GOARCH) + " on this machine (apt-get install qemu-system-x86): cannot boot the micro-VM"
+	}
+	c.QEMU = qemu
+	return c, ""
+}
