@@ -72,6 +72,77 @@ export namespace config {
 
 }
 
+export namespace departments {
+	
+	export class Defaults {
+	    posture?: string;
+	    sandbox_mode?: string;
+	    network?: boolean;
+	    approval_policy?: string;
+	    execution_mode?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Defaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.posture = source["posture"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.execution_mode = source["execution_mode"];
+	    }
+	}
+	export class Department {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Department(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace desktop {
 	
 	export class AgentHook {
@@ -182,6 +253,54 @@ export namespace desktop {
 	        this.confirmation = source["confirmation"];
 	    }
 	}
+	export class DepartmentRow {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: departments.Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DepartmentRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], departments.Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.tasks = source["tasks"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class GrantRow {
 	    id: string;
 	    tool: string;
@@ -240,6 +359,130 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.hooks = this.convertValues(source["hooks"], HookRow);
 	        this.agents = this.convertValues(source["agents"], AgentHook);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class LogPiece {
+	    run_id: number;
+	    start: number;
+	    end: number;
+	    size: number;
+	    data: string;
+	    truncated: boolean;
+	    missing?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new LogPiece(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.start = source["start"];
+	        this.end = source["end"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	        this.truncated = source["truncated"];
+	        this.missing = source["missing"];
+	    }
+	}
+	export class OpsJournalEntry {
+	    seq: number;
+	    id: number;
+	    plan_id?: string;
+	    event: string;
+	    status?: string;
+	    actor?: string;
+	    at: string;
+	    detail?: {[key: string]: any};
+	    prev_hash: string;
+	    hash: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsJournalEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.id = source["id"];
+	        this.plan_id = source["plan_id"];
+	        this.event = source["event"];
+	        this.status = source["status"];
+	        this.actor = source["actor"];
+	        this.at = source["at"];
+	        this.detail = source["detail"];
+	        this.prev_hash = source["prev_hash"];
+	        this.hash = source["hash"];
+	    }
+	}
+	export class OpsJournalView {
+	    project: string;
+	    entries: OpsJournalEntry[];
+	    verification?: ops.JournalReport;
+	    verify_error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsJournalView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.entries = this.convertValues(source["entries"], OpsJournalEntry);
+	        this.verification = this.convertValues(source["verification"], ops.JournalReport);
+	        this.verify_error = source["verify_error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class OpsPlanDetail {
+	    plan?: ops.PlanView;
+	    evidence: ops.ArtifactView[];
+	    verification?: ops.VerifyResult;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsPlanDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan = this.convertValues(source["plan"], ops.PlanView);
+	        this.evidence = this.convertValues(source["evidence"], ops.ArtifactView);
+	        this.verification = this.convertValues(source["verification"], ops.VerifyResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -351,6 +594,219 @@ export namespace desktop {
 		}
 	}
 	
+	export class RunPage {
+	    runs: dispatch.Run[];
+	    offset: number;
+	    has_more: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], dispatch.Run);
+	        this.offset = source["offset"];
+	        this.has_more = source["has_more"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunQuery {
+	    task: string;
+	    status: string;
+	    offset: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.status = source["status"];
+	        this.offset = source["offset"];
+	        this.limit = source["limit"];
+	    }
+	}
+	export class SchedulePreview {
+	    valid: boolean;
+	    description: string;
+	    next: string[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SchedulePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.valid = source["valid"];
+	        this.description = source["description"];
+	        this.next = source["next"];
+	        this.error = source["error"];
+	    }
+	}
+	export class TaskForm {
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department: string;
+	    overrides: departments.Defaults;
+	    env: {[key: string]: string};
+	    secrets: string[];
+	    timeout: string;
+	    no_progress_timeout: string;
+	    hold_deadline: string;
+	    overlap: string;
+	    missed: string;
+	    disabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskForm(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.disabled = source["disabled"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRow {
+	    id: number;
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department?: string;
+	    overrides: departments.Defaults;
+	    env?: {[key: string]: string};
+	    secrets?: string[];
+	    timeout: number;
+	    no_progress_timeout: number;
+	    overlap: string;
+	    missed: string;
+	    enabled: boolean;
+	    hold_deadline: number;
+	    paused: boolean;
+	    pause_reason?: string;
+	    consecutive_failures: number;
+	    // Go type: time
+	    last_scheduled_at?: any;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    description: string;
+	    next_runs: string[];
+	    effective: dispatch.Policy;
+	    warnings: string[];
+	    last_run?: dispatch.Run;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.enabled = source["enabled"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.paused = source["paused"];
+	        this.pause_reason = source["pause_reason"];
+	        this.consecutive_failures = source["consecutive_failures"];
+	        this.last_scheduled_at = this.convertValues(source["last_scheduled_at"], null);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.description = source["description"];
+	        this.next_runs = source["next_runs"];
+	        this.effective = this.convertValues(source["effective"], dispatch.Policy);
+	        this.warnings = source["warnings"];
+	        this.last_run = this.convertValues(source["last_run"], dispatch.Run);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -388,6 +844,168 @@ export namespace dispatch {
 	        this.dir = source["dir"];
 	        this.since = this.convertValues(source["since"], null);
 	        this.deadline = this.convertValues(source["deadline"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Policy {
+	    posture?: string;
+	    sandbox_mode: string;
+	    network: boolean;
+	    approval_policy: string;
+	    backend: string;
+	    execution_mode: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Policy(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.posture = source["posture"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.backend = source["backend"];
+	        this.execution_mode = source["execution_mode"];
+	    }
+	}
+	export class Run {
+	    id: number;
+	    task_id: number;
+	    // Go type: time
+	    scheduled_at: any;
+	    trigger: string;
+	    task_name: string;
+	    status: string;
+	    reason?: string;
+	    skip_reason?: string;
+	    waiting_dir?: string;
+	    waiting_dept?: string;
+	    // Go type: time
+	    held_since?: any;
+	    // Go type: time
+	    hold_until?: any;
+	    approval_id?: string;
+	    // Go type: time
+	    started_at?: any;
+	    // Go type: time
+	    finished_at?: any;
+	    exit_code?: number;
+	    signal?: string;
+	    pid?: number;
+	    owner?: string;
+	    policy: Policy;
+	    policy_override?: Policy;
+	    parent_run_id?: number;
+	    cwd: string;
+	    department?: string;
+	    log_path?: string;
+	    log_bytes: number;
+	    log_truncated: boolean;
+	    log_pruned: boolean;
+	    paused: boolean;
+	    denial?: string;
+	    denials?: {[key: string]: number};
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.task_id = source["task_id"];
+	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
+	        this.trigger = source["trigger"];
+	        this.task_name = source["task_name"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.skip_reason = source["skip_reason"];
+	        this.waiting_dir = source["waiting_dir"];
+	        this.waiting_dept = source["waiting_dept"];
+	        this.held_since = this.convertValues(source["held_since"], null);
+	        this.hold_until = this.convertValues(source["hold_until"], null);
+	        this.approval_id = source["approval_id"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.finished_at = this.convertValues(source["finished_at"], null);
+	        this.exit_code = source["exit_code"];
+	        this.signal = source["signal"];
+	        this.pid = source["pid"];
+	        this.owner = source["owner"];
+	        this.policy = this.convertValues(source["policy"], Policy);
+	        this.policy_override = this.convertValues(source["policy_override"], Policy);
+	        this.parent_run_id = source["parent_run_id"];
+	        this.cwd = source["cwd"];
+	        this.department = source["department"];
+	        this.log_path = source["log_path"];
+	        this.log_bytes = source["log_bytes"];
+	        this.log_truncated = source["log_truncated"];
+	        this.log_pruned = source["log_pruned"];
+	        this.paused = source["paused"];
+	        this.denial = source["denial"];
+	        this.denials = source["denials"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class State {
+	    paused: boolean;
+	    // Go type: time
+	    paused_at?: any;
+	    paused_by?: string;
+	    tasks: number;
+	    running: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new State(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.paused = source["paused"];
+	        this.paused_at = this.convertValues(source["paused_at"], null);
+	        this.paused_by = source["paused_by"];
+	        this.tasks = source["tasks"];
+	        this.running = source["running"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -576,6 +1194,463 @@ export namespace localapi {
 
 export namespace ops {
 	
+	export class ArtifactView {
+	    id: number;
+	    kind: string;
+	    source: string;
+	    exit_code: number;
+	    timed_out?: boolean;
+	    truncated?: boolean;
+	    size: number;
+	    sha256: string;
+	    content: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArtifactView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.source = source["source"];
+	        this.exit_code = source["exit_code"];
+	        this.timed_out = source["timed_out"];
+	        this.truncated = source["truncated"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	        this.content = source["content"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ApplyResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    status: string;
+	    exit_code: number;
+	    timed_out?: boolean;
+	    duration_ns: number;
+	    output?: ArtifactView;
+	    snapshot_before?: ArtifactView;
+	    snapshot_after?: ArtifactView;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApplyResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.status = source["status"];
+	        this.exit_code = source["exit_code"];
+	        this.timed_out = source["timed_out"];
+	        this.duration_ns = source["duration_ns"];
+	        this.output = this.convertValues(source["output"], ArtifactView);
+	        this.snapshot_before = this.convertValues(source["snapshot_before"], ArtifactView);
+	        this.snapshot_after = this.convertValues(source["snapshot_after"], ArtifactView);
+	        this.reason = source["reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InputDigest {
+	    path: string;
+	    sha256: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InputDigest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	    }
+	}
+	export class Assertion {
+	    name?: string;
+	    command: string;
+	    expect_text?: string;
+	    expect_exit?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Assertion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.expect_text = source["expect_text"];
+	        this.expect_exit = source["expect_exit"];
+	    }
+	}
+	export class Step {
+	    description: string;
+	    effect: string;
+	    reversibility: string;
+	    blast_radius: string;
+	    rollback?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Step(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.description = source["description"];
+	        this.effect = source["effect"];
+	        this.reversibility = source["reversibility"];
+	        this.blast_radius = source["blast_radius"];
+	        this.rollback = source["rollback"];
+	    }
+	}
+	export class Target {
+	    provider: string;
+	    account?: string;
+	    region?: string;
+	    device?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Target(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.account = source["account"];
+	        this.region = source["region"];
+	        this.device = source["device"];
+	    }
+	}
+	export class ApprovalPrompt {
+	    plan_id: string;
+	    hash: string;
+	    status: string;
+	    target: Target;
+	    intent: string;
+	    apply_command: string;
+	    snapshot_command?: string;
+	    workdir: string;
+	    network: boolean;
+	    steps: Step[];
+	    verify: Assertion[];
+	    diff?: ArtifactView;
+	    inputs?: InputDigest[];
+	    worst_blast_radius: string;
+	    worst_reversibility: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.hash = source["hash"];
+	        this.status = source["status"];
+	        this.target = this.convertValues(source["target"], Target);
+	        this.intent = source["intent"];
+	        this.apply_command = source["apply_command"];
+	        this.snapshot_command = source["snapshot_command"];
+	        this.workdir = source["workdir"];
+	        this.network = source["network"];
+	        this.steps = this.convertValues(source["steps"], Step);
+	        this.verify = this.convertValues(source["verify"], Assertion);
+	        this.diff = this.convertValues(source["diff"], ArtifactView);
+	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	        this.worst_blast_radius = source["worst_blast_radius"];
+	        this.worst_reversibility = source["worst_reversibility"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ApproveResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    token: string;
+	    // Go type: time
+	    expires_at: any;
+	    diff_sha256: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApproveResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.token = source["token"];
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.diff_sha256 = source["diff_sha256"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class AssertionResult {
+	    index: number;
+	    name?: string;
+	    command: string;
+	    passed: boolean;
+	    exit_code: number;
+	    want_exit: number;
+	    expect_text?: string;
+	    output: string;
+	    sha256: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AssertionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.index = source["index"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.passed = source["passed"];
+	        this.exit_code = source["exit_code"];
+	        this.want_exit = source["want_exit"];
+	        this.expect_text = source["expect_text"];
+	        this.output = source["output"];
+	        this.sha256 = source["sha256"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class Command {
+	    argv?: string[];
+	    shell?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Command(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.argv = source["argv"];
+	        this.shell = source["shell"];
+	    }
+	}
+	export class DiffResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    status: string;
+	    diff?: ArtifactView;
+	    inputs?: InputDigest[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DiffResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.status = source["status"];
+	        this.diff = this.convertValues(source["diff"], ArtifactView);
+	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class JournalProblem {
+	    kind: string;
+	    seq: number;
+	    id: number;
+	    detail: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.seq = source["seq"];
+	        this.id = source["id"];
+	        this.detail = source["detail"];
+	    }
+	}
+	export class JournalReport {
+	    project: string;
+	    entries: number;
+	    last_seq: number;
+	    ok: boolean;
+	    problems?: JournalProblem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.entries = source["entries"];
+	        this.last_seq = source["last_seq"];
+	        this.ok = source["ok"];
+	        this.problems = this.convertValues(source["problems"], JournalProblem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class OperationPlan {
+	    project: string;
+	    target: Target;
+	    intent: string;
+	    apply: Command;
+	    snapshot: Command;
+	    diff: Command;
+	    workdir: string;
+	    network?: boolean;
+	    timeout_seconds?: number;
+	    steps: Step[];
+	    verify: Assertion[];
+	    inputs?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new OperationPlan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.target = this.convertValues(source["target"], Target);
+	        this.intent = source["intent"];
+	        this.apply = this.convertValues(source["apply"], Command);
+	        this.snapshot = this.convertValues(source["snapshot"], Command);
+	        this.diff = this.convertValues(source["diff"], Command);
+	        this.workdir = source["workdir"];
+	        this.network = source["network"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.steps = this.convertValues(source["steps"], Step);
+	        this.verify = this.convertValues(source["verify"], Assertion);
+	        this.inputs = source["inputs"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class PlanSummary {
 	    id: string;
 	    project: string;
@@ -605,6 +1680,141 @@ export namespace ops {
 	        this.device = source["device"];
 	        this.intent = source["intent"];
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TokenView {
+	    approved_by?: string;
+	    // Go type: time
+	    approved_at: any;
+	    // Go type: time
+	    expires_at: any;
+	    used: boolean;
+	    revoked: boolean;
+	    live: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TokenView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approved_by = source["approved_by"];
+	        this.approved_at = this.convertValues(source["approved_at"], null);
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.used = source["used"];
+	        this.revoked = source["revoked"];
+	        this.live = source["live"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PlanView {
+	    id: string;
+	    project: string;
+	    hash: string;
+	    status: string;
+	    plan: OperationPlan;
+	    supersedes?: string;
+	    superseded_by?: string;
+	    created_by?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    intact: boolean;
+	    diff?: ArtifactView;
+	    token?: TokenView;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.project = source["project"];
+	        this.hash = source["hash"];
+	        this.status = source["status"];
+	        this.plan = this.convertValues(source["plan"], OperationPlan);
+	        this.supersedes = source["supersedes"];
+	        this.superseded_by = source["superseded_by"];
+	        this.created_by = source["created_by"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.intact = source["intact"];
+	        this.diff = this.convertValues(source["diff"], ArtifactView);
+	        this.token = this.convertValues(source["token"], TokenView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	export class VerifyResult {
+	    plan_id: string;
+	    status: string;
+	    assertions: AssertionResult[];
+	
+	    static createFrom(source: any = {}) {
+	        return new VerifyResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.status = source["status"];
+	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
