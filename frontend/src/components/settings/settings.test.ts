@@ -102,7 +102,6 @@ describe('SandboxTab', () => {
     expect((exec.querySelector('input[value="auto"]') as HTMLInputElement).disabled).toBe(true);
     expect((exec.querySelector('input[value="local"]') as HTMLInputElement).disabled).toBe(false);
     expect(el.querySelector('[data-testid="vm-state"]')!.textContent).toBe('micro-VM: the micro-VM runtime is not installed');
-    expect(el.querySelector('[data-slot="vm-install"]')).not.toBeNull();
     expect(el.querySelector('[data-testid="dangers"]')).toBeNull();
     expect(el.querySelector('[data-list="protected paths"]')!.textContent).toContain('.git');
   });
@@ -228,8 +227,17 @@ describe('HooksTab', () => {
 describe('Settings tabs', () => {
   it('opens the tab the hash names', () => {
     location.hash = '#/settings/sandbox';
-    const el = render(Settings, { config: config(), status: undefined, home: '/home/ana', api: fakeApi() });
+    const vm = {
+      status: vi.fn(() => Promise.resolve({ supported: true, runtimeReady: false, imageReady: false, downloading: false } as never)),
+      install: vi.fn(() => Promise.resolve()),
+      cancel: vi.fn(() => Promise.resolve()),
+      onStatus: vi.fn(() => () => {}),
+    };
+    const el = render(Settings, { config: config(), status: undefined, home: '/home/ana', api: fakeApi(), vm });
     expect(el.querySelector('[data-tab-panel]')!.getAttribute('data-tab-panel')).toBe('sandbox');
+    // The micro-VM install section sits under the Sandbox tab, on the installer's status.
+    expect(el.querySelector('[data-testid="vm-install"]')).not.toBeNull();
+    expect(vm.status).toHaveBeenCalled();
     expect(el.querySelector('a[data-tab="sandbox"]')!.getAttribute('aria-selected')).toBe('true');
     expect(el.querySelector('[data-key="execution_mode"]')).not.toBeNull();
   });
