@@ -110,7 +110,15 @@ cat >"$TMP/bus.conf" <<'CONF'
 </busconfig>
 CONF
 started_at=$SECONDS
-dbus-run-session --config-file="$TMP/bus.conf" -- "$APP" >"$TMP/app.log" 2>&1 &
+if [[ ${SMOKE_PAGES:-0} == 1 && ${SMOKE_SEED:-1} == 1 ]]; then
+	# The seeded operation plan needs the journal key from the keyring: an unlocked test
+	# keyring on the app's private bus (unlocked, so no prompt covers the window).
+	mkdir -p "$TMP/keyring"
+	XDG_DATA_HOME=$TMP/keyring dbus-run-session --config-file="$TMP/bus.conf" -- \
+		bash -c 'echo -n airlock-smoke | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0"' "$APP" >"$TMP/app.log" 2>&1 &
+else
+	dbus-run-session --config-file="$TMP/bus.conf" -- "$APP" >"$TMP/app.log" 2>&1 &
+fi
 DRS_PID=$!
 STARTED+=("$DRS_PID")
 
@@ -179,6 +187,12 @@ say "screenshot $ART/window.png (${WIDTH}x${HEIGHT}, $colours colours, $changed 
 # 5b. Optionally (SMOKE_PAGES=1, used by scripts/screenshots.sh) every page, reached by
 #     clicking its sidebar entry like a person would.
 if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
+	# What a person has after a week of use, so the pages show the product at work.
+	if [[ ${SMOKE_SEED:-1} == 1 ]]; then
+		AIRLOCK_HOME=$AIRLOCK_HOME scripts/screenshot-seed.sh || fail "could not seed the screenshots' data"
+		sleep 1
+	fi
+	deadline=$((SECONDS + TIMEOUT)) # the pages get their own time
 	pages=(waiting dispatch departments ops settings)
 	cp "$ART/window.png" "$TMP/prev.png"
 	for i in "${!pages[@]}"; do
@@ -196,6 +210,21 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 		cp "$ART/page-$name.png" "$TMP/prev.png"
 	done
 	say "page screenshots: $ART/page-{${pages[*]// /,}}.png"
+	if [[ ${SMOKE_SEED:-1} == 1 ]]; then
+		# The seeded plan opened: steps, diff, the stage timeline, Approve.
+		xdotool mousemove --window "$WID" 60 165 click 1
+		sleep 1
+		xdotool mousemove --window "$WID" 320 152 click 1
+		until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+			(($(compare -metric AE "$ART/page-ops.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+			time_left || fail "opening the seeded plan did not change the Ops page"
+			sleep 0.2
+		done
+		sleep 0.5
+		import -window "$WID" "$ART/page-ops-plan.png"
+		cp "$ART/page-ops-plan.png" "$TMP/prev.png"
+		say "plan screenshot: $ART/page-ops-plan.png"
+	fi
 
 	# 5c. What a person sees when something waits for them, raised through the local API
 	#     as the CLI and agents do: a run held outside known places, a P1 and a P2 request

@@ -9,6 +9,7 @@ const (
 	TopicRunUpdated          = "run.updated"
 	TopicRunLog              = "run.log"
 	TopicTaskUpdated         = "task.updated"
+	TopicTaskRemoved         = "task.removed"
 	TopicDepartmentUpdated   = "department.updated"
 	TopicInboxChanged        = "inbox.changed"
 	TopicOpsPlanUpdated      = "ops.plan.updated"
@@ -22,7 +23,7 @@ const (
 // Topics lists every topic above.
 var Topics = []string{
 	TopicConfigChanged, TopicPermissionRequested, TopicPermissionDecided, TopicRunUpdated,
-	TopicRunLog, TopicTaskUpdated, TopicDepartmentUpdated, TopicInboxChanged,
+	TopicRunLog, TopicTaskUpdated, TopicTaskRemoved, TopicDepartmentUpdated, TopicInboxChanged,
 	TopicOpsPlanUpdated, TopicOpsJournalAppended, TopicSandboxStatus, TopicSandboxInstall, TopicDispatchState,
 	TopicWindowShow,
 }

@@ -3,7 +3,7 @@
 // these pages: components import from here.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
 import { departments, desktop, dispatch } from '../../wailsjs/go/models';
-import { EventsOnMultiple } from '../../wailsjs/runtime/runtime';
+import { events, Topics } from './events';
 
 /** A task as the Dispatch page lists it: schedule in words, next runs, effective policy, warnings, last run. */
 export type TaskRow = desktop.TaskRow;
@@ -51,11 +51,7 @@ export const dispatchApi = {
   home: (): Promise<string> => Facade.Home(),
 };
 
-/**
- * onTaskRemoved calls back when a task is removed (from the window or the CLI). The core
- * publishes task.removed, which the forwarder passes on like every topic, but
- * lib/events.ts does not list it yet.
- */
+/** onTaskRemoved calls back when a task is removed (from the window or the CLI). */
 export function onTaskRemoved(callback: () => void): () => void {
-  return EventsOnMultiple('task.removed', () => callback(), -1);
+  return events.on(Topics.TaskRemoved, () => callback());
 }

@@ -12,6 +12,7 @@ export const Topics = {
   RunUpdated: 'run.updated',
   RunLog: 'run.log',
   TaskUpdated: 'task.updated',
+  TaskRemoved: 'task.removed',
   DepartmentUpdated: 'department.updated',
   InboxChanged: 'inbox.changed',
   OpsPlanUpdated: 'ops.plan.updated',

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Seeds a running Airlock (its local API at $AIRLOCK_HOME/run/airlock.sock) with what a
+# person has after a week of use, so the page screenshots show the product at work:
+# two departments, scheduled tasks (one with the full-access + never warning), finished
+# runs with their logs, an operation plan with its diff, and a remembered grant.
+# Used by scripts/window-smoke.sh when SMOKE_PAGES=1 (make screenshots).
+set -euo pipefail
+sock=${AIRLOCK_HOME:?AIRLOCK_HOME is not set}/run/airlock.sock
+api() {
+	curl -sS --fail-with-body --max-time 30 --unix-socket "$sock" -X "$1" -H 'Content-Type: application/json' \
+		--data "${3:-{\}}" "http://airlock$2"
+}
+work=$AIRLOCK_HOME/work
+mkdir -p "$work/research" "$work/platform" "$work/site"
+printf 'name=shop\nport=80\n' >"$work/platform/app.conf"
+printf 'name=shop\nport=8080\n' >"$work/platform/new.conf"
+
+api POST /v1/departments "{\"name\":\"research\",\"dir\":\"$work/research\",\"defaults\":{}}" >/dev/null
+api POST /v1/departments "{\"name\":\"platform\",\"dir\":\"$work/platform\",\"defaults\":{\"posture\":\"cloudops\"}}" >/dev/null
+
+task() { api POST /v1/tasks "$1" >/dev/null; }
+task "{\"name\":\"nightly-report\",\"argv\":[\"sh\",\"-c\",\"echo collecting sources; sleep 0.3; echo 42 papers summarised > summary.txt; echo report written\"],\"cwd\":\"$work/research\",\"department\":\"research\",\"schedule\":\"0 2 * * *\",\"time_zone\":\"Europe/Madrid\"}"
+task "{\"name\":\"weekly-deps\",\"argv\":[\"sh\",\"-c\",\"echo checking dependencies; echo all up to date\"],\"cwd\":\"$work/platform\",\"department\":\"platform\",\"schedule\":\"0 9 * * 1\",\"time_zone\":\"Europe/Madrid\"}"
+task "{\"name\":\"site-build\",\"argv\":[\"sh\",\"-c\",\"echo building the site; exit 2\"],\"cwd\":\"$work/site\",\"schedule\":\"*/30 * * * *\",\"time_zone\":\"UTC\"}"
+task "{\"name\":\"prune-caches\",\"argv\":[\"sh\",\"-c\",\"echo pruning\"],\"cwd\":\"$work/platform\",\"department\":\"platform\",\"schedule\":\"30 3 * * *\",\"time_zone\":\"UTC\",\"overrides\":{\"sandbox_mode\":\"full-access\",\"approval_policy\":\"never\"}}"
+
+# weekly-deps is not run: its department's cloudops posture asks for every command (P2).
+for t in nightly-report nightly-report; do
+	api POST "/v1/tasks/$t/run-now" >/dev/null
+	sleep 0.5
+done
+# site-build's directory is no known place: its run waits under Waiting for you.
+api POST /v1/tasks/site-build/run-now >/dev/null
+
+plan='{"target":{"provider":"file","device":"app.conf"},"intent":"move the shop to port 8080","workdir":".","apply":{"shell":"cp new.conf app.conf"},"inputs":["new.conf"],"snapshot":{"argv":["cat","app.conf"]},"diff":{"argv":["diff","-u","app.conf","new.conf"]},"timeout_seconds":30,"steps":[{"description":"replace app.conf with new.conf","effect":"change the port","reversibility":"reversible","blast_radius":"med","rollback":"restore app.conf"},{"description":"clients reconnect","effect":"drop open connections","reversibility":"irreversible","blast_radius":"low"}],"verify":[{"name":"port is 8080","command":"grep port= app.conf","expect_text":"port=8080"}]}'
+body=$(PLAN=$plan WORK=$work/platform python3 -c 'import json, os; print(json.dumps({"data": os.environ["PLAN"], "baseDir": os.environ["WORK"], "by": "screenshots"}))')
+id=$(api POST /v1/ops/plans "$body" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d.get("id") or d.get("plan", {}).get("id", ""))')
+[[ -n $id ]] && api POST "/v1/ops/plans/$id/diff" '{"run":true}' >/dev/null || true
+# Let the runs finish before the pictures.
+for _ in $(seq 50); do
+	[[ $(api GET '/v1/runs?status=running' | tr -cd '{' | wc -c) == 0 ]] && break
+	sleep 0.2
+done
+echo "screenshot-seed: departments, 4 tasks, runs, an ops plan${id:+ ($id)}"
