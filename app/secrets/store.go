@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/zalando/go-keyring"
@@ -98,6 +99,9 @@ func (s *Store) Check(ctx context.Context) error {
 
 // run calls f, giving up when ctx ends: a hung Secret Service must not hang Airlock.
 func run(ctx context.Context, f func() error) error {
+	if sessionBusMissing(os.Getenv) {
+		return &UnavailableError{Err: errNoSessionBus}
+	}
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	select {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +78,42 @@ func TestDeadKeyringSaysHowToFixIt(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "gnome-keyring") || strings.Contains(msg, "secret-value") {
 		t.Fatalf("message %q must say how to fix it and never echo the value", msg)
+	}
+}
+
+func TestSessionBusMissing(t *testing.T) {
+	dir := t.TempDir()
+	withBus := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withBus, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want bool
+	}{
+		{"address set", map[string]string{"DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"}, false},
+		{"bus in the runtime dir", map[string]string{"XDG_RUNTIME_DIR": withBus}, false},
+		{"nothing", map[string]string{"XDG_RUNTIME_DIR": dir}, runtime.GOOS == "linux" && !fileExists(fmt.Sprintf("/run/user/%d/bus", os.Getuid()))},
+	} {
+		if got := sessionBusMissing(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%s: sessionBusMissing = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// Without a session bus the store says so and launches nothing.
+func TestNoSessionBusIsUnavailable(t *testing.T) {
+	if runtime.GOOS != "linux" || fileExists(fmt.Sprintf("/run/user/%d/bus", os.Getuid())) {
+		t.Skip("needs Linux without a bus in /run/user/UID")
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	_, err := NewForService("airlock-test").Get(context.Background(), "x")
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no D-Bus session bus") {
+		t.Fatalf("Get without a bus = %v; want UnavailableError naming the missing bus", err)
 	}
 }
