@@ -161,6 +161,8 @@ describe('TaskEditor', () => {
     sel.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();
     expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+    expect((el.querySelector('#task-ov-mode option[value=""]') as HTMLOptionElement).textContent).toBe('inherit: full-access (department ops)');
+    expect((el.querySelector('#task-ov-network option[value=""]') as HTMLOptionElement).textContent).toBe('inherit from department ops');
     type(el.querySelector('#task-cwd'), '/home/ana');
     expect(el.querySelectorAll('[data-warning]').length).toBe(2);
   });
