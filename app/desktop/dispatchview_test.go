@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -455,4 +456,34 @@ func BenchmarkRunsPage(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A 2 GB log is never read whole: the tail costs what a piece costs.
+func TestReadLogPieceOfTwoGigabytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2 << 30
+	if err := f.Truncate(size - 12); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("\nlast line\n"), size-12); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	piece, err := readLogPiece(LogPiece{RunID: 9}, path, -1, 0)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piece.Size != size-1 || piece.End != piece.Size || !strings.HasSuffix(piece.Data, "last line\n") || len(piece.Data) > defaultLogPiece {
+		t.Fatalf("piece [%d, %d) of %d, %d bytes", piece.Start, piece.End, piece.Size, len(piece.Data))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("reading the tail allocated %d bytes", alloc)
+	}
 }
