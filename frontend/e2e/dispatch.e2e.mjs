@@ -190,6 +190,9 @@ test('a full-access + never task carries the red warning, in the editor and in t
   assert.match(await row.locator('[data-warning]').textContent(), /Full access with approval never: every run may change anything/);
   assert.equal(await row.locator('[data-mode="full-access"]').count(), 1);
   await shot('tasks-warning');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('tasks-warning-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
   // The safe task has no warning.
   assert.equal(await page.locator('[data-task="e2e-outside"] [data-warning]').count(), 0);
 
@@ -302,4 +305,25 @@ test('Browse opens the system directory picker in the app window, and what is ch
   await waitDialogs(0, 'the picker did not close on Enter');
   await page.waitForFunction((want) => document.querySelector('#task-cwd')?.value === want, chosen, { timeout: 10_000 });
   await page.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test('a department whose directory disappears shows as missing, live, and is removed after a confirmation', async () => {
+  const dir = join(work, 'soon-gone');
+  mkdirSync(dir);
+  const added = await app.api('POST', '/v1/departments', { name: 'e2e-soon-gone', dir, defaults: {} });
+  assert.equal(added.status, 200, JSON.stringify(added.body));
+  await go('#/departments');
+  const row = page.locator('[data-department="e2e-soon-gone"]');
+  await row.waitFor({ timeout: 10_000 });
+  assert.equal(await row.getAttribute('data-status'), 'ok');
+  rmSync(dir, { recursive: true });
+  // The core watches department directories (fsnotify) and publishes department.updated.
+  await page.locator('[data-department="e2e-soon-gone"][data-status="missing"]').waitFor({ timeout: 45_000 });
+  assert.match(await row.getByTestId('dept-missing').textContent(), /directory missing/);
+  assert.match(await row.textContent(), /wait under Waiting for you/);
+  await row.locator('[data-action="remove"]').click();
+  assert.match(await row.textContent(), /The directory and its files stay/);
+  await row.locator('[data-action="confirm-remove"]').click();
+  await row.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal((await app.api('GET', '/v1/departments/e2e-soon-gone')).status, 404);
 });
