@@ -113,11 +113,19 @@ describe('TaskItem', () => {
     expect(el.querySelector('[role="alert"]')?.textContent).toBe('a run of this task is still active');
   });
 
+  it('clears a pause by enabling the task', () => {
+    const ontoggle = vi.fn(noop);
+    const el = render(TaskItem, props(task({ paused: true, consecutive_failures: 5 }), { ontoggle }));
+    expect(el.textContent).toContain('Paused after 5 failures in a row.');
+    click(el.querySelector('[data-action="unpause"]'));
+    expect(ontoggle).toHaveBeenCalledWith('nightly', true);
+  });
+
   it('says a disabled or paused task is so', () => {
     const el = render(TaskItem, props(task({ enabled: false, paused: true, consecutive_failures: 5, pause_reason: 'failed 5 times in a row.' })));
     expect(el.textContent).toContain('disabled');
     expect(el.textContent).toContain('paused after 5 failures');
-    expect(el.textContent).toContain('Enable the task to clear the pause');
+    expect(el.textContent).toContain('failed 5 times in a row.');
     expect(el.textContent).not.toContain('next');
   });
 });
