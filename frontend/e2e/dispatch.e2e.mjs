@@ -174,6 +174,22 @@ test('a task created in the window outside known places waits, is authorized, an
   assert.equal(await page.getByTestId('log-live').count(), 0, 'a finished run still says live');
 });
 
+test('the Runs view shows a new run and its state changes as they happen', async () => {
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-outside');
+  await page.locator('[data-run-row]').first().waitFor({ timeout: 10_000 });
+  const before = await page.locator('[data-run-row]').count();
+  // Started from the CLI: the window learns of it through run.updated only.
+  const started = await app.api('POST', '/v1/tasks/e2e-outside/run-now', {});
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const row = page.locator(`[data-run-row="${started.body.id}"]`);
+  await row.waitFor({ timeout: 20_000 });
+  assert.equal(await page.locator('[data-run-row]').count(), before + 1);
+  // Its directory is authorized now and the release file exists: it runs to the end.
+  await page.waitForFunction((id) => document.querySelector(`[data-run-row="${id}"] [data-status]`)?.getAttribute('data-status') === 'succeeded', started.body.id, { timeout: 20_000 });
+});
+
 test('a full-access + never task carries the red warning, in the editor and in the list', async () => {
   await newTask({ name: 'e2e-danger', command: 'true', cwd: work });
   await page.locator('#task-department').selectOption('e2e-platform');
