@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -455,4 +456,89 @@ func BenchmarkRunsPage(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A 2 GB log is never read whole: the tail costs what a piece costs.
+func TestReadLogPieceOfTwoGigabytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2 << 30
+	if err := f.Truncate(size - 12); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("\nlast line\n"), size-12); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	piece, err := readLogPiece(LogPiece{RunID: 9}, path, -1, 0)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piece.Size != size-1 || piece.End != piece.Size || !strings.HasSuffix(piece.Data, "last line\n") || len(piece.Data) > defaultLogPiece {
+		t.Fatalf("piece [%d, %d) of %d, %d bytes", piece.Start, piece.End, piece.Size, len(piece.Data))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("reading the tail allocated %d bytes", alloc)
+	}
+}
+
+// A run paused after the same request was denied three times is listed as waiting and
+// resumed from the run view; it then finishes.
+func TestResumePausedRunFromTheRunView(t *testing.T) {
+	core, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-pause-")
+	if _, err := f.AddDepartment("p", dir, departments.Defaults{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CreateTask(TaskForm{Name: "waits", Argv: []string{"sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; echo done"}, Cwd: dir, Department: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.RunNow("waits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to start", func() bool {
+		r, _ = f.Run(r.ID)
+		return r.Status == dispatch.StatusRunning
+	})
+	if err := f.ResumeRun(r.ID); err == nil {
+		t.Error("resuming a run that is not paused succeeded")
+	}
+	for range 3 {
+		if _, err := core.Dispatch.RecordDenial(context.Background(), r.ID, "write /etc/hosts"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, _ = f.Run(r.ID); !r.Paused {
+		t.Fatalf("run after three denials = %+v; want paused", r)
+	}
+	if p, _ := f.Runs(RunQuery{Status: "waiting"}); len(p.Runs) != 1 || p.Runs[0].ID != r.ID {
+		t.Errorf("waiting runs = %+v; want the paused run", p.Runs)
+	}
+	if err := f.ResumeRun(r.ID); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if r, _ = f.Run(r.ID); r.Paused {
+		t.Error("still paused after resume")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to finish", func() bool {
+		r, _ = f.Run(r.ID)
+		return dispatch.Finished(r.Status)
+	})
+	if r.Status != dispatch.StatusSucceeded {
+		t.Errorf("status = %s (%s)", r.Status, r.Reason)
+	}
+	piece, _ := f.RunLog(r.ID, -1, 0)
+	if !strings.Contains(piece.Data, "done") {
+		t.Errorf("log = %q", piece.Data)
+	}
 }

@@ -174,6 +174,22 @@ test('a task created in the window outside known places waits, is authorized, an
   assert.equal(await page.getByTestId('log-live').count(), 0, 'a finished run still says live');
 });
 
+test('the Runs view shows a new run and its state changes as they happen', async () => {
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-outside');
+  await page.locator('[data-run-row]').first().waitFor({ timeout: 10_000 });
+  const before = await page.locator('[data-run-row]').count();
+  // Started from the CLI: the window learns of it through run.updated only.
+  const started = await app.api('POST', '/v1/tasks/e2e-outside/run-now', {});
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const row = page.locator(`[data-run-row="${started.body.id}"]`);
+  await row.waitFor({ timeout: 20_000 });
+  assert.equal(await page.locator('[data-run-row]').count(), before + 1);
+  // Its directory is authorized now and the release file exists: it runs to the end.
+  await page.waitForFunction((id) => document.querySelector(`[data-run-row="${id}"] [data-status]`)?.getAttribute('data-status') === 'succeeded', started.body.id, { timeout: 20_000 });
+});
+
 test('a full-access + never task carries the red warning, in the editor and in the list', async () => {
   await newTask({ name: 'e2e-danger', command: 'true', cwd: work });
   await page.locator('#task-department').selectOption('e2e-platform');
@@ -190,6 +206,9 @@ test('a full-access + never task carries the red warning, in the editor and in t
   assert.match(await row.locator('[data-warning]').textContent(), /Full access with approval never: every run may change anything/);
   assert.equal(await row.locator('[data-mode="full-access"]').count(), 1);
   await shot('tasks-warning');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('tasks-warning-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
   // The safe task has no warning.
   assert.equal(await page.locator('[data-task="e2e-outside"] [data-warning]').count(), 0);
 
@@ -225,7 +244,7 @@ test('a thousand runs are listed a page at a time and stay light', async () => {
     INSERT INTO runs (task_id, scheduled_at, "trigger", task_name, status, cwd, exit_code, started_at, finished_at, created_at, updated_at,
       policy_sandbox_mode, policy_network, policy_approval_policy, policy_backend, policy_execution_mode, log_bytes, log_truncated, log_pruned, paused)
     SELECT ${created.body.id}, datetime('2023-01-01', '+' || i || ' days') || '+00:00', 'schedule', 'e2e-many',
-      CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END, '${work}', i % 7,
+      CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END, '${work}', CASE WHEN i % 7 = 0 THEN 1 ELSE 0 END,
       datetime('2023-01-01', '+' || i || ' days') || '+00:00', datetime('2023-01-01', '+' || i || ' days', '+12 seconds') || '+00:00',
       datetime('now') || '+00:00', datetime('now') || '+00:00', 'workspace-write', 0, 'on-request', 'auto', 'local', 0, 0, 0, 0 FROM n;`;
   execFileSync('sqlite3', ['-cmd', '.timeout 20000', join(app.home, 'data', 'airlock.db'), sql]);
@@ -255,4 +274,72 @@ test('a thousand runs are listed a page at a time and stay light', async () => {
   const rss = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1];
   console.log(`bench: 1000 runs, Runs view: ${elements} elements (${m.Nodes} DOM nodes after GC), JS heap used ${(m.JSHeapUsedSize / 1048576).toFixed(1)} MiB; airlock-desktop-dev (core + GTK webview on the landing page) RSS ${(Number(rss) / 1024).toFixed(1)} MiB`);
   assert.ok(elements < 2000, `the Runs view holds ${elements} elements`);
+});
+
+test('Browse opens the system directory picker in the app window, and what is chosen fills the field', async () => {
+  // The picker is a GTK dialog of the app (it needs the window's Wails context): the
+  // browser asks through the façade, the dialog appears on the app's display.
+  const pid = Number(/StatusNotifierItem-(\d+)-/.exec(app.tray().name)?.[1]);
+  const display = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith('DISPLAY='))?.slice(8);
+  assert.ok(display, 'the app has no DISPLAY');
+  const xenv = { ...process.env, DISPLAY: display };
+  const dialogs = () => execFileSync('xwininfo', ['-display', display, '-root', '-tree'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('"Where the task runs"'));
+  async function waitDialogs(n, what) {
+    const deadline = Date.now() + 20_000;
+    while (dialogs().length !== n) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  // No window manager under Xvfb: give the dialog the focus, then press keys (XTEST;
+  // GTK ignores synthetic events sent to a window).
+  const keys = (...args) => {
+    const id = /^\s*(0x[0-9a-f]+)/.exec(dialogs()[0])?.[1];
+    execFileSync('xdotool', ['windowfocus', '--sync', id, ...args], { env: xenv });
+  };
+
+  await tasksTab();
+  await page.locator('[data-action="new-task"]').first().click();
+  await page.locator('#task-cwd').fill(work);
+  assert.equal(dialogs().length, 0);
+
+  // Cancel: Escape closes it and the field keeps what was typed.
+  await page.locator('[data-action="browse"]').click();
+  await waitDialogs(1, 'no directory picker appeared on the app display');
+  keys('key', 'Escape');
+  await waitDialogs(0, 'the picker did not close on Escape');
+  assert.equal(await page.locator('#task-cwd').inputValue(), work);
+
+  // Choose: type a path in the location bar and press Enter.
+  const chosen = join(work, 'picked');
+  mkdirSync(chosen);
+  await page.locator('[data-action="browse"]').click();
+  await waitDialogs(1, 'no directory picker appeared the second time');
+  keys('key', 'ctrl+l');
+  keys('type', '--delay', '20', chosen + '/');
+  keys('key', 'Return');
+  await waitDialogs(0, 'the picker did not close on Enter');
+  await page.waitForFunction((want) => document.querySelector('#task-cwd')?.value === want, chosen, { timeout: 10_000 });
+  await page.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test('a department whose directory disappears shows as missing, live, and is removed after a confirmation', async () => {
+  const dir = join(work, 'soon-gone');
+  mkdirSync(dir);
+  const added = await app.api('POST', '/v1/departments', { name: 'e2e-soon-gone', dir, defaults: {} });
+  assert.equal(added.status, 200, JSON.stringify(added.body));
+  await go('#/departments');
+  const row = page.locator('[data-department="e2e-soon-gone"]');
+  await row.waitFor({ timeout: 10_000 });
+  assert.equal(await row.getAttribute('data-status'), 'ok');
+  rmSync(dir, { recursive: true });
+  // The core watches department directories (fsnotify) and publishes department.updated.
+  await page.locator('[data-department="e2e-soon-gone"][data-status="missing"]').waitFor({ timeout: 45_000 });
+  assert.match(await row.getByTestId('dept-missing').textContent(), /directory missing/);
+  assert.match(await row.textContent(), /wait under Waiting for you/);
+  await row.locator('[data-action="remove"]').click();
+  assert.match(await row.textContent(), /The directory and its files stay/);
+  await row.locator('[data-action="confirm-remove"]').click();
+  await row.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal((await app.api('GET', '/v1/departments/e2e-soon-gone')).status, 404);
 });

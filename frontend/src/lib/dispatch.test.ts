@@ -302,6 +302,12 @@ describe('times and pacing', () => {
     expect(zonedTime('2026-12-01T01:00:00Z', 'Not/AZone')).toMatch(/01:00 UTC/);
     expect(zonedTime('nonsense', 'UTC')).toBe('nonsense');
   });
+  it('lists time zones, UTC first, with a fallback', async () => {
+    const { timeZones } = await import('./dispatch');
+    expect(timeZones(() => ['Africa/Abidjan', 'UTC', 'Europe/Madrid'])).toEqual(['UTC', 'Africa/Abidjan', 'Europe/Madrid']);
+    expect(timeZones(() => [])[0]).toBe('UTC');
+    expect(timeZones(() => { throw new Error('no Intl'); })).toContain('Europe/Madrid');
+  });
   it('debounces to the last call', async () => {
     const { debounce } = await import('./dispatch');
     vi.useFakeTimers();

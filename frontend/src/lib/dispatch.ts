@@ -548,6 +548,18 @@ export function zonedTime(iso: string, tz: string): string {
   }
 }
 
+/** timeZones lists the IANA zones the engine knows (UTC first), for the time-zone field's suggestions. */
+export function timeZones(supported: () => string[] = () => (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? []): string[] {
+  let list: string[] = [];
+  try {
+    list = supported();
+  } catch {
+    list = [];
+  }
+  if (list.length === 0) list = ['Europe/Madrid', 'Europe/London', 'America/New_York', 'America/Los_Angeles', 'Asia/Tokyo'];
+  return ['UTC', ...list.filter((z) => z !== 'UTC')];
+}
+
 /** debounce calls fn with the last arguments once calls stop for ms. */
 export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): ((...args: A) => void) & { cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;

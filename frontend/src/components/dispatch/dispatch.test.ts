@@ -113,11 +113,19 @@ describe('TaskItem', () => {
     expect(el.querySelector('[role="alert"]')?.textContent).toBe('a run of this task is still active');
   });
 
+  it('clears a pause by enabling the task', () => {
+    const ontoggle = vi.fn(noop);
+    const el = render(TaskItem, props(task({ paused: true, consecutive_failures: 5 }), { ontoggle }));
+    expect(el.textContent).toContain('Paused after 5 failures in a row.');
+    click(el.querySelector('[data-action="unpause"]'));
+    expect(ontoggle).toHaveBeenCalledWith('nightly', true);
+  });
+
   it('says a disabled or paused task is so', () => {
     const el = render(TaskItem, props(task({ enabled: false, paused: true, consecutive_failures: 5, pause_reason: 'failed 5 times in a row.' })));
     expect(el.textContent).toContain('disabled');
     expect(el.textContent).toContain('paused after 5 failures');
-    expect(el.textContent).toContain('Enable the task to clear the pause');
+    expect(el.textContent).toContain('failed 5 times in a row.');
     expect(el.textContent).not.toContain('next');
   });
 });
@@ -161,6 +169,8 @@ describe('TaskEditor', () => {
     sel.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();
     expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+    expect((el.querySelector('#task-ov-mode option[value=""]') as HTMLOptionElement).textContent).toBe('inherit: full-access (department ops)');
+    expect((el.querySelector('#task-ov-network option[value=""]') as HTMLOptionElement).textContent).toBe('inherit from department ops');
     type(el.querySelector('#task-cwd'), '/home/ana');
     expect(el.querySelectorAll('[data-warning]').length).toBe(2);
   });
