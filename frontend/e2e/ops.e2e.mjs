@@ -267,4 +267,5 @@ test('an edited journal shows where the chain broke', async () => {
   assert.match(await chain.textContent(), /Chain broken at entry \d+/);
   assert.match(await chain.textContent(), /changed after it was written/);
   assert.ok((await page.locator('li.entry.broken').count()) >= 1);
+  await shot('ops-journal-broken');
 });

@@ -468,7 +468,8 @@ export function chainState(report: ChainReport | undefined | null, verifyError =
       'Do not delete anything: keep a copy of the database as evidence, compare with a backup, and find out who had access to it. ' +
       'Plans themselves still refuse tokens and drift as before; only the record is in doubt.',
     brokenAt,
-    problems: problems.map((p) => `entry ${p.seq}: ${problemWords[p.kind] ?? p.kind}${p.detail ? ` (${p.detail})` : ''}`),
+    // The core's detail says what is wrong with the row in words; the kind's words stand in without one.
+    problems: problems.map((p) => `entry ${p.seq}: ${p.detail || problemWords[p.kind] || p.kind}`),
   };
 }
 
