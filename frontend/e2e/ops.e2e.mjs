@@ -193,6 +193,9 @@ test('a plan is diffed, approved with its token shown once, applied and verified
   assert.match(await journal.getByTestId('chain-state').textContent(), /Chain intact/);
   assert.ok(!(await page.content()).includes(token), 'the token is in the page');
   await shot('ops-verified');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('ops-verified-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 test('"Apply now" applies with the token the window just showed, and then the token is gone', async () => {
