@@ -125,6 +125,8 @@ describe('actionsFor', () => {
   });
   it('applies only approved plans, verifies only applied ones, rejects nothing already applied', () => {
     expect(actionsFor('approved', { ...base, hasDiff: true, liveToken: true })).toEqual({ diff: false, approve: false, apply: true, verify: false, reject: true });
+    // A token that lapsed unused: approve again (the core marks the plan expired first); no apply.
+    expect(actionsFor('approved', { ...base, hasDiff: true, liveToken: false })).toMatchObject({ approve: true, apply: false });
     expect(actionsFor('applied', base)).toMatchObject({ apply: false, verify: true, reject: false });
     expect(actionsFor('verified', base)).toMatchObject({ verify: true, reject: false, diff: false });
     expect(actionsFor('rejected', { ...base, hasDiff: true })).toEqual({ diff: false, approve: false, apply: false, verify: false, reject: false });

@@ -204,14 +204,15 @@ export interface Actions {
 /**
  * actionsFor says which buttons a plan offers, as the core allows them: diff in draft,
  * diffed, failed or expired (when the plan has a diff command); approve once diffed (or
- * expired) and no token is live; apply while approved; verify after an apply; reject
+ * expired, or approved with a token that lapsed: the core marks it expired first) and no
+ * token is live; apply while approved with a live token; verify after an apply; reject
  * before anything was applied.
  */
 export function actionsFor(status: string, opts: { hasDiffCommand: boolean; liveToken: boolean; hasDiff: boolean }): Actions {
   return {
     diff: opts.hasDiffCommand && ['draft', 'diffed', 'failed', 'expired'].includes(status),
-    approve: opts.hasDiff && !opts.liveToken && ['diffed', 'expired'].includes(status),
-    apply: status === 'approved',
+    approve: opts.hasDiff && !opts.liveToken && ['diffed', 'expired', 'approved'].includes(status),
+    apply: status === 'approved' && opts.liveToken,
     verify: ['applied', 'verified', 'verify_failed'].includes(status),
     reject: ['draft', 'diffed', 'approved', 'expired', 'failed'].includes(status),
   };
