@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
@@ -21,6 +22,11 @@ import (
 // opsApproveMu serializes approvals from the window: two clicks (or two windows) at the
 // same moment give one token and one clear "already approved", never a database race.
 var opsApproveMu sync.Mutex
+
+// opsActionTimeout bounds an approval or a rejection from the window. It is longer than
+// statusTimeout: the journal entry that follows the minted token may wait for the
+// keyring, and an approval cut off between the two would leave a live token nobody holds.
+const opsActionTimeout = 30 * time.Second
 
 // windowJournalLimit is how many of a project's newest journal entries the window shows.
 const windowJournalLimit = 200
@@ -195,7 +201,7 @@ func (f *Facade) OpsApprove(id, hash, ttl string) (*ops.ApproveResult, error) {
 	}
 	opsApproveMu.Lock()
 	defer opsApproveMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), opsActionTimeout)
 	defer cancel()
 	return svc.OpsApprove(ctx, ops.ApproveInput{PlanID: id, TTL: ttl, ConfirmHashPrefix: hash},
 		ops.Attestation{By: permission.ByWindow, Interactive: true})
@@ -212,7 +218,7 @@ func (f *Facade) OpsReject(id, reason string) (*ops.PlanView, error) {
 	if reason == "" {
 		return nil, errors.New("say why the plan is rejected: the reason goes into the journal")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), opsActionTimeout)
 	defer cancel()
 	return svc.Reject(ctx, id, reason, permission.ByWindow)
 }
