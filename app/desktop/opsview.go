@@ -111,7 +111,7 @@ func opsPlanDetail(ctx context.Context, svc *ops.Service, id string) (*OpsPlanDe
 
 // lastVerification rebuilds the newest verify run: pass or fail and the reason of each
 // assertion come from its journal entry, the output from the verify artifacts it stored
-// (the last len(assertions) of them, in order).
+// (the last len(assertions) of them, in order). A detail it cannot read gives nil.
 func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.ArtifactView) *ops.VerifyResult {
 	var last *ops.JournalEntryView
 	for i := range entries {
@@ -151,8 +151,13 @@ func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.
 			spec := p.Plan.Verify[a.Index]
 			r.Name, r.ExpectText, r.WantExit = spec.Name, spec.ExpectText, spec.WantExit()
 		}
-		if i < len(outputs) && len(outputs) == len(detail.Assertions) {
-			r.Output = outputs[i].Content
+		// The run stored one artifact per assertion, in order, just before its journal
+		// entry; an output is shown only when it is that assertion's (same command, same
+		// sha256 of the output as produced).
+		if len(outputs) == len(detail.Assertions) {
+			if o := outputs[i]; o.Source == a.Command && (a.SHA256 == "" || o.SHA256 == a.SHA256) {
+				r.Output = o.Content
+			}
 		}
 		res.Assertions = append(res.Assertions, r)
 	}
