@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
@@ -21,6 +22,11 @@ import (
 // opsApproveMu serializes approvals from the window: two clicks (or two windows) at the
 // same moment give one token and one clear "already approved", never a database race.
 var opsApproveMu sync.Mutex
+
+// opsActionTimeout bounds an approval or a rejection from the window. It is longer than
+// statusTimeout: the journal entry that follows the minted token may wait for the
+// keyring, and an approval cut off between the two would leave a live token nobody holds.
+const opsActionTimeout = 30 * time.Second
 
 // windowJournalLimit is how many of a project's newest journal entries the window shows.
 const windowJournalLimit = 200
@@ -105,7 +111,7 @@ func opsPlanDetail(ctx context.Context, svc *ops.Service, id string) (*OpsPlanDe
 
 // lastVerification rebuilds the newest verify run: pass or fail and the reason of each
 // assertion come from its journal entry, the output from the verify artifacts it stored
-// (the last len(assertions) of them, in order).
+// (the last len(assertions) of them, in order). A detail it cannot read gives nil.
 func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.ArtifactView) *ops.VerifyResult {
 	var last *ops.JournalEntryView
 	for i := range entries {
@@ -145,8 +151,13 @@ func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.
 			spec := p.Plan.Verify[a.Index]
 			r.Name, r.ExpectText, r.WantExit = spec.Name, spec.ExpectText, spec.WantExit()
 		}
-		if i < len(outputs) && len(outputs) == len(detail.Assertions) {
-			r.Output = outputs[i].Content
+		// The run stored one artifact per assertion, in order, just before its journal
+		// entry; an output is shown only when it is that assertion's (same command, same
+		// sha256 of the output as produced).
+		if len(outputs) == len(detail.Assertions) {
+			if o := outputs[i]; o.Source == a.Command && (a.SHA256 == "" || o.SHA256 == a.SHA256) {
+				r.Output = o.Content
+			}
 		}
 		res.Assertions = append(res.Assertions, r)
 	}
@@ -195,7 +206,7 @@ func (f *Facade) OpsApprove(id, hash, ttl string) (*ops.ApproveResult, error) {
 	}
 	opsApproveMu.Lock()
 	defer opsApproveMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), opsActionTimeout)
 	defer cancel()
 	return svc.OpsApprove(ctx, ops.ApproveInput{PlanID: id, TTL: ttl, ConfirmHashPrefix: hash},
 		ops.Attestation{By: permission.ByWindow, Interactive: true})
@@ -212,7 +223,7 @@ func (f *Facade) OpsReject(id, reason string) (*ops.PlanView, error) {
 	if reason == "" {
 		return nil, errors.New("say why the plan is rejected: the reason goes into the journal")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), opsActionTimeout)
 	defer cancel()
 	return svc.Reject(ctx, id, reason, permission.ByWindow)
 }

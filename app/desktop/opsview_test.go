@@ -50,6 +50,14 @@ func inChild(t *testing.T) bool {
 // never falls back to a file. Run with scripts/with-test-keyring.sh.
 func needKeyring(t *testing.T, core *app.Core) {
 	t.Helper()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		// Without an address godbus would autolaunch a session bus (dbus-launch), which
+		// outlives the test together with the keyring it activates.
+		if os.Getenv("AIRLOCK_REQUIRE_KEYRING") == "1" {
+			t.Fatal("the keyring is required here but DBUS_SESSION_BUS_ADDRESS is not set")
+		}
+		t.Skip("no session bus (run under scripts/with-test-keyring.sh)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := core.Secrets.Check(ctx); err != nil {
@@ -414,4 +422,34 @@ func TestOpsWithoutTheCore(t *testing.T) {
 	if _, err := f.OpsJournal("p"); !errors.Is(err, errNoCore) {
 		t.Errorf("journal without a core = %v", err)
 	}
+}
+
+// lastVerification reads journal details written by the core, but the database can be
+// edited: whatever the detail holds, it never panics, and it reports only assertions the
+// detail names.
+func FuzzLastVerification(f *testing.F) {
+	f.Add(`{"assertions":[{"index":0,"command":"grep port= app.conf","passed":true,"exit_code":0,"output_sha256":"ab"}]}`, "grep port= app.conf", "ab")
+	f.Add(`{"assertions":[{"index":7,"command":"x"},{"index":-1}]}`, "x", "")
+	f.Add(`{"assertions":null}`, "", "")
+	f.Add(`[1,2]`, "", "")
+	f.Fuzz(func(t *testing.T, detail, source, sha string) {
+		p := &ops.PlanView{ID: "op-1", Plan: ops.OperationPlan{Verify: []ops.Assertion{{Name: "port", Command: "grep port= app.conf", ExpectText: "port=8080"}}}}
+		entries := []ops.JournalEntryView{{Seq: 1, Event: ops.EventVerified, Status: ops.StatusVerified, Detail: json.RawMessage(detail)}}
+		ev := []ops.ArtifactView{{Kind: ops.ArtifactVerify, Source: source, SHA256: sha, Content: "out"}}
+		res := lastVerification(p, entries, ev)
+		if res == nil {
+			return
+		}
+		var d struct {
+			Assertions []json.RawMessage `json:"assertions"`
+		}
+		if err := json.Unmarshal([]byte(detail), &d); err != nil || len(res.Assertions) != len(d.Assertions) {
+			t.Fatalf("%d assertions from a detail naming %d (%v)", len(res.Assertions), len(d.Assertions), err)
+		}
+		for _, a := range res.Assertions {
+			if a.Output != "" && a.Command != source {
+				t.Fatalf("output of %q shown for assertion %q", source, a.Command)
+			}
+		}
+	})
 }

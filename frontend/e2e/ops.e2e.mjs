@@ -193,6 +193,9 @@ test('a plan is diffed, approved with its token shown once, applied and verified
   assert.match(await journal.getByTestId('chain-state').textContent(), /Chain intact/);
   assert.ok(!(await page.content()).includes(token), 'the token is in the page');
   await shot('ops-verified');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('ops-verified-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 test('"Apply now" applies with the token the window just showed, and then the token is gone', async () => {
@@ -267,4 +270,5 @@ test('an edited journal shows where the chain broke', async () => {
   assert.match(await chain.textContent(), /Chain broken at entry \d+/);
   assert.match(await chain.textContent(), /changed after it was written/);
   assert.ok((await page.locator('li.entry.broken').count()) >= 1);
+  await shot('ops-journal-broken');
 });

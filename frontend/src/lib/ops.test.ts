@@ -125,6 +125,8 @@ describe('actionsFor', () => {
   });
   it('applies only approved plans, verifies only applied ones, rejects nothing already applied', () => {
     expect(actionsFor('approved', { ...base, hasDiff: true, liveToken: true })).toEqual({ diff: false, approve: false, apply: true, verify: false, reject: true });
+    // A token that lapsed unused: approve again (the core marks the plan expired first); no apply.
+    expect(actionsFor('approved', { ...base, hasDiff: true, liveToken: false })).toMatchObject({ approve: true, apply: false });
     expect(actionsFor('applied', base)).toMatchObject({ apply: false, verify: true, reject: false });
     expect(actionsFor('verified', base)).toMatchObject({ verify: true, reject: false, diff: false });
     expect(actionsFor('rejected', { ...base, hasDiff: true })).toEqual({ diff: false, approve: false, apply: false, verify: false, reject: false });
@@ -205,7 +207,7 @@ describe('chainState', () => {
       last_seq: 7,
       ok: false,
       problems: [
-        { kind: 'edited', seq: 5, id: 5, detail: 'content changed' },
+        { kind: 'edited', seq: 5, id: 5, detail: 'content changed after it was written (it no longer matches its hash)' },
         { kind: 'edited', seq: 3, id: 3, detail: '' },
       ],
     });
@@ -214,7 +216,7 @@ describe('chainState', () => {
     expect(s.title).toBe('Chain broken at entry 3');
     expect(s.meaning).toMatch(/from 3 on cannot be trusted/);
     expect(s.todo).toMatch(/keep a copy of the database/);
-    expect(s.problems).toEqual(['entry 5: changed after it was written (content changed)', 'entry 3: changed after it was written']);
+    expect(s.problems).toEqual(['entry 5: content changed after it was written (it no longer matches its hash)', 'entry 3: changed after it was written']);
   });
   it('says when the check could not run, and never calls that intact', () => {
     const s = chainState(undefined, 'journal key from the keyring: locked');

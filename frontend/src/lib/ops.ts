@@ -204,14 +204,15 @@ export interface Actions {
 /**
  * actionsFor says which buttons a plan offers, as the core allows them: diff in draft,
  * diffed, failed or expired (when the plan has a diff command); approve once diffed (or
- * expired) and no token is live; apply while approved; verify after an apply; reject
+ * expired, or approved with a token that lapsed: the core marks it expired first) and no
+ * token is live; apply while approved with a live token; verify after an apply; reject
  * before anything was applied.
  */
 export function actionsFor(status: string, opts: { hasDiffCommand: boolean; liveToken: boolean; hasDiff: boolean }): Actions {
   return {
     diff: opts.hasDiffCommand && ['draft', 'diffed', 'failed', 'expired'].includes(status),
-    approve: opts.hasDiff && !opts.liveToken && ['diffed', 'expired'].includes(status),
-    apply: status === 'approved',
+    approve: opts.hasDiff && !opts.liveToken && ['diffed', 'expired', 'approved'].includes(status),
+    apply: status === 'approved' && opts.liveToken,
     verify: ['applied', 'verified', 'verify_failed'].includes(status),
     reject: ['draft', 'diffed', 'approved', 'expired', 'failed'].includes(status),
   };
@@ -468,7 +469,8 @@ export function chainState(report: ChainReport | undefined | null, verifyError =
       'Do not delete anything: keep a copy of the database as evidence, compare with a backup, and find out who had access to it. ' +
       'Plans themselves still refuse tokens and drift as before; only the record is in doubt.',
     brokenAt,
-    problems: problems.map((p) => `entry ${p.seq}: ${problemWords[p.kind] ?? p.kind}${p.detail ? ` (${p.detail})` : ''}`),
+    // The core's detail says what is wrong with the row in words; the kind's words stand in without one.
+    problems: problems.map((p) => `entry ${p.seq}: ${p.detail || problemWords[p.kind] || p.kind}`),
   };
 }
 
