@@ -35,9 +35,9 @@ func (r registeringExecutor) Exec(ctx context.Context, spec dispatch.ExecSpec) (
 	return r.inner.Exec(ctx, spec)
 }
 
-// dispatchPolicy is the global effective policy a run starts with, before its
+// DispatchPolicy is the global effective policy a run starts with, before its
 // department's defaults and its task's overrides.
-func (c *Core) dispatchPolicy() dispatch.Policy {
+func (c *Core) DispatchPolicy() dispatch.Policy {
 	p := dispatch.DefaultPolicy()
 	settings, err := config.Effective(c.Config.State().File, c.Config.State().Path, c.getenv, c.flags)
 	if err != nil {
@@ -81,7 +81,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
 		Approvals: approvals, Pending: approvals, Secrets: c.Secrets, Publisher: c.Bus,
-		LogDir: c.Paths.RunLogs, Defaults: c.dispatchPolicy,
+		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
 	}
 	if n := st.File.Dispatch.Concurrency; n != nil {
 		opts.Concurrency = *n

@@ -498,35 +498,10 @@ func (f *Facade) departmentIndex(ctx context.Context) map[string]departments.Dep
 // basePolicy is the global policy runs start with, from the effective configuration
 // (the same keys app.Core's dispatch policy reads).
 func (f *Facade) basePolicy() dispatch.Policy {
-	p := dispatch.DefaultPolicy()
 	if f.core == nil {
-		return p
+		return dispatch.DefaultPolicy()
 	}
-	for _, s := range f.core.ConfigView().Settings {
-		switch s.Key {
-		case "sandbox_mode":
-			if v, ok := s.Value.(string); ok {
-				p.SandboxMode = v
-			}
-		case "approval_policy":
-			if v, ok := s.Value.(string); ok {
-				p.ApprovalPolicy = v
-			}
-		case "isolation.backend":
-			if v, ok := s.Value.(string); ok {
-				p.Backend = v
-			}
-		case "execution_mode":
-			if v, ok := s.Value.(string); ok {
-				p.ExecutionMode = v
-			}
-		case "sandbox_workspace_write.network_access":
-			if v, ok := s.Value.(bool); ok {
-				p.Network = v
-			}
-		}
-	}
-	return p
+	return f.core.DispatchPolicy()
 }
 
 func (f *Facade) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.Task, depts map[string]departments.Department, base dispatch.Policy) TaskRow {
