@@ -443,10 +443,14 @@ func (d *document) splice(s span, text string) []byte {
 func (d *document) refuseInline(path []string) error {
 	for _, kv := range d.keys {
 		full := kv.full()
-		if kv.inline && hasPrefix(path, full) && !equalPath(path, full) {
+		if !hasPrefix(path, full) || equalPath(path, full) {
+			continue
+		}
+		if kv.inline {
 			return fmt.Errorf("edit %s: %s is written as an inline table ({ … }) on line %d; edit it by hand, or write it as a [%s] table so Airlock can change one key",
 				dotted(path), dotted(full), lineNumber(d.data, kv.line.start), dotted(full))
 		}
+		return fmt.Errorf("edit %s: %s is a single value on line %d, not a table; fix it by hand first", dotted(path), dotted(full), lineNumber(d.data, kv.line.start))
 	}
 	for _, h := range d.headers {
 		if h.array && hasPrefix(path, h.path) {

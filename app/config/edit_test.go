@@ -142,6 +142,12 @@ func TestApplyEdits(t *testing.T) {
 			err:   "inline table",
 		},
 		{
+			name:  "a key under a plain value is refused",
+			in:    "ops = 1\n",
+			edits: []Edit{Set(true, "ops", "strict")},
+			err:   "not a table",
+		},
+		{
 			name:  "setting a table as a value is refused",
 			in:    personal,
 			edits: []Edit{Set("x", "isolation")},
@@ -423,6 +429,9 @@ func FuzzApplyEdits(f *testing.F) {
 			Set("read-only", "sandbox_mode"),
 			AppendTable([]Field{{"tool", "bash"}, {"pattern", s}, {"action", "deny"}}, "permission", "rules"),
 			Unset("isolation", "backend"),
+			RemoveTable(0, "permission", "rules"),
+			Set("never", "approval_policy"),
+			Set(b, s+"x", "k"),
 		}
 		var before map[string]any
 		if toml.Unmarshal(doc, &before) != nil {
