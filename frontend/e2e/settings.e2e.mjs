@@ -190,3 +190,24 @@ test('a tier changed in the Permissions tab is written to config.toml next to th
   assert.match(text, /\[permission\.tiers\]\nweb_fetch = "P2"\n/);
   assert.ok(text.includes('# the package mirror needs it now and then'));
 });
+
+test('a workspace root added in the General tab is written to config.toml and shown with its layer', async () => {
+  await page.locator('a[data-tab="general"]').click();
+  const list = page.locator('[data-list="workspace roots"]');
+  await list.waitFor({ timeout: 10_000 });
+  assert.match(await list.textContent(), /without asking you/);
+  await list.locator('input').fill('relative/dir');
+  await list.locator('button[type="submit"]').click();
+  await list.locator('[role="alert"]').waitFor();
+  await list.locator('input').fill('~/code');
+  await list.locator('button[type="submit"]').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-key="workspace.roots"] [data-layer]')?.getAttribute('data-layer') === 'file',
+    null,
+    { timeout: 15_000 },
+  );
+  const text = app.readConfig();
+  assert.match(text, /\[workspace\]\nroots = \["~\/Airlock", "~\/code"\]\n/);
+  assert.ok(text.includes('# My Airlock — written by hand'));
+  await shot('general');
+});
