@@ -134,6 +134,9 @@ test('an edit of config.toml from outside shows up in the window, with the dange
   await danger.waitFor({ timeout: 10_000 });
   assert.match(await danger.textContent(), /full-access with approval policy never/);
   await shot('danger');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('danger-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.locator('a[data-tab="approvals"]').click();
   await row('approval_policy').waitFor({ timeout: 10_000 });
   assert.equal(await page.locator('[data-danger="full-access-never"]').count(), 1, 'the Approvals tab warns too');
