@@ -49,7 +49,7 @@ const policyMeaning: Record<string, string> = {
   untrusted: 'Asks before every command that is not on the known-safe read-only list.',
   'on-request': 'Asks as the tiers say (P1 once, P2 every time), and for every escalation.',
   'on-failure': 'Runs sandboxed commands unwatched; asks to re-run with more access when one hits the sandbox.',
-  never: 'Asks nothing: what would ask at P1 is allowed, P2 and interactive-only requests are denied.',
+  never: 'Asks nothing and holds no run: what would ask at P1 is allowed; P2 and interactive-only requests are denied at once, with the reason.',
 };
 
 export const settingInfo: Record<string, SettingInfo> = {
