@@ -143,7 +143,11 @@ test('an edit of config.toml from outside shows up in the window, with the dange
   await shot('approvals');
   await page.locator('a[data-tab="hooks"]').click();
   await page.locator('[data-agent="Claude Code"][data-kind="hook"]').waitFor({ timeout: 10_000 });
-  assert.equal(await page.locator('[data-agent="Claude Code"][data-kind="hook"]').getAttribute('data-installed'), 'false');
+  // What the tab says is what the core found in this user's agent settings.
+  const hooks = await page.evaluate(() => window.go.desktop.Facade.HooksView());
+  for (const a of hooks.agents) {
+    assert.equal(await page.locator(`[data-agent="${a.agent}"][data-kind="${a.kind}"]`).getAttribute('data-installed'), String(a.installed), `${a.agent} ${a.kind}`);
+  }
   await shot('hooks');
   await page.locator('a[data-tab="sandbox"]').click();
 
