@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -195,6 +196,10 @@ func WriteEdited(path string, base Snapshot, edits ...Edit) (Snapshot, error) {
 	}
 	if _, err := Parse(path, next); err != nil {
 		return Snapshot{}, fmt.Errorf("the edit was not written, since config.toml would not load: %w", err)
+	}
+	if base.Exists && bytes.Equal(next, base.Data) {
+		// Nothing to change: leave the file (and its mtime) alone.
+		return base, unchanged(resolveTarget(path), base)
 	}
 	real := resolveTarget(path)
 	if err := unchanged(real, base); err != nil {
@@ -443,10 +448,14 @@ func (d *document) splice(s span, text string) []byte {
 func (d *document) refuseInline(path []string) error {
 	for _, kv := range d.keys {
 		full := kv.full()
-		if kv.inline && hasPrefix(path, full) && !equalPath(path, full) {
+		if !hasPrefix(path, full) || equalPath(path, full) {
+			continue
+		}
+		if kv.inline {
 			return fmt.Errorf("edit %s: %s is written as an inline table ({ … }) on line %d; edit it by hand, or write it as a [%s] table so Airlock can change one key",
 				dotted(path), dotted(full), lineNumber(d.data, kv.line.start), dotted(full))
 		}
+		return fmt.Errorf("edit %s: %s is a single value on line %d, not a table; fix it by hand first", dotted(path), dotted(full), lineNumber(d.data, kv.line.start))
 	}
 	for _, h := range d.headers {
 		if h.array && hasPrefix(path, h.path) {
@@ -472,6 +481,9 @@ func (d *document) set(path []string, val string) ([]byte, error) {
 		return nil, err
 	}
 	if kv, ok := d.find(path); ok {
+		if sameValue(d.data[kv.value.start:kv.value.end], val) {
+			return d.data, nil // already so: keep the person's spelling of it
+		}
 		return d.splice(kv.value, val), nil
 	}
 	for _, kv := range d.keys {
@@ -530,6 +542,15 @@ func (d *document) set(path []string, val string) ([]byte, error) {
 	}
 	// 4. A new table at the end.
 	return d.appendBlock("["+dotted(table)+"]", encodeKey(leaf)+" = "+val), nil
+}
+
+// sameValue reports whether two TOML value texts mean the same value ('a' and "a").
+func sameValue(raw []byte, val string) bool {
+	var a, b map[string]any
+	if toml.Unmarshal(append([]byte("v = "), raw...), &a) != nil || toml.Unmarshal([]byte("v = "+val), &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // commentsAbove moves off up over the comment lines directly above it (they describe

@@ -142,6 +142,18 @@ func TestApplyEdits(t *testing.T) {
 			err:   "inline table",
 		},
 		{
+			name:  "setting the value already there keeps its spelling",
+			in:    "approval_policy = 'never' # literal\n[isolation]\nprotected = [ 'a',\n 'b' ]\n",
+			edits: []Edit{Set("never", "approval_policy"), Set([]string{"a", "b"}, "isolation", "protected")},
+			want:  "approval_policy = 'never' # literal\n[isolation]\nprotected = [ 'a',\n 'b' ]\n",
+		},
+		{
+			name:  "a key under a plain value is refused",
+			in:    "ops = 1\n",
+			edits: []Edit{Set(true, "ops", "strict")},
+			err:   "not a table",
+		},
+		{
 			name:  "setting a table as a value is refused",
 			in:    personal,
 			edits: []Edit{Set("x", "isolation")},
@@ -277,6 +289,17 @@ func TestWriteEdited(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".config.toml.edit-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+
+	t.Run("an edit that changes nothing leaves the file alone", func(t *testing.T) {
+		before, _ := ReadSnapshot(path)
+		after, err := EditFile(path, Set(true, "sandbox_workspace_write", "network_access"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !after.ModTime.Equal(before.ModTime) || after.Hash != before.Hash {
+			t.Fatal("the file was rewritten for nothing")
+		}
+	})
 
 	t.Run("a value the parser rejects writes nothing", func(t *testing.T) {
 		before, _ := os.ReadFile(path)
@@ -423,6 +446,9 @@ func FuzzApplyEdits(f *testing.F) {
 			Set("read-only", "sandbox_mode"),
 			AppendTable([]Field{{"tool", "bash"}, {"pattern", s}, {"action", "deny"}}, "permission", "rules"),
 			Unset("isolation", "backend"),
+			RemoveTable(0, "permission", "rules"),
+			Set("never", "approval_policy"),
+			Set(b, s+"x", "k"),
 		}
 		var before map[string]any
 		if toml.Unmarshal(doc, &before) != nil {

@@ -395,3 +395,24 @@ func TestQuickEditsAllLand(t *testing.T) {
 		t.Error("comment lost")
 	}
 }
+
+// While config.toml is broken, an edit from the window is refused with the file's own
+// mistakes, and the file is left for the person to fix.
+func TestSetSettingOnABrokenFile(t *testing.T) {
+	core := openCoreWith(t, personConfig, nil)
+	f := NewFacade(core)
+	broken := "approval_policy = \"sometimes\"\n" + personConfig
+	if err := os.WriteFile(core.Paths.ConfigFile, []byte(broken), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if st := core.Config.Reload(); st.Error == nil {
+		t.Fatal("the broken file loaded")
+	}
+	_, err := f.SetSetting("sandbox_workspace_write.network_access", true)
+	if err == nil || !strings.Contains(err.Error(), "was not written") || !strings.Contains(err.Error(), "sometimes") {
+		t.Fatalf("err = %v; want the file's own mistake and that nothing was written", err)
+	}
+	if readText(t, core.Paths.ConfigFile) != broken {
+		t.Fatal("the broken file was changed")
+	}
+}

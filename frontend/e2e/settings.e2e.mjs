@@ -134,13 +134,20 @@ test('an edit of config.toml from outside shows up in the window, with the dange
   await danger.waitFor({ timeout: 10_000 });
   assert.match(await danger.textContent(), /full-access with approval policy never/);
   await shot('danger');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot('danger-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.locator('a[data-tab="approvals"]').click();
   await row('approval_policy').waitFor({ timeout: 10_000 });
   assert.equal(await page.locator('[data-danger="full-access-never"]').count(), 1, 'the Approvals tab warns too');
   await shot('approvals');
   await page.locator('a[data-tab="hooks"]').click();
   await page.locator('[data-agent="Claude Code"][data-kind="hook"]').waitFor({ timeout: 10_000 });
-  assert.equal(await page.locator('[data-agent="Claude Code"][data-kind="hook"]').getAttribute('data-installed'), 'false');
+  // What the tab says is what the core found in this user's agent settings.
+  const hooks = await page.evaluate(() => window.go.desktop.Facade.HooksView());
+  for (const a of hooks.agents) {
+    assert.equal(await page.locator(`[data-agent="${a.agent}"][data-kind="${a.kind}"]`).getAttribute('data-installed'), String(a.installed), `${a.agent} ${a.kind}`);
+  }
   await shot('hooks');
   await page.locator('a[data-tab="sandbox"]').click();
 
@@ -189,4 +196,25 @@ test('a tier changed in the Permissions tab is written to config.toml next to th
   const text = app.readConfig();
   assert.match(text, /\[permission\.tiers\]\nweb_fetch = "P2"\n/);
   assert.ok(text.includes('# the package mirror needs it now and then'));
+});
+
+test('a workspace root added in the General tab is written to config.toml and shown with its layer', async () => {
+  await page.locator('a[data-tab="general"]').click();
+  const list = page.locator('[data-list="workspace roots"]');
+  await list.waitFor({ timeout: 10_000 });
+  assert.match(await list.textContent(), /without asking you/);
+  await list.locator('input').fill('relative/dir');
+  await list.locator('button[type="submit"]').click();
+  await list.locator('[role="alert"]').waitFor();
+  await list.locator('input').fill('~/code');
+  await list.locator('button[type="submit"]').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-key="workspace.roots"] [data-layer]')?.getAttribute('data-layer') === 'file',
+    null,
+    { timeout: 15_000 },
+  );
+  const text = app.readConfig();
+  assert.match(text, /\[workspace\]\nroots = \["~\/Airlock", "~\/code"\]\n/);
+  assert.ok(text.includes('# My Airlock — written by hand'));
+  await shot('general');
 });

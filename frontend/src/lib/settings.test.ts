@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  settingInfo,
   asList,
   checkPath,
   checkProtected,
@@ -205,5 +206,14 @@ describe('Edits', () => {
     expect(await e.run('k', async () => {})).toBe(true);
     expect(e.errors.has('k')).toBe(false);
     expect(changes).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('every setting says what it means', () => {
+  it.each(['dispatch.concurrency', 'dispatch.run_log_cap', 'dispatch.log_max_age', 'dispatch.log_max_total', 'workspace.roots', 'isolation.protected'])('%s', (key) => {
+    expect(settingInfo[key]!.explain!(2)).toBeTruthy();
+  });
+  it('counts runs in words', () => {
+    expect(settingInfo['dispatch.concurrency']!.explain!(1)).toMatch(/^At most 1 scheduled run at a time/);
   });
 });

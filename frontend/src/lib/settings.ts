@@ -49,7 +49,7 @@ const policyMeaning: Record<string, string> = {
   untrusted: 'Asks before every command that is not on the known-safe read-only list.',
   'on-request': 'Asks as the tiers say (P1 once, P2 every time), and for every escalation.',
   'on-failure': 'Runs sandboxed commands unwatched; asks to re-run with more access when one hits the sandbox.',
-  never: 'Asks nothing: what would ask at P1 is allowed, P2 and interactive-only requests are denied.',
+  never: 'Asks nothing and holds no run: what would ask at P1 is allowed; P2 and interactive-only requests are denied at once, with the reason.',
 };
 
 export const settingInfo: Record<string, SettingInfo> = {
@@ -96,10 +96,13 @@ export const settingInfo: Record<string, SettingInfo> = {
   },
   'ops.strict': { label: 'Strict ops', explain: (v) => (v === true ? 'Changes to infrastructure go only through the ops flow.' : undefined) },
   'workspace.roots': { label: 'Workspace roots', explain: () => 'Runs may start inside these without asking.' },
-  'dispatch.concurrency': { label: 'Runs at once' },
-  'dispatch.run_log_cap': { label: 'Log size per run' },
-  'dispatch.log_max_age': { label: 'Keep logs for' },
-  'dispatch.log_max_total': { label: 'Logs in total' },
+  'dispatch.concurrency': {
+    label: 'Runs at once',
+    explain: (v) => `At most ${String(v)} scheduled run${v === 1 ? '' : 's'} at a time; the others wait their turn (a held run gives its slot back).`,
+  },
+  'dispatch.run_log_cap': { label: 'Log size per run', explain: () => "A run's log stops growing past this size, with a marker saying it was cut." },
+  'dispatch.log_max_age': { label: 'Keep logs for', explain: () => 'Older run logs are deleted; the records of the runs stay.' },
+  'dispatch.log_max_total': { label: 'Logs in total', explain: () => 'When all run logs together pass this size, the oldest are deleted first.' },
   'api.tcp_address': { label: 'Loopback TCP', explain: (v) => (v === '' ? 'Only the private unix socket listens.' : undefined) },
 };
 

@@ -256,3 +256,18 @@ describe('ChoiceGroup', () => {
     expect(el.querySelector('[data-key="sandbox_mode"]')!.textContent).toContain('saving…');
   });
 });
+
+describe('GeneralTab', () => {
+  it('edits the workspace roots, saying what a root grants before the click', () => {
+    const api = fakeApi();
+    const cfg = config([]);
+    cfg.settings.push(st('workspace.roots', ['~/Airlock']));
+    const el = render(Settings, { config: cfg, status: undefined, home: '/home/ana', api });
+    const list = el.querySelector('[data-list="workspace roots"]')!;
+    expect(list.textContent).toContain('~/Airlock');
+    expect(list.textContent).toContain('start anywhere inside it without asking you');
+    const remove = [...list.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'remove ~/Airlock')!;
+    remove.click();
+    expect(api.setSetting).toHaveBeenCalledWith('workspace.roots', []);
+  });
+});
