@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/sandboxconfig"
 	"github.com/airlock-app/airlock/permission"
@@ -97,6 +98,16 @@ func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sand
 	return sandboxconfig.Resolve(st.File, st.Path, flags, c.getenv, cwd)
 }
 
+// RevokeGrant revokes a remembered allow (the next identical request asks again) and
+// tells the windows (grants.changed).
+func (c *Core) RevokeGrant(ctx context.Context, id string) error {
+	if err := c.Broker.Grants().Revoke(ctx, id); err != nil {
+		return err
+	}
+	c.Bus.Publish(eventbus.TopicGrantsChanged, map[string]string{"revoked": id})
+	return nil
+}
+
 // answerRequest is the body of POST /v1/approvals/{id}/answer.
 type answerRequest struct {
 	permission.Answer
@@ -169,7 +180,7 @@ func (c *Core) permissionRoutes() {
 		localapi.WriteJSON(w, http.StatusOK, list)
 	})
 	c.api.Handle("DELETE /v1/grants/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if err := c.Broker.Grants().Revoke(r.Context(), r.PathValue("id")); err != nil {
+		if err := c.RevokeGrant(r.Context(), r.PathValue("id")); err != nil {
 			localapi.WriteError(w, &localapi.Error{Status: http.StatusNotFound, Code: "no_grant", Message: err.Error(), Hint: "list grants with `airlock grants list`"})
 			return
 		}

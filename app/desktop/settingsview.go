@@ -365,7 +365,7 @@ func (f *Facade) RevokeGrant(id string) (PermissionsView, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
-	if err := f.core.Broker.Grants().Revoke(ctx, id); err != nil {
+	if err := f.core.RevokeGrant(ctx, id); err != nil {
 		return PermissionsView{}, err
 	}
 	return f.PermissionsView()

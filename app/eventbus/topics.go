@@ -6,6 +6,7 @@ const (
 	TopicConfigChanged       = "config.changed"
 	TopicPermissionRequested = "permission.requested"
 	TopicPermissionDecided   = "permission.decided"
+	TopicGrantsChanged       = "grants.changed"
 	TopicRunUpdated          = "run.updated"
 	TopicRunLog              = "run.log"
 	TopicTaskUpdated         = "task.updated"
@@ -22,7 +23,7 @@ const (
 
 // Topics lists every topic above.
 var Topics = []string{
-	TopicConfigChanged, TopicPermissionRequested, TopicPermissionDecided, TopicRunUpdated,
+	TopicConfigChanged, TopicPermissionRequested, TopicPermissionDecided, TopicGrantsChanged, TopicRunUpdated,
 	TopicRunLog, TopicTaskUpdated, TopicTaskRemoved, TopicDepartmentUpdated, TopicInboxChanged,
 	TopicOpsPlanUpdated, TopicOpsJournalAppended, TopicSandboxStatus, TopicSandboxInstall, TopicDispatchState,
 	TopicWindowShow,

@@ -187,6 +187,20 @@ test('revoking a grant in the Permissions tab removes it, and the CLI agrees', a
   const denied = await app.api('POST', '/v1/approvals/e2e-settings-again/answer', { allow: false, by: 'api' });
   assert.equal(denied.status, 200);
   assert.equal((await again).body.verdict, 'deny');
+
+  // Revoked from the CLI (the local API): the tab follows the grants.changed event.
+  const third = request('e2e-settings-third');
+  const popup3 = page.locator('[role="alertdialog"][data-request="e2e-settings-third"]');
+  await popup3.waitFor({ timeout: 20_000 });
+  await popup3.locator('[data-action="allow-always"]').click();
+  await popup3.locator('[data-scope="always"]').click();
+  assert.equal((await third).body.verdict, 'allow');
+  const row = page.locator('[data-grant]').filter({ hasText: 'write_file' });
+  await row.waitFor({ timeout: 15_000 });
+  const id3 = await row.getAttribute('data-grant');
+  const revoked = await app.api('DELETE', `/v1/grants/${id3}`);
+  assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+  await page.locator(`[data-grant="${id3}"]`).waitFor({ state: 'detached', timeout: 10_000 });
 });
 
 test('a tier changed in the Permissions tab is written to config.toml next to the person’s text', async () => {

@@ -9,6 +9,7 @@ export const Topics = {
   ConfigChanged: 'config.changed',
   PermissionRequested: 'permission.requested',
   PermissionDecided: 'permission.decided',
+  GrantsChanged: 'grants.changed',
   RunUpdated: 'run.updated',
   RunLog: 'run.log',
   TaskUpdated: 'task.updated',
