@@ -205,3 +205,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An editor that truncates config.toml and writes it a moment later (a slow, in-place
+// save) must not put the defaults of an empty file in force in between.
+func TestStoreWaitsOutAnInPlaceRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("sandbox_mode = \"read-only\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes := make(chan State, 10)
+	s, err := Open(path, func(st State) { changes <- st })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // longer than the settle time of one event
+	if _, err := f.WriteString("sandbox_mode = \"workspace-write\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st := waitState(t, changes, func(st State) bool { return true })
+	if st.File.SandboxMode == nil || *st.File.SandboxMode != "workspace-write" {
+		t.Fatalf("first reload after the rewrite = %+v; want the rewritten file, never the empty one", st.File)
+	}
+}

@@ -125,6 +125,20 @@ func (s *Store) Watch(ctx context.Context) error {
 		// Editors write in several steps: settle briefly before reading.
 		var timer *time.Timer
 		fire := make(chan struct{}, 1)
+		settle := func(d time.Duration) {
+			if timer != nil {
+				timer.Stop()
+			}
+			timer = time.AfterFunc(d, func() {
+				select {
+				case fire <- struct{}{}:
+				default:
+				}
+			})
+		}
+		// An empty file is most often one being rewritten in place (truncate, then
+		// write): read it once more a little later before taking it for the person's.
+		emptyOnce := false
 		for {
 			select {
 			case <-ctx.Done():
@@ -136,16 +150,14 @@ func (s *Store) Watch(ctx context.Context) error {
 				if filepath.Clean(ev.Name) != filepath.Clean(s.path) {
 					continue
 				}
-				if timer != nil {
-					timer.Stop()
-				}
-				timer = time.AfterFunc(50*time.Millisecond, func() {
-					select {
-					case fire <- struct{}{}:
-					default:
-					}
-				})
+				settle(100 * time.Millisecond)
 			case <-fire:
+				if fi, err := os.Stat(s.path); err == nil && fi.Size() == 0 && !emptyOnce {
+					emptyOnce = true
+					settle(400 * time.Millisecond)
+					continue
+				}
+				emptyOnce = false
 				s.Reload()
 			case err, ok := <-w.Errors:
 				if !ok {
