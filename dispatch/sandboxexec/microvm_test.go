@@ -83,13 +83,16 @@ func TestSandboxModeWithoutTheMicroVM(t *testing.T) {
 	notReady := fmt.Errorf("%w (image ready false)", vm.ErrNotReady)
 	rec := &routes{}
 	d, _, ws, _, _ := setupWith(t, "on-request", func(_ string, _ *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { return nil, notReady }
+		o.MicroVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, notReady }
 		o.OnRoute = rec.add
 	})
 	got, log := runTask(t, d, dispatch.TaskSpec{Name: "vm", Cwd: ws, Argv: []string{"uname", "-r"},
 		Overrides: overrides("sandbox")}, dispatch.StatusFailed, dispatch.StatusSucceeded)
 	if got.Status != dispatch.StatusFailed {
 		t.Fatalf("ran without the micro-VM: %s %s", got.Status, log)
+	}
+	if strings.Count(got.Reason, "airlock sandbox install") != 1 {
+		t.Errorf("reason names the install %d times: %s", strings.Count(got.Reason, "airlock sandbox install"), got.Reason)
 	}
 	for _, w := range []string{"airlock sandbox install", `execution_mode = "local"`, "not installed"} {
 		if !strings.Contains(got.Reason, w) {
@@ -109,7 +112,7 @@ func TestSandboxModeWithoutTheMicroVM(t *testing.T) {
 func TestAutoWithoutTheMicroVMAsks(t *testing.T) {
 	rec := &routes{}
 	d, _, ws, _, a := setupWith(t, "on-request", func(_ string, a *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { return nil, vm.ErrNotReady }
+		o.MicroVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
 		o.Approvals = a
 		o.OnRoute = rec.add
 	})
@@ -156,12 +159,15 @@ func TestMicroVMModes(t *testing.T) {
 	if reason != "" {
 		t.Skip(reason)
 	}
-	var mu sync.Mutex
 	pool := vm.NewPool(base, time.Minute, nil, nil)
-	defer func() { mu.Lock(); pool.Close(); mu.Unlock() }()
+	defer pool.Close()
 	rec := &routes{}
 	d, _, ws, _, _ := setupWith(t, "on-request", func(_ string, a *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { mu.Lock(); defer mu.Unlock(); return pool.SandboxExec, nil }
+		// As the core does: each run gets its own VM, ended with the run.
+		o.MicroVM = func(id uint) (sandbox.MicroVM, func(), error) {
+			s := pool.Session(fmt.Sprint("run-", id))
+			return s.SandboxExec, s.End, nil
+		}
 		o.Approvals = a
 		o.OnRoute = rec.add
 	})
@@ -224,12 +230,8 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 		t.Fatalf("auto ls: %s (%s)\n%s", got.Status, got.Reason, log)
 	}
 
-	// A fresh VM (the old one shut down) has none of the first run's writes outside the
-	// workspace, while the workspace file is still there.
-	mu.Lock()
-	pool.Close()
-	pool = vm.NewPool(base, time.Minute, nil, nil)
-	mu.Unlock()
+	// The next run's VM has none of the first run's writes outside the workspace, while
+	// the workspace file is still there.
 	got, log = runTask(t, d, dispatch.TaskSpec{Name: "after", Cwd: ws, Overrides: overrides("sandbox"),
 		Argv: []string{"sh", "-c", "test -e /root/outside.txt && echo outside-present || echo outside-gone; test -e /etc/airlock-was-here && echo etc-present || echo etc-gone; cat sub/kept.txt"}},
 		dispatch.StatusSucceeded, dispatch.StatusFailed)
