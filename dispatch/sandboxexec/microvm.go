@@ -110,7 +110,7 @@ func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol 
 	if pol.Network {
 		net = "on (NAT through the host)"
 	}
-	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the VM stops. Network %s.\n", spec.Dir, net)
+	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the run ends (its VM is thrown away). Network %s.\n", spec.Dir, net)
 	pol.ExecutionMode = sandbox.ExecSandbox
 	tail := &tailBuffer{}
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{

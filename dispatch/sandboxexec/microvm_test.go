@@ -196,7 +196,7 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 	if b, _ := os.ReadFile(filepath.Join(ws, "sub", "kept.txt")); string(b) != "kept\n" {
 		t.Errorf("a file written in the workspace is not on the host: %q", b)
 	}
-	for _, w := range []string{"airlock: running in the micro-VM (execution_mode sandbox)", "vanish when the VM stops", "wrote-outside", "net-unreachable"} {
+	for _, w := range []string{"airlock: running in the micro-VM (execution_mode sandbox)", "vanish when the run ends", "wrote-outside", "net-unreachable"} {
 		if !strings.Contains(log, w) {
 			t.Errorf("log lacks %q:\n%s", w, log)
 		}
