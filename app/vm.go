@@ -128,7 +128,7 @@ func (c *Core) VMPool() (*vm.Pool, error) {
 	c.vm.mu.Lock()
 	defer c.vm.mu.Unlock()
 	if c.vm.closed {
-		return nil, errors.New("Airlock is stopping")
+		return nil, errors.New("the Airlock core is stopping")
 	}
 	if c.vm.pool == nil || c.vm.poolCfg != base {
 		if old := c.vm.pool; old != nil {
