@@ -101,9 +101,22 @@ func (c *Core) VMInstallCancel() vminstall.Status {
 	return c.vm.inst.Status()
 }
 
-// MicroVM returns the runner for the "sandbox" execution mode (the warm pool), or an
-// error wrapping vm.ErrNotReady that says what to install.
-func (c *Core) MicroVM() (sandbox.MicroVM, error) {
+// MicroVM returns the runner of one dispatch run: the run's own VM (a session of the
+// warm pool, booted on its first command) and the function that shuts it down when the run
+// ends, so that what it wrote outside its workspace is gone. The error wraps
+// vm.ErrNotReady and says what to install when the runtime or image is missing.
+func (c *Core) MicroVM(runID uint) (sandbox.MicroVM, func(), error) {
+	p, err := c.VMPool()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := p.Session(fmt.Sprintf("run-%d", runID))
+	return s.SandboxExec, s.End, nil
+}
+
+// VMPool returns the core's pool of micro-VMs, built from what is installed (rebuilt when
+// the installed image changes), or an error wrapping vm.ErrNotReady.
+func (c *Core) VMPool() (*vm.Pool, error) {
 	select {
 	case <-c.vm.probed:
 	case <-time.After(15 * time.Second):
@@ -115,7 +128,7 @@ func (c *Core) MicroVM() (sandbox.MicroVM, error) {
 	c.vm.mu.Lock()
 	defer c.vm.mu.Unlock()
 	if c.vm.closed {
-		return nil, errors.New("Airlock is stopping")
+		return nil, errors.New("the Airlock core is stopping")
 	}
 	if c.vm.pool == nil || c.vm.poolCfg != base {
 		if old := c.vm.pool; old != nil {
@@ -123,7 +136,7 @@ func (c *Core) MicroVM() (sandbox.MicroVM, error) {
 		}
 		c.vm.pool, c.vm.poolCfg = vm.NewPool(base, vmIdle, nil, slog.Default()), base
 	}
-	return c.vm.pool.SandboxExec, nil
+	return c.vm.pool, nil
 }
 
 // auditRoute writes an execution-mode decision into the permission audit (tool exec,

@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-app/airlock/app/buildinfo"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 func newMCPCmd(e *env) *cobra.Command {
@@ -55,11 +56,16 @@ func newMCPCmd(e *env) *cobra.Command {
 			}
 			client := localapi.NewClient(p.Socket)
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv := gateway.NewServer(gateway.Options{
+			opts := gateway.Options{
 				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),
 				Broker: gateway.APIBroker{Client: client}, Client: client,
 				HiddenPaths: []string{p.RuntimeDir}, Version: buildinfo.Version, Log: log,
-			})
+			}
+			if policy.ExecutionMode != sandbox.ExecLocal {
+				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)
+				defer closeVM()
+			}
+			srv := gateway.NewServer(opts)
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
 		},
 	}

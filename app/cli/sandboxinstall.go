@@ -179,7 +179,7 @@ func installThroughCore(ctx context.Context, e *env, manifest string, bar *progr
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				return st, errors.New("Airlock stopped during the install; run `airlock sandbox install` again to resume")
+				return st, errors.New("the Airlock core stopped during the install; run `airlock sandbox install` again to resume")
 			}
 			var s vminstall.Status
 			if json.Unmarshal(ev.Payload, &s) != nil {

@@ -74,8 +74,12 @@ func (s *Server) addBashTool() {
 			stderr := &cappedBuffer{cap: s.opts.OutputCap}
 			var mu sync.Mutex
 			var registered []int
+			pol, where, refuse := s.placeCommand(in.Command)
+			if refuse != "" {
+				return errorResult("%s", refuse), Outcome{Ran: false, Error: refuse}
+			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
-				Policy: s.opts.Policy, Argv: []string{"bash", "-c", in.Command}, Cwd: s.opts.Policy.Cwd,
+				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: s.opts.Policy.Cwd,
 				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
 				HiddenPaths: s.opts.HiddenPaths,
 				OnStart: func(pid int) {
@@ -112,6 +116,9 @@ func (s *Server) addBashTool() {
 			if res.Warning != "" {
 				fmt.Fprintf(&b, "\n--- sandbox warning ---\n%s", res.Warning)
 			}
+			if where != "" {
+				fmt.Fprintf(&b, "\n--- where ---\n%s", where)
+			}
 			result := textResult(b.String())
 			result.IsError = code != 0 || res.TimedOut
 			result.StructuredContent = map[string]any{"exit_code": code, "stdout": stdout.String(), "stderr": stderr.String(), "timed_out": res.TimedOut}
@@ -137,4 +144,33 @@ func (s *Server) forgetSandbox(pid int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = s.opts.Client.Do(ctx, http.MethodDelete, "/v1/sandboxes/"+strconv.Itoa(pid), nil, nil)
+}
+
+// placeCommand applies the execution mode to one bash command: the policy to run it under,
+// a note saying where it ran when that is the micro-VM, or why it is refused.
+func (s *Server) placeCommand(command string) (pol sandbox.Policy, where, refuse string) {
+	pol = s.opts.Policy
+	const vanish = "; only the workspace is shared (as /workspace): installs and writes anywhere else vanish when this session's VM stops"
+	switch pol.ExecutionMode {
+	case sandbox.ExecSandbox:
+		if s.opts.MicroVM == nil {
+			return pol, "", sandbox.ErrMicroVMUnavailable.Error()
+		}
+		return pol, "ran in the micro-VM (execution_mode sandbox)" + vanish, ""
+	case sandbox.ExecAuto:
+		why := ""
+		if s.opts.Risk != nil {
+			why = s.opts.Risk(command)
+		}
+		if why == "" {
+			pol.ExecutionMode = sandbox.ExecLocal
+			return pol, "", ""
+		}
+		if s.opts.MicroVM == nil {
+			return pol, "", "execution_mode auto: " + why + " must run in the micro-VM, which is not installed here: install it with `airlock sandbox install` (or from the Sandbox tab), or use execution_mode = \"local\""
+		}
+		pol.ExecutionMode = sandbox.ExecSandbox
+		return pol, "ran in the micro-VM (auto: " + why + ")" + vanish, ""
+	}
+	return pol, "", ""
 }

@@ -38,6 +38,12 @@ type Options struct {
 	OutputCap int
 	// FetchCap bounds a web_fetch body, in bytes.
 	FetchCap int64
+	// MicroVM runs bash commands in the micro-VM: every command under execution_mode
+	// "sandbox", the high-risk ones (Risk) under "auto". nil: not installed, and those
+	// commands are refused with the way out.
+	MicroVM sandbox.MicroVM
+	// Risk says why a command is high-risk for "auto" ("" = run it on the host).
+	Risk func(command string) string
 }
 
 // Server is Airlock's MCP server: governed tools, each call through the broker.

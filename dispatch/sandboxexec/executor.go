@@ -27,10 +27,11 @@ type Options struct {
 	HiddenPaths []string
 	// Home is the user's home directory ("" : os.UserHomeDir).
 	Home string
-	// MicroVM returns the micro-VM runner (the daemon's vm.Pool.SandboxExec) when its
-	// runtime and image are installed, else an error saying why (wrapping vm.ErrNotReady).
-	// nil: no micro-VM (execution_mode "sandbox" fails, "auto" asks).
-	MicroVM func() (sandbox.MicroVM, error)
+	// MicroVM returns the micro-VM runner for one run (a vm.Pool session of the daemon:
+	// the run's own VM) and the function that ends it when the run ends, or an error
+	// saying why there is none (wrapping vm.ErrNotReady). nil: no micro-VM
+	// (execution_mode "sandbox" fails, "auto" asks).
+	MicroVM func(runID uint) (run sandbox.MicroVM, end func(), err error)
 	// Approvals asks the person when "auto" meets a high-risk command and the micro-VM is
 	// not ready (run it on the host instead?). nil: such a command fails.
 	Approvals dispatch.Approvals
@@ -54,7 +55,10 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 		return dispatch.ExecResult{}, err
 	}
 	if pol.ExecutionMode != sandbox.ExecLocal {
-		rt, vmExec, err := e.route(ctx, spec, pol)
+		rt, vmExec, end, err := e.route(ctx, spec, pol)
+		if end != nil {
+			defer end() // the run's VM goes, and with it everything written outside the workspace
+		}
 		if err != nil {
 			return dispatch.ExecResult{}, err
 		}

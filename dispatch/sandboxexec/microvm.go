@@ -2,27 +2,27 @@ package sandboxexec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
 // route decides where the run's command runs under the "sandbox" and "auto" execution
 // modes, writes the decision into the run's log and tells OnRoute. It returns the
 // micro-VM runner when the command goes there. An error means the command must not run.
-func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy) (Route, sandbox.MicroVM, error) {
+func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy) (rt Route, vmExec sandbox.MicroVM, end func(), err error) {
 	cmdline := joinArgv(spec.Argv)
 	if len(spec.Argv) == 3 && (spec.Argv[0] == "sh" || spec.Argv[0] == "bash" || spec.Argv[0] == "/bin/sh" || spec.Argv[0] == "/bin/bash") && spec.Argv[1] == "-c" {
 		cmdline = spec.Argv[2] // classified the same; quoted as the person wrote it
 	}
-	rt := Route{RunID: spec.RunID, Command: cmdline, Cwd: spec.Dir, Mode: string(pol.ExecutionMode)}
-	var vmExec sandbox.MicroVM
-	vmErr := errors.New("no micro-VM in this process")
+	rt = Route{RunID: spec.RunID, Command: cmdline, Cwd: spec.Dir, Mode: string(pol.ExecutionMode)}
+	vmErr := fmt.Errorf("%w (no micro-VM in this process)", vm.ErrNotReady)
 	if e.opts.MicroVM != nil {
-		vmExec, vmErr = e.opts.MicroVM()
+		vmExec, end, vmErr = e.opts.MicroVM(spec.RunID)
 	}
 	switch pol.ExecutionMode {
 	case sandbox.ExecSandbox:
@@ -30,14 +30,14 @@ func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbo
 		if vmErr != nil {
 			rt.Where, rt.Reason = "", "execution_mode sandbox, but the micro-VM is not ready"
 			e.decided(spec, rt)
-			return rt, nil, fmt.Errorf("execution_mode \"sandbox\" needs the micro-VM: %v — install it with `airlock sandbox install` (or from the Sandbox tab), or set execution_mode = \"local\" for this task", vmErr)
+			return rt, nil, end, fmt.Errorf("execution_mode \"sandbox\" needs the micro-VM: %v%s; or set execution_mode = \"local\" for this task", vmErr, installHint(vmErr))
 		}
 	default: // auto
 		risk := Risk(cmdline, spec.Dir, e.opts.Home)
 		if risk == "" {
 			rt.Where, rt.Reason = WhereHost, "auto: low-risk"+quoted(cmdline)
 			e.decided(spec, rt)
-			return rt, nil, nil
+			return rt, nil, end, nil
 		}
 		if vmErr == nil {
 			rt.Where, rt.Reason = WhereMicroVM, "auto: "+risk
@@ -47,7 +47,7 @@ func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbo
 		if e.opts.Approvals == nil {
 			rt.Reason = "auto: " + risk + "; the micro-VM is not ready and nobody can be asked"
 			e.decided(spec, rt)
-			return rt, nil, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready (%v) — install it with `airlock sandbox install`, or set execution_mode = \"local\"", risk, vmErr)
+			return rt, nil, end, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready: %v%s; or set execution_mode = \"local\"", risk, vmErr, installHint(vmErr))
 		}
 		local := spec.Policy
 		local.ExecutionMode = string(sandbox.ExecLocal)
@@ -65,13 +65,21 @@ func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbo
 			}
 			rt.Reason = "auto: " + risk + "; the micro-VM is not ready and running on the host was " + why
 			e.decided(spec, rt)
-			return rt, nil, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready; running it on the host was %s — install the micro-VM with `airlock sandbox install`", risk, why)
+			return rt, nil, end, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready; running it on the host was %s — install the micro-VM with `airlock sandbox install`", risk, why)
 		}
 		rt.Where, rt.AnsweredBy = WhereHost, dec.AnsweredBy
 		rt.Reason = "auto: " + risk + "; the micro-VM is not ready, allowed on the host by " + orSomeone(dec.AnsweredBy)
 	}
 	e.decided(spec, rt)
-	return rt, vmExec, nil
+	return rt, vmExec, end, nil
+}
+
+// installHint names the way to install the micro-VM unless err already does.
+func installHint(err error) string {
+	if strings.Contains(err.Error(), "airlock sandbox install") {
+		return ""
+	}
+	return " — install it with `airlock sandbox install` (or from the Sandbox tab)"
 }
 
 func orSomeone(s string) string {
@@ -102,7 +110,7 @@ func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol 
 	if pol.Network {
 		net = "on (NAT through the host)"
 	}
-	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the VM stops. Network %s.\n", spec.Dir, net)
+	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the run ends (its VM is thrown away). Network %s.\n", spec.Dir, net)
 	pol.ExecutionMode = sandbox.ExecSandbox
 	tail := &tailBuffer{}
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{

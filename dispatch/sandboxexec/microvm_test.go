@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,13 +84,16 @@ func TestSandboxModeWithoutTheMicroVM(t *testing.T) {
 	notReady := fmt.Errorf("%w (image ready false)", vm.ErrNotReady)
 	rec := &routes{}
 	d, _, ws, _, _ := setupWith(t, "on-request", func(_ string, _ *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { return nil, notReady }
+		o.MicroVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, notReady }
 		o.OnRoute = rec.add
 	})
 	got, log := runTask(t, d, dispatch.TaskSpec{Name: "vm", Cwd: ws, Argv: []string{"uname", "-r"},
 		Overrides: overrides("sandbox")}, dispatch.StatusFailed, dispatch.StatusSucceeded)
 	if got.Status != dispatch.StatusFailed {
 		t.Fatalf("ran without the micro-VM: %s %s", got.Status, log)
+	}
+	if strings.Count(got.Reason, "airlock sandbox install") != 1 {
+		t.Errorf("reason names the install %d times: %s", strings.Count(got.Reason, "airlock sandbox install"), got.Reason)
 	}
 	for _, w := range []string{"airlock sandbox install", `execution_mode = "local"`, "not installed"} {
 		if !strings.Contains(got.Reason, w) {
@@ -109,7 +113,7 @@ func TestSandboxModeWithoutTheMicroVM(t *testing.T) {
 func TestAutoWithoutTheMicroVMAsks(t *testing.T) {
 	rec := &routes{}
 	d, _, ws, _, a := setupWith(t, "on-request", func(_ string, a *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { return nil, vm.ErrNotReady }
+		o.MicroVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
 		o.Approvals = a
 		o.OnRoute = rec.add
 	})
@@ -156,12 +160,19 @@ func TestMicroVMModes(t *testing.T) {
 	if reason != "" {
 		t.Skip(reason)
 	}
-	var mu sync.Mutex
 	pool := vm.NewPool(base, time.Minute, nil, nil)
-	defer func() { mu.Lock(); pool.Close(); mu.Unlock() }()
+	defer pool.Close()
 	rec := &routes{}
+	var warm atomic.Pointer[vm.Session] // a pre-booted session for the next run, when set
 	d, _, ws, _, _ := setupWith(t, "on-request", func(_ string, a *allow, o *Options) {
-		o.MicroVM = func() (sandbox.MicroVM, error) { mu.Lock(); defer mu.Unlock(); return pool.SandboxExec, nil }
+		// As the core does: each run gets its own VM, ended with the run.
+		o.MicroVM = func(id uint) (sandbox.MicroVM, func(), error) {
+			s := warm.Swap(nil)
+			if s == nil {
+				s = pool.Session(fmt.Sprint("run-", id))
+			}
+			return s.SandboxExec, s.End, nil
+		}
 		o.Approvals = a
 		o.OnRoute = rec.add
 	})
@@ -190,7 +201,7 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 	if b, _ := os.ReadFile(filepath.Join(ws, "sub", "kept.txt")); string(b) != "kept\n" {
 		t.Errorf("a file written in the workspace is not on the host: %q", b)
 	}
-	for _, w := range []string{"airlock: running in the micro-VM (execution_mode sandbox)", "vanish when the VM stops", "wrote-outside", "net-unreachable"} {
+	for _, w := range []string{"airlock: running in the micro-VM (execution_mode sandbox)", "vanish when the run ends", "wrote-outside", "net-unreachable"} {
 		if !strings.Contains(log, w) {
 			t.Errorf("log lacks %q:\n%s", w, log)
 		}
@@ -201,7 +212,14 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 		}
 	}
 
-	// Timeout: the warm VM kills the command.
+	// Timeout: the VM kills the command. The run's timeout counts from the start of the
+	// run, boot included (tens of seconds under TCG on a loaded machine), so the run gets a
+	// VM booted beforehand.
+	s := pool.Session("warm")
+	if _, err := s.Exec(context.Background(), ws, false, vm.ExecRequest{Argv: []string{"true"}, Cwd: vm.GuestWorkspace}); err != nil {
+		t.Fatal(err)
+	}
+	warm.Store(s)
 	got, log = runTask(t, d, dispatch.TaskSpec{Name: "slow", Cwd: ws, Argv: []string{"sh", "-c", "echo started; sleep 1000"}, Overrides: overrides("sandbox"), Timeout: 3 * time.Second},
 		dispatch.StatusSucceeded, dispatch.StatusFailed, dispatch.StatusTimedOut)
 	if got.Status != dispatch.StatusTimedOut || !strings.Contains(log, "started") {
@@ -224,12 +242,8 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 		t.Fatalf("auto ls: %s (%s)\n%s", got.Status, got.Reason, log)
 	}
 
-	// A fresh VM (the old one shut down) has none of the first run's writes outside the
-	// workspace, while the workspace file is still there.
-	mu.Lock()
-	pool.Close()
-	pool = vm.NewPool(base, time.Minute, nil, nil)
-	mu.Unlock()
+	// The next run's VM has none of the first run's writes outside the workspace, while
+	// the workspace file is still there.
 	got, log = runTask(t, d, dispatch.TaskSpec{Name: "after", Cwd: ws, Overrides: overrides("sandbox"),
 		Argv: []string{"sh", "-c", "test -e /root/outside.txt && echo outside-present || echo outside-gone; test -e /etc/airlock-was-here && echo etc-present || echo etc-gone; cat sub/kept.txt"}},
 		dispatch.StatusSucceeded, dispatch.StatusFailed)

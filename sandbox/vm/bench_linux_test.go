@@ -3,8 +3,11 @@ package vm
 import (
 	"context"
 	"io"
+	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 func benchImage(b *testing.B) Config {
@@ -46,4 +49,52 @@ func BenchmarkWarmExec(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkWarmExecSandbox is one `true` through sandbox.Exec in execution_mode sandbox
+// with the pool's warm VM (what a dispatch run's or an MCP session's second command costs).
+func BenchmarkWarmExecSandbox(b *testing.B) {
+	c := benchImage(b)
+	pool := NewPool(c, time.Minute, nil, nil)
+	defer pool.Close()
+	pol := benchPolicy(b, c.Workspace, sandbox.ExecSandbox)
+	req := sandbox.ExecRequest{Policy: pol, Argv: []string{"true"}, Stdout: io.Discard, MicroVM: pool.SandboxExec}
+	if _, err := sandbox.Exec(context.Background(), req); err != nil { // boot outside the timing
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := sandbox.Exec(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLocalBwrap is one `true` through sandbox.Exec in execution_mode local (bwrap
+// on this machine), for comparison.
+func BenchmarkLocalBwrap(b *testing.B) {
+	ws := b.TempDir()
+	pol := benchPolicy(b, ws, sandbox.ExecLocal)
+	for b.Loop() {
+		if _, err := sandbox.Exec(context.Background(), sandbox.ExecRequest{Policy: pol, Argv: []string{"true"}, Stdout: io.Discard}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBare is /bin/true started directly, the floor.
+func BenchmarkBare(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchPolicy(b *testing.B, ws string, mode sandbox.ExecutionMode) sandbox.Policy {
+	m := string(mode)
+	pol, err := sandbox.Resolve(sandbox.Inputs{Flags: sandbox.Layer{ExecutionMode: &m}, Cwd: ws, Env: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pol
 }

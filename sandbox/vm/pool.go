@@ -34,6 +34,7 @@ type Pool struct {
 type poolKey struct {
 	workspace string
 	network   bool
+	session   string // "" = shared by every caller of Exec
 }
 
 type poolEntry struct {
@@ -62,11 +63,15 @@ func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *
 // Exec runs req in the warm VM of workspace (booting it when needed). A VM whose agent
 // went away is thrown out and the next command boots a fresh one.
 func (p *Pool) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
+	return p.exec(ctx, "", workspace, network, req)
+}
+
+func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, req ExecRequest) (ExecResult, error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
 	}
-	key := poolKey{ws, network}
+	key := poolKey{ws, network, session}
 	e, err := p.acquire(ctx, key)
 	if err != nil {
 		return ExecResult{}, err
@@ -96,7 +101,7 @@ func (p *Pool) acquire(ctx context.Context, key poolKey) (*poolEntry, error) {
 			m, err := p.boot(context.WithoutCancel(ctx), c)
 			p.mu.Lock()
 			e.m, e.err = m, err
-			if err != nil {
+			if err != nil && p.vms[key] == e {
 				delete(p.vms, key) // the next command tries again
 			}
 			p.mu.Unlock()
@@ -180,4 +185,49 @@ func (p *Pool) Warm() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.vms)
+}
+
+// Session is a set of VMs of the pool that belong to one session (a dispatch run, an
+// agent's session): its commands share warm VMs with each other and with no one else,
+// and End shuts them down, so what the session wrote outside its workspace is gone.
+type Session struct {
+	p  *Pool
+	id string
+}
+
+// Session returns the session id of the pool (id must not be "").
+func (p *Pool) Session(id string) *Session { return &Session{p: p, id: id} }
+
+// Exec runs req in the session's VM for workspace and network (booting it when needed).
+func (s *Session) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
+	return s.p.exec(ctx, s.id, workspace, network, req)
+}
+
+// End shuts the session's VMs down (in the background; a command still running in one
+// is killed with it).
+func (s *Session) End() {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	for k, e := range s.p.vms {
+		if k.session != s.id {
+			continue
+		}
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+		select {
+		case <-e.ready:
+			s.p.retireLocked(k, e)
+		default:
+			// Still booting: retire it once booted.
+			delete(s.p.vms, k)
+			e.retired = true
+			go func() {
+				<-e.ready
+				if e.m != nil {
+					e.m.Close()
+				}
+			}()
+		}
+	}
 }

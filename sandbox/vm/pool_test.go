@@ -141,3 +141,44 @@ func TestPoolReplacesDeadVMAndRetriesFailedBoot(t *testing.T) {
 		t.Errorf("%d boots, want the dead VM replaced", b.count())
 	}
 }
+
+// A session's commands share a VM with each other and no one else; End shuts it down.
+func TestPoolSessionsAreApartAndEndStopsThem(t *testing.T) {
+	b := &bootCounter{}
+	p := NewPool(Config{}, time.Minute, b.boot, nil)
+	defer p.Close()
+	ws := t.TempDir()
+	run := func(s *Session) {
+		t.Helper()
+		var out bytes.Buffer
+		if _, err := s.Exec(context.Background(), ws, false, ExecRequest{Argv: []string{"true"}, Cwd: ws, Stdout: &out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, c := p.Session("run-1"), p.Session("run-2")
+	run(a)
+	run(a)
+	if b.count() != 1 {
+		t.Fatalf("one session booted %d VMs", b.count())
+	}
+	run(c)
+	echo(t, p, ws, false)
+	if b.count() != 3 {
+		t.Fatalf("two sessions and the shared pool booted %d VMs, want 3", b.count())
+	}
+	a.End()
+	deadline := time.Now().Add(5 * time.Second)
+	for !b.machines[0].closed.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("End did not stop the session's VM")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if b.machines[1].closed.Load() || b.machines[2].closed.Load() {
+		t.Fatal("End stopped another session's VM")
+	}
+	run(a) // a new command of an ended session boots afresh
+	if b.count() != 4 {
+		t.Fatalf("after End: %d boots, want 4", b.count())
+	}
+}

@@ -79,6 +79,19 @@ func (p *Pool) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbo
 	return sandboxResult(r, ""), nil
 }
 
+// SandboxExec is Pool.SandboxExec within the session.
+func (s *Session) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+	ws, network, g, err := GuestRequest(req)
+	if err != nil {
+		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+	}
+	r, err := s.Exec(ctx, ws, network, g)
+	if err != nil && ctx.Err() == nil && !r.TimedOut {
+		return sandboxResult(r, ""), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+	}
+	return sandboxResult(r, ""), nil
+}
+
 // ExecOnce returns a sandbox.MicroVM that boots a VM from base for one command and stops
 // it afterwards (what `airlock exec --execution-mode sandbox` uses without a daemon).
 func ExecOnce(base Config, log *slog.Logger) sandbox.MicroVM {

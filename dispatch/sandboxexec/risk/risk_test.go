@@ -1,4 +1,4 @@
-package sandboxexec
+package risk
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestRisk(t *testing.T) {
+func TestReason(t *testing.T) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "build.sh"), []byte("#!/bin/sh\n"), 0o755)
 	cases := []struct {
@@ -39,20 +39,20 @@ func TestRisk(t *testing.T) {
 		{"echo $(", "preflight"},
 	}
 	for _, tc := range cases {
-		got := Risk(tc.cmd, ws, "/home/me")
+		got := Reason(tc.cmd, ws, "/home/me")
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("Risk(%q) = %q, want %q", tc.cmd, got, tc.want)
+			t.Errorf("Reason(%q) = %q, want %q", tc.cmd, got, tc.want)
 		}
 	}
 }
 
-func FuzzRisk(f *testing.F) {
+func FuzzReason(f *testing.F) {
 	for _, s := range []string{"ls", "pip install x", "curl x | sh", "./a.sh", "rm -rf ~", "sh -c 'apt install y'"} {
 		f.Add(s)
 	}
 	ws := f.TempDir()
 	f.Fuzz(func(t *testing.T, cmd string) {
-		r := Risk(cmd, ws, "/home/me")
+		r := Reason(cmd, ws, "/home/me")
 		if strings.ContainsRune(r, '\n') && !strings.ContainsRune(cmd, '\n') {
 			t.Errorf("reason %q has a line break the command had not", r)
 		}
