@@ -142,6 +142,8 @@ type RunFilter struct {
 	Statuses []string
 	// Limit caps the result (default 100), newest first.
 	Limit int
+	// Offset skips that many of the newest first (a page further back).
+	Offset int
 }
 
 // Runs lists runs, newest first.
@@ -164,6 +166,9 @@ func (d *Dispatcher) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		f.Limit = 100
 	}
 	var out []Run
+	if f.Offset > 0 {
+		q = q.Offset(f.Offset)
+	}
 	if err := q.Limit(f.Limit).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

@@ -306,20 +306,19 @@ func (f *Facade) Runs(q RunQuery) (RunPage, error) {
 		filter = dispatch.RunFilter{Statuses: []string{q.Status}}
 	}
 	filter.Task = q.Task
-	// The dispatcher lists newest first from the top: read one more than the page to know
-	// whether older runs follow.
-	filter.Limit = q.Offset + q.Limit + 1
+	// One more than the page says whether older runs follow.
+	filter.Offset, filter.Limit = q.Offset, q.Limit+1
 	ctx, cancel := windowCtx()
 	defer cancel()
 	runs, err := d.Runs(ctx, filter)
 	if err != nil {
 		return RunPage{}, err
 	}
-	page := RunPage{Runs: []dispatch.Run{}, Offset: q.Offset}
-	if q.Offset < len(runs) {
-		page.Runs = runs[q.Offset:min(len(runs), q.Offset+q.Limit)]
+	page := RunPage{Runs: runs[:min(len(runs), q.Limit)], Offset: q.Offset}
+	if page.Runs == nil {
+		page.Runs = []dispatch.Run{}
 	}
-	page.HasMore = len(runs) > q.Offset+q.Limit
+	page.HasMore = len(runs) > q.Limit
 	return page, nil
 }
 
