@@ -14,7 +14,7 @@ BIN     := build/bin
 APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
 	dunst libglib2.0-bin \
-	chromium sqlite3 git curl ca-certificates
+	chromium sqlite3 git curl ca-certificates python3
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
 	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image clean
