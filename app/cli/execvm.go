@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
@@ -28,4 +29,31 @@ func oneOffMicroVM(ctx context.Context, e *env) (sandbox.MicroVM, error) {
 	}
 	fmt.Fprintf(e.stderr, "airlock: booting a micro-VM for this command (%s); only the working directory is shared (as /workspace), everything else it writes vanishes when it ends\n", st.Support.Accel)
 	return vm.ExecOnce(base, slog.New(slog.NewTextHandler(io.Discard, nil))), nil
+}
+
+// routeExec applies the execution mode to `airlock exec`: sandbox runs the command in a
+// one-off micro-VM; auto does so for a high-risk command (risk.Reason: preflight findings,
+// package installs, `curl | sh`, programs from the workspace) and refuses one when the
+// micro-VM is not installed (the person is at this terminal and can choose
+// --execution-mode local); everything else runs on the host.
+func routeExec(ctx context.Context, e *env, req *sandbox.ExecRequest, args []string) error {
+	switch req.Policy.ExecutionMode {
+	case sandbox.ExecSandbox:
+		run, err := oneOffMicroVM(ctx, e)
+		req.MicroVM = run
+		return err
+	case sandbox.ExecAuto:
+		why := risk.Reason(shellJoin(args), req.Policy.Cwd, e.getenv("HOME"))
+		if why == "" {
+			req.Policy.ExecutionMode = sandbox.ExecLocal
+			return nil
+		}
+		run, err := oneOffMicroVM(ctx, e)
+		if err != nil {
+			return fmt.Errorf("execution_mode auto: %s should run in the micro-VM: %w", why, err)
+		}
+		fmt.Fprintf(e.stderr, "airlock: running in the micro-VM (auto: %s)\n", why)
+		req.Policy.ExecutionMode, req.MicroVM = sandbox.ExecSandbox, run
+	}
+	return nil
 }

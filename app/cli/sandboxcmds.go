@@ -118,10 +118,8 @@ func newExecCmd(e *env) *cobra.Command {
 				Policy: policy, Argv: args, Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Timeout: timeout, GrantEnv: grantEnv, HiddenPaths: hidden,
 			}
-			if policy.ExecutionMode == sandbox.ExecSandbox {
-				if req.MicroVM, err = oneOffMicroVM(cmd.Context(), e); err != nil {
-					return &exitError{code: sandbox.ExitSandboxFailed, err: err}
-				}
+			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
+				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)
 			if res.Warning != "" {

@@ -49,9 +49,24 @@ func (in *vmInstance) run(args ...string) (string, string, int) {
 // TestExecSandboxModeWithoutTheMicroVM: a clear error with the ways out, exit 125.
 func TestExecSandboxModeWithoutTheMicroVM(t *testing.T) {
 	in := newVMInstance(t)
-	_, stderr, code := in.run("exec", "--execution-mode", "sandbox", "--", "true")
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-vm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	_, stderr, code := in.run("exec", "--cwd", ws, "--execution-mode", "sandbox", "--", "true")
 	if code != 125 || !strings.Contains(stderr, "airlock sandbox install") || !strings.Contains(stderr, "--execution-mode local") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// auto: a package install is refused without the micro-VM; ls runs on the host.
+	_, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "auto", "--", "pip", "install", "requests")
+	if code != 125 || !strings.Contains(stderr, "auto: package install `pip install requests` should run in the micro-VM") {
+		t.Fatalf("auto install: exit %d: %s", code, stderr)
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		if _, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "auto", "--", "ls"); code != 0 {
+			t.Fatalf("auto ls: exit %d: %s", code, stderr)
+		}
 	}
 }
 
@@ -108,6 +123,11 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "from-vm\n" {
 		t.Fatalf("workspace file: %q", b)
+	}
+
+	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "auto", "--", "sh", "-c", "pip install nothing-here >/dev/null 2>&1; uname -r")
+	if code != 0 || strings.TrimSpace(out) == strings.TrimSpace(string(hostKernel)) || !strings.Contains(stderr, "airlock: running in the micro-VM (auto: package install") {
+		t.Fatalf("exec auto: exit %d %q %s", code, out, stderr)
 	}
 
 	if _, stderr, code := in.run("task", "add", "--name", "in-vm", "--cwd", ws, "--exec-mode", "sandbox", "--", "sh", "-c", "uname -r > task-kernel.txt; test -e /root/x && echo x-present || echo x-gone"); code != 0 {

@@ -226,6 +226,35 @@ if (echo > /dev/tcp/10.0.2.2/%d) 2>/dev/null; then echo net-reachable; else echo
 		t.Fatalf("timeout: %s (%s)\n%s", got.Status, got.Reason, log)
 	}
 
+	// Cancel: the person's cancel kills the command in the VM (again on a pre-booted VM).
+	s = pool.Session("warm-2")
+	if _, err := s.Exec(context.Background(), ws, false, vm.ExecRequest{Argv: []string{"true"}, Cwd: vm.GuestWorkspace}); err != nil {
+		t.Fatal(err)
+	}
+	warm.Store(s)
+	if _, err := d.CreateTask(context.Background(), dispatch.TaskSpec{Name: "cancel-me", Cwd: ws, Argv: []string{"sh", "-c", "echo started; sleep 1000"}, Overrides: overrides("sandbox")}); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := d.RunNow(context.Background(), "cancel-me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		path, _ := d.LogPath(context.Background(), cr.ID)
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), "started") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command to cancel never started")
+		}
+	}
+	if err := d.Cancel(context.Background(), cr.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitLong(t, d, cr.ID, time.Minute, dispatch.StatusCancelled, dispatch.StatusFailed, dispatch.StatusSucceeded); got.Status != dispatch.StatusCancelled {
+		t.Fatalf("cancel: %s (%s)", got.Status, got.Reason)
+	}
+
 	// auto: a destructive command goes to the VM (where rm -rf ~ only empties the guest's
 	// throwaway /root), ls stays on the host.
 	got, log = runTask(t, d, dispatch.TaskSpec{Name: "destroy", Cwd: ws, Argv: []string{"sh", "-c", "rm -rf ~/something; uname -r > auto-kernel.txt"}, Overrides: overrides("auto")},

@@ -103,7 +103,7 @@ func ParseManifest(data []byte, base *url.URL) (Manifest, error) {
 // ManifestURL turns what a person typed (a URL or a local path) into a URL.
 func ManifestURL(s string) (*url.URL, error) {
 	if s == "" {
-		return nil, errors.New("no manifest URL: pass --manifest URL (http(s)://, file:// or a path)")
+		return nil, errors.New("no manifest URL: pass --manifest URL to `airlock sandbox install` (http(s)://, file:// or the path of the manifest.json `make sandbox-image` writes), or start Airlock with AIRLOCK_SANDBOX_MANIFEST=URL")
 	}
 	if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "file") {
 		return u, nil
