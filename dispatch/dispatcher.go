@@ -26,6 +26,8 @@ const (
 	heartbeatInterval        = 30 * time.Second
 	housekeepingInterval     = time.Minute
 	executorBackstopDuration = 10 * time.Second
+	// microVMBootAllowance is added to the backstop of runs that may boot a micro-VM.
+	microVMBootAllowance = 5 * time.Minute
 )
 
 // Options configure a Dispatcher. DB, Departments, Executor, Approvals and LogDir are

@@ -371,7 +371,13 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 
 	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
 	if t.Timeout > 0 {
-		execCtx, cancelExec = context.WithTimeoutCause(ctx, t.Timeout+executorBackstopDuration, errHardTimeout)
+		backstop := t.Timeout + executorBackstopDuration
+		if p.ExecutionMode == "sandbox" || p.ExecutionMode == "auto" {
+			// The executor times the command from when it starts in the micro-VM; booting
+			// one (tens of seconds without KVM) must not eat the run's timeout.
+			backstop += microVMBootAllowance
+		}
+		execCtx, cancelExec = context.WithTimeoutCause(ctx, backstop, errHardTimeout)
 	}
 	defer cancelExec()
 	wdDone := make(chan struct{})
