@@ -218,7 +218,8 @@ func checkInteractiveClaim(peer localapi.Peer, id string, a answerRequest) error
 			Message: "this answer claims a person typed it, but the caller has no terminal",
 			Hint:    "answer in the Airlock window, or run `airlock approvals allow` in a terminal"}
 	}
-	if len(a.Confirmation) < 6 || !strings.HasPrefix(id, a.Confirmation) {
+	// The first 6 characters of the id, or the whole id when it is shorter (run-2).
+	if len(a.Confirmation) < min(6, len(id)) || a.Confirmation == "" || !strings.HasPrefix(id, a.Confirmation) {
 		return &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
 			Message: "the typed confirmation does not match the request",
 			Hint:    "type the first characters of the request id when `airlock approvals allow` asks"}

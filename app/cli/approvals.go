@@ -171,7 +171,6 @@ func confirmOnTTY(p *pendingView) (string, error) {
 		return "", err
 	}
 	defer tty.Close()
-	defer tty.Close()
 	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
 		return "", errors.New("this request needs a person: /dev/tty is not a terminal; answer in the Airlock window")
 	}

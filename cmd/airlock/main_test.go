@@ -710,3 +710,23 @@ func TestDispatchPauseResumeFromTheCLI(t *testing.T) {
 		t.Fatalf("dispatch resume: %d %s", code, out)
 	}
 }
+
+// A request with an id shorter than six characters (dispatch's "run-2") is confirmed by
+// typing the whole id; a shorter prefix is not enough.
+func TestShortRequestIDIsConfirmedWhole(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	ws := t.TempDir()
+	decided := in.awaitOverAPI(`{"id":"run-2","tool":"bash","params":{"command":"rm -rf ~"},"context":{"cwd":"` + ws + `","session":"s1"}}`)
+	in.waitPending(1)
+	if out := in.onTTYAllowFail("run\n", "approvals", "allow", "run-2"); !strings.Contains(out, "did not match") {
+		t.Fatalf("allow with a partial id: %s", out)
+	}
+	out := in.onTTY("run-2\n", "approvals", "allow", "run-2")
+	if !strings.Contains(out, "allow") {
+		t.Fatalf("allow run-2 with the whole id typed: %s", out)
+	}
+	if d := <-decided; d["verdict"] != "allow" {
+		t.Fatalf("decision %v", d)
+	}
+}
