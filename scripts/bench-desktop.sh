@@ -154,6 +154,8 @@ for name in floor airlock; do
 		until [[ $(api GET '/v1/runs?status=running&limit=5' | tr -cd '{' | wc -c) == 0 ]]; do sleep 0.5; done
 		wid=$(xdotool search --onlyvisible --name '^Airlock$' | head -n1)
 		xdotool mousemove --window "$wid" 60 101 click 1 # Dispatch, second in the sidebar
+		sleep 1
+		xdotool mousemove --window "$wid" 331 109 click 1 # its Runs tab: the newest 50 of the 1,000
 		sleep "$SETTLE"
 		read -r LP LR < <(mem_kib "$DRS_PID")
 		say "airlock with $RUNS_LISTED runs listed: PSS $LP KiB, RSS $LR KiB"
