@@ -96,7 +96,7 @@ test('the Sandbox tab shows this machine’s probes, and the micro-VM modes wait
   assert.equal(await row('execution_mode').locator('input[value="sandbox"]').isDisabled(), true);
   assert.equal(await row('execution_mode').locator('input[value="auto"]').isDisabled(), true);
   assert.equal(await page.getByTestId('vm-state').textContent(), 'micro-VM: the micro-VM runtime is not installed');
-  assert.match(await row('sandbox_mode').textContent(), /Reads are never restricted, in any mode/);
+  assert.match(await row('sandbox_mode').textContent(), /Reads are open everywhere but your credentials/);
   await shot('sandbox');
 });
 

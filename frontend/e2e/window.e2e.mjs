@@ -63,7 +63,8 @@ test('every page shows its true empty state', async () => {
     st.error ? 'unavailable' : (names[st.backend] ?? st.backend),
     { timeout: 10_000 },
   );
-  assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'on · no tasks');
+  assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'on');
+  assert.match(await page.locator('[data-fact="dispatch"]').locator('xpath=..').getAttribute('title'), /no task has a schedule/);
 });
 
 test('a request from an agent appears under Waiting for you live, and leaves when answered', async () => {

@@ -35,7 +35,7 @@ const state = (over: Partial<DispatchState> = {}) => ({ paused: false, tasks: 0,
 
 describe('dispatchFact', () => {
   it.each([
-    [state(), 'on · no tasks', 'idle', 'pause'],
+    [state(), 'on', 'idle', 'pause'],
     [state({ tasks: 3 }), 'on', 'ok', 'pause'],
     [state({ tasks: 3, running: 2 }), 'on · 2 running', 'ok', 'pause'],
     [state({ tasks: 1, paused: true, paused_by: 'tray' }), 'paused', 'warn', 'resume'],

@@ -62,7 +62,7 @@ export function dispatchFact(st: DispatchState | undefined): FooterFact {
   if (st.tasks === 0) {
     return {
       name: 'dispatch',
-      value: `on · no tasks${running}`,
+      value: `on${running}`,
       tone: 'idle',
       hint: 'Dispatch is on, but no task has a schedule, so nothing runs on its own.',
       action: 'pause',

@@ -38,9 +38,9 @@ export const sections: Section[] = [
 ];
 
 const modeMeaning: Record<string, string> = {
-  'read-only': 'Runs may read anywhere but write nowhere, and have no network.',
+  'read-only': 'Runs may read anywhere but your credentials, write nowhere, and have no network.',
   'workspace-write':
-    "Writes only inside the run's own working directory and the writable roots. Reads are never restricted, in any mode.",
+    "Writes only inside the run's own working directory and the writable roots. Reads are open everywhere but your credentials (~/.ssh, ~/.aws, …), hidden in every mode.",
   'full-access': 'No restriction at all: this is not a security boundary.',
   'danger-full-access': 'No restriction at all: this is not a security boundary.',
 };

@@ -95,7 +95,7 @@ describe('SandboxTab', () => {
     const mode = el.querySelector('[data-key="sandbox_mode"]')!;
     expect((mode.querySelector('input[value="workspace-write"]') as HTMLInputElement).checked).toBe(true);
     expect(mode.textContent).toContain("Writes only inside the run's own working directory");
-    expect(mode.textContent).toContain('Reads are never restricted, in any mode.');
+    expect(mode.textContent).toContain('Reads are open everywhere but your credentials');
     expect(mode.querySelector('[data-layer]')!.getAttribute('data-layer')).toBe('default');
     const exec = el.querySelector('[data-key="execution_mode"]')!;
     expect((exec.querySelector('input[value="sandbox"]') as HTMLInputElement).disabled).toBe(true);
