@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
@@ -57,10 +58,11 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 		limit = ops.DefaultOutputCap
 	}
 	stdout, stderr := &capped{max: limit}, &capped{max: limit}
+	start := time.Now()
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
 		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart})
 	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
-		Truncated: stdout.dropped() || stderr.dropped(), TimedOut: res.TimedOut}
+		Truncated: stdout.dropped() || stderr.dropped(), TimedOut: res.TimedOut, Duration: time.Since(start)}
 	if res.TimedOut || res.Signal != "" {
 		out.ExitCode = -1
 	}

@@ -76,6 +76,9 @@ func TestReadOnlyRunsCannotWrite(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("apply: %+v %v", res, err)
 	}
+	if res.Duration <= 0 {
+		t.Fatalf("apply duration = %v; want how long it ran", res.Duration)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "written.txt")); err != nil {
 		t.Fatal("the apply did not write")
 	}
