@@ -134,6 +134,9 @@ func (c *Core) opsRoutes() {
 			return
 		}
 		in.PlanID = r.PathValue("id")
+		if in.By == "" {
+			in.By = "cli" // the journal names who applied, or tried to
+		}
 		res, err := c.Ops.OpsApply(r.Context(), in)
 		var ae *ops.ApplyError
 		if errors.As(err, &ae) && res != nil {
