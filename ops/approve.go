@@ -239,13 +239,26 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	case err != nil:
 		return nil, fmt.Errorf("approve plan %s: %w", rec.ID, err)
 	}
+	prev := rec.Status
 	rec.Status = StatusApproved
 	s.publishPlan(rec)
 	expires := time.Unix(0, row.ExpiresAt).UTC()
 	if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApproved, Status: StatusApproved,
 		Actor: opt.By, Detail: map[string]any{"hash": rec.Hash, "expires_at": expires.Format(time.RFC3339), "ttl": ttl.String(),
 			"diff_sha256": diff.SHA256, "inputs": inputs, "approval_ref": row.TokenHash[:12]}}); err != nil {
-		return nil, err
+		// An approval the journal does not hold must not stand: no token nobody holds.
+		undo := s.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Where("token_hash = ?", row.TokenHash).Delete(&ApprovalToken{}).Error; err != nil {
+				return err
+			}
+			return tx.Model(&PlanRecord{}).Where("id = ? AND status = ?", rec.ID, StatusApproved).Update("status", prev).Error
+		})
+		rec.Status = prev
+		s.publishPlan(rec)
+		if undo != nil {
+			return nil, fmt.Errorf("approve plan %s: the journal refused the approval (%w), and undoing it failed (%v): reject the plan before approving it again", rec.ID, err, undo)
+		}
+		return nil, fmt.Errorf("approve plan %s: nothing was approved, the journal refused it: %w", rec.ID, err)
 	}
 	return &ApproveResult{PlanID: rec.ID, PlanHash: rec.Hash, Token: token, ExpiresAt: expires, DiffSHA256: diff.SHA256}, nil
 }
