@@ -89,8 +89,13 @@ func TestStateCountsTasksAndRunning(t *testing.T) {
 	if st := h.d.State(); st.Running != 1 {
 		t.Fatalf("state = %+v, want 1 running", st)
 	}
-	if !strings.Contains(h.ev.text(), `"running":1`) {
-		t.Fatalf("no dispatch.state event when the run started:\n%s", h.ev.text())
+	// The event follows the database update: wait for it.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(h.ev.text(), `"running":1`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no dispatch.state event when the run started:\n%s", h.ev.text())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
