@@ -32,11 +32,15 @@ type autoEnv struct {
 	b      *permission.Broker
 	d      *dispatch.Dispatcher
 
+	// microVM and ready stand for the core's micro-VM (default: not installed).
+	microVM func(uint) (sandbox.MicroVM, func(), error)
+	ready   func() error
+
 	mu     sync.Mutex
 	routes []sandboxexec.Route
 }
 
-func newAutoEnv(t *testing.T) *autoEnv {
+func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
@@ -49,6 +53,11 @@ func newAutoEnv(t *testing.T) *autoEnv {
 	root, _ := filepath.EvalSymlinks(tmp)
 	e := &autoEnv{t: t, home: filepath.Join(root, "home"), logDir: filepath.Join(root, "runs")}
 	e.ws = filepath.Join(e.home, "Airlock")
+	e.microVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
+	e.ready = func() error { return vm.ErrNotReady }
+	for _, f := range with {
+		f(e)
+	}
 	os.MkdirAll(e.ws, 0o755)
 	e.db, err = gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
@@ -66,7 +75,16 @@ func newAutoEnv(t *testing.T) *autoEnv {
 
 func (e *autoEnv) open() {
 	ctx := context.Background()
-	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: e.db, RecoveryGrace: time.Minute})
+	// The isolation layer as the core wires it: the request's recorded mode and network.
+	iso := permission.SandboxIsolation{PolicyFor: func(_ context.Context, req permission.Request) (sandbox.Policy, error) {
+		var flags sandbox.Layer
+		if m := req.Context.Policy.Mode; m != "" {
+			n := req.Context.Policy.Network
+			flags.Mode, flags.Network = &m, &n
+		}
+		return sandbox.Resolve(sandbox.Inputs{Flags: flags, Cwd: req.Context.Cwd, Home: e.home, Env: func(string) string { return "" }})
+	}}
+	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: e.db, RecoveryGrace: time.Minute, Isolation: iso})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -74,8 +92,8 @@ func (e *autoEnv) open() {
 	a := New(b)
 	exec := sandboxexec.New(sandboxexec.Options{
 		Home:         e.home,
-		MicroVM:      func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady },
-		MicroVMReady: func() error { return vm.ErrNotReady },
+		MicroVM:      e.microVM,
+		MicroVMReady: e.ready,
 		OnRoute: func(rt sandboxexec.Route) {
 			e.mu.Lock()
 			e.routes = append(e.routes, rt)
