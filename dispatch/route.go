@@ -78,7 +78,16 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 	}
 	dec, ok := d.await(ctx, ar, r, t, req, plan.Question)
 	if !ok {
-		rt.NotRun(q, plan, "not answered")
+		// Ended without an answer (await recorded the state); on shutdown the run stays
+		// waiting and the next start asks again, so nothing is audited then.
+		switch r.Status {
+		case StatusCancelled:
+			rt.NotRun(q, plan, "not answered: the run was cancelled")
+		case StatusExpired:
+			rt.NotRun(q, plan, "not answered within the hold deadline")
+		case StatusFailed:
+			rt.NotRun(q, plan, "not asked: "+r.Reason)
+		}
 		return nil, false
 	}
 	if !dec.Allow {

@@ -256,6 +256,31 @@ func TestAutoAsksBeforeTheRunStarts(t *testing.T) {
 	if rt := e.lastRoute(); rt.RunID != r2.ID || rt.Where != "" || !rt.Asked || !strings.Contains(rt.Reason, "denied by window") {
 		t.Errorf("refusal told to the audit: %+v", rt)
 	}
+
+	// Cancelled while it waits: cancelled without running, and the audit hears of it.
+	r3, err := e.d.RunNow(ctx, "install")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h3 := wait(t, e.d, r3.ID, dispatch.StatusWaitingApproval, dispatch.StatusSucceeded, dispatch.StatusFailed); h3.Status != dispatch.StatusWaitingApproval {
+		t.Fatalf("third run: %s (%s)", h3.Status, h3.Reason)
+	}
+	if err := e.d.Cancel(ctx, r3.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if c3 := wait(t, e.d, r3.ID, dispatch.StatusCancelled, dispatch.StatusSucceeded, dispatch.StatusFailed); c3.Status != dispatch.StatusCancelled {
+		t.Fatalf("cancelled run: %s (%s)", c3.Status, c3.Reason)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for rt := e.lastRoute(); rt.RunID != r3.ID || !strings.Contains(rt.Reason, "cancelled"); rt = e.lastRoute() {
+		if time.Now().After(deadline) {
+			t.Fatalf("cancellation not told to the audit: %+v", rt)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "host.txt")); err == nil {
+		t.Fatal("a cancelled command ran")
+	}
 }
 
 func (e *autoEnv) isPending(id string) bool {
