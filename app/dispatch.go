@@ -76,11 +76,12 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		Protected:     st.File.Isolation.Protected,
 		HiddenPaths:   []string{c.Paths.RuntimeDir, c.Paths.DataDir, c.Paths.RunLogs, filepath.Dir(c.Paths.ConfigFile)},
 		Home:          c.getenv("HOME"),
-		MicroVM:       c.MicroVM, Approvals: approvals, OnRoute: c.auditRoute,
+		MicroVM:       c.MicroVM, OnRoute: c.auditRoute,
+		MicroVMReady: func() error { _, err := c.VMPool(); return err },
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
-		Approvals: approvals, Pending: approvals, Secrets: c.Secrets, Publisher: c.Bus,
+		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: c.Bus,
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
 	}
 	if n := st.File.Dispatch.Concurrency; n != nil {

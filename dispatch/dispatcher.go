@@ -37,6 +37,9 @@ type Options struct {
 	Departments *departments.Service
 	Executor    Executor
 	Approvals   Approvals
+	// Router decides where an execution_mode auto run's command runs before the run
+	// starts (optional; nil: the Executor when it implements Router).
+	Router Router
 	// Secrets is required as soon as a task names a secret.
 	Secrets   Secrets
 	Publisher Publisher

@@ -90,6 +90,9 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 				it.Deadline = r.HoldUntil
 			}
 			it.Asked = fmt.Sprintf("run #%d of task %s waits for your approval: %s", r.ID, r.TaskName, a.Summary)
+			if hostQuestion(*r) {
+				it.Asked = fmt.Sprintf("run #%d of task %s: %s", r.ID, r.TaskName, r.Reason)
+			}
 		}
 		items = append(items, it)
 	}
@@ -111,10 +114,14 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 				Answer:  fmt.Sprintf("airlock runs resume %d | airlock runs cancel %d", r.ID, r.ID),
 			})
 		case r.Status == StatusWaitingApproval:
+			asked := fmt.Sprintf("run #%d of task %s waits for your approval of its command", r.ID, r.TaskName)
+			if hostQuestion(r) {
+				asked = fmt.Sprintf("run #%d of task %s: %s", r.ID, r.TaskName, r.Reason)
+			}
 			items = append(items, InboxItem{
 				Kind: InboxApprovalKind, Key: orDefault(r.ApprovalID, fmt.Sprintf("run:%d", r.ID)), Since: since, Deadline: r.HoldUntil,
 				Runs: []uint{r.ID}, Tasks: []string{r.TaskName},
-				Asked:   fmt.Sprintf("run #%d of task %s waits for your approval of its command", r.ID, r.TaskName),
+				Asked:   asked,
 				Actions: []string{"allow", "deny", "cancel"},
 				Answer:  fmt.Sprintf("airlock approvals (request %s) | airlock runs cancel %d", r.ApprovalID, r.ID),
 			})
@@ -220,4 +227,10 @@ func quoteArg(s string) string {
 		return s
 	}
 	return q
+}
+
+// hostQuestion reports whether r waits for auto's question (its command should run in
+// the micro-VM, which is not ready: may it run on the host?); its reason asks it.
+func hostQuestion(r Run) bool {
+	return r.Status == StatusWaitingApproval && strings.HasSuffix(r.ApprovalID, "-host") && r.Reason != ""
 }

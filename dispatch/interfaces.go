@@ -29,6 +29,9 @@ type ExecSpec struct {
 	Stderr  io.Writer
 	// OnStart is called with the pid of the started process (the process-group leader).
 	OnStart func(pid int)
+	// Route is where the command runs as decided before the run started (execution_mode
+	// auto with a Router); nil: the executor decides.
+	Route *RoutePlan
 }
 
 // ExecResult is how a command ended.

@@ -106,7 +106,13 @@ func (d *Dispatcher) process(id uint) {
 		return
 	}
 
-	if !d.approve(ctx, ar, &r, t, v) {
+	// auto: where the command runs is decided here, before the slot; a question to the
+	// person (the micro-VM it needs is not ready) is a waiting_approval like any other.
+	plan, ok := d.route(ctx, ar, &r, t, v)
+	if !ok {
+		return
+	}
+	if !d.approve(ctx, ar, &r, t, v, plan) {
 		return
 	}
 
@@ -120,7 +126,7 @@ func (d *Dispatcher) process(id uint) {
 	ar.holdsSlot = true
 	ar.mu.Unlock()
 	defer d.releaseSlot(ar)
-	d.execute(ctx, ar, &r, t, v)
+	d.execute(ctx, ar, &r, t, v, plan)
 }
 
 // leave forgets ar as the goroutine working on run id.
@@ -160,11 +166,11 @@ func (ar *activeRun) by() string {
 
 // approve passes the run's command (or its escalation) through the permission broker.
 // It returns false when the run must not go on (its state is then recorded).
-func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict) bool {
+func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) bool {
 	req := ApprovalRequest{
 		ID: fmt.Sprintf("run-%d", r.ID), Kind: ApprovalCommand, Tool: "exec",
 		Argv: t.Argv, TaskArgv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department,
-		Cwd: v.dir, Policy: v.policy,
+		Cwd: v.dir, Policy: placed(v.policy, plan),
 	}
 	if r.Trigger == TriggerEscalation {
 		req.ID += "-escalation"
@@ -173,11 +179,34 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 		p := v.policy
 		req.Proposed = &p
 	}
+	dec, ok := d.await(ctx, ar, r, t, req, "waiting for your approval of its command")
+	if !ok {
+		return false
+	}
+	if !dec.Allow {
+		reason := "denied"
+		if len(dec.Reasons) > 0 {
+			reason += ": " + strings.Join(dec.Reasons, "; ")
+		}
+		if dec.AnsweredBy != "" {
+			reason += " (by " + dec.AnsweredBy + ")"
+		}
+		d.finish(r, StatusDenied, reason, nil)
+		return false
+	}
+	d.resumeQueued(r, "approved; waiting for a concurrency slot")
+	return true
+}
+
+// await asks the broker for req, marking the run waiting_approval (with reason) while a
+// person is asked, within the run's hold deadline. ok is false when no answer came (the
+// run's state is then recorded: cancelled, expired, failed, or left for the next start).
+func (d *Dispatcher) await(ctx context.Context, ar *activeRun, r *Run, t Task, req ApprovalRequest, reason string) (ApprovalDecision, bool) {
 	deadline := d.now().Add(t.HoldDeadline)
 	if r.Status == StatusWaitingApproval && r.HoldUntil != nil {
 		deadline = *r.HoldUntil
 	}
-	req.OnPending = func(requestID string) { d.markWaitingApproval(r, requestID, deadline) }
+	req.OnPending = func(requestID string) { d.markWaitingApproval(r, requestID, reason, deadline) }
 	actx, cancel := context.WithTimeoutCause(ctx, max(deadline.Sub(d.now()), 0), context.DeadlineExceeded)
 	defer cancel()
 	dec, err := d.opts.Approvals.Await(actx, req)
@@ -192,33 +221,29 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 		default:
 			d.finish(r, StatusFailed, "approval failed: "+err.Error(), nil)
 		}
-		return false
+		return dec, false
 	}
-	if !dec.Allow {
-		reason := "denied"
-		if len(dec.Reasons) > 0 {
-			reason += ": " + strings.Join(dec.Reasons, "; ")
-		}
-		if dec.AnsweredBy != "" {
-			reason += " (by " + dec.AnsweredBy + ")"
-		}
-		d.finish(r, StatusDenied, reason, nil)
-		return false
-	}
-	if r.Status == StatusWaitingApproval {
-		d.db.Model(&Run{}).Where("id = ? AND status = ?", r.ID, StatusWaitingApproval).
-			Updates(map[string]any{"status": StatusQueued, "reason": "approved; waiting for a concurrency slot"})
-		r.Status = StatusQueued
-		d.publish(TopicInboxChanged, nil)
-	}
-	return true
+	return dec, true
 }
 
-func (d *Dispatcher) markWaitingApproval(r *Run, requestID string, deadline time.Time) {
+// resumeQueued puts a run that waited for an approval back to queued (it waits for the
+// next step: another approval or a concurrency slot).
+func (d *Dispatcher) resumeQueued(r *Run, reason string) {
+	if r.Status != StatusWaitingApproval {
+		return
+	}
+	d.db.Model(&Run{}).Where("id = ? AND status = ?", r.ID, StatusWaitingApproval).
+		Updates(map[string]any{"status": StatusQueued, "reason": reason})
+	r.Status = StatusQueued
+	d.publishRun(r.ID)
+	d.publish(TopicInboxChanged, nil)
+}
+
+func (d *Dispatcher) markWaitingApproval(r *Run, requestID, reason string, deadline time.Time) {
 	now := d.now().UTC()
 	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).
 		Updates(map[string]any{
-			"status": StatusWaitingApproval, "approval_id": requestID, "reason": "waiting for your approval of its command",
+			"status": StatusWaitingApproval, "approval_id": requestID, "reason": reason,
 			"held_since": gorm.Expr("COALESCE(held_since, ?)", now), "hold_until": deadline.UTC(),
 		})
 	if res.Error == nil && res.RowsAffected > 0 {
@@ -226,7 +251,11 @@ func (d *Dispatcher) markWaitingApproval(r *Run, requestID string, deadline time
 		r.ApprovalID = requestID
 		d.publishRun(r.ID)
 		d.publish(TopicInboxChanged, nil)
-		d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": r.TaskName, "message": "a run is waiting for your approval"})
+		msg := "a run is waiting for your approval"
+		if reason != "waiting for your approval of its command" {
+			msg = reason
+		}
+		d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": r.TaskName, "message": msg})
 	}
 }
 
@@ -335,7 +364,7 @@ func (d *Dispatcher) environment(ctx context.Context, t Task, r *Run, started ti
 }
 
 // execute runs the command with the effective policy recorded on the run.
-func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict) {
+func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) {
 	started := d.now().UTC()
 	env, secrets, err := d.environment(ctx, t, r, started)
 	if err != nil {
@@ -385,7 +414,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		go d.watchdog(ar, lg, t.NoProgressTimeout, wdDone)
 	}
 	spec := ExecSpec{
-		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg,
+		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan,
 		OnStart: func(pid int) {
 			ar.mu.Lock()
 			ar.pid = pid

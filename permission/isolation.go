@@ -43,7 +43,10 @@ func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
 		return fmt.Errorf("sandbox policy for %s: %w", req.Tool, err)
 	}
 	if req.IsShell() {
-		_, err := pol.AnalyzeCommand(req.Command(), req.Context.Cwd)
+		a, err := pol.AnalyzeCommand(req.Command(), req.Context.Cwd)
+		if err != nil && RunsInMicroVM(req) {
+			return microVMDenial(a.Denials)
+		}
 		return err
 	}
 	p := req.params()
@@ -72,6 +75,29 @@ func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
 			return pol.CheckNetwork("")
 		}
 		return pol.CheckNetwork(u.Hostname())
+	}
+	return nil
+}
+
+// RunsInMicroVM reports whether req is a command that runs in the throwaway micro-VM
+// (its context says execution mode "sandbox" and it is a bash or exec call). Only such a
+// command is judged by the VM's guarantees; a file or web tool runs on the host.
+func RunsInMicroVM(req Request) bool {
+	return req.Context.Policy.ExecutionMode == string(sandbox.ExecSandbox) && (req.Tool == ToolBash || req.Tool == ToolExec)
+}
+
+// microVMDenial is what remains of a command's host-policy denials when it runs in the
+// micro-VM: writes anywhere (literal or computed) vanish with the VM and the VM holds no
+// host file but the workspace, so only the network (which follows the policy: off means
+// no network device) and a command that cannot be parsed at all still count.
+func microVMDenial(denials []*sandbox.IsolationDeniedError) error {
+	for _, d := range denials {
+		switch {
+		case d.Reason == sandbox.ReasonWrite || d.Reason == sandbox.ReasonRead:
+		case d.Reason == sandbox.ReasonBash && d.Path != "": // a computed write target
+		default:
+			return d
+		}
 	}
 	return nil
 }

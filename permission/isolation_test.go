@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -64,5 +65,65 @@ func TestSandboxIsolation(t *testing.T) {
 	b.SetIsolation(broken)
 	if d := b.Check(ctx, in(bash("ls"))).Decision; d.Verdict != Deny || d.Layer != LayerIsolation {
 		t.Fatalf("broken isolation = %+v", d)
+	}
+}
+
+// A command that runs in the throwaway micro-VM is judged by the VM's guarantees: writes
+// anywhere vanish with it, so they are no escalation; the network still follows the
+// policy; nothing is relaxed for a command on the host or for a file tool (which runs on
+// the host whatever the session's execution mode).
+func TestSandboxIsolationMicroVM(t *testing.T) {
+	cwd := t.TempDir()
+	pol := sandboxPolicy(t, cwd)
+	iso := SandboxIsolation{PolicyFor: func(context.Context, Request) (sandbox.Policy, error) { return pol, nil }}
+	ctx := context.Background()
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}), func(o *BrokerOptions) { o.Isolation = iso })
+	in := func(mode string, r Request) Request {
+		r.Context.Cwd = cwd
+		r.Context.Policy.Mode = "workspace-write"
+		r.Context.Policy.ExecutionMode = mode
+		return r
+	}
+	execArgv := func(argv ...string) Request {
+		p, _ := json.Marshal(map[string]any{"argv": argv})
+		return Request{Tool: ToolExec, Params: p}
+	}
+	key := filepath.Join(pol.Home, ".ssh", "id_ed25519")
+	cases := []struct {
+		name       string
+		req        Request
+		escalation bool
+	}{
+		{"vm: write to /root", in("sandbox", bash("echo x > /root/x")), false},
+		{"vm: write to /etc", in("sandbox", bash("echo pwned >> /etc/passwd")), false},
+		{"vm: computed write target", in("sandbox", bash(`echo x > "$HOME/x"`)), false},
+		{"vm: exec argv writing /root", in("sandbox", execArgv("sh", "-c", "echo x > /root/x")), false},
+		{"vm: network off still denies curl", in("sandbox", bash("curl https://example.com")), true},
+		{"vm: network off still denies /dev/tcp", in("sandbox", bash("echo x > /dev/tcp/10.0.0.1/80")), true},
+		{"vm: unparseable command", in("sandbox", bash("echo 'unterminated")), true},
+		{"host: write to /root", in("local", bash("echo x > /root/x")), true},
+		{"host (no mode): write to /root", in("", bash("echo x > /root/x")), true},
+		{"auto is not a place: write to /root", in("auto", bash("echo x > /root/x")), true},
+		{"host: exec argv writing /root", in("local", execArgv("sh", "-c", "echo x > /root/x")), true},
+		{"vm session, file tool write (runs on the host)", in("sandbox", Request{Tool: ToolWriteFile, Params: params("path", "/root/x")}), true},
+		{"vm session, credential read_file (runs on the host)", in("sandbox", Request{Tool: ToolReadFile, Params: params("path", key)}), true},
+		{"host: credential read_file", in("local", Request{Tool: ToolReadFile, Params: params("path", key)}), true},
+		{"vm: other tool with a command param", in("sandbox", Request{Tool: "run_command", Params: params("command", "echo x > /root/x")}), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := b.Check(ctx, c.req).Decision
+			isEsc := d.Kind == KindIsolationEscalation && d.InteractiveOnly
+			if isEsc != c.escalation {
+				t.Errorf("%s %s (execution mode %q): escalation = %v, want %v (%+v)", c.req.Tool, c.req.Subject(), c.req.Context.Policy.ExecutionMode, isEsc, c.escalation, d)
+			}
+		})
+	}
+	// network on: the same curl in the VM passes the isolation layer.
+	netPol := pol
+	netPol.Network = true
+	b.SetIsolation(SandboxIsolation{PolicyFor: func(context.Context, Request) (sandbox.Policy, error) { return netPol, nil }})
+	if d := b.Check(ctx, in("sandbox", bash("curl https://example.com"))).Decision; d.Kind == KindIsolationEscalation {
+		t.Errorf("vm + network on: curl escalated: %+v", d)
 	}
 }

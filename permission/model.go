@@ -138,6 +138,11 @@ type PolicySummary struct {
 	// WritableRoots are the session's writable roots when its caller set them (an MCP
 	// session started with --writable-root); empty: the configuration's.
 	WritableRoots []string `json:"writableRoots,omitempty"`
+	// ExecutionMode says where this request's command runs: "sandbox" when it runs in the
+	// throwaway micro-VM (execution_mode sandbox, or auto routed to the VM); "" or
+	// anything else: on the host. Only a bash/exec request is judged by the VM's
+	// guarantees (see SandboxIsolation); file and web tools run on the host regardless.
+	ExecutionMode string `json:"executionMode,omitempty"`
 }
 
 // Caller identifies the process waiting on a request, so a restarted broker can tell

@@ -44,6 +44,9 @@ type PolicySummary struct {
 	// WritableRoots are the session's writable roots (`airlock mcp --writable-root`), so
 	// the core's isolation check knows them.
 	WritableRoots []string `json:"writableRoots,omitempty"`
+	// ExecutionMode is "sandbox" when this bash command will run in the micro-VM (the
+	// core then judges it by the VM's guarantees); empty when it runs on the host.
+	ExecutionMode string `json:"executionMode,omitempty"`
 }
 
 // Caller is permission.Caller on the wire.

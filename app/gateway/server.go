@@ -113,6 +113,13 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Dec
 		}
 	}
 	r := Request{Tool: c.tool, Params: c.params, Context: s.context(client)}
+	if c.tool == ToolBash {
+		// Where the command will run, so the core judges a micro-VM command by the VM's
+		// guarantees (writes outside the workspace vanish with it) and a host command as before.
+		if pol, _, refuse := s.placeCommand(c.subject); refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox {
+			r.Context.Policy.ExecutionMode = string(sandbox.ExecSandbox)
+		}
+	}
 	stop := s.progress(ctx, req, c)
 	d, err := s.opts.Broker.Await(ctx, r)
 	stop()

@@ -39,6 +39,9 @@ func Request(req dispatch.ApprovalRequest) permission.Request {
 			Policy: permission.PolicySummary{
 				Mode: req.Policy.SandboxMode, Network: req.Policy.Network,
 				ApprovalPolicy: permission.ApprovalPolicy(req.Policy.ApprovalPolicy), Posture: req.Policy.Posture,
+				// "sandbox" when the command runs in the micro-VM (dispatch resolves auto
+				// before asking): the broker then judges it by the VM's guarantees.
+				ExecutionMode: req.Policy.ExecutionMode,
 			},
 			Caller:   permission.Caller{Description: "dispatch"}, // in-process: no PID (a recovered request re-attaches by ID)
 			TaskArgv: req.TaskArgv,

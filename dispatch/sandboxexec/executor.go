@@ -30,11 +30,12 @@ type Options struct {
 	// MicroVM returns the micro-VM runner for one run (a vm.Pool session of the daemon:
 	// the run's own VM) and the function that ends it when the run ends, or an error
 	// saying why there is none (wrapping vm.ErrNotReady). nil: no micro-VM
-	// (execution_mode "sandbox" fails, "auto" asks).
+	// (execution_mode "sandbox" fails; under "auto" dispatch asks the person, through
+	// Route, before the run starts, whether a high-risk command may run on the host).
 	MicroVM func(runID uint) (run sandbox.MicroVM, end func(), err error)
-	// Approvals asks the person when "auto" meets a high-risk command and the micro-VM is
-	// not ready (run it on the host instead?). nil: such a command fails.
-	Approvals dispatch.Approvals
+	// MicroVMReady says whether a micro-VM can be had (nil) or why not, without taking
+	// one: Route uses it. nil: Route asks MicroVM and ends the session it returns.
+	MicroVMReady func() error
 	// OnRoute is told every decision of the "sandbox" and "auto" modes (the app writes
 	// it to the audit); the run's log gets Route.LogLine either way.
 	OnRoute func(Route)

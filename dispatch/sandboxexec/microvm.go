@@ -11,67 +11,109 @@ import (
 	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
+// classified is the command line the risk classifier sees: `sh -c SCRIPT` is SCRIPT,
+// quoted as the person wrote it.
+func classified(argv []string) string {
+	if len(argv) == 3 && (argv[0] == "sh" || argv[0] == "bash" || argv[0] == "/bin/sh" || argv[0] == "/bin/bash") && argv[1] == "-c" {
+		return argv[2]
+	}
+	return joinArgv(argv)
+}
+
+// microVM returns the run's micro-VM runner, or why there is none.
+func (e *Executor) microVM(runID uint) (sandbox.MicroVM, func(), error) {
+	if e.opts.MicroVM == nil {
+		return nil, nil, fmt.Errorf("%w (no micro-VM in this process)", vm.ErrNotReady)
+	}
+	return e.opts.MicroVM(runID)
+}
+
+// Route implements dispatch.Router: under execution_mode auto, a low-risk command runs
+// on the host, a high-risk one in the micro-VM when it is ready; otherwise dispatch asks
+// the person (before the run takes a slot) whether it may run on the host.
+func (e *Executor) Route(_ context.Context, q dispatch.RouteQuery) dispatch.RoutePlan {
+	if q.Policy.ExecutionMode != string(sandbox.ExecAuto) {
+		return dispatch.RoutePlan{}
+	}
+	cmdline := classified(q.Argv)
+	risk := Risk(cmdline, q.Dir, e.opts.Home)
+	if risk == "" {
+		return dispatch.RoutePlan{Where: dispatch.RouteHost, Reason: "auto: low-risk" + quoted(cmdline)}
+	}
+	var vmErr error
+	if e.opts.MicroVMReady != nil {
+		vmErr = e.opts.MicroVMReady()
+	} else {
+		var end func()
+		if _, end, vmErr = e.microVM(q.RunID); end != nil {
+			end() // only asked whether there is one: the run's VM boots on its command
+		}
+	}
+	if vmErr == nil {
+		return dispatch.RoutePlan{Where: dispatch.RouteMicroVM, Reason: "auto: " + risk}
+	}
+	state := "is not installed"
+	if !strings.Contains(vmErr.Error(), "not installed") {
+		state = "is not ready (" + vmErr.Error() + ")"
+	}
+	return dispatch.RoutePlan{
+		Where: dispatch.RouteAsk, Reason: "auto: " + risk + "; the micro-VM is not ready",
+		Question: fmt.Sprintf("auto: %s is high-risk and the micro-VM %s — allow it on the host, or install the micro-VM (`airlock sandbox install` or the Sandbox tab)", risk, state),
+	}
+}
+
+// NotRun implements dispatch.Router: the person refused (or never answered) running the
+// command on the host; the decision goes to the audit.
+func (e *Executor) NotRun(q dispatch.RouteQuery, plan dispatch.RoutePlan, why string) {
+	e.decided(dispatch.ExecSpec{RunID: q.RunID}, Route{
+		RunID: q.RunID, Command: classified(q.Argv), Cwd: q.Dir, Mode: q.Policy.ExecutionMode, Asked: true, AnsweredBy: plan.AnsweredBy,
+		Reason: plan.Reason + " and running on the host was " + why,
+	})
+}
+
+var _ dispatch.Router = (*Executor)(nil)
+
 // route decides where the run's command runs under the "sandbox" and "auto" execution
-// modes, writes the decision into the run's log and tells OnRoute. It returns the
-// micro-VM runner when the command goes there. An error means the command must not run.
+// modes (auto: as dispatch decided before the run started, when it did), writes the
+// decision into the run's log and tells OnRoute. It returns the micro-VM runner when the
+// command goes there. An error means the command must not run.
 func (e *Executor) route(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy) (rt Route, vmExec sandbox.MicroVM, end func(), err error) {
-	cmdline := joinArgv(spec.Argv)
-	if len(spec.Argv) == 3 && (spec.Argv[0] == "sh" || spec.Argv[0] == "bash" || spec.Argv[0] == "/bin/sh" || spec.Argv[0] == "/bin/bash") && spec.Argv[1] == "-c" {
-		cmdline = spec.Argv[2] // classified the same; quoted as the person wrote it
-	}
+	cmdline := classified(spec.Argv)
 	rt = Route{RunID: spec.RunID, Command: cmdline, Cwd: spec.Dir, Mode: string(pol.ExecutionMode)}
-	vmErr := fmt.Errorf("%w (no micro-VM in this process)", vm.ErrNotReady)
-	if e.opts.MicroVM != nil {
-		vmExec, end, vmErr = e.opts.MicroVM(spec.RunID)
+	plan := dispatch.RoutePlan{Where: dispatch.RouteMicroVM, Reason: "execution_mode sandbox"}
+	if pol.ExecutionMode != sandbox.ExecSandbox {
+		if spec.Route != nil && spec.Route.Where != "" {
+			plan = *spec.Route
+		} else {
+			plan = e.Route(ctx, dispatch.RouteQuery{RunID: spec.RunID, Argv: spec.Argv, Dir: spec.Dir, Policy: spec.Policy})
+		}
 	}
-	switch pol.ExecutionMode {
-	case sandbox.ExecSandbox:
-		rt.Where, rt.Reason = WhereMicroVM, "execution_mode sandbox"
-		if vmErr != nil {
-			rt.Where, rt.Reason = "", "execution_mode sandbox, but the micro-VM is not ready"
+	switch plan.Where {
+	case dispatch.RouteHost:
+		rt.Where, rt.Reason, rt.Asked, rt.AnsweredBy = WhereHost, plan.Reason, plan.Asked, plan.AnsweredBy
+		if plan.Asked {
+			rt.Reason += ", allowed on the host by " + orSomeone(plan.AnsweredBy)
+		}
+		e.decided(spec, rt)
+		return rt, nil, nil, nil
+	case dispatch.RouteMicroVM:
+		vmExec, end, err = e.microVM(spec.RunID)
+		if err != nil {
+			rt.Reason = plan.Reason + ", but the micro-VM is not ready"
 			e.decided(spec, rt)
-			return rt, nil, end, fmt.Errorf("execution_mode \"sandbox\" needs the micro-VM: %v%s; or set execution_mode = \"local\" for this task", vmErr, installHint(vmErr))
-		}
-	default: // auto
-		risk := Risk(cmdline, spec.Dir, e.opts.Home)
-		if risk == "" {
-			rt.Where, rt.Reason = WhereHost, "auto: low-risk"+quoted(cmdline)
-			e.decided(spec, rt)
-			return rt, nil, end, nil
-		}
-		if vmErr == nil {
-			rt.Where, rt.Reason = WhereMicroVM, "auto: "+risk
-			break
-		}
-		rt.Asked = true
-		if e.opts.Approvals == nil {
-			rt.Reason = "auto: " + risk + "; the micro-VM is not ready and nobody can be asked"
-			e.decided(spec, rt)
-			return rt, nil, end, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready: %v%s; or set execution_mode = \"local\"", risk, vmErr, installHint(vmErr))
-		}
-		local := spec.Policy
-		local.ExecutionMode = string(sandbox.ExecLocal)
-		dec, err := e.opts.Approvals.Await(ctx, dispatch.ApprovalRequest{
-			ID: fmt.Sprintf("run-%d-host", spec.RunID), Kind: dispatch.ApprovalEscalation, Tool: "exec",
-			Argv: spec.Argv, RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy, Proposed: &local,
-			Denial: fmt.Sprintf("execution_mode auto: %s should run in the micro-VM, which is not ready (%v); run it on the host under the sandbox policy instead?", risk, vmErr),
-		})
-		if err != nil || !dec.Allow {
-			why := "denied"
-			if err != nil {
-				why = err.Error()
-			} else if dec.AnsweredBy != "" {
-				why += " by " + dec.AnsweredBy
+			if pol.ExecutionMode == sandbox.ExecSandbox {
+				return rt, nil, end, fmt.Errorf("execution_mode \"sandbox\" needs the micro-VM: %v%s; or set execution_mode = \"local\" for this task", err, installHint(err))
 			}
-			rt.Reason = "auto: " + risk + "; the micro-VM is not ready and running on the host was " + why
-			e.decided(spec, rt)
-			return rt, nil, end, fmt.Errorf("auto: %s should run in the micro-VM, which is not ready; running it on the host was %s — install the micro-VM with `airlock sandbox install`", risk, why)
+			return rt, nil, end, fmt.Errorf("%s should run in the micro-VM, which is not ready: %v%s; or set execution_mode = \"local\"", plan.Reason, err, installHint(err))
 		}
-		rt.Where, rt.AnsweredBy = WhereHost, dec.AnsweredBy
-		rt.Reason = "auto: " + risk + "; the micro-VM is not ready, allowed on the host by " + orSomeone(dec.AnsweredBy)
+		rt.Where, rt.Reason = WhereMicroVM, plan.Reason
+		e.decided(spec, rt)
+		return rt, vmExec, end, nil
+	default: // ask, without dispatch to ask it (no Router wired): nobody can be asked
+		rt.Reason = plan.Reason + " and nobody can be asked"
+		e.decided(spec, rt)
+		return rt, nil, nil, fmt.Errorf("%s; nobody could be asked to run it on the host — install the micro-VM with `airlock sandbox install` (or from the Sandbox tab), or set execution_mode = \"local\"", plan.Reason)
 	}
-	e.decided(spec, rt)
-	return rt, vmExec, end, nil
 }
 
 // installHint names the way to install the micro-VM unless err already does.

@@ -114,7 +114,6 @@ func TestAutoWithoutTheMicroVMAsks(t *testing.T) {
 	rec := &routes{}
 	d, _, ws, _, a := setupWith(t, "on-request", func(_ string, a *allow, o *Options) {
 		o.MicroVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
-		o.Approvals = a
 		o.OnRoute = rec.add
 	})
 	got, log := runTask(t, d, dispatch.TaskSpec{Name: "ls", Cwd: ws, Argv: []string{"ls"}, Overrides: overrides("auto")}, dispatch.StatusSucceeded, dispatch.StatusFailed)
@@ -173,7 +172,6 @@ func TestMicroVMModes(t *testing.T) {
 			}
 			return s.SandboxExec, s.End, nil
 		}
-		o.Approvals = a
 		o.OnRoute = rec.add
 	})
 	// A host port the guest must not reach with the network off.
