@@ -14,20 +14,21 @@
 #                as a percentage of one core
 #
 #   scripts/bench-desktop.sh            # RUNS=5 SETTLE=5 IDLE=60 RUNS_LISTED=1000
+#   APP=… FLOOR=… scripts/bench-desktop.sh   # compare two builds (FLOOR is then the "before")
 # Needs build/bin/airlock-desktop and build/bin/airlock (make build); builds wails-floor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 RUNS=${RUNS:-5} SETTLE=${SETTLE:-5} IDLE=${IDLE:-60} RUNS_LISTED=${RUNS_LISTED:-1000}
-APP=$ROOT/build/bin/airlock-desktop
-FLOOR=$ROOT/build/bin/wails-floor
+APP=${APP:-$ROOT/build/bin/airlock-desktop}
+FLOOR=${FLOOR:-$ROOT/build/bin/wails-floor}
 fail() { echo "bench-desktop: FAIL: $*" >&2; exit 1; }
 say() { echo "bench-desktop: $*" >&2; }
 [[ -x $APP ]] || fail "$APP is missing: make build"
 for tool in Xvfb xdotool xdpyinfo dbus-run-session curl; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed (make deps)"
 done
-if [[ ! -x $FLOOR || test/wails-floor/main.go -nt $FLOOR ]]; then
+if [[ $FLOOR == "$ROOT/build/bin/wails-floor" && (! -x $FLOOR || test/wails-floor/main.go -nt $FLOOR) ]]; then
 	say "building the reference window (test/wails-floor)"
 	go build -tags desktop,production,webkit2_41 -o "$FLOOR" ./test/wails-floor
 fi
