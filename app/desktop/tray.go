@@ -106,6 +106,12 @@ func (t *Tray) Start() error {
 	t.end = end
 	t.mu.Unlock()
 	start()
+	// systray runs onReady while start exports the item: an icon set in between can
+	// miss the export, or go to a previous start's item. Put it on this one now.
+	t.mu.Lock()
+	t.iconSet = false
+	t.mu.Unlock()
+	t.rebuild()
 	return nil
 }
 
@@ -251,8 +257,24 @@ func (t *Tray) updateIcon(pending []permission.PendingRequest) {
 		slog.Error("tray: render the icon", "pending", n, "error", err)
 		return
 	}
-	systray.SetIcon(png)
+	if err := setIcon(png); err != nil {
+		slog.Error("tray: show the icon", "pending", n, "error", err)
+		return
+	}
 	t.iconShown, t.iconSet = key, true
+}
+
+// setIcon is systray.SetIcon, which panics (prop.SetMust) when the item's D-Bus
+// connection is gone — the session bus restarted, or the tray was stopped. The tray then
+// keeps running with the icon it had and tries again at the next change.
+func setIcon(png []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("systray SetIcon: %v", r)
+		}
+	}()
+	systray.SetIcon(png)
+	return nil
 }
 
 // menuKey identifies what the menu shows of the pending list.

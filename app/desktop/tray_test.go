@@ -39,6 +39,13 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 // process's session bus at it.
 func privateSessionBus(t *testing.T) string {
 	t.Helper()
+	addr, _ := privateSessionBusDaemon(t)
+	return addr
+}
+
+// privateSessionBusDaemon is privateSessionBus that also returns the dbus-daemon.
+func privateSessionBusDaemon(t *testing.T) (string, *os.Process) {
+	t.Helper()
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
 		t.Skip("dbus-daemon is not installed (apt-get install dbus)")
 	}
@@ -64,7 +71,7 @@ func privateSessionBus(t *testing.T) string {
 	}
 	addr = strings.TrimSpace(addr)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	return addr
+	return addr, cmd.Process
 }
 
 // menuEntry is one line of the tray's menu as a StatusNotifierHost reads it.
@@ -504,5 +511,55 @@ func TestTrayIconFollowsPendingRequests(t *testing.T) {
 	}
 	if !isPlain(pm) {
 		t.Errorf("IconPixmap after every answer has badge corner %v; want the plain icon", pm.at(badgeTop.X, badgeTop.Y))
+	}
+}
+
+// The session bus going away (the desktop session's dbus-daemon restarted) costs the tray
+// its item, not Airlock: a request that arrives afterwards is still pending and answerable.
+func TestTraySurvivesTheSessionBusGoing(t *testing.T) {
+	_, daemon := privateSessionBusDaemon(t)
+	core, home := openCore(t)
+	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	conn, err := dbus.SessionBus() // the connection systray shares
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := daemon.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = daemon.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for conn.Connected() {
+		if time.Now().After(deadline) {
+			t.Fatal("the session connection never noticed the bus was gone")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	p1 := ask(t, core, writeReq("gone1", filepath.Join(home, "work")))
+	// The tray redraws for the request (and fails to publish its icon) before the menu
+	// remembers it.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		tray.mu.Lock()
+		shown := tray.shown
+		tray.mu.Unlock()
+		if strings.Contains(shown, "gone1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tray never redrew for the request")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := core.Broker.Answer(context.Background(), "gone1", permission.Answer{Allow: true, By: permission.ByAPI}); err != nil {
+		t.Fatalf("answer after the bus went: %v", err)
+	}
+	if d := <-p1; d.Verdict != permission.Allow {
+		t.Fatalf("decision = %+v; want allowed", d)
 	}
 }
