@@ -35,15 +35,17 @@ type TrayOptions struct {
 	// Dispatch, when set, gives the menu its Pause dispatch / Resume dispatch line.
 	Dispatch trayDispatch
 	Bus      *eventbus.Bus
-	Icon     []byte // PNG
+	// Icon is the app icon (PNG); the tray shows it scaled, with the pending count on it.
+	Icon []byte
 	// Open shows the window; Review shows it with the popup on one request; Quit ends the app.
 	Open   func()
 	Review func(id string)
 	Quit   func()
 }
 
-// Tray is Airlock's StatusNotifierItem (fyne.io/systray over D-Bus): the pending count in
-// its title, each pending request — P1 with Allow once and Deny, P2 and interactive-only
+// Tray is Airlock's StatusNotifierItem (fyne.io/systray over D-Bus): the pending count on
+// its icon (a badge, red when a request needs the window, amber for P1 only) and in its
+// title, each pending request — P1 with Allow once and Deny, P2 and interactive-only
 // with "Review…", which opens the window's popup (the broker refuses a P2 allow from the
 // tray) —, Open Airlock, Pause/Resume dispatch and Quit. The menu follows
 // permission.requested/decided and dispatch.state.
@@ -56,10 +58,22 @@ type Tray struct {
 	end        func()
 	started    bool
 	shown      string // the pending set the menu shows (menuKey)
+
+	icons     *trayIcons
+	iconShown trayIconKey // the icon on the bus, when iconSet
+	iconSet   bool
 }
 
-// NewTray returns a tray that is not yet on the bus.
-func NewTray(opts TrayOptions) *Tray { return &Tray{opts: opts} }
+// NewTray returns a tray that is not yet on the bus. An Icon that is not an image is
+// logged and left out: the tray then shows the badge alone.
+func NewTray(opts TrayOptions) *Tray {
+	icons, err := newTrayIcons(opts.Icon)
+	if err != nil {
+		slog.Warn("tray: the app icon is left out", "error", err)
+		icons, _ = newTrayIcons(nil)
+	}
+	return &Tray{opts: opts, icons: icons}
+}
 
 // errNoSessionBus says the tray was left out: without a session bus systray's end()
 // dereferences a nil connection (RECIPES.md).
@@ -77,18 +91,27 @@ func (t *Tray) Start() error {
 	t.started = true
 	t.mu.Unlock()
 	start, end := systray.RunWithExternalLoop(func() {
-		if len(t.opts.Icon) > 0 {
-			systray.SetIcon(t.opts.Icon)
+		// Subscribe before the first build: a request raised in between would
+		// otherwise wait for the next event to show.
+		var sub *eventbus.Subscription
+		if t.opts.Bus != nil {
+			sub = t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState)
 		}
 		t.rebuild()
-		if t.opts.Bus != nil {
-			go t.watch(ctx)
+		if sub != nil {
+			go t.watch(ctx, sub)
 		}
 	}, nil)
 	t.mu.Lock()
 	t.end = end
 	t.mu.Unlock()
 	start()
+	// systray runs onReady while start exports the item: an icon set in between can
+	// miss the export, or go to a previous start's item. Put it on this one now.
+	t.mu.Lock()
+	t.iconSet = false
+	t.mu.Unlock()
+	t.rebuild()
 	return nil
 }
 
@@ -96,7 +119,7 @@ func (t *Tray) Start() error {
 func (t *Tray) Stop() {
 	t.mu.Lock()
 	end, stop, cancelMenu := t.end, t.stopWatch, t.cancelMenu
-	t.end, t.started = nil, false
+	t.end, t.started, t.iconSet = nil, false, false
 	t.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -109,8 +132,7 @@ func (t *Tray) Stop() {
 	}
 }
 
-func (t *Tray) watch(ctx context.Context) {
-	sub := t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState)
+func (t *Tray) watch(ctx context.Context, sub *eventbus.Subscription) {
 	defer sub.Close()
 	for {
 		select {
@@ -171,6 +193,7 @@ func (t *Tray) rebuild() {
 		return
 	}
 	pending := t.opts.Broker.Pending()
+	t.updateIcon(pending)
 	paused := t.opts.Dispatch != nil && t.opts.Dispatch.State().Paused
 	// Redraw only when the list changed: a redraw gives every line a new id, and a click
 	// on a line of the menu a panel still shows would then do nothing.
@@ -219,6 +242,39 @@ func (t *Tray) rebuild() {
 		}
 	}
 	onClick(ctx, systray.AddMenuItem("Quit Airlock", "Stop Airlock: scheduled runs wait until it starts again"), t.quit)
+}
+
+// updateIcon puts the icon for pending on the bus when it differs from the one there.
+// t.mu is held.
+func (t *Tray) updateIcon(pending []permission.PendingRequest) {
+	n, tone := trayBadge(pending)
+	key := iconKey(n, tone)
+	if t.iconSet && key == t.iconShown {
+		return
+	}
+	png, err := t.icons.icon(n, tone)
+	if err != nil {
+		slog.Error("tray: render the icon", "pending", n, "error", err)
+		return
+	}
+	if err := setIcon(png); err != nil {
+		slog.Error("tray: show the icon", "pending", n, "error", err)
+		return
+	}
+	t.iconShown, t.iconSet = key, true
+}
+
+// setIcon is systray.SetIcon, which panics (prop.SetMust) when the item's D-Bus
+// connection is gone — the session bus restarted, or the tray was stopped. The tray then
+// keeps running with the icon it had and tries again at the next change.
+func setIcon(png []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("systray SetIcon: %v", r)
+		}
+	}()
+	systray.SetIcon(png)
+	return nil
 }
 
 // menuKey identifies what the menu shows of the pending list.

@@ -2,9 +2,12 @@ package desktop
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +39,13 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 // process's session bus at it.
 func privateSessionBus(t *testing.T) string {
 	t.Helper()
+	addr, _ := privateSessionBusDaemon(t)
+	return addr
+}
+
+// privateSessionBusDaemon is privateSessionBus that also returns the dbus-daemon.
+func privateSessionBusDaemon(t *testing.T) (string, *os.Process) {
+	t.Helper()
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
 		t.Skip("dbus-daemon is not installed (apt-get install dbus)")
 	}
@@ -61,7 +71,7 @@ func privateSessionBus(t *testing.T) string {
 	}
 	addr = strings.TrimSpace(addr)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	return addr
+	return addr, cmd.Process
 }
 
 // menuEntry is one line of the tray's menu as a StatusNotifierHost reads it.
@@ -338,4 +348,218 @@ func TestTrayPausesAndResumesDispatch(t *testing.T) {
 		_, ok := m.find("Pause dispatch")
 		return ok
 	})
+}
+
+// pixmap is one entry of a StatusNotifierItem's IconPixmap: ARGB32 in network byte order.
+type pixmap struct {
+	W, H int32
+	Pix  []byte
+}
+
+// at returns the pixel (x, y) of the pixmap.
+func (p pixmap) at(x, y int) color.NRGBA {
+	i := (y*int(p.W) + x) * 4
+	return color.NRGBA{A: p.Pix[i], R: p.Pix[i+1], G: p.Pix[i+2], B: p.Pix[i+3]}
+}
+
+// iconPixmap takes the one tray-sized pixmap out of an IconPixmap value.
+func iconPixmap(v dbus.Variant) (pixmap, error) {
+	var pms []pixmap
+	if err := v.Store(&pms); err != nil {
+		return pixmap{}, fmt.Errorf("IconPixmap %s: %w", v.Signature(), err)
+	}
+	if len(pms) != 1 || pms[0].W != trayIconSize || pms[0].H != trayIconSize || len(pms[0].Pix) != trayIconSize*trayIconSize*4 {
+		return pixmap{}, fmt.Errorf("IconPixmap has %d pixmaps; want one of %d×%d", len(pms), trayIconSize, trayIconSize)
+	}
+	return pms[0], nil
+}
+
+// iconChanges delivers each IconPixmap the item publishes with PropertiesChanged.
+//
+// The test reads the icon from the signal rather than with Properties.Get: godbus's
+// prop package answers a Get with the property's slice and encodes it after unlocking,
+// and the next SetIcon stores into that same slice in place, a data race in the
+// libraries that -race reports whatever the caller does (like GetLayout's, see the
+// desktop notes). The signal is encoded under the lock, and carries what a Get would
+// return at that moment.
+func iconChanges(t *testing.T, conn *dbus.Conn) <-chan pixmap {
+	t.Helper()
+	if err := conn.AddMatchSignal(dbus.WithMatchObjectPath("/StatusNotifierItem"),
+		dbus.WithMatchInterface("org.freedesktop.DBus.Properties"), dbus.WithMatchMember("PropertiesChanged")); err != nil {
+		t.Fatalf("watch the item's properties: %v", err)
+	}
+	sigs := make(chan *dbus.Signal, 256)
+	conn.Signal(sigs)
+	out := make(chan pixmap, 64)
+	go func() {
+		defer close(out)
+		for sig := range sigs {
+			if len(sig.Body) < 2 || sig.Body[0] != "org.kde.StatusNotifierItem" {
+				continue
+			}
+			changed, _ := sig.Body[1].(map[string]dbus.Variant)
+			v, ok := changed["IconPixmap"]
+			if !ok {
+				continue
+			}
+			pm, err := iconPixmap(v)
+			if err != nil {
+				t.Errorf("published icon: %v", err)
+				continue
+			}
+			out <- pm
+		}
+	}()
+	return out
+}
+
+// badgeTop is a pixel of the badge above its digits: the count's colour when something
+// waits, the app icon's corner otherwise.
+var badgeTop = image.Pt(badgeCX, badgeCY-badgeRadius+3)
+
+// waitIcon waits for a published icon that ok accepts.
+func waitIcon(t *testing.T, icons <-chan pixmap, what string, ok func(pixmap) bool) pixmap {
+	t.Helper()
+	timeout := time.After(15 * time.Second)
+	got := "nothing"
+	for {
+		select {
+		case p := <-icons:
+			if ok(p) {
+				return p
+			}
+			got = fmt.Sprintf("badge corner %v", p.at(badgeTop.X, badgeTop.Y))
+		case <-timeout:
+			t.Fatalf("the tray never published %s; last: %s", what, got)
+		}
+	}
+}
+
+// The icon a panel gets over D-Bus carries the pending count: amber for a P1, red once a
+// P2 waits, and the plain icon again when everything is answered.
+func TestTrayIconFollowsPendingRequests(t *testing.T) {
+	addr := privateSessionBus(t)
+	core, home := openCore(t)
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connect to the test bus: %v", err)
+	}
+	defer conn.Close()
+	icons := iconChanges(t, conn)
+
+	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
+		_, ok := m.find("Nothing is waiting for you")
+		return ok
+	})
+	plainPNG, err := tray.icons.icon(0, badgeNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := decodeIcon(t, plainPNG)
+	isPlain := func(p pixmap) bool {
+		for y := 0; y < trayIconSize; y++ {
+			for x := 0; x < trayIconSize; x++ {
+				if p.at(x, y) != plain.NRGBAAt(x, y) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+
+	p1 := ask(t, core, writeReq("i1", filepath.Join(home, "work")))
+	one := waitIcon(t, icons, "an amber badge", func(p pixmap) bool { return near(p.at(badgeTop.X, badgeTop.Y), amberPx) })
+
+	cmd, _ := json.Marshal(map[string]string{"command": "git push --force origin main"})
+	p2 := ask(t, core, permission.Request{ID: "i2", Tool: "bash", Params: cmd, Context: permission.Context{Cwd: home}})
+	two := waitIcon(t, icons, "a red badge", func(p pixmap) bool { return near(p.at(badgeTop.X, badgeTop.Y), redPx) })
+	if bytes.Equal(one.Pix, two.Pix) {
+		t.Fatal("the icon for two requests is the icon for one")
+	}
+	// Only the corner changes: below the badge the icon is the app icon.
+	for y := badgeCY + badgeRadius + 1; y < trayIconSize; y++ {
+		for x := 0; x < trayIconSize; x++ {
+			if two.at(x, y) != plain.NRGBAAt(x, y) {
+				t.Fatalf("pixel (%d,%d) away from the badge = %v; the app icon has %v", x, y, two.at(x, y), plain.NRGBAAt(x, y))
+			}
+		}
+	}
+
+	for _, id := range []string{"i2", "i1"} {
+		if _, err := core.Broker.Answer(context.Background(), id, permission.Answer{By: permission.ByAPI}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-p1
+	<-p2
+	waitIcon(t, icons, "the plain icon again", isPlain)
+
+	// A panel that reads the property now gets the plain icon (no SetIcon follows this Get).
+	v, err := conn.Object(name, "/StatusNotifierItem").GetProperty("org.kde.StatusNotifierItem.IconPixmap")
+	if err != nil {
+		t.Fatalf("read IconPixmap: %v", err)
+	}
+	pm, err := iconPixmap(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isPlain(pm) {
+		t.Errorf("IconPixmap after every answer has badge corner %v; want the plain icon", pm.at(badgeTop.X, badgeTop.Y))
+	}
+}
+
+// The session bus going away (the desktop session's dbus-daemon restarted) costs the tray
+// its item, not Airlock: a request that arrives afterwards is still pending and answerable.
+func TestTraySurvivesTheSessionBusGoing(t *testing.T) {
+	_, daemon := privateSessionBusDaemon(t)
+	core, home := openCore(t)
+	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	conn, err := dbus.SessionBus() // the connection systray shares
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := daemon.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = daemon.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for conn.Connected() {
+		if time.Now().After(deadline) {
+			t.Fatal("the session connection never noticed the bus was gone")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	p1 := ask(t, core, writeReq("gone1", filepath.Join(home, "work")))
+	// The tray redraws for the request (and fails to publish its icon) before the menu
+	// remembers it.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		tray.mu.Lock()
+		shown := tray.shown
+		tray.mu.Unlock()
+		if strings.Contains(shown, "gone1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tray never redrew for the request")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := core.Broker.Answer(context.Background(), "gone1", permission.Answer{Allow: true, By: permission.ByAPI}); err != nil {
+		t.Fatalf("answer after the bus went: %v", err)
+	}
+	if d := <-p1; d.Verdict != permission.Allow {
+		t.Fatalf("decision = %+v; want allowed", d)
+	}
 }
