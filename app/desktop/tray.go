@@ -23,10 +23,12 @@ type trayBroker interface {
 	Answer(ctx context.Context, id string, a permission.Answer) (permission.Decision, error)
 }
 
-// trayDispatch is what the tray needs of the dispatcher: pause and resume.
+// trayDispatch is what the tray needs of the dispatcher: pause and resume, and the runs
+// held for the person (counted and listed like the window's "Waiting for you").
 type trayDispatch interface {
 	State() dispatch.State
 	SetPaused(ctx context.Context, paused bool, by string) (dispatch.State, error)
+	Inbox(ctx context.Context) ([]dispatch.InboxItem, error)
 }
 
 // TrayOptions configure the tray.
@@ -95,7 +97,7 @@ func (t *Tray) Start() error {
 		// otherwise wait for the next event to show.
 		var sub *eventbus.Subscription
 		if t.opts.Bus != nil {
-			sub = t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState)
+			sub = t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState, eventbus.TopicInboxChanged)
 		}
 		t.rebuild()
 		if sub != nil {
@@ -193,11 +195,12 @@ func (t *Tray) rebuild() {
 		return
 	}
 	pending := t.opts.Broker.Pending()
-	t.updateIcon(pending)
+	held := t.held()
+	t.updateIcon(pending, len(held))
 	paused := t.opts.Dispatch != nil && t.opts.Dispatch.State().Paused
 	// Redraw only when the list changed: a redraw gives every line a new id, and a click
 	// on a line of the menu a panel still shows would then do nothing.
-	key := fmt.Sprintf("paused=%t\n%s", paused, menuKey(pending))
+	key := fmt.Sprintf("paused=%t\n%s%s", paused, menuKey(pending), heldKey(held))
 	if t.cancelMenu != nil && key == t.shown {
 		return
 	}
@@ -209,13 +212,13 @@ func (t *Tray) rebuild() {
 	t.cancelMenu = cancel
 
 	systray.ResetMenu()
-	title := trayTitle(len(pending))
+	title := trayTitle(len(pending) + len(held))
 	systray.SetTitle(title)
 	systray.SetTooltip(title)
 	head := systray.AddMenuItem(title, "")
 	head.Disable()
 	systray.AddSeparator()
-	if len(pending) == 0 {
+	if len(pending)+len(held) == 0 {
 		none := systray.AddMenuItem("Nothing is waiting for you", "")
 		none.Disable()
 	}
@@ -232,6 +235,10 @@ func (t *Tray) rebuild() {
 		item := systray.AddMenuItem(trayLabel(p)+" — Review…", "Only Airlock's window can allow this request")
 		onClick(ctx, item, func() { t.review(id) })
 	}
+	for _, h := range held {
+		item := systray.AddMenuItem(heldLabel(h)+" — Open…", h.Asked)
+		onClick(ctx, item, t.open)
+	}
 	systray.AddSeparator()
 	onClick(ctx, systray.AddMenuItem("Open Airlock", ""), t.open)
 	if t.opts.Dispatch != nil {
@@ -246,8 +253,12 @@ func (t *Tray) rebuild() {
 
 // updateIcon puts the icon for pending on the bus when it differs from the one there.
 // t.mu is held.
-func (t *Tray) updateIcon(pending []permission.PendingRequest) {
+func (t *Tray) updateIcon(pending []permission.PendingRequest, held int) {
 	n, tone := trayBadge(pending)
+	if held > 0 {
+		// Held runs are answered in the window (authorizing a directory is the person's).
+		n, tone = n+held, badgeRed
+	}
 	key := iconKey(n, tone)
 	if t.iconSet && key == t.iconShown {
 		return
@@ -275,6 +286,48 @@ func setIcon(png []byte) (err error) {
 	}()
 	systray.SetIcon(png)
 	return nil
+}
+
+// held lists what waits for the person besides pending requests: runs held for a
+// directory or a department, paused runs and tasks (the window's held groups). t.mu is held.
+func (t *Tray) held() []dispatch.InboxItem {
+	if t.opts.Dispatch == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	items, err := t.opts.Dispatch.Inbox(ctx)
+	if err != nil {
+		slog.Warn("tray: read what waits", "error", err)
+		return nil
+	}
+	out := items[:0:0]
+	for _, it := range items {
+		if it.Kind != dispatch.InboxApprovalKind {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// heldLabel names a held group in a menu line (cut short).
+func heldLabel(it dispatch.InboxItem) string {
+	const max = 48
+	what := it.Asked
+	if utf8.RuneCountInString(what) > max {
+		r := []rune(what)
+		what = string(r[:max-1]) + "…"
+	}
+	return what
+}
+
+// heldKey identifies what the menu shows of the held groups.
+func heldKey(held []dispatch.InboxItem) string {
+	var b strings.Builder
+	for _, it := range held {
+		fmt.Fprintf(&b, "held\x00%s\x00%s\n", it.Key, it.Asked)
+	}
+	return b.String()
 }
 
 // menuKey identifies what the menu shows of the pending list.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -561,5 +562,53 @@ func TestTraySurvivesTheSessionBusGoing(t *testing.T) {
 	}
 	if d := <-p1; d.Verdict != permission.Allow {
 		t.Fatalf("decision = %+v; want allowed", d)
+	}
+}
+
+// A run held outside known places counts in the tray like under Waiting for you, and its
+// line opens the window (authorizing a directory is the person's, in the window).
+func TestTrayCountsHeldRuns(t *testing.T) {
+	addr := privateSessionBus(t)
+	core, _ := openCore(t)
+	opened := make(chan struct{}, 4)
+	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch, Open: func() { opened <- struct{}{} }})
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connect to the test bus: %v", err)
+	}
+	defer conn.Close()
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
+		_, ok := m.find("Nothing is waiting for you")
+		return ok
+	})
+
+	dir, err := os.MkdirTemp("/var/tmp", "airlock-tray-held-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ctx := context.Background()
+	if _, err := core.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "legacy", Argv: []string{"true"}, Cwd: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Dispatch.RunNow(ctx, "legacy"); err != nil {
+		t.Fatal(err)
+	}
+	menu := waitMenu(t, conn, name, "the held run", func(m menuEntry) bool {
+		_, title := m.find("Airlock — 1 waiting")
+		l, line := m.find("1 held run")
+		return title && line && strings.HasSuffix(l.Label, "— Open…")
+	})
+	line, _ := menu.find("1 held run")
+	click(t, addr, name, line.ID)
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held run's line did not open the window")
 	}
 }
