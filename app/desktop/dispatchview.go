@@ -162,7 +162,7 @@ func (f *Facade) Task(name string) (TaskRow, error) {
 	if err != nil {
 		return TaskRow{}, err
 	}
-	return f.taskRow(ctx, d, t, f.departmentIndex(ctx), f.basePolicy()), nil
+	return f.singleRow(ctx, d, t), nil
 }
 
 // CreateTask creates a task from the editor. Creating it is the person's approval of
@@ -182,7 +182,7 @@ func (f *Facade) CreateTask(form TaskForm) (TaskRow, error) {
 	if err != nil {
 		return TaskRow{}, err
 	}
-	return f.taskRow(ctx, d, t, f.departmentIndex(ctx), f.basePolicy()), nil
+	return f.singleRow(ctx, d, t), nil
 }
 
 // EditTask replaces every field of task name with the editor's (the name itself stays).
@@ -228,7 +228,7 @@ func (f *Facade) EditTask(name string, form TaskForm) (TaskRow, error) {
 			return TaskRow{}, err
 		}
 	}
-	return f.taskRow(ctx, d, t, f.departmentIndex(ctx), f.basePolicy()), nil
+	return f.singleRow(ctx, d, t), nil
 }
 
 // RemoveTask removes a task and cancels its open runs; its run records stay.
@@ -255,7 +255,7 @@ func (f *Facade) SetTaskEnabled(name string, enabled bool) (TaskRow, error) {
 	if err != nil {
 		return TaskRow{}, err
 	}
-	return f.taskRow(ctx, d, t, f.departmentIndex(ctx), f.basePolicy()), nil
+	return f.singleRow(ctx, d, t), nil
 }
 
 // RunNow starts a run of the task now, in exactly its scheduled context (it may be held
@@ -501,6 +501,11 @@ func (f *Facade) basePolicy() dispatch.Policy {
 		return dispatch.DefaultPolicy()
 	}
 	return f.core.DispatchPolicy()
+}
+
+// singleRow is taskRow for one task (it reads the departments and the base policy itself).
+func (f *Facade) singleRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.Task) TaskRow {
+	return f.taskRow(ctx, d, t, f.departmentIndex(ctx), f.basePolicy())
 }
 
 func (f *Facade) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.Task, depts map[string]departments.Department, base dispatch.Policy) TaskRow {

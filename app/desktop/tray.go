@@ -173,12 +173,15 @@ func trayLabel(p permission.PendingRequest) string {
 	if len(what) > len(p.Request.Tool)+1 && what[:len(p.Request.Tool)+1] == p.Request.Tool+" " {
 		what = what[len(p.Request.Tool)+1:]
 	}
-	const max = 40
-	if utf8.RuneCountInString(what) > max {
-		r := []rune(what)
-		what = string(r[:max-1]) + "…"
+	return fmt.Sprintf("%s %s %s", p.Tier, p.Request.Tool, cutLabel(what, 40))
+}
+
+// cutLabel shortens s to max characters, ending with "…" when it cut.
+func cutLabel(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
 	}
-	return fmt.Sprintf("%s %s %s", p.Tier, p.Request.Tool, what)
+	return string([]rune(s)[:max-1]) + "…"
 }
 
 // trayAnswers reports whether the tray may answer p in place: P1 requests that are not
@@ -311,15 +314,7 @@ func (t *Tray) held() []dispatch.InboxItem {
 }
 
 // heldLabel names a held group in a menu line (cut short).
-func heldLabel(it dispatch.InboxItem) string {
-	const max = 48
-	what := it.Asked
-	if utf8.RuneCountInString(what) > max {
-		r := []rune(what)
-		what = string(r[:max-1]) + "…"
-	}
-	return what
-}
+func heldLabel(it dispatch.InboxItem) string { return cutLabel(it.Asked, 48) }
 
 // heldKey identifies what the menu shows of the held groups.
 func heldKey(held []dispatch.InboxItem) string {

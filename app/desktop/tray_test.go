@@ -189,6 +189,29 @@ func click(t *testing.T, addr, name string, id int32) {
 // The tray registers on a real session bus, lists the pending requests in its menu,
 // allows a P1 from a click, sends a P2 to the window's popup, and follows answers given
 // elsewhere.
+// startTestTray puts a tray with opts on the test's private bus and returns it with its
+// StatusNotifierItem's bus name; it is stopped when the test ends.
+func startTestTray(t *testing.T, opts TrayOptions) (*Tray, string) {
+	t.Helper()
+	tray := NewTray(opts)
+	if err := tray.Start(); err != nil {
+		t.Fatalf("start the tray: %v", err)
+	}
+	t.Cleanup(tray.Stop)
+	return tray, fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+}
+
+// connectTestBus connects to the private bus at addr, like a panel; closed at the end.
+func connectTestBus(t *testing.T, addr string) *dbus.Conn {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connect to the test bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 	addr := privateSessionBus(t)
 	core, home := openCore(t)
@@ -196,22 +219,12 @@ func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 	var mu sync.Mutex
 	var reviewed []string
 	opened := 0
-	tray := NewTray(TrayOptions{
+	_, name := startTestTray(t, TrayOptions{
 		Broker: core.Broker, Bus: core.Bus,
 		Review: func(id string) { mu.Lock(); reviewed = append(reviewed, id); mu.Unlock() },
 		Open:   func() { mu.Lock(); opened++; mu.Unlock() },
 	})
-	if err := tray.Start(); err != nil {
-		t.Fatalf("start the tray: %v", err)
-	}
-	t.Cleanup(tray.Stop)
-
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatalf("connect to the test bus: %v", err)
-	}
-	defer conn.Close()
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	conn := connectTestBus(t, addr)
 	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
 		_, ok := m.find("Nothing is waiting for you")
 		return ok
@@ -315,17 +328,8 @@ func TestTrayPausesAndResumesDispatch(t *testing.T) {
 	if core.Dispatch == nil {
 		t.Fatal("the core has no dispatcher")
 	}
-	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch})
-	if err := tray.Start(); err != nil {
-		t.Fatalf("start the tray: %v", err)
-	}
-	t.Cleanup(tray.Stop)
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatalf("connect to the test bus: %v", err)
-	}
-	defer conn.Close()
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	_, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch})
+	conn := connectTestBus(t, addr)
 
 	menu := waitMenu(t, conn, name, "Pause dispatch", func(m menuEntry) bool {
 		_, ok := m.find("Pause dispatch")
@@ -441,19 +445,10 @@ func waitIcon(t *testing.T, icons <-chan pixmap, what string, ok func(pixmap) bo
 func TestTrayIconFollowsPendingRequests(t *testing.T) {
 	addr := privateSessionBus(t)
 	core, home := openCore(t)
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatalf("connect to the test bus: %v", err)
-	}
-	defer conn.Close()
+	conn := connectTestBus(t, addr)
 	icons := iconChanges(t, conn)
 
-	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
-	if err := tray.Start(); err != nil {
-		t.Fatalf("start the tray: %v", err)
-	}
-	t.Cleanup(tray.Stop)
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	tray, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
 	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
 		_, ok := m.find("Nothing is waiting for you")
 		return ok
@@ -520,11 +515,7 @@ func TestTrayIconFollowsPendingRequests(t *testing.T) {
 func TestTraySurvivesTheSessionBusGoing(t *testing.T) {
 	_, daemon := privateSessionBusDaemon(t)
 	core, home := openCore(t)
-	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
-	if err := tray.Start(); err != nil {
-		t.Fatalf("start the tray: %v", err)
-	}
-	t.Cleanup(tray.Stop)
+	tray, _ := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t)})
 	conn, err := dbus.SessionBus() // the connection systray shares
 	if err != nil {
 		t.Fatal(err)
@@ -571,17 +562,8 @@ func TestTrayCountsHeldRuns(t *testing.T) {
 	addr := privateSessionBus(t)
 	core, _ := openCore(t)
 	opened := make(chan struct{}, 4)
-	tray := NewTray(TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch, Open: func() { opened <- struct{}{} }})
-	if err := tray.Start(); err != nil {
-		t.Fatalf("start the tray: %v", err)
-	}
-	t.Cleanup(tray.Stop)
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatalf("connect to the test bus: %v", err)
-	}
-	defer conn.Close()
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
+	_, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch, Open: func() { opened <- struct{}{} }})
+	conn := connectTestBus(t, addr)
 	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
 		_, ok := m.find("Nothing is waiting for you")
 		return ok

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp } from './harness.mjs';
+import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -26,17 +26,10 @@ before(async () => {
 });
 
 after(async () => {
-  if (page && process.env.E2E_SCREENSHOTS !== '0') {
-    mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: join(repoRoot, 'artifacts', 'e2e-answering.png') }).catch(() => {});
-  }
+  await screenshot(page, 'answering');
   await browser?.close();
   if (outside) rmSync(outside, { recursive: true, force: true });
-  if (app) {
-    const { code, signal, left } = await app.stop();
-    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
-    assert.deepEqual(left, [], 'processes of the app left running after it quit');
-  }
+  await stopApp(app);
 });
 
 const popup = () => page.locator('[role="alertdialog"]');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp } from './harness.mjs';
+import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -27,24 +27,15 @@ before(async () => {
 });
 
 after(async () => {
-  if (page && process.env.E2E_SCREENSHOTS !== '0') {
-    mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: join(repoRoot, 'artifacts', 'e2e-dispatch.png'), fullPage: true }).catch(() => {});
-  }
+  await screenshot(page, 'dispatch', { fullPage: true });
   await browser?.close();
   if (work) rmSync(work, { recursive: true, force: true });
-  if (app) {
-    const { code, signal, left } = await app.stop();
-    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
-    assert.deepEqual(left, [], 'processes of the app left running after it quit');
-  }
+  await stopApp(app);
 });
 
 /** shot saves a picture of the window at a step worth looking at (artifacts/e2e-dispatch-NAME.png). */
 async function shot(name) {
-  if (process.env.E2E_SCREENSHOTS === '0') return;
-  mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-  await page.screenshot({ path: join(repoRoot, 'artifacts', `e2e-dispatch-${name}.png`), fullPage: true }).catch(() => {});
+  await screenshot(page, `dispatch-${name}`, { fullPage: true });
 }
 
 async function go(hash) {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 const appBinary = process.env.AIRLOCK_DESKTOP_DEV ?? join(repoRoot, 'build', 'bin', 'airlock-desktop-dev');
@@ -267,4 +268,22 @@ export async function openBrowser() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * screenshot saves the page to artifacts/e2e-NAME.png for review (not with
+ * E2E_SCREENSHOTS=0); a failed picture never fails a test.
+ */
+export async function screenshot(page, name, { fullPage = false } = {}) {
+  if (!page || process.env.E2E_SCREENSHOTS === '0') return;
+  mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
+  await page.screenshot({ path: join(repoRoot, 'artifacts', `e2e-${name}.png`), fullPage }).catch(() => {});
+}
+
+/** stopApp quits the app with SIGTERM and asserts it exits 0 and leaves nothing running. */
+export async function stopApp(app) {
+  if (!app) return;
+  const { code, signal, left } = await app.stop();
+  assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
+  assert.deepEqual(left, [], 'processes of the app left running after it quit');
 }

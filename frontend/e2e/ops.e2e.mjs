@@ -10,7 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openBrowser, repoRoot, startApp } from './harness.mjs';
+import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -99,16 +99,9 @@ async function browser_() {
 }
 
 after(async () => {
-  if (page && process.env.E2E_SCREENSHOTS !== '0') {
-    mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: join(repoRoot, 'artifacts', 'e2e-ops.png'), fullPage: true }).catch(() => {});
-  }
+  await screenshot(page, 'ops', { fullPage: true });
   await browser?.close();
-  if (app) {
-    const { code, signal, left } = await app.stop();
-    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
-    assert.deepEqual(left, [], 'processes of the app left running after it quit');
-  }
+  await stopApp(app);
   if (keyring && keyring.exitCode === null) keyring.kill('SIGTERM');
   if (work) rmSync(work, { recursive: true, force: true });
   if (keyringDir) rmSync(keyringDir, { recursive: true, force: true });

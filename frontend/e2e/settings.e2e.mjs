@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp } from './harness.mjs';
+import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -32,24 +32,15 @@ before(async () => {
 });
 
 after(async () => {
-  if (page && process.env.E2E_SCREENSHOTS !== '0') {
-    mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: join(repoRoot, 'artifacts', 'e2e-settings.png'), fullPage: true }).catch(() => {});
-  }
+  await screenshot(page, 'settings', { fullPage: true });
   await browser?.close();
   if (tools) rmSync(tools, { recursive: true, force: true });
-  if (app) {
-    const { code, signal, left } = await app.stop();
-    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
-    assert.deepEqual(left, [], 'processes of the app left running after it quit');
-  }
+  await stopApp(app);
 });
 
 /** shot keeps a picture of the current tab for the review (artifacts/e2e-settings-<name>.png). */
 async function shot(name) {
-  if (process.env.E2E_SCREENSHOTS === '0') return;
-  mkdirSync(join(repoRoot, 'artifacts'), { recursive: true });
-  await page.screenshot({ path: join(repoRoot, 'artifacts', `e2e-settings-${name}.png`) }).catch(() => {});
+  await screenshot(page, `settings-${name}`);
 }
 
 const row = (key) => page.locator(`[data-key="${key}"]`);

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp } from './harness.mjs';
+import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -21,17 +21,9 @@ before(async () => {
 });
 
 after(async () => {
-  if (page && process.env.E2E_SCREENSHOTS !== '0') {
-    const dir = join(repoRoot, 'artifacts');
-    mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: join(dir, 'e2e-settings.png') }).catch(() => {});
-  }
+  await screenshot(page, 'window');
   await browser?.close();
-  if (app) {
-    const { code, signal, left } = await app.stop();
-    assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
-    assert.deepEqual(left, [], 'processes of the app left running after it quit');
-  }
+  await stopApp(app);
 });
 
 const modeCell = '[data-key="sandbox_mode"] [data-mode]';
