@@ -14,10 +14,11 @@ BIN     := build/bin
 APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
 	dunst libglib2.0-bin \
-	chromium sqlite3 git curl ca-certificates python3
+	chromium sqlite3 git curl ca-certificates python3 \
+	qemu-system-x86 qemu-utils e2fsprogs
 
 .PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
-	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image clean
+	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image sandbox-test-image clean
 
 all: build
 
@@ -77,7 +78,12 @@ staticcheck:
 
 # Inside a private D-Bus session with a fresh, unlocked gnome-keyring, so the keyring
 # tests use the real Secret Service.
-test-go:
+# The micro-VM tests boot the image `make sandbox-image` built when there is one, else the
+# quick test image (about a minute to build; rebuilt when the guest agent changes).
+test-go: sandbox-test-image
+	@if [ -z "$${AIRLOCK_SANDBOX_IMAGE:-}" ] && [ ! -f build/sandbox-image/manifest.json ] && [ -f $(TEST_IMAGE)/manifest.json ]; then \
+		export AIRLOCK_SANDBOX_IMAGE=$$PWD/$(TEST_IMAGE); fi; \
+	echo "micro-VM image for the tests: $${AIRLOCK_SANDBOX_IMAGE:-build/sandbox-image}"; \
 	AIRLOCK_REQUIRE_KEYRING=1 scripts/with-test-keyring.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 test-frontend: frontend-deps
@@ -112,6 +118,17 @@ sandbox-image:
 		if [ "$$(id -u)" != 0 ]; then echo "Missing: sudo apt-get install -y $$missing"; exit 1; fi; \
 		apt-get install -y -q --no-install-recommends $$missing; fi
 	scripts/sandbox-image.sh
+
+## sandbox-test-image: the quick micro-VM image the tests boot (Debian's kernel, busybox
+## initramfs, bash/python3/node/git unpacked from Debian packages) into build/sandbox-test-image/
+TEST_IMAGE := build/sandbox-test-image
+sandbox-test-image: $(TEST_IMAGE)/manifest.json
+
+$(TEST_IMAGE)/manifest.json: scripts/sandbox-test-image.sh scripts/sandbox-manifest.sh \
+		$(wildcard cmd/airlock-guest/*.go sandbox/vm/agent/*.go)
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "sandbox-test-image: needs root (the image's files must belong to root): the micro-VM tests will skip"; \
+	else scripts/sandbox-test-image.sh; fi
 
 clean:
 	rm -rf $(BIN) artifacts frontend/dist

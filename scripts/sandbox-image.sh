@@ -32,6 +32,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 REPO=$PWD
+. scripts/sandbox-manifest.sh
 OUT=${OUT:-$REPO/build/sandbox-image}
 ARCH=${ARCH:-$(go env GOARCH)}
 SUITE=${SUITE:-bookworm}
@@ -120,21 +121,7 @@ qemu-img convert -p -c -f raw -O qcow2 "$WORK/rootfs.ext4" "$OUT/rootfs.qcow2"
 
 # --- 6. manifest --------------------------------------------------------------------------
 say "writing $OUT/manifest.json"
-artifact() { # name kind version
-	local f=$OUT/$1
-	printf '    {"name": "%s", "kind": "%s", "arch": "%s", "version": "%s", "url": "%s", "sha256": "%s", "size": %s}' \
-		"$1" "$2" "$ARCH" "$3" "${BASE_URL:+${BASE_URL%/}/}$1" "$(sha256sum "$f" | cut -d' ' -f1)" "$(stat -c %s "$f")"
-}
-{
-	printf '{\n  "name": "airlock-sandbox",\n  "version": "%s",\n  "artifacts": [\n' "$VERSION"
-	artifact vmlinuz kernel "$KVER"
-	printf ',\n'
-	artifact initrd.img initrd "$KVER"
-	printf ',\n'
-	artifact rootfs.qcow2 rootfs "$VERSION"
-	printf '\n  ]\n}\n'
-} >"$OUT/manifest.json.tmp"
-mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
+write_manifest "$OUT" "$ARCH" "$VERSION" "$KVER" "$BASE_URL"
 
 # --- 7. summary ---------------------------------------------------------------------------
 say "done"

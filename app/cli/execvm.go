@@ -27,7 +27,7 @@ func oneOffMicroVM(ctx context.Context, e *env) (sandbox.MicroVM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("execution_mode \"sandbox\": %w; or run it with --execution-mode local", err)
 	}
-	fmt.Fprintf(e.stderr, "airlock: booting a micro-VM for this command (%s); only the working directory is shared (as /workspace), everything else it writes vanishes when it ends\n", st.Support.Accel)
+	fmt.Fprintln(e.stderr, "airlock: booting a micro-VM for this command; only the working directory is shared (as /workspace), everything else it writes vanishes when it ends")
 	return vm.ExecOnce(base, slog.New(slog.NewTextHandler(io.Discard, nil))), nil
 }
 

@@ -85,7 +85,7 @@ func TestMicroVM(t *testing.T) {
 		t.Fatalf("boot: %v / %v", err, err2)
 	}
 	defer v.Close()
-	if !KVMUsable() && v.Warning == "" {
+	if v.Accel == "tcg" && v.Warning == "" {
 		t.Error("TCG without a warning")
 	}
 
@@ -131,5 +131,62 @@ func TestMicroVM(t *testing.T) {
 	imageAfter, err := os.Stat(c.Rootfs)
 	if err != nil || imageAfter.Size() != imageBefore.Size() || !imageAfter.ModTime().Equal(imageBefore.ModTime()) {
 		t.Errorf("the image changed while a VM ran: before %v %v, after %v %v", imageBefore.Size(), imageBefore.ModTime(), imageAfter.Size(), imageAfter.ModTime())
+	}
+}
+
+// TestBootFallsBackToTCGWhenKVMFails: a QEMU that aborts under KVM (as nested
+// virtualization does, "failed to set MSR") still gets a VM, under TCG, with a warning that
+// says why; later boots go straight to TCG.
+func TestBootFallsBackToTCGWhenKVMFails(t *testing.T) {
+	c := testImage(t)
+	t.Cleanup(func() { kvmBroken.Lock(); kvmBroken.why = ""; kvmBroken.Unlock() })
+	wrapper := filepath.Join(t.TempDir(), "qemu")
+	script := "#!/bin/sh\ncase \" $* \" in *\" -accel kvm \"*) echo 'qemu: error: failed to set MSR 0x10a to 0x69' >&2; exit 1;; esac\nexec " + c.QEMU + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.QEMU, c.Workspace, c.CPUs = wrapper, t.TempDir(), 1
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	v, err := Boot(ctx, c, nil)
+	if err != nil {
+		t.Fatalf("boot: %v", err)
+	}
+	defer v.Close()
+	if v.Accel != "tcg" || !strings.Contains(v.Warning, "TCG") {
+		t.Errorf("accel %q, warning %q: want tcg with a warning", v.Accel, v.Warning)
+	}
+	if KVMUsable() && !strings.Contains(v.Warning, "failed to set MSR") {
+		t.Errorf("the warning does not say why KVM was not used: %q", v.Warning)
+	}
+	if out, res := run(t, v, "uname", "-r"); res.ExitCode != 0 || strings.TrimSpace(out) == "" {
+		t.Errorf("uname -r under TCG: %q exit %d", out, res.ExitCode)
+	}
+}
+
+// TestSocketDirFitsAUnixSocket: a TMPDIR too deep for a unix socket path (a sandbox's
+// nested temporary directory) does not stop the VM: the socket goes to /tmp instead.
+func TestSocketDirFitsAUnixSocket(t *testing.T) {
+	deep := t.TempDir()
+	for len(deep) < 120 {
+		deep = filepath.Join(deep, "nested-temporary-directory")
+	}
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", deep)
+	dir, err := socketDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if n := len(filepath.Join(dir, "agent.sock")); n >= 108 {
+		t.Errorf("socket path %d bytes long: %s", n, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory %s: %v %v, want 0700", dir, fi.Mode(), err)
+	}
+	if left, _ := os.ReadDir(deep); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
 	}
 }

@@ -31,7 +31,10 @@ func ConfigFromInstall(dir string, st vminstall.Status) (Config, error) {
 		Kernel: inst.Path(dir, vminstall.KindKernel),
 		Initrd: inst.Path(dir, vminstall.KindInitrd),
 		Rootfs: inst.Path(dir, vminstall.KindRootfs),
-		Accel:  st.Support.Accel,
+	}
+	if st.Support.Accel != "kvm" {
+		// KVM is left to Boot, which falls back to TCG when the guest does not boot under it.
+		c.Accel = st.Support.Accel
 	}
 	if c.Kernel == "" || c.Rootfs == "" {
 		return Config{}, fmt.Errorf("%w (no kernel or rootfs recorded in %s)", ErrNotReady, dir)

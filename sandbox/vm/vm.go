@@ -4,6 +4,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -39,28 +40,97 @@ func KVMUsable() bool {
 	return true
 }
 
-// Boot starts QEMU and waits (bounded by ctx) until the guest agent is ready.
+// kvmBootLimit bounds a boot under KVM when the accelerator was not chosen: a guest that
+// is not ready by then (nested virtualization where /dev/kvm opens but QEMU aborts setting
+// an MSR, or the guest hangs early) is booted again under TCG. A healthy KVM boot takes
+// about a second.
+const kvmBootLimit = 12 * time.Second
+
+// kvmBroken remembers, for this process, why a guest did not boot under KVM, so later boots
+// go straight to TCG instead of waiting out kvmBootLimit again.
+var kvmBroken struct {
+	sync.Mutex
+	why string
+}
+
+// Boot starts QEMU and waits (bounded by ctx) until the guest agent is ready. With no
+// accelerator given it uses KVM when /dev/kvm is usable and the guest boots under it, TCG
+// otherwise (with a warning saying why).
 func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	v := &VM{exited: make(chan struct{})}
-	if c.Accel == "" {
-		c.Accel = "tcg"
-		if KVMUsable() {
-			c.Accel = "kvm"
-		}
+	if c.Accel != "" {
+		return boot(ctx, c, log, "")
 	}
+	kvmBroken.Lock()
+	why := kvmBroken.why
+	kvmBroken.Unlock()
+	if why == "" && !KVMUsable() {
+		why = "no usable /dev/kvm"
+	}
+	if why == "" {
+		kc := c
+		kc.Accel = "kvm"
+		kctx, cancel := context.WithTimeout(ctx, kvmBootLimit)
+		v, err := boot(kctx, kc, log, "")
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return v, err
+		}
+		detail := err.Error()
+		if be := (*BootError)(nil); errors.As(err, &be) && be.QEMU != "" {
+			detail = be.QEMU // e.g. "error: failed to set MSR 0x10a" under nested virtualization
+		}
+		why = "/dev/kvm is there but the guest did not boot under KVM (" + firstLine(detail) + ")"
+		kvmBroken.Lock()
+		kvmBroken.why = why
+		kvmBroken.Unlock()
+	}
+	c.Accel = "tcg"
+	return boot(ctx, c, log, why)
+}
+
+// BootError is a boot that failed once QEMU started, with what QEMU and the guest said.
+type BootError struct {
+	Err     error
+	QEMU    string // QEMU's standard error
+	Console string // the end of the guest's serial console
+}
+
+func (e *BootError) Error() string {
+	return fmt.Sprintf("vm: %v (qemu: %s; guest console: %s)", e.Err, e.QEMU, e.Console)
+}
+
+func (e *BootError) Unwrap() error { return e.Err }
+
+// firstLine is s up to its first line break, at most 200 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// boot boots c as given; tcgWhy says why it runs under TCG when it does.
+func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, error) {
+	v := &VM{exited: make(chan struct{})}
 	v.Accel = c.Accel
 	c.Seccomp = SeccompSupported(c.QEMU)
 	if !c.Seccomp {
 		log.Warn("this QEMU has no seccomp support (-sandbox): QEMU itself runs unconfined", "qemu", c.QEMU)
 	}
 	if c.Accel == "tcg" {
-		v.Warning = "no usable /dev/kvm: the micro-VM runs under TCG emulation, several times slower"
+		if tcgWhy == "" {
+			tcgWhy = "TCG chosen"
+		}
+		v.Warning = tcgWhy + ": the micro-VM runs under TCG emulation, several times slower"
 		log.Warn(v.Warning)
 	}
-	dir, err := os.MkdirTemp("", "airlock-vm-")
+	dir, err := socketDir()
 	if err != nil {
 		return nil, fmt.Errorf("vm: %w", err)
 	}
@@ -83,7 +153,7 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 	fail := func(err error) (*VM, error) {
 		tail := consoleTail(console) // before Close removes it
 		v.Close()
-		return nil, fmt.Errorf("vm: %w (qemu: %s; guest console: %s)", err, strings.TrimSpace(v.cmd.Stderr.(*lockedBuilder).String()), tail)
+		return nil, &BootError{Err: err, QEMU: strings.TrimSpace(v.cmd.Stderr.(*lockedBuilder).String()), Console: tail}
 	}
 	var conn net.Conn
 	for conn == nil {
@@ -123,6 +193,17 @@ func (v *VM) Close() error {
 		os.RemoveAll(v.dir)
 	})
 	return nil
+}
+
+// socketDir makes the directory of the agent's socket: in $TMPDIR, or in /tmp when that
+// path is too long for a unix socket (108 bytes, e.g. TMPDIR nested in a sandbox's).
+func socketDir() (string, error) {
+	dir, err := os.MkdirTemp("", "airlock-vm-")
+	if err != nil || len(filepath.Join(dir, "agent.sock")) < 108 {
+		return dir, err
+	}
+	os.Remove(dir)
+	return os.MkdirTemp("/tmp", "airlock-vm-")
 }
 
 // consoleTail is the end of the guest's console log, for boot errors.
