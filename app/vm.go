@@ -41,8 +41,20 @@ type microVM struct {
 // openVM creates the installer; nothing is probed until startVM.
 func (c *Core) openVM() {
 	c.vm = &microVM{
-		inst: vminstall.New(vminstall.Config{Dir: c.Paths.SandboxDir, ManifestURL: c.getenv(EnvSandboxManifest), Publisher: c.Bus}),
+		inst: vminstall.New(vminstall.Config{Dir: c.Paths.SandboxDir, ManifestURL: c.getenv(EnvSandboxManifest), Publisher: vmPublisher{c}}),
 		dir:  c.Paths.SandboxDir, probed: make(chan struct{}),
+	}
+}
+
+// vmPublisher puts the installer's status on the bus and, once the micro-VM is ready,
+// tells dispatch: auto runs waiting on the question whether they may run on the host are
+// routed again, and go to the micro-VM without a restart.
+type vmPublisher struct{ c *Core }
+
+func (p vmPublisher) Publish(topic string, payload any) {
+	p.c.Bus.Publish(topic, payload)
+	if st, ok := payload.(vminstall.Status); ok && st.Ready() && !st.Downloading && p.c.Dispatch != nil {
+		p.c.Dispatch.RerouteWaiting()
 	}
 }
 

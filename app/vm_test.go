@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
@@ -271,5 +273,84 @@ func TestAuditRoute(t *testing.T) {
 	}
 	if r := recs[0]; r.Verdict != permission.Allow || !strings.Contains(r.Subject, "micro-VM") || !strings.Contains(r.Reasons, "package install") {
 		t.Errorf("record: %+v", r)
+	}
+}
+
+// TestInstalledMicroVMTakesTheWaitingAutoRun: an auto run waiting on "may it run on the
+// host?" (no micro-VM yet) is routed to the micro-VM as soon as the install reports ready,
+// without a restart: the question leaves the pending list and the audit records the
+// micro-VM route. (The image is fake, so the VM itself is not booted to the end: the run
+// is cancelled once its route is known.)
+func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
+	c, _ := runCore(t)
+	ctx := context.Background()
+	if st := c.VMStatus(ctx); st.ImageReady {
+		t.Fatalf("a fresh home already has a micro-VM image: %+v", st)
+	}
+	ws := filepath.Join(c.getenv("HOME"), "Airlock")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "install", Cwd: ws, Overrides: departments.Defaults{ExecutionMode: "auto"},
+		Argv: []string{"sh", "-c", "true || pip install requests"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Dispatch.RunNow(ctx, "install")
+	if err != nil {
+		t.Fatal(err)
+	}
+	question := fmt.Sprintf("run-%d-host", r.ID)
+	pending := func() bool {
+		for _, p := range c.Broker.Pending() {
+			if p.ID == question {
+				return true
+			}
+		}
+		return false
+	}
+	waitUntil(t, "the host question pending", 30*time.Second, pending)
+
+	srv := newSlowServer(t, fakeImage(), false)
+	c.VMInstall(srv.srv.URL + "/manifest.json")
+	ictx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if st, err := c.VMInstallWait(ictx); err != nil || !st.Ready() {
+		t.Fatalf("install: %v %+v", err, st)
+	}
+
+	var route permission.AuditRecord
+	waitUntil(t, "the micro-VM route in the audit", 30*time.Second, func() bool {
+		recs, _ := c.Broker.Audit(ctx, permission.AuditQuery{Run: fmt.Sprint(r.ID)})
+		for _, rec := range recs {
+			if rec.RequestID == fmt.Sprintf("run-%d-route", r.ID) {
+				route = rec
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(route.Subject, "→ micro-VM") || !strings.Contains(route.Reasons, "auto: package install") || route.Verdict != permission.Allow {
+		t.Errorf("route audited: %+v", route)
+	}
+	if pending() {
+		t.Error("the host question is still pending after the micro-VM became ready")
+	}
+	if got, _ := c.Dispatch.Run(ctx, r.ID); !dispatch.Finished(got.Status) {
+		_ = c.Dispatch.Cancel(ctx, r.ID, "test")
+	}
+	waitUntil(t, "the run to end", 30*time.Second, func() bool {
+		got, _ := c.Dispatch.Run(ctx, r.ID)
+		return dispatch.Finished(got.Status)
+	})
+}
+
+func waitUntil(t *testing.T, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

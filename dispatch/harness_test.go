@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -147,6 +148,9 @@ type approvals struct {
 	ask      map[string]bool
 	answers  map[string]chan bool
 	requests []ApprovalRequest
+	// withdrawn lists the requests whose caller stopped waiting before an answer (the
+	// broker drops them from its pending list).
+	withdrawn []string
 }
 
 func newApprovals(ask ...string) *approvals {
@@ -181,8 +185,30 @@ func (a *approvals) Await(ctx context.Context, req ApprovalRequest) (ApprovalDec
 	case ok := <-ch:
 		return ApprovalDecision{Allow: ok, RequestID: req.ID, Tier: "P2", AnsweredBy: "window", Reasons: []string{"answered in test"}}, nil
 	case <-ctx.Done():
+		a.mu.Lock()
+		a.withdrawn = append(a.withdrawn, req.ID)
+		a.mu.Unlock()
 		return ApprovalDecision{}, ctx.Err()
 	}
+}
+
+// asked returns the requests made with id, in order.
+func (a *approvals) asked(id string) []ApprovalRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []ApprovalRequest
+	for _, r := range a.requests {
+		if r.ID == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (a *approvals) wasWithdrawn(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Contains(a.withdrawn, id)
 }
 
 func (a *approvals) answer(id string, allow bool) {

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
@@ -142,9 +143,28 @@ type Run struct {
 	// Denial is what the sandbox denied (escalation re-runs carry their parent's).
 	Denial string `json:"denial,omitempty"`
 	// Denials counts denied requests per subject during the run (agent tool calls).
-	Denials   map[string]int `gorm:"serializer:json" json:"denials,omitempty"`
-	CreatedAt time.Time      `json:"created_at"`
-	UpdatedAt time.Time      `json:"updated_at"`
+	Denials map[string]int `gorm:"serializer:json" json:"denials,omitempty"`
+	// HostAllowed is set when the person allowed an auto run's high-risk command on the
+	// host (the micro-VM was not ready), so a restart before the run starts does not ask
+	// again.
+	HostAllowed *HostAllowance `gorm:"serializer:json" json:"host_allowed,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+// HostAllowance is the person's "run it on the host" answer to an auto run's question,
+// bound to the command and directory asked about: a task edited before the run starts
+// is asked again.
+type HostAllowance struct {
+	By   string    `json:"by"`
+	Argv []string  `json:"argv"`
+	Dir  string    `json:"dir"`
+	At   time.Time `json:"at"`
+}
+
+// covers reports whether the allowance was given for this command in this directory.
+func (a *HostAllowance) covers(argv []string, dir string) bool {
+	return a != nil && a.Dir == dir && slices.Equal(a.Argv, argv)
 }
 
 // stateRow is a small key/value table (heartbeat for the digest; whether dispatch is

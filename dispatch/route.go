@@ -2,7 +2,9 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 )
 
 // Where a run's command runs, as the Router decides it before the run starts.
@@ -55,10 +57,30 @@ func (d *Dispatcher) router() Router {
 	return r
 }
 
+// errRerouted withdraws a run's host question: the Router no longer asks (the micro-VM
+// became ready while the run waited).
+var errRerouted = errors.New("rerouted: the micro-VM became ready")
+
+// RerouteWaiting tells dispatch that where commands can run has changed (the app calls it
+// when the micro-VM becomes ready). Every auto run waiting on the question whether it may
+// run on the host is routed again; when the Router no longer asks, the question is
+// withdrawn and the run goes on with the new route, without a restart.
+func (d *Dispatcher) RerouteWaiting() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, ar := range d.active {
+		select {
+		case ar.routeChanged <- struct{}{}:
+		default: // already told; one look at the route covers both
+		}
+	}
+}
+
 // route decides where an auto run's command runs. When the micro-VM it needs is not
 // ready it asks the person, as the run's approval: the run shows waiting_approval with
-// the question as its reason and holds no slot. It returns false when the run must not
-// go on (its state is then recorded).
+// the question as its reason and holds no slot. An allow is recorded on the run, so a
+// restart before the run starts does not ask again. It returns false when the run must
+// not go on (its state is then recorded).
 func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict) (*RoutePlan, bool) {
 	rt := d.router()
 	if rt == nil || v.policy.ExecutionMode != "auto" {
@@ -69,6 +91,12 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 	if plan.Where != RouteAsk {
 		return &plan, true
 	}
+	if a := r.HostAllowed; a.covers(t.Argv, v.dir) {
+		// Allowed before a restart, for this very command: the answer stands. A task
+		// edited since is asked again (covers is false).
+		plan.Where, plan.Asked, plan.AnsweredBy = RouteHost, true, a.By
+		return &plan, true
+	}
 	host := v.policy
 	host.ExecutionMode = "local"
 	req := ApprovalRequest{
@@ -76,7 +104,11 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 		Argv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department, Cwd: v.dir,
 		Policy: host, Proposed: &host, Denial: plan.Question,
 	}
-	dec, ok := d.await(ctx, ar, r, t, req, plan.Question)
+	dec, next, ok := d.askHost(ctx, ar, r, t, rt, q, req, plan.Question)
+	if next != nil {
+		d.resumeQueued(r, "the micro-VM became ready; waiting for its approval and a concurrency slot")
+		return next, true
+	}
 	if !ok {
 		// Ended without an answer (await recorded the state); on shutdown the run stays
 		// waiting and the next start asks again, so nothing is audited then.
@@ -100,9 +132,48 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 		d.finish(r, StatusDenied, fmt.Sprintf("%s; running it on the host was denied%s — install the micro-VM (`airlock sandbox install` or the Sandbox tab) to run it there", plan.Reason, by), nil)
 		return nil, false
 	}
+	allowed := &HostAllowance{By: dec.AnsweredBy, Argv: t.Argv, Dir: v.dir, At: d.now().UTC()}
+	if err := d.db.Model(&Run{ID: r.ID}).Select("host_allowed").Updates(&Run{HostAllowed: allowed}).Error; err != nil {
+		// The run goes on; only a restart before it starts would ask again.
+		slog.Warn("dispatch: record the host allowance", "run", r.ID, "err", err)
+	}
+	r.HostAllowed = allowed
 	d.resumeQueued(r, "allowed on the host; waiting for its approval and a concurrency slot")
 	plan.Where, plan.Asked, plan.AnsweredBy = RouteHost, true, dec.AnsweredBy
 	return &plan, true
+}
+
+// askHost asks the host question. Meanwhile a RerouteWaiting routes the run again: when
+// the Router no longer asks, the question is withdrawn (the broker drops the pending
+// request, so the window and tray stop showing it) and next is the new plan.
+func (d *Dispatcher) askHost(ctx context.Context, ar *activeRun, r *Run, t Task, rt Router, q RouteQuery, req ApprovalRequest, reason string) (dec ApprovalDecision, next *RoutePlan, ok bool) {
+	actx, withdraw := context.WithCancelCause(ctx)
+	defer withdraw(nil)
+	var rerouted *RoutePlan
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ar.routeChanged:
+				if p := rt.Route(actx, q); p.Where != RouteAsk {
+					rerouted = &p
+					withdraw(errRerouted)
+					return
+				}
+			}
+		}
+	}()
+	dec, ok = d.await(actx, ar, r, t, req, reason)
+	close(stop)
+	<-watched
+	// An answer that came first stands; a cancel by the person wins over a reroute.
+	if !ok && rerouted != nil && errors.Is(context.Cause(actx), errRerouted) {
+		return dec, rerouted, false
+	}
+	return dec, nil, ok
 }
 
 // placed is the run's policy as the approval sees it: under auto, where the command

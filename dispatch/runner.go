@@ -32,6 +32,9 @@ type activeRun struct {
 	holdsSlot   bool
 	paused      bool
 	log         *runLog
+	// routeChanged is poked by RerouteWaiting (buffered: a poke before the run starts
+	// waiting on its host question is not lost).
+	routeChanged chan struct{}
 }
 
 func (d *Dispatcher) launch(id uint) {
@@ -43,7 +46,7 @@ func (d *Dispatcher) launch(id uint) {
 func (d *Dispatcher) process(id uint) {
 	ctx, cancel := context.WithCancelCause(d.ctx)
 	defer cancel(nil)
-	ar := &activeRun{cancel: cancel}
+	ar := &activeRun{cancel: cancel, routeChanged: make(chan struct{}, 1)}
 	d.mu.Lock()
 	if _, dup := d.active[id]; dup {
 		d.mu.Unlock()
@@ -216,6 +219,8 @@ func (d *Dispatcher) await(ctx context.Context, ar *activeRun, r *Run, t Task, r
 			d.finish(r, StatusCancelled, "cancelled by "+ar.by(), nil)
 		case d.ctx.Err() != nil:
 			// Shutting down: the run keeps its state; the next start re-attaches.
+		case errors.Is(context.Cause(ctx), errRerouted):
+			// The question was withdrawn (the caller routes the run anew); its state stays.
 		case actx.Err() != nil:
 			d.finish(r, StatusExpired, fmt.Sprintf("no answer to the approval within the hold deadline (%s)", t.HoldDeadline), nil)
 		default:

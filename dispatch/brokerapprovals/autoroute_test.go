@@ -2,11 +2,13 @@ package brokerapprovals
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -293,3 +295,101 @@ func (e *autoEnv) isPending(id string) bool {
 }
 
 func itoa(n uint) string { return strconv.FormatUint(uint64(n), 10) }
+
+// TestAutoHostAllowSurvivesARestart (real broker, real executor): allowed on the host, then
+// a restart before the run starts (the only slot is taken). The broker has delivered its
+// answer, so only the run's record keeps it: the run is not asked again and runs on the
+// host, its log and the audit saying who allowed it.
+func TestAutoHostAllowSurvivesARestart(t *testing.T) {
+	e := newAutoEnv(t)
+	ctx := context.Background()
+	if _, err := e.d.CreateTask(ctx, dispatch.TaskSpec{Name: "install", Cwd: e.ws, Overrides: departments.Defaults{ExecutionMode: "auto"},
+		Argv: []string{"sh", "-c", "echo ran > host.txt; true || pip install requests"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.d.CreateTask(ctx, dispatch.TaskSpec{Name: "blocker", Cwd: e.ws, Argv: []string{"sleep", "60"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := e.d.RunNow(ctx, "blocker")
+	wait(t, e.d, b.ID, dispatch.StatusRunning)
+	r, _ := e.d.RunNow(ctx, "install")
+	held := wait(t, e.d, r.ID, dispatch.StatusWaitingApproval)
+	e.answer(held.ApprovalID, true)
+	wait(t, e.d, r.ID, dispatch.StatusQueued)
+
+	e.close()
+	e.open()
+	got := wait(t, e.d, r.ID, dispatch.StatusSucceeded, dispatch.StatusFailed, dispatch.StatusDenied, dispatch.StatusWaitingApproval)
+	if got.Status != dispatch.StatusSucceeded {
+		t.Fatalf("after the restart the run is %s (%s), pending %+v", got.Status, got.Reason, e.b.Pending())
+	}
+	logPath, _ := e.d.LogPath(ctx, r.ID)
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "airlock: running on the host (auto: package install `pip install requests`; the micro-VM is not ready, allowed on the host by window)") {
+		t.Errorf("log does not say who allowed it:\n%s", log)
+	}
+	if rt := e.lastRoute(); rt.RunID != r.ID || rt.Where != sandboxexec.WhereHost || !rt.Asked || rt.AnsweredBy != "window" {
+		t.Errorf("route told to the audit: %+v", rt)
+	}
+}
+
+// TestAutoHostQuestionWithdrawnWhenTheMicroVMIsReady (real broker, real executor): the
+// micro-VM becoming ready while an auto run waits on the host question removes the
+// question from the broker's pending list and the run goes to the micro-VM.
+func TestAutoHostQuestionWithdrawnWhenTheMicroVMIsReady(t *testing.T) {
+	var ready atomic.Bool
+	var ranInVM atomic.Bool
+	e := newAutoEnv(t, func(e *autoEnv) {
+		e.ready = func() error {
+			if ready.Load() {
+				return nil
+			}
+			return vm.ErrNotReady
+		}
+		e.microVM = func(uint) (sandbox.MicroVM, func(), error) {
+			if !ready.Load() {
+				return nil, nil, vm.ErrNotReady
+			}
+			return func(_ context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+				ranInVM.Store(true)
+				fmt.Fprintln(req.Stdout, "in the fake micro-VM")
+				return sandbox.Result{Backend: sandbox.BackendNameMicroVM}, nil
+			}, func() {}, nil
+		}
+	})
+	ctx := context.Background()
+	if _, err := e.d.CreateTask(ctx, dispatch.TaskSpec{Name: "install", Cwd: e.ws, Overrides: departments.Defaults{ExecutionMode: "auto"},
+		Argv: []string{"sh", "-c", "echo ran > host.txt; true || pip install requests"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := e.d.RunNow(ctx, "install")
+	held := wait(t, e.d, r.ID, dispatch.StatusWaitingApproval)
+	deadline := time.Now().Add(30 * time.Second)
+	for !e.isPending(held.ApprovalID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not pending", held.ApprovalID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	ready.Store(true)
+	e.d.RerouteWaiting()
+	got := wait(t, e.d, r.ID, dispatch.StatusSucceeded, dispatch.StatusFailed, dispatch.StatusDenied)
+	if got.Status != dispatch.StatusSucceeded || !ranInVM.Load() {
+		t.Fatalf("run: %s (%s), ran in the VM: %v", got.Status, got.Reason, ranInVM.Load())
+	}
+	if e.isPending(held.ApprovalID) {
+		t.Error("the host question is still pending")
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "host.txt")); err == nil {
+		t.Error("the command ran on the host")
+	}
+	logPath, _ := e.d.LogPath(ctx, r.ID)
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "airlock: running in the micro-VM (auto: package install `pip install requests`)") {
+		t.Errorf("log does not say the micro-VM:\n%s", log)
+	}
+	if rt := e.lastRoute(); rt.RunID != r.ID || rt.Where != sandboxexec.WhereMicroVM || rt.Asked {
+		t.Errorf("route told to the audit: %+v", rt)
+	}
+}

@@ -52,7 +52,14 @@ func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *
 		log = slog.Default()
 	}
 	if boot == nil {
-		boot = func(ctx context.Context, c Config) (Machine, error) { return Boot(ctx, c, log) }
+		boot = func(ctx context.Context, c Config) (Machine, error) {
+			v, err := Boot(ctx, c, log)
+			if err != nil {
+				// Not v: a nil *VM in a Machine is not nil, and closing it would panic.
+				return nil, err
+			}
+			return v, nil
+		}
 	}
 	if idle <= 0 {
 		idle = 5 * time.Minute

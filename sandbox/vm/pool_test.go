@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -181,4 +183,40 @@ func TestPoolSessionsAreApartAndEndStopsThem(t *testing.T) {
 	if b.count() != 4 {
 		t.Fatalf("after End: %d boots, want 4", b.count())
 	}
+}
+
+// TestPoolEndWhileABootFails: a session ended while its VM boots, whose boot then fails
+// (QEMU exits), does not crash the process closing a VM that never was.
+func TestPoolEndWhileABootFails(t *testing.T) {
+	dir := t.TempDir()
+	qemu := filepath.Join(dir, "qemu")
+	if err := os.WriteFile(qemu, []byte("#!/bin/sh\nsleep 0.3\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := NewPool(Config{QEMU: qemu, Kernel: filepath.Join(dir, "vmlinuz"), Rootfs: filepath.Join(dir, "rootfs"), Accel: "tcg"}, time.Minute, nil, nil)
+	defer p.Close()
+	s := p.Session("run-1")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Exec(context.Background(), dir, false, ExecRequest{Argv: []string{"true"}, Cwd: "/"})
+		errc <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p.mu.Lock()
+		booting := len(p.vms)
+		p.mu.Unlock()
+		if booting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session's VM never started booting")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.End()
+	if err := <-errc; err == nil {
+		t.Fatal("a boot whose QEMU exited succeeded")
+	}
+	time.Sleep(100 * time.Millisecond) // End's goroutine closes the failed boot meanwhile
 }
