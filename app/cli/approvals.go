@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,20 +53,13 @@ func newApprovalsCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.print(list, func(w io.Writer) {
-				if len(list) == 0 {
-					fmt.Fprintln(w, "Nothing is waiting for you.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tTIER\tWHAT\tWAITING")
-				for _, p := range list {
+				printTable(w, list, "Nothing is waiting for you.", []string{"ID", "TIER", "WHAT", "WAITING"}, func(p pendingView) []any {
 					what := p.Summary
 					if p.InteractiveOnly {
 						what += "  [needs a person]"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Tier, what, time.Since(p.CreatedAt).Round(time.Second))
-				}
-				tw.Flush()
+					return []any{p.ID, p.Tier, what, time.Since(p.CreatedAt).Round(time.Second)}
+				})
 			})
 		},
 	})
@@ -202,17 +194,9 @@ func newGrantsCmd(e *env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return getJSON(cmd.Context(), e, "GET", "/v1/grants", nil, func(w io.Writer, list []map[string]any) {
-				if len(list) == 0 {
-					fmt.Fprintln(w, "No remembered grants: every P1 request asks the first time.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tTOOL\tPATTERN\tSCOPE\tWHERE")
-				for _, g := range list {
-					where := firstNonEmpty(g["department"], g["workspace"], g["session"])
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\n", g["id"], g["tool"], g["pattern"], g["scope"], where)
-				}
-				tw.Flush()
+				printTable(w, list, "No remembered grants: every P1 request asks the first time.", []string{"ID", "TOOL", "PATTERN", "SCOPE", "WHERE"}, func(g map[string]any) []any {
+					return []any{g["id"], g["tool"], g["pattern"], g["scope"], firstNonEmpty(g["department"], g["workspace"], g["session"])}
+				})
 			})
 		},
 	})
@@ -256,16 +240,9 @@ func newAuditCmd(e *env) *cobra.Command {
 				q.Set("limit", fmt.Sprint(limit))
 			}
 			return getJSON(cmd.Context(), e, "GET", "/v1/audit?"+q.Encode(), nil, func(w io.Writer, recs []map[string]any) {
-				if len(recs) == 0 {
-					fmt.Fprintln(w, "No decisions recorded yet.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "WHEN\tTOOL\tTIER\tVERDICT\tLAYER\tBY\tWHAT")
-				for _, r := range recs {
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\t%v\t%v\n", r["createdAt"], r["tool"], r["tier"], r["verdict"], r["layer"], r["answeredBy"], r["subject"])
-				}
-				tw.Flush()
+				printTable(w, recs, "No decisions recorded yet.", []string{"WHEN", "TOOL", "TIER", "VERDICT", "LAYER", "BY", "WHAT"}, func(r map[string]any) []any {
+					return []any{r["createdAt"], r["tool"], r["tier"], r["verdict"], r["layer"], r["answeredBy"], r["subject"]}
+				})
 			})
 		},
 	}

@@ -138,16 +138,13 @@ func newConfigCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.print(view, func(w io.Writer) {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintf(tw, "KEY\tVALUE\tSET BY\n")
-				for _, s := range view.Settings {
+				printTable(w, view.Settings, "", []string{"KEY", "VALUE", "SET BY"}, func(s config.Setting) []any {
 					by := string(s.Layer)
 					if s.Detail != "" {
 						by += " (" + s.Detail + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, formatValue(s.Value), by)
-				}
-				tw.Flush()
+					return []any{s.Key, formatValue(s.Value), by}
+				})
 				if view.Error != nil {
 					fmt.Fprintf(w, "\nconfig.toml is broken:\n")
 					for _, p := range view.Error.Problems {

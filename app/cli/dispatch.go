@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,17 +83,10 @@ func newDeptCmd(e *env) *cobra.Command {
 		Use: "list", Short: "List departments", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return getJSON(cmd.Context(), e, "GET", "/v1/departments", nil, func(w io.Writer, ds []map[string]any) {
-				if len(ds) == 0 {
-					fmt.Fprintln(w, "No departments yet: add one with `airlock dept add NAME DIR`.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tDIRECTORY\tSTATUS\tDEFAULTS")
-				for _, d := range ds {
+				printTable(w, ds, "No departments yet: add one with `airlock dept add NAME DIR`.", []string{"NAME", "DIRECTORY", "STATUS", "DEFAULTS"}, func(d map[string]any) []any {
 					def, _ := json.Marshal(d["defaults"])
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%s\n", d["name"], d["directory"], d["status"], def)
-				}
-				tw.Flush()
+					return []any{d["name"], d["directory"], d["status"], string(def)}
+				})
 			})
 		},
 	}
@@ -262,20 +254,13 @@ func newTaskCmd(e *env) *cobra.Command {
 		Use: "list", Short: "List tasks with their schedule in words and next run", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return getJSON(cmd.Context(), e, "GET", "/v1/tasks", nil, func(w io.Writer, ts []map[string]any) {
-				if len(ts) == 0 {
-					fmt.Fprintln(w, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tENABLED\tSCHEDULE\tNEXT\tCWD")
-				for _, t := range ts {
+				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD"}, func(t map[string]any) []any {
 					next := "—"
 					if n, ok := t["next_runs"].([]any); ok && len(n) > 0 {
 						next = fmt.Sprint(n[0])
 					}
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\n", t["name"], t["enabled"], t["description"], next, t["cwd"])
-				}
-				tw.Flush()
+					return []any{t["name"], t["enabled"], t["description"], next, t["cwd"]}
+				})
 			})
 		},
 	}
@@ -323,20 +308,9 @@ func localZone() string {
 }
 
 func printRuns(w io.Writer, rs []map[string]any) {
-	if len(rs) == 0 {
-		fmt.Fprintln(w, "No runs.")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTASK\tSTATUS\tSCHEDULED\tREASON")
-	for _, r := range rs {
-		reason := r["reason"]
-		if reason == nil {
-			reason = ""
-		}
-		fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%v\n", r["id"], r["task_name"], r["status"], r["scheduled_at"], reason)
-	}
-	tw.Flush()
+	printTable(w, rs, "No runs.", []string{"ID", "TASK", "STATUS", "SCHEDULED", "REASON"}, func(r map[string]any) []any {
+		return []any{r["id"], r["task_name"], r["status"], r["scheduled_at"], nz(r["reason"])}
+	})
 }
 
 func newRunsCmd(e *env) *cobra.Command {
@@ -497,16 +471,13 @@ func newPlacesCmd(e *env) *cobra.Command {
 		Use: "list", Short: "List known places and who made them known", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return getJSON(cmd.Context(), e, "GET", "/v1/places", nil, func(w io.Writer, ps []map[string]any) {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "PATH\tKNOWN AS\tWHO\tWHEN")
-				for _, p := range ps {
+				printTable(w, ps, "", []string{"PATH", "KNOWN AS", "WHO", "WHEN"}, func(p map[string]any) []any {
 					by := fmt.Sprint(p["by"])
 					if d, _ := p["department"].(string); d != "" {
 						by += " " + d
 					}
-					fmt.Fprintf(tw, "%v\t%s\t%v\t%v\n", p["path"], by, nz(p["who"]), nz(p["when"]))
-				}
-				tw.Flush()
+					return []any{p["path"], by, nz(p["who"]), nz(p["when"])}
+				})
 			})
 		},
 	}, &cobra.Command{

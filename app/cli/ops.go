@@ -284,16 +284,9 @@ func opsListCmd(e *env) *cobra.Command {
 				q.Set("status", status)
 			}
 			return getJSON(cmd.Context(), e, "GET", "/v1/ops/plans?"+q.Encode(), nil, func(w io.Writer, list []map[string]any) {
-				if len(list) == 0 {
-					fmt.Fprintln(w, "No plans yet: open one with `airlock ops plan --file plan.json`.")
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSTATUS\tTARGET\tINTENT")
-				for _, p := range list {
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\n", p["id"], p["status"], p["provider"], p["intent"])
-				}
-				tw.Flush()
+				printTable(w, list, "No plans yet: open one with `airlock ops plan --file plan.json`.", []string{"ID", "STATUS", "TARGET", "INTENT"}, func(p map[string]any) []any {
+					return []any{p["id"], p["status"], p["provider"], p["intent"]}
+				})
 			})
 		},
 	}
@@ -348,17 +341,14 @@ func opsJournalCmd(e *env) *cobra.Command {
 			var broken bool
 			err := opsCall(cmd.Context(), e, "GET", "/v1/ops/journal?"+q.Encode(), nil, func(w io.Writer, m map[string]any) {
 				entries, _ := m["entries"].([]any)
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "seq\tevent\tstatus\tactor\tdetail")
-				for _, en := range entries {
+				printTable(w, entries, "", []string{"seq", "event", "status", "actor", "detail"}, func(en any) []any {
 					x, _ := en.(map[string]any)
 					var detail strings.Builder
 					enc := json.NewEncoder(&detail)
 					enc.SetEscapeHTML(false)
 					_ = enc.Encode(x["detail"])
-					fmt.Fprintf(tw, "%v\t%v\t%v\t%v\t%s\n", x["seq"], x["event"], x["status"], x["actor"], oneLine(detail.String(), 70))
-				}
-				tw.Flush()
+					return []any{x["seq"], x["event"], x["status"], x["actor"], oneLine(detail.String(), 70)}
+				})
 				summary := fmt.Sprintf("journal of %v: %d entries", m["project"], len(entries))
 				if v, ok := m["verification"].(map[string]any); ok {
 					ps, _ := v["problems"].([]any)
