@@ -812,6 +812,43 @@ export namespace desktop {
 
 export namespace dispatch {
 	
+	export class HostAllowance {
+	    by: string;
+	    argv: string[];
+	    dir: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostAllowance(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.argv = source["argv"];
+	        this.dir = source["dir"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InboxItem {
 	    kind: string;
 	    key: string;
@@ -923,6 +960,7 @@ export namespace dispatch {
 	    paused: boolean;
 	    denial?: string;
 	    denials?: {[key: string]: number};
+	    host_allowed?: HostAllowance;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -965,6 +1003,7 @@ export namespace dispatch {
 	        this.paused = source["paused"];
 	        this.denial = source["denial"];
 	        this.denials = source["denials"];
+	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	    }
