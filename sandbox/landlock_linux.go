@@ -111,11 +111,17 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	return finish(ctx, cmd, werr, res)
 }
 
-// RunInnerStageIfRequested must be the first call in main of every binary
-// that runs sandboxed commands (cmd/airlock, and test binaries via TestMain).
-// When this process is the Landlock inner stage it applies the sandbox, runs
-// the command and exits with its status: it never returns. Otherwise it returns at once.
-func RunInnerStageIfRequested() {
+// init lets every binary that links sandbox serve as the Landlock inner stage
+// (runLandlock re-executes os.Executable()): the CLI, the daemon, the window and every
+// test binary, with no call in main that a new binary could forget. A forgotten one
+// re-ran the whole program instead of the command: airlockd and airlock-desktop started
+// a second core, a test binary its own tests, until the command's timeout.
+func init() { runInnerStageIfRequested() }
+
+// runInnerStageIfRequested: when this process is the Landlock inner stage it applies
+// the sandbox, runs the command and exits with its status: it never returns. Otherwise
+// it returns at once.
+func runInnerStageIfRequested() {
 	if os.Getenv(innerStageEnv) != innerStageMarker {
 		return
 	}

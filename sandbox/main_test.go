@@ -1,13 +1,4 @@
 package sandbox
 
-import (
-	"os"
-	"testing"
-)
-
-// TestMain lets the test binary serve as the Landlock inner stage: Exec
-// re-executes os.Executable(), which is this binary during tests.
-func TestMain(m *testing.M) {
-	RunInnerStageIfRequested()
-	os.Exit(m.Run())
-}
+// The test binary serves as the Landlock inner stage (Exec re-executes os.Executable(),
+// which is this binary during tests) through the package's init: no TestMain needed.

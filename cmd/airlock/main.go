@@ -7,12 +7,8 @@ import (
 	"os"
 
 	"github.com/airlock-app/airlock/app/cli"
-	"github.com/airlock-app/airlock/sandbox"
 )
 
 func main() {
-	// The Landlock backend re-executes airlock as a small inner stage that confines
-	// itself and then becomes the command: it never reaches the CLI.
-	sandbox.RunInnerStageIfRequested()
 	os.Exit(cli.Execute(context.Background(), os.Args[1:]))
 }

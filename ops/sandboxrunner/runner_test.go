@@ -19,11 +19,6 @@ import (
 	"github.com/airlock-app/airlock/sandbox"
 )
 
-func TestMain(m *testing.M) {
-	sandbox.RunInnerStageIfRequested()
-	os.Exit(m.Run())
-}
-
 // workspaceWrite resolves the default policy (workspace-write, network off) for dir.
 func workspaceWrite(network bool) func(context.Context, string) (sandbox.Policy, error) {
 	return func(_ context.Context, dir string) (sandbox.Policy, error) {

@@ -20,7 +20,6 @@ import (
 )
 
 func main() {
-	sandbox.RunInnerStageIfRequested()
 	n := flag.Int("n", 200, "invocations per variant")
 	airlock := flag.String("airlock", "", "path to the airlock binary (adds `airlock exec -- /bin/true`)")
 	flag.Parse()
