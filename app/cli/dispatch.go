@@ -347,7 +347,10 @@ func newRunsCmd(e *env) *cobra.Command {
 			return getJSON(cmd.Context(), e, "GET", "/v1/runs/"+url.PathEscape(args[0]), nil, func(w io.Writer, r map[string]any) {
 				pol, _ := json.Marshal(r["policy"])
 				fmt.Fprintf(w, "run %v of %v: %v\nreason     %v\ncwd        %v\nscheduled  %v\nstarted    %v\nfinished   %v\nexit       %v\npolicy     %s\nlog        %v\n",
-					r["id"], r["task_name"], r["status"], r["reason"], r["cwd"], r["scheduled_at"], r["started_at"], r["finished_at"], r["exit_code"], pol, r["log_path"])
+					r["id"], r["task_name"], r["status"], nz(r["reason"]), r["cwd"], r["scheduled_at"], nz(r["started_at"]), nz(r["finished_at"]), nz(r["exit_code"]), pol, nz(r["log_path"]))
+				if h, ok := r["host_allowed"].(map[string]any); ok {
+					fmt.Fprintf(w, "host       allowed on the host by %v at %v (auto: the micro-VM was not ready)\n", h["by"], h["at"])
+				}
 			})
 		},
 	}

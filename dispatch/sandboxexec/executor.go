@@ -81,6 +81,11 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
 		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart,
 	})
+	if res.Warning != "" {
+		// A weaker confinement than asked for (Landlock instead of bubblewrap, the app
+		// layer only) is said where the run's output is read.
+		fmt.Fprintf(spec.Stderr, "airlock: warning: %s\n", res.Warning)
+	}
 	if d, ok := sandbox.IsDenied(err); ok {
 		return dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: d.Error()}, nil
 	}

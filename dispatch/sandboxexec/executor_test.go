@@ -190,3 +190,24 @@ func TestRefusesADirectorySwappedAfterTheGate(t *testing.T) {
 		t.Fatalf("ran in a swapped directory: %v", err)
 	}
 }
+
+// TestWeakerConfinementIsSaidInTheRunLog: a run confined less than the OS sandbox would
+// (isolation backend "app": only the application layer) says so in its log.
+func TestWeakerConfinementIsSaidInTheRunLog(t *testing.T) {
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-weaker-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	pol := dispatch.DefaultPolicy()
+	pol.Backend = "app"
+	var out, log strings.Builder
+	res, err := New(Options{Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
+		RunID: 1, Argv: []string{"sh", "-c", "echo ran"}, Dir: ws, Policy: pol, Stdout: &out, Stderr: &log})
+	if err != nil || res.ExitCode != 0 || out.String() != "ran\n" {
+		t.Fatalf("exec: %+v %v %q", res, err, out.String())
+	}
+	if !strings.Contains(log.String(), "airlock: warning:") || !strings.Contains(log.String(), "application layer") {
+		t.Errorf("the run's log does not say the OS does not confine it: %q", log.String())
+	}
+}
