@@ -52,8 +52,12 @@ func (c *Core) openVM() {
 type vmPublisher struct{ c *Core }
 
 func (p vmPublisher) Publish(topic string, payload any) {
+	st, isStatus := payload.(vminstall.Status)
+	if isStatus {
+		payload = withKVMFallback(st)
+	}
 	p.c.Bus.Publish(topic, payload)
-	if st, ok := payload.(vminstall.Status); ok && st.Ready() && !st.Downloading && p.c.Dispatch != nil {
+	if isStatus && st.Ready() && !st.Downloading && p.c.Dispatch != nil {
 		p.c.Dispatch.RerouteWaiting()
 	}
 }
@@ -91,7 +95,17 @@ func (c *Core) VMStatus(ctx context.Context) vminstall.Status {
 	case <-c.vm.probed:
 	case <-ctx.Done():
 	}
-	return c.vm.inst.Status()
+	return withKVMFallback(c.vm.inst.Status())
+}
+
+// withKVMFallback corrects the installer's "kvm" when this core's VMs had to boot under
+// TCG (nested virtualization: /dev/kvm opens but guests do not boot under it).
+func withKVMFallback(st vminstall.Status) vminstall.Status {
+	if why := vm.KVMFallback(); why != "" && st.Support.Accel == "kvm" {
+		st.Support.Accel = "tcg"
+		st.Support.Warning = why + ": the micro-VM runs under TCG emulation, several times slower"
+	}
+	return st
 }
 
 // VMInstall starts installing the runtime and image in the background from manifest ("":
@@ -110,7 +124,7 @@ func (c *Core) VMInstallWait(ctx context.Context) (vminstall.Status, error) {
 // VMInstallCancel stops the running install; the next one resumes the download.
 func (c *Core) VMInstallCancel() vminstall.Status {
 	c.vm.inst.Cancel()
-	return c.vm.inst.Status()
+	return withKVMFallback(c.vm.inst.Status())
 }
 
 // MicroVM returns the runner of one dispatch run: the run's own VM (a session of the

@@ -159,6 +159,9 @@ func TestBootFallsBackToTCGWhenKVMFails(t *testing.T) {
 	if KVMUsable() && !strings.Contains(v.Warning, "failed to set MSR") {
 		t.Errorf("the warning does not say why KVM was not used: %q", v.Warning)
 	}
+	if KVMUsable() && !strings.Contains(KVMFallback(), "failed to set MSR") {
+		t.Errorf("KVMFallback (the status the person sees) = %q", KVMFallback())
+	}
 	if out, res := run(t, v, "uname", "-r"); res.ExitCode != 0 || strings.TrimSpace(out) == "" {
 		t.Errorf("uname -r under TCG: %q exit %d", out, res.ExitCode)
 	}

@@ -53,6 +53,14 @@ var kvmBroken struct {
 	why string
 }
 
+// KVMFallback says why guests of this process boot under TCG although /dev/kvm opens
+// ("" when KVM works or was never tried), for the status the person sees.
+func KVMFallback() string {
+	kvmBroken.Lock()
+	defer kvmBroken.Unlock()
+	return kvmBroken.why
+}
+
 // Boot starts QEMU and waits (bounded by ctx) until the guest agent is ready. With no
 // accelerator given it uses KVM when /dev/kvm is usable and the guest boots under it, TCG
 // otherwise (with a warning saying why).

@@ -14,6 +14,9 @@ type VM struct {
 	Kernel, Accel, Warning string
 }
 
+// KVMFallback is "" outside Linux.
+func KVMFallback() string { return "" }
+
 // KVMUsable is false outside Linux.
 func KVMUsable() bool { return false }
 
