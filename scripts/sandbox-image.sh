@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # sandbox-image.sh — build the micro-VM image of Airlock's `sandbox` execution mode from
-# Debian packages: a kernel (linux-image-<arch>), an initramfs with the virtio, 9p and ext4
-# modules, and a root filesystem with bash, python3, nodejs, coreutils, git and Airlock's
-# guest agent (cmd/airlock-guest, run as the guest's init). Writes into OUT:
+# Debian packages: a kernel (linux-image-<arch>), an initramfs of busybox with the virtio,
+# 9p and ext4 modules (scripts/sandbox-initramfs.sh), and a root filesystem with bash,
+# python3, nodejs, coreutils, git and Airlock's guest agent (cmd/airlock-guest, run as the
+# guest's init). Writes into OUT:
 #
 #   vmlinuz  initrd.img  rootfs.qcow2  manifest.json
 #
@@ -21,6 +22,9 @@
 #   MIRROR      Debian mirror; for a bit-for-bit repeatable package set use a snapshot, e.g.
 #               http://snapshot.debian.org/archive/debian/20261101T000000Z
 #                                                     (http://deb.debian.org/debian)
+#   SECURITY_MIRROR  Debian's security archive, for the suite's security updates (and the
+#               SUITE-updates of MIRROR); "" leaves the image at the point release
+#                                                     (http://deb.debian.org/debian-security)
 #   BASE_URL    absolute URL prefix for the manifest's urls ("" = relative file names)
 #   VERSION     image version                         (SUITE-<git short commit>)
 #   SOURCE_DATE_EPOCH  timestamps in the filesystem   (the commit's time)
@@ -33,17 +37,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 . scripts/sandbox-manifest.sh
+. scripts/sandbox-initramfs.sh
 OUT=${OUT:-$REPO/build/sandbox-image}
 ARCH=${ARCH:-$(go env GOARCH)}
 SUITE=${SUITE:-bookworm}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
+SECURITY_MIRROR=${SECURITY_MIRROR-http://deb.debian.org/debian-security}
 BASE_URL=${BASE_URL:-}
 COMMIT=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION=${VERSION:-$SUITE-$COMMIT}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || date +%s)}
 ROOTFS_SIZE=${ROOTFS_SIZE:-3G}
-PACKAGES=bash,coreutils,python3,nodejs,git,ca-certificates,iproute2,kmod,procps,less,linux-image-$ARCH,initramfs-tools
-GUEST_MODULES="virtio_pci virtio_blk virtio_console virtio_net 9p 9pnet_virtio ext4"
+# busybox-static only to make the initramfs (taken out of the root before the image is made)
+PACKAGES=bash,coreutils,python3,nodejs,git,ca-certificates,iproute2,kmod,procps,less,linux-image-$ARCH,busybox-static
 ROOT_UUID=5a1d0c4e-a1c0-4b1d-9e5a-a1a10cc0ffee # fixed, so two builds make the same superblock
 
 step=0
@@ -78,38 +84,50 @@ ls -l "$WORK/airlock-guest"
 
 # --- 2. root filesystem from Debian packages ----------------------------------------------
 say "debootstrap $SUITE ($ARCH) from $MIRROR with: ${PACKAGES//,/ }"
-mkdir -p "$ROOT/etc/initramfs-tools/conf.d"
-# The initramfs must be able to mount the virtio disk and reach the agent's port; it needs
-# nothing else (MODULES=list: a few MB instead of ~35, which boots seconds faster under TCG).
-printf '%s\n' $GUEST_MODULES >"$ROOT/etc/initramfs-tools/modules"
-printf 'MODULES=list\n' >"$ROOT/etc/initramfs-tools/conf.d/airlock"
 debootstrap --arch="$ARCH" --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOT" "$MIRROR" |
 	stdbuf -oL sed -u 's/^/    /'
 
-# --- 3. configuration ---------------------------------------------------------------------
-say "configuring the guest (agent as init, initramfs modules, hostname, fstab)"
+# --- 3. updates and configuration ---------------------------------------------------------
+say "security updates, then configuring the guest (agent as init, hostname, fstab)"
+# debootstrap takes the point release only: the kernel and the userland get the suite's
+# security fixes here (full-upgrade: a kernel fix comes as a new linux-image-* package).
+# initramfs-tools need not make initramfs images along the way: ours is made in step 4.
+sed -i 's/^update_initramfs=.*/update_initramfs=no/' "$ROOT/etc/initramfs-tools/update-initramfs.conf"
+if [ -n "$SECURITY_MIRROR" ]; then
+	{
+		echo "deb $MIRROR $SUITE main"
+		echo "deb $MIRROR $SUITE-updates main"
+		echo "deb $SECURITY_MIRROR $SUITE-security main"
+	} >"$ROOT/etc/apt/sources.list"
+	cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+	mount -t proc proc "$ROOT/proc"
+	chroot "$ROOT" apt-get -q update | sed 's/^/    /'
+	INITRD=No DEBIAN_FRONTEND=noninteractive chroot "$ROOT" apt-get -q -y --no-install-recommends full-upgrade | sed 's/^/    /'
+	umount "$ROOT/proc"
+	rm -f "$ROOT/etc/resolv.conf"
+fi
 install -m 0755 "$WORK/airlock-guest" "$ROOT/usr/local/sbin/airlock-guest"
 echo airlock-sandbox >"$ROOT/etc/hostname"
 printf '127.0.0.1 localhost airlock-sandbox\n::1 localhost\n' >"$ROOT/etc/hosts"
 printf '/dev/vda / ext4 rw,relatime 0 1\n' >"$ROOT/etc/fstab"
 mkdir -p "$ROOT/workspace"
 : >"$ROOT/etc/machine-id"
-mount -t proc proc "$ROOT/proc"
-mount -t sysfs sysfs "$ROOT/sys"
-mount --bind /dev "$ROOT/dev"
-chroot "$ROOT" /usr/sbin/update-initramfs -u -k all
-umount "$ROOT/proc" "$ROOT/sys" "$ROOT/dev"
 chroot "$ROOT" /bin/bash -c 'python3 --version; node --version; git --version; bash --version | head -1'
 # Caches and logs are not part of the image.
-rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/log/* \
+rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/log/* \
 	"$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/tmp/* "$ROOT"/var/tmp/*
 
 # --- 4. kernel and initramfs --------------------------------------------------------------
-say "taking the kernel and initramfs out of /boot"
+say "taking the kernel out of /boot, making the initramfs (busybox, modules: $GUEST_MODULES)"
 KVER=$(basename "$(ls -1 "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)" | sed 's/^vmlinuz-//')
 [ -n "$KVER" ] || die "no kernel in $ROOT/boot: did linux-image-$ARCH install?"
 cp "$ROOT/boot/vmlinuz-$KVER" "$OUT/vmlinuz"
-cp "$ROOT/boot/initrd.img-$KVER" "$OUT/initrd.img"
+cp "$ROOT/bin/busybox" "$WORK/busybox"
+make_initramfs "$ROOT" "$KVER" "$WORK/busybox" "$OUT/initrd.img" || die "initramfs for $KVER failed"
+# The kernel and initramfs are artifacts of their own: the root needs neither.
+old=$(chroot "$ROOT" dpkg-query -W -f '${Package}\n' 'linux-image-[0-9]*' | grep -v -- "^linux-image-$KVER\$" || true)
+INITRD=No chroot "$ROOT" dpkg --purge busybox-static $old >/dev/null
+rm -f "$ROOT"/boot/initrd.img-* "$ROOT"/boot/vmlinuz-*
 echo "    kernel $KVER"
 
 # --- 5. ext4 image, then qcow2 ------------------------------------------------------------

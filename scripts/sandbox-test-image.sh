@@ -8,9 +8,8 @@
 #   * the packages and their dependencies are downloaded by apt against an empty package
 #     state (so the host's installed versions do not matter) and unpacked with dpkg-deb -x;
 #     no maintainer script runs, which these packages do not need to work;
-#   * the kernel is Debian's linux-image-<arch>; the initramfs is busybox plus the virtio,
-#     9p and ext4 modules with a small /init that mounts /dev/vda and switch_roots to the
-#     agent (sandbox-image.sh uses initramfs-tools instead);
+#   * the kernel is Debian's linux-image-<arch>; the initramfs is the same as
+#     sandbox-image.sh's (scripts/sandbox-initramfs.sh: busybox and the guest's modules);
 #   * the root filesystem is an uncompressed qcow2 (fast to make, larger on disk).
 #
 # Usage (as root: the unpacked files must belong to root):
@@ -24,11 +23,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 . scripts/sandbox-manifest.sh
+. scripts/sandbox-initramfs.sh
 OUT=${OUT:-$REPO/build/sandbox-test-image}
 ARCH=${ARCH:-$(go env GOARCH)}
 PACKAGES=${PACKAGES:-bash coreutils python3 nodejs git iproute2 ca-certificates}
-# crc32c_generic: ext4 needs it (a softdep, which modules.dep does not list).
-GUEST_MODULES="virtio_pci virtio_blk virtio_console virtio_net 9pnet_virtio 9p crc32c_generic ext4"
 COMMIT=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION=test-$COMMIT
 
@@ -45,8 +43,8 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/airlock-test-image.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-ROOT=$WORK/root INITRD=$WORK/initrd KERNEL=$WORK/kernel DEBS=$WORK/apt/archives
-mkdir -p "$DEBS/partial" "$ROOT" "$INITRD" "$KERNEL" "$OUT"
+ROOT=$WORK/root KERNEL=$WORK/kernel DEBS=$WORK/apt/archives
+mkdir -p "$DEBS/partial" "$ROOT" "$KERNEL" "$OUT"
 
 # apt against an empty dpkg state: it resolves the whole dependency closure from the
 # archive, whatever the host has installed (or installed from elsewhere).
@@ -97,48 +95,7 @@ KVER=$(ls "$KERNEL/lib/modules" | sort -V | tail -1)
 cp "$KERNEL/boot/vmlinuz-$KVER" "$OUT/vmlinuz"
 dpkg-deb -x "$(ls "$DEBS"/busybox-static_*.deb)" "$WORK/busybox"
 BB=$WORK/busybox/bin/busybox
-mkdir -p "$INITRD"/{bin,dev,proc,sys,newroot,lib/modules/"$KVER"}
-cp "$BB" "$INITRD/bin/busybox"
-ln -s busybox "$INITRD/bin/sh"
-(cd "$KERNEL/lib/modules/$KVER" && cp modules.order modules.builtin* "$INITRD/lib/modules/$KVER/" 2>/dev/null || true)
-# Copy the modules with everything they depend on (modules.dep of the whole tree).
-"$BB" depmod -b "$KERNEL" "$KVER"
-declare -A seen=()
-need() {
-	local rel
-	rel=$(awk -v m="/$1.ko:" 'index($0, m) { sub(/:.*/, ""); print; exit }' "$KERNEL/lib/modules/$KVER/modules.dep")
-	[ -n "$rel" ] || die "module $1 not found in $KVER"
-	[ -n "${seen[$rel]:-}" ] && return
-	seen[$rel]=1
-	mkdir -p "$INITRD/lib/modules/$KVER/$(dirname "$rel")"
-	cp "$KERNEL/lib/modules/$KVER/$rel" "$INITRD/lib/modules/$KVER/$rel"
-	local dep
-	for dep in $(awk -v m="$rel:" 'index($0, m) == 1 { sub(/^[^:]*:/, ""); print; exit }' "$KERNEL/lib/modules/$KVER/modules.dep"); do
-		need "$(basename "$dep" .ko)"
-	done
-}
-for m in $GUEST_MODULES; do need "$m"; done
-"$BB" depmod -b "$INITRD" "$KVER"
-cat >"$INITRD/init" <<EOF
-#!/bin/sh
-# Airlock test image: load the guest's modules, mount the root disk, hand over to its init.
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-for m in $GUEST_MODULES; do modprobe \$m || echo "initramfs: modprobe \$m failed"; done
-root=/dev/vda init=/sbin/init
-for a in \$(cat /proc/cmdline); do
-	case \$a in root=*) root=\${a#root=} ;; init=*) init=\${a#init=} ;; esac
-done
-i=0
-while [ ! -b "\$root" ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
-mount -t ext4 -o rw "\$root" /newroot || { echo "initramfs: cannot mount \$root"; poweroff -f; }
-for d in dev proc sys; do mount --move /\$d /newroot/\$d; done
-exec switch_root /newroot "\$init"
-EOF
-chmod 0755 "$INITRD/init"
-(cd "$INITRD" && find . | sort | "$BB" cpio -o -H newc 2>/dev/null) | gzip -n -1 >"$OUT/initrd.img"
+make_initramfs "$KERNEL" "$KVER" "$BB" "$OUT/initrd.img"
 
 say "root filesystem ($(du -sm "$ROOT" | cut -f1) MB) → ext4 → qcow2"
 size=$(($(du -sm "$ROOT" | cut -f1) * 12 / 10 + 256))

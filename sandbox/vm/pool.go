@@ -70,26 +70,31 @@ func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *
 // Exec runs req in the warm VM of workspace (booting it when needed). A VM whose agent
 // went away is thrown out and the next command boots a fresh one.
 func (p *Pool) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	return p.exec(ctx, "", workspace, network, req)
+	res, _, err := p.exec(ctx, "", workspace, network, req)
+	return res, err
 }
 
-func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, req ExecRequest) (ExecResult, error) {
+// exec runs req in the session's VM for workspace; warning is the VM's boot warning (TCG).
+func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, req ExecRequest) (res ExecResult, warning string, err error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
+		return ExecResult{}, "", fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
 	}
 	key := poolKey{ws, network, session}
 	e, err := p.acquire(ctx, key)
 	if err != nil {
-		return ExecResult{}, err
+		return ExecResult{}, "", err
 	}
-	res, err := e.m.Exec(ctx, req)
+	res, err = e.m.Exec(ctx, req)
 	broken := false
 	if a, ok := e.m.(interface{ Alive() bool }); ok && !a.Alive() {
 		broken = true
 	}
+	if w, ok := e.m.(interface{ BootWarning() string }); ok {
+		warning = w.BootWarning()
+	}
 	p.release(key, e, broken)
-	return res, err
+	return res, warning, err
 }
 
 func (p *Pool) acquire(ctx context.Context, key poolKey) (*poolEntry, error) {
@@ -207,7 +212,8 @@ func (p *Pool) Session(id string) *Session { return &Session{p: p, id: id} }
 
 // Exec runs req in the session's VM for workspace and network (booting it when needed).
 func (s *Session) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	return s.p.exec(ctx, s.id, workspace, network, req)
+	res, _, err := s.p.exec(ctx, s.id, workspace, network, req)
+	return res, err
 }
 
 // End shuts the session's VMs down (in the background; a command still running in one

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm/agent"
 )
 
@@ -25,6 +26,9 @@ type pipeMachine struct {
 }
 
 func (m *pipeMachine) Close() error { m.closed.Store(true); m.stop(); return nil }
+
+// BootWarning: every test "VM" says it runs under emulation, as a TCG boot does.
+func (m *pipeMachine) BootWarning() string { return "test VM: emulated" }
 
 type bootCounter struct {
 	mu       sync.Mutex
@@ -219,4 +223,24 @@ func TestPoolEndWhileABootFails(t *testing.T) {
 		t.Fatal("a boot whose QEMU exited succeeded")
 	}
 	time.Sleep(100 * time.Millisecond) // End's goroutine closes the failed boot meanwhile
+}
+
+// TestPoolCommandsCarryTheBootWarning: a command in a warm VM that runs under TCG says so
+// in its result (the run's log), not only the boot that made the VM.
+func TestPoolCommandsCarryTheBootWarning(t *testing.T) {
+	b := &bootCounter{}
+	p := NewPool(Config{}, time.Minute, b.boot, nil)
+	defer p.Close()
+	ws := t.TempDir()
+	for _, exec := range []func(context.Context, sandbox.ExecRequest) (sandbox.Result, error){p.SandboxExec, p.Session("run-1").SandboxExec} {
+		for range 2 {
+			// (The in-process agent has no /workspace, so the command itself fails: a
+			// failed command must carry the warning as well.)
+			var out bytes.Buffer
+			res, _ := exec(context.Background(), sandbox.ExecRequest{Policy: sandbox.Policy{Cwd: ws}, Argv: []string{"true"}, Stdout: &out, Stderr: &out})
+			if res.Warning != "test VM: emulated" {
+				t.Fatalf("result %+v: want the VM's boot warning", res)
+			}
+		}
+	}
 }

@@ -68,28 +68,24 @@ func sandboxResult(r ExecResult, warning string) sandbox.Result {
 // (booting one when needed). It has sandbox.MicroVM's signature: pass pool.SandboxExec as
 // ExecRequest.MicroVM.
 func (p *Pool) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
-	ws, network, g, err := GuestRequest(req)
-	if err != nil {
-		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
-	}
-	r, err := p.Exec(ctx, ws, network, g)
-	if err != nil && ctx.Err() == nil && !r.TimedOut {
-		return sandboxResult(r, ""), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
-	}
-	return sandboxResult(r, ""), nil
+	return p.sandboxExec(ctx, "", req)
 }
 
 // SandboxExec is Pool.SandboxExec within the session.
 func (s *Session) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+	return s.p.sandboxExec(ctx, s.id, req)
+}
+
+func (p *Pool) sandboxExec(ctx context.Context, session string, req sandbox.ExecRequest) (sandbox.Result, error) {
 	ws, network, g, err := GuestRequest(req)
 	if err != nil {
 		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
-	r, err := s.Exec(ctx, ws, network, g)
+	r, warning, err := p.exec(ctx, session, ws, network, g)
 	if err != nil && ctx.Err() == nil && !r.TimedOut {
-		return sandboxResult(r, ""), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
+		return sandboxResult(r, warning), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
-	return sandboxResult(r, ""), nil
+	return sandboxResult(r, warning), nil
 }
 
 // ExecOnce returns a sandbox.MicroVM that boots a VM from base for one command and stops

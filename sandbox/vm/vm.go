@@ -184,6 +184,9 @@ func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, 
 	return v, nil
 }
 
+// BootWarning is what the person should know about how this VM runs (e.g. under TCG).
+func (v *VM) BootWarning() string { return v.Warning }
+
 // Close stops QEMU (the snapshot disk goes with it) and removes the socket directory.
 func (v *VM) Close() error {
 	v.once.Do(func() {
