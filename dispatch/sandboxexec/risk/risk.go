@@ -31,7 +31,7 @@ var packageManagers = map[string][]string{
 	"poetry": {"add", "install", "update"}, "pdm": {"add", "install", "sync", "update"}, "pipenv": {"install", "sync", "update"}, "rye": {"add", "install", "sync"},
 	"conda": {"install", "create", "update"}, "mamba": {"install", "create", "update"}, "micromamba": {"install", "create", "update"},
 	// JavaScript
-	"npm": {"install", "i", "ci", "add", "exec", "x", "create", "update", "up", "upgrade", "rebuild", "install-test", "it", "install-ci-test", "cit"},
+	"npm":  {"install", "i", "ci", "add", "exec", "x", "create", "update", "up", "upgrade", "rebuild", "install-test", "it", "install-ci-test", "cit"},
 	"pnpm": {"install", "i", "add", "dlx", "create", "update", "up", "upgrade", "rebuild"}, "yarn": {"install", "add", "dlx", "create", "up", "upgrade", "global"},
 	"bun": {"install", "i", "add", "x", "create", "update", "upgrade"}, "npx": nil, "bunx": nil, "pnpx": nil, "deno": {"install", "add"},
 	// other languages
