@@ -26,7 +26,10 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.sandbox, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
 	cmd.Flags().BoolVar(&d.network, "network", false, "allow network access")
 	cmd.Flags().StringVar(&d.approval, "approval", "", "approval policy: untrusted | on-request | on-failure | never")
-	cmd.Flags().StringVar(&d.exec, "exec-mode", "", "execution mode: local | sandbox | auto")
+	cmd.Flags().StringVar(&d.exec, "execution-mode", "", "where commands run: local | sandbox (the micro-VM) | auto")
+	// --exec-mode: the name these commands had first; the same flag as `airlock exec`'s now.
+	cmd.Flags().StringVar(&d.exec, "exec-mode", "", "same as --execution-mode")
+	cmd.Flags().MarkHidden("exec-mode")
 }
 
 func (d *defaultsFlags) value(cmd *cobra.Command) map[string]any {

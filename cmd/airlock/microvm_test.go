@@ -130,7 +130,7 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 		t.Fatalf("exec auto: exit %d %q %s", code, out, stderr)
 	}
 
-	if _, stderr, code := in.run("task", "add", "--name", "in-vm", "--cwd", ws, "--exec-mode", "sandbox", "--", "sh", "-c", "uname -r > task-kernel.txt; test -e /root/x && echo x-present || echo x-gone"); code != 0 {
+	if _, stderr, code := in.run("task", "add", "--name", "in-vm", "--cwd", ws, "--execution-mode", "sandbox", "--", "sh", "-c", "uname -r > task-kernel.txt; test -e /root/x && echo x-present || echo x-gone"); code != 0 {
 		t.Fatalf("task add: %s", stderr)
 	}
 	if _, stderr, code := in.run("task", "run-now", "in-vm"); code != 0 {
