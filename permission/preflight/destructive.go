@@ -60,6 +60,7 @@ func (a *analyzer) destructive(cl call) {
 		a.sql(cl)
 	}
 	a.more(cl)
+	a.system(cl)
 }
 
 func lastPositional(cl call) string {
@@ -318,6 +319,9 @@ func findDeletes(args []string) bool {
 		v := args[i]
 		switch {
 		case v == "-exec" || v == "-execdir" || v == "-ok" || v == "-okdir":
+			if i+1 < len(args) && (v == "-exec" || v == "-execdir") && findDeleters[path.Base(args[i+1])] {
+				return true // -exec rm {} + deletes like -delete
+			}
 			for i++; i < len(args) && args[i] != ";" && args[i] != "+"; i++ {
 			}
 		case valued[v]:
@@ -328,6 +332,9 @@ func findDeletes(args []string) bool {
 	}
 	return false
 }
+
+// findDeleters are the programs that make find -exec delete what it matches.
+var findDeleters = set("rm", "unlink", "shred", "rmdir")
 
 var sqlClients = set("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "clickhouse",
 	"cockroach", "mongo", "mongosh", "redis-cli", "cqlsh", "duckdb", "usql", "pgcli", "mycli", "litecli",

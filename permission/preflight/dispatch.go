@@ -21,6 +21,9 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 		if what, ok := a.airlockPath(t); ok {
 			a.add(CategorySelfApproval, "writes Airlock's own "+what, c.Source)
 		}
+		if f, ok := criticalFile(t); ok {
+			a.add(CategorySystem, "overwrites the system file "+f, c.Source)
+		}
 	}
 	if len(c.Args) == 0 {
 		return
