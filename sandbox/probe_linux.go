@@ -149,7 +149,7 @@ func probeKVM() Probe {
 	}
 	f.Close()
 	p.OK, p.Fix = true, ""
-	p.Detail = "/dev/kvm is usable (only the micro-VM execution mode needs it)"
+	p.Detail = "/dev/kvm opens read-write (only the micro-VM needs it; its status below says whether QEMU can run under it)"
 	return p
 }
 

@@ -398,7 +398,13 @@ func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
 		if vm.Downloading {
 			fmt.Fprintf(w, ", downloading (%s %d%%)", vm.Progress.Stage, vm.Progress.Percent)
 		}
+		if vm.Support.Accel != "" {
+			fmt.Fprintf(w, ", accelerator %s", vm.Support.Accel)
+		}
 		fmt.Fprintln(w)
+		if vm.Support.Warning != "" {
+			fmt.Fprintf(w, "  %s\n", vm.Support.Warning)
+		}
 		if vm.Error != "" {
 			fmt.Fprintf(w, "  %s\n", vm.Error)
 		}

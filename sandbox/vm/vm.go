@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
 // VM is a running micro-VM with its agent connection.
@@ -76,6 +78,16 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 	kvmBroken.Unlock()
 	if why == "" && !KVMUsable() {
 		why = "no usable /dev/kvm"
+	}
+	if why == "" {
+		// ~50 ms, and it spares the boot below when /dev/kvm opens but QEMU cannot
+		// set the CPU up under it.
+		if err := vminstall.ProbeKVM(ctx, c.QEMU); err != nil && ctx.Err() == nil {
+			why = "/dev/kvm is there but QEMU cannot run a guest under KVM (" + firstLine(err.Error()) + ")"
+			kvmBroken.Lock()
+			kvmBroken.why = why
+			kvmBroken.Unlock()
+		}
 	}
 	if why == "" {
 		kc := c

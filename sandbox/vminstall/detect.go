@@ -1,12 +1,15 @@
 package vminstall
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,8 +42,8 @@ func QEMUBinaryFor(arch string) string {
 	return ""
 }
 
-// Detect probes the host: architecture, /dev/kvm, and a system QEMU (its --version run
-// with a 3 s limit).
+// Detect probes the host: architecture, /dev/kvm, a system QEMU (its --version run with a
+// 3 s limit), and whether that QEMU can run a guest under KVM (ProbeKVM).
 func Detect(ctx context.Context) Support {
 	s := Support{OS: runtime.GOOS, Arch: runtime.GOARCH, QEMUBinary: QEMUBinaryFor(runtime.GOARCH)}
 	switch {
@@ -74,7 +77,37 @@ func Detect(ctx context.Context) Support {
 			}
 		}
 	}
+	if s.Accel == "kvm" && s.SystemQEMU != "" {
+		if err := ProbeKVM(ctx, s.SystemQEMU); err != nil {
+			s.Accel = "tcg"
+			s.Warning = fmt.Sprintf("/dev/kvm opens but QEMU cannot run a guest under it (%v; nested virtualization?): the VM runs under TCG emulation, several times slower", err)
+		}
+	}
 	return s
+}
+
+// ProbeKVM starts qemu paused under KVM with the host's CPU and quits it over QMP, in
+// about 50 ms. /dev/kvm can open and still refuse the CPU's setup (nested virtualization:
+// "failed to set MSR 0x10a"), which only QEMU shows; nil when KVM works.
+func ProbeKVM(ctx context.Context, qemu string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	machine := "q35"
+	if runtime.GOARCH == "arm64" {
+		machine = "virt"
+	}
+	cmd := exec.CommandContext(ctx, qemu, "-accel", "kvm", "-cpu", "host", "-machine", machine, "-m", "64",
+		"-nodefaults", "-no-user-config", "-display", "none", "-S", "-monitor", "none", "-qmp", "stdio")
+	cmd.Stdin = strings.NewReader("{\"execute\":\"qmp_capabilities\"}\n{\"execute\":\"quit\"}\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); line != "" {
+			return errors.New(line)
+		}
+		return fmt.Errorf("%s under KVM: %w", qemu, err)
+	}
+	return nil
 }
 
 var qemuVersionRE = lazyRegexp(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -108,10 +109,66 @@ func TestDetectThisHost(t *testing.T) {
 	if kvm {
 		f.Close()
 	}
-	if s.KVM != kvm || (kvm && s.Accel != "kvm") || (!kvm && (s.Accel != "tcg" || s.Warning == "")) {
-		t.Errorf("kvm usable %v, detect says %+v", kvm, s)
+	// KVM is used when /dev/kvm opens and (with a QEMU to ask) QEMU can run under it.
+	wantKVM := kvm && (s.SystemQEMU == "" || ProbeKVM(context.Background(), s.SystemQEMU) == nil)
+	if s.KVM != kvm || (wantKVM && s.Accel != "kvm") || (!wantKVM && (s.Accel != "tcg" || s.Warning == "")) {
+		t.Errorf("kvm opens %v, usable %v; detect says %+v", kvm, wantKVM, s)
 	}
 	if s.SystemQEMU != "" && s.QEMUVersion == "" {
 		t.Errorf("system QEMU %s without a version", s.SystemQEMU)
+	}
+}
+
+// fakeQEMU writes an executable qemu-system-* stand-in: it answers --version, and under
+// -accel kvm either aborts as QEMU does on a nested /dev/kvm or quits cleanly.
+func fakeQEMU(t *testing.T, kvmWorks bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	kvm := `echo "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69" >&2; exit 134`
+	if kvmWorks {
+		kvm = `cat >/dev/null; exit 0`
+	}
+	script := "#!/bin/sh\ncase \"$1\" in --version) echo 'QEMU emulator version 8.2.2'; exit 0;; esac\n" +
+		"case \" $* \" in *' -accel kvm '*) " + kvm + ";; esac\nexit 0\n"
+	path := filepath.Join(dir, QEMUBinaryFor(runtime.GOARCH))
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestProbeKVM(t *testing.T) {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("no QEMU binary name for " + runtime.GOARCH)
+	}
+	if err := ProbeKVM(context.Background(), fakeQEMU(t, true)); err != nil {
+		t.Errorf("a QEMU that runs under KVM: %v", err)
+	}
+	err := ProbeKVM(context.Background(), fakeQEMU(t, false))
+	if err == nil || !strings.Contains(err.Error(), "failed to set MSR") {
+		t.Errorf("a QEMU that aborts under KVM: %v, want its message", err)
+	}
+	if err := ProbeKVM(context.Background(), filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("a missing QEMU probed fine")
+	}
+}
+
+// TestDetectFallsBackWhenQEMUCannotUseKVM: /dev/kvm opens, QEMU cannot run under it
+// (nested virtualization): the status says tcg and why, before any VM boots.
+func TestDetectFallsBackWhenQEMUCannotUseKVM(t *testing.T) {
+	if runtime.GOOS != "linux" || QEMUBinaryFor(runtime.GOARCH) == "" {
+		t.Skip("Linux amd64/arm64 only")
+	}
+	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+	if err != nil {
+		t.Skip("no usable /dev/kvm here: nothing to fall back from")
+	}
+	f.Close()
+	for _, works := range []bool{true, false} {
+		t.Setenv("PATH", filepath.Dir(fakeQEMU(t, works)))
+		s := Detect(context.Background())
+		if works && s.Accel != "kvm" || !works && (s.Accel != "tcg" || !strings.Contains(s.Warning, "failed to set MSR")) {
+			t.Errorf("QEMU runs under KVM: %v; detect says accel %q, warning %q", works, s.Accel, s.Warning)
+		}
 	}
 }
