@@ -185,12 +185,16 @@ func installThroughCore(ctx context.Context, e *env, manifest string, bar *progr
 			if json.Unmarshal(ev.Payload, &s) != nil {
 				continue
 			}
-			bar.Publish(vminstall.Topic, s)
-			if s.Downloading {
-				running = true
-				continue
+			if !s.Downloading {
+				// An event published before this install started (the core's start-up
+				// probe) can arrive now: the install has ended only if the core says so.
+				var now vminstall.Status
+				if err := c.Do(ctx, http.MethodGet, "/v1/sandbox/vm", nil, &now); err == nil && now.Downloading {
+					continue
+				}
 			}
-			running = false
+			bar.Publish(vminstall.Topic, s)
+			running = s.Downloading
 		case <-ctx.Done():
 			c.Do(context.WithoutCancel(ctx), http.MethodPost, "/v1/sandbox/vm/cancel", nil, nil)
 			return st, ctx.Err()

@@ -111,7 +111,7 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 
 	out, stderr, code := in.run("sandbox", "install", "--manifest", srv.URL+"/manifest.json")
 	if code != 0 || !strings.Contains(stderr, "installing through the running Airlock") || !strings.Contains(stderr, "100%") || !strings.Contains(out, "sandbox ready") {
-		t.Fatalf("install: exit %d\n%s\n%s", code, out, stderr)
+		t.Fatalf("install: exit %d\n%s\n%s\ndaemon:\n%s", code, out, stderr, logs.String())
 	}
 	hostKernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 

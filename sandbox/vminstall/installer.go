@@ -78,11 +78,18 @@ func (i *Installer) Refresh(ctx context.Context) Status {
 	i.mu.Unlock()
 	st := i.probe(ctx)
 	i.mu.Lock()
-	if i.run == nil {
+	// An install that started while probing owns the status: publishing the probe's
+	// (not downloading) would tell the window and the CLI that the install had ended.
+	stored := i.run == nil
+	if stored {
 		i.status = st
+	} else {
+		st = i.status
 	}
 	i.mu.Unlock()
-	i.publish(st)
+	if stored {
+		i.publish(st)
+	}
 	return st
 }
 

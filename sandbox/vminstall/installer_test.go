@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -359,5 +360,42 @@ func TestSecondProcessIsRefusedWhileInstalling(t *testing.T) {
 	}
 	if _, err := in.Install(context.Background()); err != nil {
 		t.Fatalf("install after the lock is gone: %v", err)
+	}
+}
+
+// TestRefreshDuringAnInstallDoesNotEndIt: a probe that was under way when an install
+// started does not publish its (not downloading) status: the window and the CLI would take
+// it for the end of the install.
+func TestRefreshDuringAnInstallDoesNotEndIt(t *testing.T) {
+	img := newTestImage()
+	srv := img.serve(t, nil)
+	log := &eventLog{}
+	probing, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	detect := func(ctx context.Context) Support {
+		if calls.Add(1) == 1 {
+			close(probing)
+			<-release
+		}
+		return hostWithoutQEMU(ctx)
+	}
+	in, _ := newTestInstaller(t, srv, log, detect)
+	refreshed := make(chan Status)
+	go func() { refreshed <- in.Refresh(context.Background()) }()
+	<-probing
+	in.Start("")
+	close(release)
+	if st := <-refreshed; !st.Downloading && !st.Ready() {
+		t.Errorf("Refresh during the install returned %+v", st)
+	}
+	st, err := in.Wait(context.Background())
+	if err != nil || !st.Ready() {
+		t.Fatalf("install: %+v %v", st, err)
+	}
+	events := log.all()
+	for i, e := range events[:len(events)-1] {
+		if !e.Downloading {
+			t.Fatalf("event %d of %d says not downloading while the install ran: %+v", i, len(events), e)
+		}
 	}
 }
