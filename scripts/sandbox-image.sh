@@ -2,8 +2,8 @@
 # sandbox-image.sh — build the micro-VM image of Airlock's `sandbox` execution mode from
 # Debian packages: a kernel (linux-image-<arch>), an initramfs of busybox with the virtio,
 # 9p and ext4 modules (scripts/sandbox-initramfs.sh), and a root filesystem with bash,
-# python3, nodejs, coreutils, git and Airlock's guest agent (cmd/airlock-guest, run as the
-# guest's init). Writes into OUT:
+# python3 (with pip and venv), nodejs, coreutils, git, curl, wget and Airlock's guest agent
+# (cmd/airlock-guest, run as the guest's init). Writes into OUT:
 #
 #   vmlinuz  initrd.img  rootfs.qcow2  manifest.json
 #
@@ -49,7 +49,7 @@ VERSION=${VERSION:-$SUITE-$COMMIT}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || date +%s)}
 ROOTFS_SIZE=${ROOTFS_SIZE:-3G}
 # busybox-static only to make the initramfs (taken out of the root before the image is made)
-PACKAGES=bash,coreutils,python3,nodejs,git,ca-certificates,iproute2,kmod,procps,less,linux-image-$ARCH,busybox-static
+PACKAGES=bash,coreutils,python3,python3-pip,python3-venv,nodejs,git,curl,wget,unzip,xz-utils,ca-certificates,iproute2,kmod,procps,less,linux-image-$ARCH,busybox-static
 ROOT_UUID=5a1d0c4e-a1c0-4b1d-9e5a-a1a10cc0ffee # fixed, so two builds make the same superblock
 
 step=0
@@ -111,8 +111,10 @@ echo airlock-sandbox >"$ROOT/etc/hostname"
 printf '127.0.0.1 localhost airlock-sandbox\n::1 localhost\n' >"$ROOT/etc/hosts"
 printf '/dev/vda / ext4 rw,relatime 0 1\n' >"$ROOT/etc/fstab"
 mkdir -p "$ROOT/workspace"
+# The VM is thrown away with the run: pip may install system-wide (PEP 668 would refuse).
+printf '[global]\nbreak-system-packages = true\n' >"$ROOT/etc/pip.conf"
 : >"$ROOT/etc/machine-id"
-chroot "$ROOT" /bin/bash -c 'python3 --version; node --version; git --version; bash --version | head -1'
+chroot "$ROOT" /bin/bash -c 'python3 --version; pip --version; node --version; git --version; curl --version | head -1; bash --version | head -1'
 # Caches and logs are not part of the image.
 rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/log/* \
 	"$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/tmp/* "$ROOT"/var/tmp/*

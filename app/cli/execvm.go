@@ -25,7 +25,7 @@ func oneOffMicroVM(ctx context.Context, e *env) (sandbox.MicroVM, error) {
 	st := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(ctx)
 	base, err := vm.ConfigFromInstall(p.SandboxDir, st)
 	if err != nil {
-		return nil, fmt.Errorf("execution_mode \"sandbox\": %w; or run it with --execution-mode local", err)
+		return nil, fmt.Errorf("%w; or run it with --execution-mode local", err)
 	}
 	fmt.Fprintln(e.stderr, "airlock: booting a micro-VM for this command; only the working directory is shared (as /workspace), everything else it writes vanishes when it ends")
 	return vm.ExecOnce(base, slog.New(slog.NewTextHandler(io.Discard, nil))), nil
@@ -40,8 +40,11 @@ func routeExec(ctx context.Context, e *env, req *sandbox.ExecRequest, args []str
 	switch req.Policy.ExecutionMode {
 	case sandbox.ExecSandbox:
 		run, err := oneOffMicroVM(ctx, e)
+		if err != nil {
+			return fmt.Errorf("execution_mode \"sandbox\": %w", err)
+		}
 		req.MicroVM = run
-		return err
+		return nil
 	case sandbox.ExecAuto:
 		why := risk.Reason(shellJoin(args), req.Policy.Cwd, e.getenv("HOME"))
 		if why == "" {

@@ -32,10 +32,10 @@ func ConfigFromInstall(dir string, st vminstall.Status) (Config, error) {
 		Initrd: inst.Path(dir, vminstall.KindInitrd),
 		Rootfs: inst.Path(dir, vminstall.KindRootfs),
 	}
-	if st.Support.Accel != "kvm" {
-		// KVM is left to Boot, which falls back to TCG when the guest does not boot under it.
-		c.Accel = st.Support.Accel
+	if st.Support.Accel == "hvf" {
+		c.Accel = "hvf"
 	}
+	// KVM or TCG is Boot's to choose: it probes KVM and says why when it falls back.
 	if c.Kernel == "" || c.Rootfs == "" {
 		return Config{}, fmt.Errorf("%w (no kernel or rootfs recorded in %s)", ErrNotReady, dir)
 	}
