@@ -139,7 +139,7 @@ func TestMicroVM(t *testing.T) {
 // says why; later boots go straight to TCG.
 func TestBootFallsBackToTCGWhenKVMFails(t *testing.T) {
 	c := testImage(t)
-	t.Cleanup(func() { kvmBroken.Lock(); kvmBroken.why = ""; kvmBroken.Unlock() })
+	t.Cleanup(func() { setKVMFallback("") })
 	wrapper := filepath.Join(t.TempDir(), "qemu")
 	script := "#!/bin/sh\ncase \" $* \" in *\" -accel kvm \"*) echo 'qemu: error: failed to set MSR 0x10a to 0x69' >&2; exit 1;; esac\nexec " + c.QEMU + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {

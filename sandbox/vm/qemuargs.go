@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/airlock-app/airlock/sandbox/vm/agent"
+	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
 // GuestWorkspace is where the shared workspace is mounted in the guest.
@@ -52,14 +53,6 @@ func securityModel(euid int) string {
 	return "none"
 }
 
-// machineFor picks the QEMU machine type for the host architecture.
-func machineFor(arch string) string {
-	if arch == "arm64" {
-		return "virt"
-	}
-	return "q35"
-}
-
 // qemuArgs builds QEMU's command line; socket is the agent's unix socket, console the file
 // the guest's serial console goes to.
 func qemuArgs(c Config, socket, console string) ([]string, error) {
@@ -90,7 +83,7 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 		// No default devices, no monitor anywhere (the only socket is the agent's, in a
 		// 0700 directory of the user running QEMU).
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
-		"-machine", machineFor(runtime.GOARCH), "-accel", c.Accel, "-cpu", cpu,
+		"-machine", vminstall.MachineFor(runtime.GOARCH), "-accel", c.Accel, "-cpu", cpu,
 		"-m", strconv.Itoa(mem), "-smp", strconv.Itoa(cpus),
 		"-kernel", c.Kernel,
 		"-append", kernelCmdline(c),

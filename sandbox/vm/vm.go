@@ -63,6 +63,12 @@ func KVMFallback() string {
 	return kvmBroken.why
 }
 
+func setKVMFallback(why string) {
+	kvmBroken.Lock()
+	kvmBroken.why = why
+	kvmBroken.Unlock()
+}
+
 // Boot starts QEMU and waits (bounded by ctx) until the guest agent is ready. With no
 // accelerator given it uses KVM when /dev/kvm is usable and the guest boots under it, TCG
 // otherwise (with a warning saying why).
@@ -73,20 +79,16 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 	if c.Accel != "" {
 		return boot(ctx, c, log, "")
 	}
-	kvmBroken.Lock()
-	why := kvmBroken.why
-	kvmBroken.Unlock()
+	why := KVMFallback()
 	if why == "" && !KVMUsable() {
 		why = "no usable /dev/kvm"
 	}
 	if why == "" {
-		// ~50 ms, and it spares the boot below when /dev/kvm opens but QEMU cannot
-		// set the CPU up under it.
+		// ~50 ms once per process, and it spares the boot below when /dev/kvm opens but
+		// QEMU cannot set the CPU up under it.
 		if err := vminstall.ProbeKVM(ctx, c.QEMU); err != nil && ctx.Err() == nil {
 			why = "/dev/kvm is there but QEMU cannot run a guest under KVM (" + firstLine(err.Error()) + ")"
-			kvmBroken.Lock()
-			kvmBroken.why = why
-			kvmBroken.Unlock()
+			setKVMFallback(why)
 		}
 	}
 	if why == "" {
@@ -103,9 +105,7 @@ func Boot(ctx context.Context, c Config, log *slog.Logger) (*VM, error) {
 			detail = be.QEMU // e.g. "error: failed to set MSR 0x10a" under nested virtualization
 		}
 		why = "/dev/kvm is there but the guest did not boot under KVM (" + firstLine(detail) + ")"
-		kvmBroken.Lock()
-		kvmBroken.why = why
-		kvmBroken.Unlock()
+		setKVMFallback(why)
 	}
 	c.Accel = "tcg"
 	return boot(ctx, c, log, why)

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,6 +41,14 @@ func QEMUBinaryFor(arch string) string {
 		return "qemu-system-aarch64"
 	}
 	return ""
+}
+
+// MachineFor picks the QEMU machine type for a GOARCH.
+func MachineFor(arch string) string {
+	if arch == "arm64" {
+		return "virt"
+	}
+	return "q35"
 }
 
 // Detect probes the host: architecture, /dev/kvm, a system QEMU (its --version run with a
@@ -86,17 +95,30 @@ func Detect(ctx context.Context) Support {
 	return s
 }
 
+// kvmProbes remembers ProbeKVM's answer per QEMU binary for this process: the host does
+// not change under it, and Detect and every Boot ask.
+var kvmProbes sync.Map // qemu path → error (nil: KVM works)
+
 // ProbeKVM starts qemu paused under KVM with the host's CPU and quits it over QMP, in
-// about 50 ms. /dev/kvm can open and still refuse the CPU's setup (nested virtualization:
-// "failed to set MSR 0x10a"), which only QEMU shows; nil when KVM works.
+// about 50 ms, once per process and QEMU. /dev/kvm can open and still refuse the CPU's
+// setup (nested virtualization: "failed to set MSR 0x10a"), which only QEMU shows; nil
+// when KVM works.
 func ProbeKVM(ctx context.Context, qemu string) error {
+	if v, ok := kvmProbes.Load(qemu); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := probeKVM(ctx, qemu)
+	if ctx.Err() == nil {
+		kvmProbes.Store(qemu, err)
+	}
+	return err
+}
+
+func probeKVM(ctx context.Context, qemu string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	machine := "q35"
-	if runtime.GOARCH == "arm64" {
-		machine = "virt"
-	}
-	cmd := exec.CommandContext(ctx, qemu, "-accel", "kvm", "-cpu", "host", "-machine", machine, "-m", "64",
+	cmd := exec.CommandContext(ctx, qemu, "-accel", "kvm", "-cpu", "host", "-machine", MachineFor(runtime.GOARCH), "-m", "64",
 		"-nodefaults", "-no-user-config", "-display", "none", "-S", "-monitor", "none", "-qmp", "stdio")
 	cmd.Stdin = strings.NewReader("{\"execute\":\"qmp_capabilities\"}\n{\"execute\":\"quit\"}\n")
 	var stderr bytes.Buffer

@@ -27,7 +27,7 @@ var packageManagers = map[string][]string{
 	"dpkg": {"-i", "--install"}, "rpm": {"-i", "-U", "--install", "--upgrade"}, "nix-env": {"-i", "--install", "-u", "--upgrade"},
 	"nix-shell": nil, "nix": {"profile", "run", "shell", "develop"}, "brew": {"install", "reinstall", "upgrade", "bundle"},
 	// Python
-	"pip": {"install"}, "pip3": {"install"}, "pipx": {"install", "run", "upgrade", "inject"}, "uv": {"pip", "tool", "add", "sync"}, "uvx": nil,
+	"pip": {"install"}, "pipx": {"install", "run", "upgrade", "inject"}, "uv": {"pip", "tool", "add", "sync"}, "uvx": nil,
 	"poetry": {"add", "install", "update"}, "pdm": {"add", "install", "sync", "update"}, "pipenv": {"install", "sync", "update"}, "rye": {"add", "install", "sync"},
 	"conda": {"install", "create", "update"}, "mamba": {"install", "create", "update"}, "micromamba": {"install", "create", "update"},
 	// JavaScript
@@ -131,13 +131,10 @@ func installs(subs, args []string) bool {
 }
 
 // versionless is a program name without the version some installs append
-// (pip3.11 → pip, python3.12 → python, python3 → python).
+// (pip3 and pip3.11 → pip, python3.12 → python).
 func versionless(prog string) string {
 	for _, base := range []string{"python", "pip"} {
-		if rest, ok := strings.CutPrefix(prog, base); ok && strings.Trim(rest, "0123456789.") == "" && rest != "" {
-			if base == "pip" && rest == "3" {
-				return "pip3"
-			}
+		if rest, ok := strings.CutPrefix(prog, base); ok && strings.Trim(rest, "0123456789.") == "" {
 			return base
 		}
 	}
@@ -167,10 +164,11 @@ func remoteCode(prog string, args []string) string {
 			return "runs a downloaded program"
 		}
 	case "deno", "bun":
-		if len(args) >= 1 && (args[0] == "run" || args[0] == "x" || prog == "deno" && !strings.HasPrefix(args[0], "-")) &&
-			slices.ContainsFunc(args, func(a string) bool {
-				return strings.HasPrefix(a, "https://") || strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "npm:") || strings.HasPrefix(a, "jsr:")
-			}) {
+		// deno runs a remote module under any subcommand; bun only under run and x.
+		remote := slices.ContainsFunc(args, func(a string) bool {
+			return strings.HasPrefix(a, "https://") || strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "npm:") || strings.HasPrefix(a, "jsr:")
+		})
+		if remote && (prog == "deno" && !strings.HasPrefix(args[0], "-") || args[0] == "run" || args[0] == "x") {
 			return "runs a downloaded program"
 		}
 	}
