@@ -274,7 +274,19 @@ test('Browse opens the system directory picker in the app window, and what is ch
   const display = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith('DISPLAY='))?.slice(8);
   assert.ok(display, 'the app has no DISPLAY');
   const xenv = { ...process.env, DISPLAY: display };
-  const dialogs = () => execFileSync('xwininfo', ['-display', display, '-root', '-tree'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('"Where the task runs"'));
+  // xwininfo walks the whole tree; a window destroyed during the walk (GTK's own
+  // short-lived ones) fails it with BadWindow, so a failed walk is taken again.
+  const dialogs = () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return execFileSync('xwininfo', ['-display', display, '-root', '-tree'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+          .split('\n').filter((l) => l.includes('"Where the task runs"'));
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        execFileSync('sleep', ['0.05']);
+      }
+    }
+  };
   async function waitDialogs(n, what) {
     const deadline = Date.now() + 20_000;
     while (dialogs().length !== n) {
