@@ -180,6 +180,21 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 			}
 			d.Reasons = append(d.Reasons, reasons...)
 		}
+	} else if req.Tool == ToolWriteFile || req.Tool == ToolEditFile {
+		// A file tool reaches the same files a redirection does: Airlock's own files and
+		// the agent's hook settings are self-approval; start-up files and system files
+		// are P2 (not "bash_destructive": nothing is destroyed, and no shell runs).
+		if p, _ := reqParams["path"].(string); p != "" {
+			a := preflight.Analysis{Findings: preflight.FileWrite(p, req.Context.Cwd, b.preflight)}
+			ev.Findings = a.Findings
+			if len(a.Findings) > 0 {
+				tier = tier.Max(P2) // asks every time, never "always"
+				if a.SelfApproval() {
+					mark(KindSelfApproval, "")
+				}
+				d.Reasons = append(d.Reasons, a.Reasons()...)
+			}
+		}
 	}
 
 	// 4. Rules.

@@ -192,6 +192,45 @@ func TestPreflightInPipeline(t *testing.T) {
 	}
 }
 
+// A file tool writing what a redirection would be flagged for asks the same way: an
+// agent that edits the Claude Code settings holding Airlock's hook, or Airlock's own
+// config, answers its own questions; a start-up file in the home directory asks every time.
+func TestFileWritePreflight(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}), func(o *BrokerOptions) {
+		o.Preflight = preflight.Options{Home: "/home/u", AirlockPaths: []string{"/home/u/.config/airlock/config.toml"}}
+	})
+	write := func(tool, path string) Decision {
+		req := Request{Tool: tool, Params: params("path", path, "content", "{}"),
+			Context: Context{Session: "s1", Department: "dev", Cwd: "/home/u/proj", Policy: PolicySummary{Mode: "full-access"}}}
+		return b.Check(ctx, req).Decision
+	}
+	for _, tc := range []struct {
+		tool, path  string
+		kind        Kind
+		interactive bool
+		tier        Tier
+		reason      string
+	}{
+		{ToolEditFile, ".claude/settings.json", KindSelfApproval, true, P2, "Claude Code settings"},
+		{ToolWriteFile, "/home/u/.claude/settings.local.json", KindSelfApproval, true, P2, "Claude Code settings"},
+		{ToolWriteFile, "/home/u/.config/airlock/config.toml", KindSelfApproval, true, P2, "configuration"},
+		{ToolEditFile, "/home/u/.bashrc", "", false, P2, "~/.bashrc"},
+		{ToolWriteFile, "../.ssh/authorized_keys", "", false, P2, "~/.ssh/authorized_keys"},
+		{ToolWriteFile, "/etc/sudoers.d/x", "", false, P2, "/etc/sudoers.d/x"},
+		{ToolWriteFile, "src/main.go", "", false, P1, ""},
+		{ToolWriteFile, "notes/bashrc.md", "", false, P1, ""},
+	} {
+		d := write(tc.tool, tc.path)
+		if d.Kind != tc.kind || d.InteractiveOnly != tc.interactive || d.Tier != tc.tier {
+			t.Errorf("%s %s = kind %q interactive %v tier %s, want %q %v %s (%v)", tc.tool, tc.path, d.Kind, d.InteractiveOnly, d.Tier, tc.kind, tc.interactive, tc.tier, d.Reasons)
+		}
+		if tc.reason != "" && !strings.Contains(strings.Join(d.Reasons, "\n"), tc.reason) {
+			t.Errorf("%s %s: reasons %v do not name %q", tc.tool, tc.path, d.Reasons, tc.reason)
+		}
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestCloudOpsPosture(t *testing.T) {

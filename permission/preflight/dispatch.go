@@ -19,11 +19,12 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 			a.add(CategorySystem, "writes raw data over the disk device "+dev, c.Source)
 		}
 		if what, ok := a.airlockPath(t); ok {
-			a.add(CategorySelfApproval, "writes Airlock's own "+what, c.Source)
+			a.add(CategorySelfApproval, "writes "+what, c.Source)
 		}
 		if f, ok := criticalFile(t); ok {
 			a.add(CategorySystem, "overwrites the system file "+f, c.Source)
 		}
+		a.plantedIn("", t, c.Source)
 	}
 	if len(c.Args) == 0 {
 		return
@@ -69,6 +70,7 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 		a.shell(c, cl, depth)
 	}
 	a.destructive(cl)
+	a.persistence(cl)
 	a.cloud(cl, depth)
 	a.selfApproval(cl)
 }

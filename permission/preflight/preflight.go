@@ -22,6 +22,7 @@ const (
 	CategoryDataLoss        Category = "data_loss"        // git push --force, DROP TABLE
 	CategoryCloud           Category = "cloud_mutation"   // aws … delete-*, kubectl delete, terraform destroy
 	CategoryForkBomb        Category = "fork_bomb"
+	CategoryPersistence     Category = "persistence"   // plants code that runs unconfined later: ~/.bashrc, authorized_keys, crontab FILE
 	CategorySelfApproval    Category = "self_approval" // answers Airlock's own questions
 	CategoryEvasion         Category = "evasion"       // nesting too deep to check: treated as destructive
 	CategoryOpaque          Category = "opaque"        // cannot be analysed: raise to P2, not interactive-only

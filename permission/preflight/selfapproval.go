@@ -20,7 +20,7 @@ func (a *analyzer) selfApproval(cl call) {
 		for _, v := range cl.args {
 			v = strings.TrimPrefix(v, "of=")
 			if what, ok := a.airlockPath(v); ok {
-				a.add(CategorySelfApproval, p+" changes Airlock's own "+what, cl.src)
+				a.add(CategorySelfApproval, p+" changes "+what, cl.src)
 				return
 			}
 		}
@@ -70,7 +70,7 @@ func (a *analyzer) selfApproval(cl call) {
 				return
 			}
 			if what, ok := a.airlockPath(v); ok && (strings.Contains(v, "open") || strings.Contains(v, "connect") || strings.Contains(v, "write") || strings.Contains(v, "sqlite")) {
-				a.add(CategorySelfApproval, p+" opens Airlock's own "+what, cl.src)
+				a.add(CategorySelfApproval, p+" opens "+what, cl.src)
 				return
 			}
 		}
@@ -143,34 +143,46 @@ func mentions(args []string, s string) bool {
 	return false
 }
 
-// airlockPath reports whether a path is one of Airlock's own files or directories.
+// airlockPath reports whether a path is one of Airlock's own files or directories, or
+// the settings that make a coding agent ask Airlock (editing them turns Airlock off for
+// it), and names it.
 func (a *analyzer) airlockPath(p string) (string, bool) {
 	switch {
 	case p == "":
 		return "", false
 	case strings.Contains(p, "airlock.db"):
-		return "database", true
+		return "Airlock's own database", true
 	case strings.Contains(p, "airlock.sock"):
-		return "local API socket", true
+		return "Airlock's own local API socket", true
 	case strings.Contains(p, "AIRLOCK_HOME"):
-		return "home directory (AIRLOCK_HOME)", true
+		return "Airlock's own home directory (AIRLOCK_HOME)", true
 	case strings.Contains(p, ".config/airlock") || strings.Contains(p, "airlock/config.toml") || strings.Contains(p, "XDG_CONFIG_HOME/airlock"):
-		return "configuration", true
+		return "Airlock's own configuration", true
 	case strings.Contains(p, ".local/share/airlock") || strings.Contains(p, "XDG_DATA_HOME/airlock"):
-		return "data directory", true
+		return "Airlock's own data directory", true
 	case strings.Contains(p, "XDG_RUNTIME_DIR/airlock") || strings.HasPrefix(p, "/run/user/") && strings.Contains(p, "/airlock"):
-		return "runtime directory", true
+		return "Airlock's own runtime directory", true
 	case strings.Contains(p, "keyrings/") || strings.Contains(p, "Library/Keychains"):
-		return "keyring", true
+		return "Airlock's own keyring", true
+	case agentHookSettings(p):
+		return "the Claude Code settings that send the agent's tool calls to Airlock (" + path.Base(p) + ")", true
 	}
 	if strings.HasPrefix(p, "/") {
 		c := path.Clean(p)
 		for _, ap := range a.opts.AirlockPaths {
 			ap = path.Clean(ap)
 			if c == ap || strings.HasPrefix(c, ap+"/") {
-				return "files (" + ap + ")", true
+				return "Airlock's own files (" + ap + ")", true
 			}
 		}
 	}
 	return "", false
+}
+
+// agentHookSettings reports whether p is a Claude Code settings file, user, project or
+// managed (where `airlock hook claude` is installed).
+func agentHookSettings(p string) bool {
+	c := path.Clean(p)
+	return strings.HasSuffix(c, ".claude/settings.json") || strings.HasSuffix(c, ".claude/settings.local.json") ||
+		strings.HasSuffix(c, "claude-code/managed-settings.json")
 }

@@ -91,19 +91,38 @@ func (a *analyzer) system(cl call) {
 			a.add(CategoryDataLoss, p+" yank withdraws a published version for everyone", cl.src)
 		}
 	}
-	if p == "tee" || p == "cp" || p == "install" || p == "mv" || p == "dd" || p == "truncate" {
-		targets := positionals(cl.args, set("-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-s", "--size"))
-		for i, t := range targets {
-			t = strings.TrimPrefix(t, "of=")
-			if p != "tee" && p != "truncate" && p != "dd" && i != len(targets)-1 {
-				continue // cp/mv/install write their last operand
-			}
-			if f, ok := criticalFile(t); ok {
-				a.add(CategorySystem, p+" overwrites the system file "+f, cl.src)
-				return
-			}
+	for _, t := range writtenOperands(cl) {
+		if f, ok := criticalFile(t); ok {
+			a.add(CategorySystem, p+" overwrites the system file "+f, cl.src)
+			return
 		}
 	}
+}
+
+// writtenOperands returns the operands a file-writing program writes: every file of tee
+// and truncate, dd's of=, the last operand of cp, mv, install, ln, rsync and scp.
+func writtenOperands(cl call) []string {
+	p := cl.prog
+	switch p {
+	case "tee", "truncate", "dd", "cp", "mv", "install", "ln", "rsync", "scp":
+	default:
+		return nil
+	}
+	targets := positionals(cl.args, set("-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
+		"-S", "--suffix", "-s", "--size", "-e", "--rsh"))
+	if p == "dd" {
+		var out []string
+		for _, t := range targets {
+			if v, ok := strings.CutPrefix(t, "of="); ok {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	if p == "tee" || p == "truncate" || len(targets) == 0 {
+		return targets
+	}
+	return targets[len(targets)-1:]
 }
 
 // killByName flags killall/pkill of root's processes or of the system's daemons.

@@ -55,6 +55,12 @@ func (a *analyzer) gitMore(sub string, args call, src string) {
 		if args.has("--prune=now", "--prune=all") {
 			a.add(CategoryDataLoss, "git gc --prune=now deletes unreachable commits at once", src)
 		}
+	case "worktree":
+		if len(args.args) > 0 && args.args[0] == "remove" && (args.has("--force") || args.shortFlag("f")) {
+			a.add(CategoryDataLoss, "git worktree remove --force deletes a working tree with its uncommitted changes", src)
+		}
+	case "config":
+		a.gitConfig(args, src)
 	}
 }
 
@@ -83,8 +89,33 @@ func (a *analyzer) more(cl call) {
 		if cl.shortFlag("r") || cl.has("--remove") {
 			a.add(CategoryDataLoss, "crontab -r deletes every scheduled job of the user", cl.src)
 		}
+	case "dropdb":
+		if !cl.has("--help", "-?", "--version", "-V") {
+			a.add(CategoryDataLoss, "dropdb deletes a PostgreSQL database", cl.src)
+		}
+	case "mysqladmin", "mariadb-admin":
+		for _, v := range positionals(cl.args, set("-u", "--user", "-h", "--host", "-P", "--port", "-S", "--socket")) {
+			if strings.EqualFold(v, "drop") {
+				a.add(CategoryDataLoss, p+" drop deletes a database", cl.src)
+				return
+			}
+		}
+	case "docker-compose", "podman-compose":
+		a.composeDown(cl, cl.args)
+	case "ansible":
+		a.ansible(cl)
 	case "docker", "podman", "nerdctl":
+		for i, v := range cl.args {
+			if v == "compose" {
+				a.composeDown(cl, cl.args[i+1:])
+				return
+			}
+		}
 		pos := positionals(cl.args, set("-H", "--host", "--context", "-c", "--config", "--log-level"))
+		if len(pos) == 2 && pos[0] == "system" && pos[1] == "reset" && p == "podman" {
+			a.add(CategoryDataLoss, "podman system reset deletes every container, image and volume", cl.src)
+			return
+		}
 		if len(pos) < 2 {
 			if len(pos) == 1 && pos[0] == "rm" && (cl.has("--volumes") || cl.shortFlag("v")) {
 				a.add(CategoryDataLoss, p+" rm -v deletes containers with their volumes", cl.src)
@@ -116,6 +147,43 @@ func (a *analyzer) more(cl call) {
 	}
 	if strings.HasPrefix(cl.prog, "python3.") {
 		a.inline(cl)
+	}
+}
+
+// composeDown flags `docker compose down -v`: the project's named volumes, and their
+// data, go with the containers.
+func (a *analyzer) composeDown(cl call, args []string) {
+	down := false
+	for _, v := range args {
+		if v == "down" {
+			down = true
+		}
+		if down && (v == "--volumes" || v == "-v" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsRune(v[1:], 'v')) {
+			a.add(CategoryDataLoss, "compose down -v deletes the project's volumes and the data in them", cl.src)
+			return
+		}
+	}
+}
+
+// ansible follows an ad-hoc command (`ansible HOSTS -a CMD`, module command, shell or
+// raw): it runs on every host the pattern names.
+func (a *analyzer) ansible(cl call) {
+	module, argsText := "command", ""
+	for i := 0; i+1 < len(cl.args); i++ {
+		switch v := cl.args[i]; v {
+		case "-m", "--module-name":
+			module = cl.args[i+1]
+		case "-a", "--args":
+			argsText = cl.args[i+1]
+		}
+	}
+	if argsText == "" {
+		return
+	}
+	a.safe = false
+	switch strings.TrimPrefix(strings.TrimPrefix(module, "ansible.builtin."), "ansible.legacy.") {
+	case "command", "shell", "raw":
+		a.nested(argsText, cl.src, 0)
 	}
 }
 
