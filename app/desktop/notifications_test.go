@@ -66,7 +66,9 @@ func startDunst(t *testing.T, addr string) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// Generous: the whole suite runs in parallel with -race while VM tests boot QEMU
+	// under TCG on two cores, and a run's start has been seen to take over 15 s then.
+	deadline := time.Now().Add(60 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
