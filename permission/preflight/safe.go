@@ -18,6 +18,40 @@ var safePrograms = set("cat", "cd", "echo", "printf", "false", "true", "grep", "
 	"users", "who", "cal", "numfmt", "expr", "date", "hostname", "sort", "uniq", "find", "rg", "sed",
 	"yq", "base64")
 
+// runsOwnScript reports whether a shell only runs the literal script it is given
+// (`bash -lc 'ls && cat x'`, how agents wrap every command): the script's commands were
+// followed by shellcmd at the top level and are judged one by one, so the shell itself
+// adds nothing. A nested shell is not followed again, and a script that does not parse
+// was not followed at all: neither is safe.
+func runsOwnScript(c shellcmd.Command) bool {
+	if c.Nested {
+		return false
+	}
+	sawC := false
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !a.Literal {
+			return false
+		}
+		switch a.Value {
+		case "-c", "-lc", "-cl", "-ec", "-ce", "-lec", "-elc":
+			sawC = true
+		case "-l", "--login", "-e", "--norc", "--noprofile":
+		default:
+			if !sawC || strings.HasPrefix(a.Value, "-") {
+				return false
+			}
+			_, err := shellcmd.Parse(a.Value)
+			return err == nil
+		}
+	}
+	return false
+}
+
+// versionProbes are toolchains whose `--version` (go: `version`, `env`) only prints.
+var versionProbes = set("go", "node", "python", "python3", "npm", "pnpm", "yarn", "cargo", "rustc", "ruby",
+	"java", "javac", "gcc", "g++", "clang", "make", "deno", "bun", "terraform", "kubectl", "docker", "pip", "pip3")
+
 var sedPrint = lazyRegexp(`^(\d+|\$)(,(\d+|\$))?p$`)
 
 // safeCommand reports whether one simple command is known-safe and read-only.
@@ -34,6 +68,17 @@ func safeCommand(c shellcmd.Command) bool {
 		return false
 	}
 	prog := c.Program()
+	if shellPrograms[prog] && c.Args[0].Value == prog {
+		return runsOwnScript(c)
+	}
+	if versionProbes[prog] && c.Args[0].Value == prog && len(c.Args) == 2 && c.Args[1].Literal {
+		switch v := c.Args[1].Value; {
+		case v == "--version", v == "-V" && (prog == "python" || prog == "python3"):
+			return true
+		case prog == "go" && (v == "version" || v == "env"):
+			return true
+		}
+	}
 	if prog == "git" && c.Args[0].Value == "git" {
 		args := make([]string, 0, len(c.Args)-1)
 		for _, w := range c.Args[1:] {
