@@ -762,12 +762,14 @@ func TestReadOnlyDirectoryAsWorkingDirectory(t *testing.T) {
 // straight reads, through a symlink planted in the workspace, through `..`, and through
 // /proc/self/root. None may return a byte of them; the application layer refuses the read
 // with a reason that names the file.
+// TestCredentialsHidden reads the credentials every way an agent would, under bwrap (mounts
+// over them) and under Landlock (no rule reaches them: the fallback where user namespaces
+// are blocked, e.g. Ubuntu 24.04's AppArmor restriction).
 func TestCredentialsHidden(t *testing.T) {
-	if bwrapPath() == "" {
-		t.Fatal("bubblewrap is not installed: this test needs it (apt install bubblewrap)")
-	}
-	forcedBackend = BackendNameBwrap
-	defer func() { forcedBackend = "" }()
+	backends(t, credentialsHidden)
+}
+
+func credentialsHidden(t *testing.T, backend string) {
 	f := newFixture(t, "workspace-write", false)
 	const key = "-----BEGIN OPENSSH PRIVATE KEY-----SECRET"
 	for rel, body := range map[string]string{

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
@@ -34,7 +35,10 @@ type innerSpec struct {
 	Writable       []string `json:"writable"`
 	Protected      []string `json:"protected"`
 	ProtectedNames []string `json:"protectedNames"`
-	Tmp            string   `json:"tmp"`
+	// Hidden are credential directories and files (and Airlock's run directory): no rule
+	// reaches them, so they can be neither read nor written.
+	Hidden []string `json:"hidden,omitempty"`
+	Tmp    string   `json:"tmp"`
 }
 
 // landlockABI returns the kernel's Landlock ABI version (0: none).
@@ -56,7 +60,8 @@ func landlockAvailable() bool {
 func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	res := Result{Backend: BackendNameLandlock}
 	p := pr.req.Policy
-	if _, err := planMounts(p, nil); err != nil { // fail closed on protected symlinks
+	plan, err := planMounts(p, pr.hidden) // fails closed on protected symlinks
+	if err != nil {
 		return res, &ExecError{Code: ExitSandboxFailed, Err: err}
 	}
 	self, err := os.Executable()
@@ -69,7 +74,8 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network,
-		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp}
+		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
+		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...)}
 	if p.Mode == ModeWorkspaceWrite {
 		spec.Writable = p.WritableRoots
 	}
@@ -227,14 +233,17 @@ func applyLandlock(spec innerSpec) error {
 	if abi := landlockABI(); abi >= 9 {
 		all = landlock.V9.HandledAccessFS // also resolve_unix: named sockets outside the rules stay unreachable
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
+	read, err := readTree("/", spec.Hidden)
+	if err != nil {
+		return err
+	}
+	rules := append(read,
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(spec.Tmp),
-	}
+	)
 	for _, root := range spec.Writable {
-		r, err := grantTree(root, spec.Protected, spec.ProtectedNames)
+		r, err := grantTree(root, append(slices.Clone(spec.Protected), spec.Hidden...), spec.ProtectedNames)
 		if err != nil {
 			return err
 		}
@@ -283,6 +292,46 @@ func grantTree(dir string, protected, names []string) ([]landlock.Rule, error) {
 			rules = append(rules, landlock.RWDirs(full).WithRefer().WithIoctlDev().IgnoreIfMissing())
 		default:
 			rules = append(rules, landlock.RWFiles(full).IgnoreIfMissing())
+		}
+	}
+	return rules, nil
+}
+
+// readTree grants read and execute below dir, except on the hidden paths: a directory
+// that holds one may only be listed (Landlock rights are inherited, so reading its files
+// would reach the hidden ones), and its other entries are granted one by one.
+func readTree(dir string, hidden []string) ([]landlock.Rule, error) {
+	holds := false
+	for _, h := range hidden {
+		if h == dir {
+			return nil, nil
+		}
+		if strings.HasPrefix(h, strings.TrimSuffix(dir, "/")+"/") {
+			holds = true
+		}
+	}
+	if !holds {
+		return []landlock.Rule{landlock.RODirs(dir).IgnoreIfMissing()}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read rules for %s: %w", dir, err)
+	}
+	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), dir)}
+	for _, e := range entries {
+		full := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			sub, err := readTree(full, hidden)
+			if err != nil {
+				return nil, err
+			}
+			rules = append(rules, sub...)
+		case e.Type()&os.ModeSymlink != 0:
+			// A rule on a symlink applies to its target: the target is granted (or not)
+			// where it lives.
+		case !slices.Contains(hidden, full):
+			rules = append(rules, landlock.ROFiles(full).IgnoreIfMissing())
 		}
 	}
 	return rules, nil

@@ -171,12 +171,13 @@ func guarantees(backend string, abi int) (holds, not []string) {
 			"no unix sockets in any mode (seccomp): Airlock's socket, the session bus, keyring and SSH agent are unreachable",
 			"no capabilities; no_new_privs; seccomp (no ptrace, process_vm_*, io_uring, mount, unshare, System V IPC)",
 			"every process the run started is killed when it ends (a subreaper stage)",
+			"your credential files (~/.ssh, ~/.aws, ~/.netrc, …), the keyring and Airlock's run directory cannot be read: no Landlock rule reaches them",
 			"TMPDIR is a private directory removed after the run; host /tmp and /dev/shm are read-only",
 		}
 		not = []string{
 			"new files or directories cannot be created directly at the top level of a writable root (Landlock cannot protect .git there otherwise); create them in a subdirectory",
 			"/dev/shm is not writable: Python multiprocessing queues and pools (POSIX semaphores) fail",
-			"the host's processes are visible in /proc (read-only), and hidden directories (keyring, Airlock's run directory) and your credential files (~/.ssh, ~/.aws, …) can be read; only the sockets are out of reach (the application layer still refuses an agent's read_file there)",
+			"the host's processes are visible in /proc (read-only); the names in hidden directories (~/.ssh, the keyring, Airlock's run directory) can be listed, though not their files read",
 		}
 		if abi >= 6 {
 			holds = append(holds, "signals and abstract unix sockets are scoped to the sandbox: host processes cannot be killed")
