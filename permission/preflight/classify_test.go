@@ -52,6 +52,8 @@ var destructiveCases = []struct {
 	{"cd ~ && echo x >> .bashrc", CategoryPersistence},
 	{"ln -sf /tmp/evil ~/.ssh/rc", CategoryPersistence},
 	{"crontab mycron", CategoryPersistence},
+	{"cp -t ~/.config/autostart evil.desktop", CategoryPersistence},
+	{"mv --target-directory=/etc/sudoers.d evil", CategorySystem},
 	{"echo '* * * * * x' | crontab -", CategoryPersistence},
 	{"git config --global core.hooksPath /tmp/hooks", CategoryPersistence},
 	{"git config core.sshCommand evil", CategoryPersistence},

@@ -122,6 +122,17 @@ func writtenOperands(cl call) []string {
 	if p == "tee" || p == "truncate" || len(targets) == 0 {
 		return targets
 	}
+	for i, v := range cl.args {
+		if p == "rsync" || p == "scp" {
+			break // their -t is not a target directory
+		}
+		if (v == "-t" || v == "--target-directory") && i+1 < len(cl.args) {
+			return cl.args[i+1 : i+2] // cp -t DIR FILE…
+		}
+		if d, ok := strings.CutPrefix(v, "--target-directory="); ok {
+			return []string{d}
+		}
+	}
 	return targets[len(targets)-1:]
 }
 
