@@ -31,6 +31,7 @@ type Shell struct {
 	showAsked    bool
 	shuttingDown bool
 	quitting     bool // Quit was called: closing the window ends the app
+	closing      bool // a close was let through: GTK's main loop is ending
 	icon         []byte
 	tray         *Tray     // nil when there is no session bus
 	notifier     *Notifier // nil when there is no session bus
@@ -161,14 +162,23 @@ func (s *Shell) startTray(ctx context.Context) {
 // beforeClose runs when the person closes the window: while the tray runs the window
 // only hides (dispatch keeps running; the tray brings it back). Quit (tray, signal)
 // closes for real.
+//
+// A close is let through once. On SIGTERM both Wails' own signal handler and ours quit,
+// and each quit calls gtk_main_quit from its own goroutine: a second call that lands
+// while the main thread destroys the window crashed the app (SIGSEGV in gtk_main_quit,
+// seen in CI). Later closes are refused: the first one is already ending the app.
 func (s *Shell) beforeClose(ctx context.Context) (prevent bool) {
 	s.mu.Lock()
 	hide := s.tray != nil && !s.quitting && !s.shuttingDown
+	already := s.closing
+	if !hide {
+		s.closing = true
+	}
 	s.mu.Unlock()
 	if hide {
 		runtime.WindowHide(ctx)
 	}
-	return hide
+	return hide || already
 }
 
 func (s *Shell) shutdown(context.Context) {
