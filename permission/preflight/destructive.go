@@ -130,24 +130,18 @@ func (a *analyzer) dangerousTarget(t string) (string, bool) {
 	if relative && a.cwd != "" {
 		s = a.cwd + "/" + s
 	}
-	s = strings.ReplaceAll(s, "${HOME}", "$HOME")
-	if s == "~" || strings.HasPrefix(s, "~/") {
-		s = "$HOME" + s[1:]
-	} else if strings.HasPrefix(s, "~") {
+	if strings.HasPrefix(s, "~") && s != "~" && !strings.HasPrefix(s, "~/") {
 		user, rest, _ := strings.Cut(s[1:], "/")
 		if c := path.Clean("/" + rest); c == "/" || c == "/*" || c == "/.*" {
 			return "the home directory of " + user, true
 		}
 		return "", false
 	}
-	if a.opts.Home != "" && (s == a.opts.Home || strings.HasPrefix(s, a.opts.Home+"/")) {
-		s = "$HOME" + s[len(a.opts.Home):]
-	}
-	if strings.HasPrefix(s, "$HOME") && (len(s) == 5 || s[5] == '/') {
-		switch path.Clean("/" + s[5:]) {
-		case "/":
+	if rel, ok := a.inHome(s); ok {
+		switch rel {
+		case "":
 			return "the home directory", true
-		case "/*", "/.*":
+		case "*", ".*":
 			return "everything in the home directory", true
 		}
 		return "", false

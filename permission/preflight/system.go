@@ -122,10 +122,10 @@ func writtenOperands(cl call) []string {
 	if p == "tee" || p == "truncate" || len(targets) == 0 {
 		return targets
 	}
+	if p == "rsync" || p == "scp" { // their -t is not a target directory
+		return targets[len(targets)-1:]
+	}
 	for i, v := range cl.args {
-		if p == "rsync" || p == "scp" {
-			break // their -t is not a target directory
-		}
 		if (v == "-t" || v == "--target-directory") && i+1 < len(cl.args) {
 			return cl.args[i+1 : i+2] // cp -t DIR FILE…
 		}
