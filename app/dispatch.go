@@ -35,32 +35,6 @@ func (r registeringExecutor) Exec(ctx context.Context, spec dispatch.ExecSpec) (
 	return r.inner.Exec(ctx, spec)
 }
 
-// DispatchPolicy is the global effective policy a run starts with, before its
-// department's defaults and its task's overrides.
-func (c *Core) DispatchPolicy() dispatch.Policy {
-	p := dispatch.DefaultPolicy()
-	settings, err := config.Effective(c.Config.State().File, c.Config.State().Path, c.getenv, c.flags)
-	if err != nil {
-		slog.Error("effective configuration for runs", "error", err)
-		return p
-	}
-	for _, s := range settings {
-		switch s.Key {
-		case "sandbox_mode":
-			p.SandboxMode, _ = s.Value.(string)
-		case "approval_policy":
-			p.ApprovalPolicy, _ = s.Value.(string)
-		case "isolation.backend":
-			p.Backend, _ = s.Value.(string)
-		case "execution_mode":
-			p.ExecutionMode, _ = s.Value.(string)
-		case "sandbox_workspace_write.network_access":
-			p.Network, _ = s.Value.(bool)
-		}
-	}
-	return p
-}
-
 func (c *Core) openDispatch(ctx context.Context) error {
 	st := c.Config.State()
 	depts, err := departments.New(c.DB, departments.Options{
@@ -72,11 +46,8 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	c.Departments = depts
 	approvals := brokerapprovals.New(c.Broker)
 	exec := sandboxexec.New(sandboxexec.Options{
-		WritableRoots: st.File.SandboxWorkspaceWrite.WritableRoots,
-		Protected:     st.File.Isolation.Protected,
-		HiddenPaths:   []string{c.Paths.RuntimeDir, c.Paths.DataDir, c.Paths.RunLogs, filepath.Dir(c.Paths.ConfigFile)},
-		Home:          c.getenv("HOME"),
-		MicroVM:       c.MicroVM, OnRoute: c.auditRoute,
+		Policy: c.runPolicy, Home: c.getenv("HOME"),
+		MicroVM: c.MicroVM, OnRoute: c.auditRoute,
 		MicroVMReady: func() error { _, err := c.VMPool(); return err },
 	})
 	opts := dispatch.Options{

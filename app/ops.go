@@ -7,11 +7,9 @@ import (
 	"strconv"
 
 	"github.com/airlock-app/airlock/app/localapi"
-	"github.com/airlock-app/airlock/app/sandboxconfig"
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/ops/sandboxrunner"
-	"github.com/airlock-app/airlock/sandbox"
 )
 
 // registeringRunner runs ops commands in the sandbox and records each sandbox's pid
@@ -31,11 +29,7 @@ func (r registeringRunner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunRe
 
 func (c *Core) openOps(ctx context.Context) error {
 	runner := registeringRunner{core: c, inner: sandboxrunner.Runner{
-		Policy: func(_ context.Context, dir string) (sandbox.Policy, error) {
-			st := c.Config.State()
-			return sandboxconfig.Resolve(st.File, st.Path, sandbox.Layer{}, c.getenv, dir)
-		},
-		HiddenPaths: []string{c.Paths.RuntimeDir},
+		Policy: c.opsPolicy,
 	}}
 	svc, err := ops.Open(ctx, ops.Config{
 		DB: c.DB, Runner: runner, Publisher: c.Bus,

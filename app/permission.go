@@ -13,10 +13,8 @@ import (
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
-	"github.com/airlock-app/airlock/app/sandboxconfig"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
-	"github.com/airlock-app/airlock/sandbox"
 )
 
 // permissionSettings maps config.toml's permission keys onto the broker's settings.
@@ -45,15 +43,6 @@ func permissionSettings(f config.File) permission.Settings {
 	return s
 }
 
-// resolvePermission resolves the broker's configuration from the configuration in force.
-func (c *Core) resolvePermission() (permission.Effective, error) {
-	st := c.Config.State()
-	return permission.Resolve(permission.Sources{
-		File: permissionSettings(st.File), FilePath: st.Path,
-		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
-	})
-}
-
 // preflightOptions tell the classifier where Airlock keeps what an agent must not touch.
 func (c *Core) preflightOptions() preflight.Options {
 	return preflight.Options{Home: c.getenv("HOME"), AirlockPaths: []string{
@@ -67,35 +56,10 @@ func (c *Core) openPermission(ctx context.Context) error {
 		return fmt.Errorf("permission settings: %w", err)
 	}
 	c.Broker, err = permission.NewBroker(ctx, permission.BrokerOptions{
-		DB: c.DB, Settings: eff, Publisher: c.Bus, Preflight: c.preflightOptions(),
+		DB: c.DB, Settings: eff, Publisher: c.Bus, Preflight: c.preflightOptions(), SettingsFor: c.permissionFor,
 		Isolation: permission.SandboxIsolation{PolicyFor: c.sandboxPolicyFor},
 	})
 	return err
-}
-
-// sandboxPolicyFor is the sandbox policy a request runs under: the configuration in
-// force for its working directory, tightened by what its session recorded.
-func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sandbox.Policy, error) {
-	st := c.Config.State()
-	var flags sandbox.Layer
-	if m := req.Context.Policy.Mode; m != "" {
-		flags.Mode = &m
-	}
-	if req.Context.Policy.Mode != "" {
-		n := req.Context.Policy.Network
-		flags.Network = &n
-	}
-	if roots := req.Context.Policy.WritableRoots; len(roots) > 0 {
-		flags.WritableRoots = roots
-	}
-	cwd := req.Context.Cwd
-	if cwd == "" {
-		cwd = req.Context.Workspace
-	}
-	if cwd == "" {
-		return sandbox.Policy{}, errors.New("the request names no working directory")
-	}
-	return sandboxconfig.Resolve(st.File, st.Path, flags, c.getenv, cwd)
 }
 
 // RevokeGrant revokes a remembered allow (the next identical request asks again) and

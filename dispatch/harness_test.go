@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -42,6 +43,11 @@ func (p *procExecutor) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
 		if spec.Policy.SandboxMode == "workspace-write" {
 			b = append(b, "--bind", spec.Dir, spec.Dir)
+		}
+		if spec.Grant != nil {
+			for _, w := range spec.Grant.Writable {
+				b = append(b, "--bind", w, w)
+			}
 		}
 		if !spec.Policy.Network {
 			b = append(b, "--unshare-net")
@@ -115,6 +121,13 @@ func (p *procExecutor) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 	if p.bwrap && res.ExitCode != 0 && strings.Contains(tail.String(), "Read-only file system") {
 		res.SandboxDenied = true
 		res.Denial = "write outside the writable root: " + strings.TrimSpace(tail.last())
+		// sh: 1: cannot create /x/out.txt: Read-only file system → /x writable.
+		for _, f := range strings.Fields(tail.last()) {
+			if p := strings.TrimSuffix(f, ":"); strings.HasPrefix(p, "/") {
+				res.Grant = &sandbox.Grant{Writable: []string{filepath.Dir(p)}}
+				break
+			}
+		}
 	}
 	return res, nil
 }
@@ -183,7 +196,11 @@ func (a *approvals) Await(ctx context.Context, req ApprovalRequest) (ApprovalDec
 	req.OnPending(req.ID)
 	select {
 	case ok := <-ch:
-		return ApprovalDecision{Allow: ok, RequestID: req.ID, Tier: "P2", AnsweredBy: "window", Reasons: []string{"answered in test"}}, nil
+		d := ApprovalDecision{Allow: ok, RequestID: req.ID, Tier: "P2", AnsweredBy: "window", Reasons: []string{"answered in test"}}
+		if ok {
+			d.Grant = req.Grant // what the broker's allow carries
+		}
+		return d, nil
 	case <-ctx.Done():
 		a.mu.Lock()
 		a.withdrawn = append(a.withdrawn, req.ID)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Executor runs one command under a policy. The app implements it with sandbox.Exec.
@@ -32,6 +34,9 @@ type ExecSpec struct {
 	// Route is where the command runs as decided before the run started (execution_mode
 	// auto with a Router); nil: the executor decides.
 	Route *RoutePlan
+	// Grant is the extra access a person allowed for this one run (an escalation):
+	// exactly these paths writable or the network on, on top of Policy.
+	Grant *sandbox.Grant
 }
 
 // ExecResult is how a command ended.
@@ -44,6 +49,9 @@ type ExecResult struct {
 	// was denied (write to a path, network, ...).
 	SandboxDenied bool
 	Denial        string
+	// Grant is what would lift the denial (an escalation can offer it), or nil when no
+	// grant can: then the run fails with the way out in Denial and nothing is asked.
+	Grant *sandbox.Grant
 }
 
 // Approval request kinds.
@@ -72,10 +80,10 @@ type ApprovalRequest struct {
 	Department string
 	Cwd        string
 	Policy     Policy
-	// Denial and Proposed are set for escalations: what the sandbox denied and the
-	// policy the re-run would get.
-	Denial   string
-	Proposed *Policy
+	// Denial and Grant are set for escalations: what the sandbox denied and the extra
+	// access the re-run would get.
+	Denial string
+	Grant  *sandbox.Grant
 	// OnPending is called (once) when the request waits for a person, before Await blocks.
 	OnPending func(requestID string)
 }
@@ -88,6 +96,8 @@ type ApprovalDecision struct {
 	Reasons   []string
 	// AnsweredBy says who answered (window, tray, policy, ...).
 	AnsweredBy string
+	// Grant is the extra access the person allowed with an escalation, for this run only.
+	Grant *sandbox.Grant
 }
 
 // Approvals is the permission broker as dispatch sees it.

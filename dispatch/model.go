@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"github.com/airlock-app/airlock/sandbox"
 	"slices"
 	"time"
 
@@ -128,15 +129,17 @@ type Run struct {
 	Owner string `json:"owner,omitempty"`
 	// Policy is the effective policy, recorded when the run started.
 	Policy Policy `gorm:"embedded;embeddedPrefix:policy_" json:"policy"`
-	// PolicyOverride is set on escalation re-runs: the policy the person approved.
+	// PolicyOverride is set on escalation re-runs: the policy the parent ran with.
 	PolicyOverride *Policy `gorm:"serializer:json" json:"policy_override,omitempty"`
-	ParentRunID    *uint   `json:"parent_run_id,omitempty"`
-	Cwd            string  `json:"cwd"`
-	Department     string  `json:"department,omitempty"`
-	LogPath        string  `json:"log_path,omitempty"`
-	LogBytes       int64   `json:"log_bytes"`
-	LogTruncated   bool    `json:"log_truncated"`
-	LogPruned      bool    `json:"log_pruned"`
+	// Grant is the extra access an escalation re-run asks for (and gets once allowed).
+	Grant        *sandbox.Grant `gorm:"serializer:json" json:"grant,omitempty"`
+	ParentRunID  *uint          `json:"parent_run_id,omitempty"`
+	Cwd          string         `json:"cwd"`
+	Department   string         `json:"department,omitempty"`
+	LogPath      string         `json:"log_path,omitempty"`
+	LogBytes     int64          `json:"log_bytes"`
+	LogTruncated bool           `json:"log_truncated"`
+	LogPruned    bool           `json:"log_pruned"`
 	// Paused is set while a running run is stopped after the same request was denied
 	// MaxSameDenials times; Resume or Cancel answers it.
 	Paused bool `json:"paused"`

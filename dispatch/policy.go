@@ -1,6 +1,9 @@
 package dispatch
 
-import "github.com/airlock-app/airlock/departments"
+import (
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/sandbox"
+)
 
 // Policy is a run's effective policy, recorded when it starts and fixed for the run.
 type Policy struct {
@@ -38,4 +41,18 @@ func (p Policy) Apply(d departments.Defaults) Policy {
 		p.ExecutionMode = d.ExecutionMode
 	}
 	return p
+}
+
+// SandboxLayer is the run's recorded policy as the strongest layer of the sandbox's
+// resolution (the app resolves it with the configured roots and the project files).
+func (p Policy) SandboxLayer() sandbox.Layer {
+	mode, network := p.SandboxMode, p.Network
+	l := sandbox.Layer{Mode: &mode, Network: &network}
+	if b := p.Backend; b != "" {
+		l.Backend = &b
+	}
+	if e := p.ExecutionMode; e != "" {
+		l.ExecutionMode = &e
+	}
+	return l
 }

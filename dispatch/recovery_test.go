@@ -199,7 +199,7 @@ func TestOnFailureEscalation(t *testing.T) {
 	target := h.mkdir("home/outside/target")
 	tk := h.task(TaskSpec{Name: "writer", Cwd: h.ws, Argv: []string{"sh", "-c", "echo hi > " + target + "/out.txt"}})
 	r := h.wait(h.runNow(tk.Name).ID, StatusFailed)
-	if !strings.Contains(r.Reason, "sandbox denied") || !strings.Contains(r.Reason, "re-run it with more access") {
+	if !strings.Contains(r.Reason, "sandbox denied") || !strings.Contains(r.Reason, "asked you to re-run it with "+target+" writable") {
 		t.Fatalf("reason: %s", r.Reason)
 	}
 	if _, err := os.Stat(filepath.Join(target, "out.txt")); err == nil {
@@ -216,12 +216,13 @@ func TestOnFailureEscalation(t *testing.T) {
 			req = q
 		}
 	}
-	if req.Proposed == nil || req.Proposed.SandboxMode != "full-access" || req.Denial == "" || req.Policy.SandboxMode != "full-access" {
+	// Exactly the access the denial needs, for that re-run: never full-access.
+	if req.Grant == nil || len(req.Grant.Writable) != 1 || req.Grant.Writable[0] != target || req.Grant.Network || req.Denial == "" || req.Policy.SandboxMode != "workspace-write" {
 		t.Fatalf("escalation request: %+v", req)
 	}
 	h.appr.answer(esc.ApprovalID, true)
 	got := h.wait(esc.ID, StatusSucceeded)
-	if got.Policy.SandboxMode != "full-access" || !got.ScheduledAt.Equal(r.ScheduledAt) {
+	if got.Policy.SandboxMode != "workspace-write" || !got.ScheduledAt.Equal(r.ScheduledAt) {
 		t.Fatalf("escalated run: policy %+v scheduled %s", got.Policy, got.ScheduledAt)
 	}
 	if readFile(t, filepath.Join(target, "out.txt")) != "hi\n" {

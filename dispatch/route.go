@@ -102,7 +102,7 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 	req := ApprovalRequest{
 		ID: fmt.Sprintf("run-%d-host", r.ID), Kind: ApprovalEscalation, Tool: "exec",
 		Argv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department, Cwd: v.dir,
-		Policy: host, Proposed: &host, Denial: plan.Question,
+		Policy: host, Denial: plan.Question,
 	}
 	dec, next, ok := d.askHost(ctx, ar, r, t, rt, q, req, plan.Question)
 	if next != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/sandbox"
 	"log/slog"
 	"path/filepath"
 	"sort"
@@ -115,7 +116,8 @@ func (d *Dispatcher) process(id uint) {
 	if !ok {
 		return
 	}
-	if !d.approve(ctx, ar, &r, t, v, plan) {
+	grant, ok := d.approve(ctx, ar, &r, t, v, plan)
+	if !ok {
 		return
 	}
 
@@ -129,7 +131,7 @@ func (d *Dispatcher) process(id uint) {
 	ar.holdsSlot = true
 	ar.mu.Unlock()
 	defer d.releaseSlot(ar)
-	d.execute(ctx, ar, &r, t, v, plan)
+	d.execute(ctx, ar, &r, t, v, plan, grant)
 }
 
 // leave forgets ar as the goroutine working on run id.
@@ -168,8 +170,9 @@ func (ar *activeRun) by() string {
 }
 
 // approve passes the run's command (or its escalation) through the permission broker.
-// It returns false when the run must not go on (its state is then recorded).
-func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) bool {
+// It returns false when the run must not go on (its state is then recorded), and the
+// extra access the person allowed for this run (an escalation), if any.
+func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) (*sandbox.Grant, bool) {
 	req := ApprovalRequest{
 		ID: fmt.Sprintf("run-%d", r.ID), Kind: ApprovalCommand, Tool: "exec",
 		Argv: t.Argv, TaskArgv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department,
@@ -179,12 +182,11 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 		req.ID += "-escalation"
 		req.Kind = ApprovalEscalation
 		req.Denial = r.Denial
-		p := v.policy
-		req.Proposed = &p
+		req.Grant = r.Grant
 	}
 	dec, ok := d.await(ctx, ar, r, t, req, "waiting for your approval of its command")
 	if !ok {
-		return false
+		return nil, false
 	}
 	if !dec.Allow {
 		reason := "denied"
@@ -195,10 +197,10 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 			reason += " (by " + dec.AnsweredBy + ")"
 		}
 		d.finish(r, StatusDenied, reason, nil)
-		return false
+		return nil, false
 	}
 	d.resumeQueued(r, "approved; waiting for a concurrency slot")
-	return true
+	return dec.Grant, true
 }
 
 // await asks the broker for req, marking the run waiting_approval (with reason) while a
@@ -369,7 +371,7 @@ func (d *Dispatcher) environment(ctx context.Context, t Task, r *Run, started ti
 }
 
 // execute runs the command with the effective policy recorded on the run.
-func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) {
+func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan, grant *sandbox.Grant) {
 	started := d.now().UTC()
 	env, secrets, err := d.environment(ctx, t, r, started)
 	if err != nil {
@@ -402,6 +404,9 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
 		p.SandboxMode, p.Network, p.ApprovalPolicy, p.Backend, p.ExecutionMode)
+	if grant != nil && !grant.IsZero() {
+		lg.note("escalation allowed by the person for this run only: %s", grant)
+	}
 
 	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
 	if t.Timeout > 0 {
@@ -419,7 +424,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		go d.watchdog(ar, lg, t.NoProgressTimeout, wdDone)
 	}
 	spec := ExecSpec{
-		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan,
+		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan, Grant: grant,
 		OnStart: func(pid int) {
 			ar.mu.Lock()
 			ar.pid = pid
@@ -453,9 +458,10 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	reason = RedactString(reason, secrets)
 	var escalation *Run
 	if result.SandboxDenied && status == StatusFailed && p.ApprovalPolicy == "on-failure" && r.Trigger != TriggerEscalation {
-		escalation = d.escalate(r, t, p, RedactString(result.Denial, secrets))
-		if escalation != nil {
-			reason += fmt.Sprintf("; asked you to re-run it with more access (run #%d)", escalation.ID)
+		if result.Grant == nil || result.Grant.IsZero() {
+			reason += "; no escalation can lift this denial, so nothing was asked"
+		} else if escalation = d.escalate(r, t, p, RedactString(result.Denial, secrets), *result.Grant); escalation != nil {
+			reason += fmt.Sprintf("; asked you to re-run it with %s (run #%d)", result.Grant, escalation.ID)
 		}
 	}
 	if reason != "" {
@@ -496,19 +502,15 @@ func (d *Dispatcher) watchdog(ar *activeRun, lg *runLog, limit time.Duration, do
 	}
 }
 
-// escalate records a re-run with more access that waits for the person's approval.
-func (d *Dispatcher) escalate(r *Run, t Task, p Policy, denial string) *Run {
+// escalate records a re-run that waits for the person's approval: the same policy, plus
+// exactly the access the denial needs (g), for that re-run only.
+func (d *Dispatcher) escalate(r *Run, t Task, p Policy, denial string, g sandbox.Grant) *Run {
 	proposed := p
-	if strings.Contains(strings.ToLower(denial), "network") {
-		proposed.Network = true
-	} else {
-		proposed.SandboxMode = "full-access"
-	}
 	parent := r.ID
 	e := Run{
 		TaskID: t.ID, TaskName: t.Name, ScheduledAt: r.ScheduledAt, Trigger: TriggerEscalation, Status: StatusQueued,
 		Reason: fmt.Sprintf("re-run of #%d with more access after a sandbox denial", r.ID), Cwd: t.Cwd, Department: t.Department,
-		PolicyOverride: &proposed, ParentRunID: &parent, Denial: denial,
+		PolicyOverride: &proposed, Grant: &g, ParentRunID: &parent, Denial: denial,
 	}
 	res := d.db.Clauses(clause.OnConflict{DoNothing: true}).Create(&e)
 	if res.Error != nil || res.RowsAffected == 0 {

@@ -44,7 +44,13 @@ type BrokerOptions struct {
 	Settings  Effective // from Resolve; the zero value means DefaultEffective()
 	Publisher Publisher // may be nil
 	Isolation Isolation // may be nil until the sandbox adapter exists
-	Preflight preflight.Options
+	// SettingsFor, when set, is the configuration of one request: the trusted settings
+	// with the project policy files around its working directory layered on (from the
+	// core's one resolution). key names that combination (the project files and their
+	// contents), so the compiled form is reused; "" means Settings itself. An error
+	// (an unreadable project file) refuses the request: a tightening is never dropped.
+	SettingsFor func(ctx context.Context, req Request) (e Effective, key string, err error)
+	Preflight   preflight.Options
 	// RecoveryGrace is how long a request recovered at start-up waits for its caller
 	// to re-attach (Await with the same ID) before it is marked expired. Default 2m.
 	RecoveryGrace time.Duration
@@ -53,15 +59,20 @@ type BrokerOptions struct {
 
 // Broker decides every tool call and waits for the person when the decision is ask.
 type Broker struct {
-	db        *gorm.DB
-	pub       Publisher
-	iso       atomic.Pointer[Isolation]
-	grants    *Grants
-	cfg       atomic.Pointer[compiled]
-	preflight preflight.Options
-	log       *slog.Logger
-	audit     *auditWriter
-	grace     time.Duration
+	db     *gorm.DB
+	pub    Publisher
+	iso    atomic.Pointer[Isolation]
+	grants *Grants
+	cfg    atomic.Pointer[compiled]
+	// settingsFor and perRequest: see BrokerOptions.SettingsFor; perRequest maps a key
+	// to its compiled configuration and is emptied by Reload.
+	settingsFor func(ctx context.Context, req Request) (Effective, string, error)
+	cfgMu       sync.Mutex
+	perRequest  map[string]*compiled
+	preflight   preflight.Options
+	log         *slog.Logger
+	audit       *auditWriter
+	grace       time.Duration
 	// writeMu serialises this broker's writes: SQLite has one writer, and many
 	// connections racing for it spin on the busy timeout.
 	writeMu *sync.Mutex
@@ -128,7 +139,7 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 		log = slog.Default()
 	}
 	b := &Broker{
-		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight,
+		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight, settingsFor: o.SettingsFor,
 		log: log, grace: o.RecoveryGrace, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
 		writeMu: &sync.Mutex{},
 	}
@@ -153,7 +164,39 @@ func (b *Broker) Reload(e Effective) error {
 		return fmt.Errorf("reload permission settings: %w", err)
 	}
 	b.cfg.Store(cfg)
+	b.cfgMu.Lock()
+	b.perRequest = nil
+	b.cfgMu.Unlock()
 	return nil
+}
+
+// configFor is the compiled configuration of one request (BrokerOptions.SettingsFor).
+func (b *Broker) configFor(ctx context.Context, req *Request) (*compiled, error) {
+	base := b.cfg.Load()
+	if b.settingsFor == nil {
+		return base, nil
+	}
+	eff, key, err := b.settingsFor(ctx, *req)
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return base, nil
+	}
+	b.cfgMu.Lock()
+	defer b.cfgMu.Unlock()
+	if c, ok := b.perRequest[key]; ok {
+		return c, nil
+	}
+	c, err := compile(eff)
+	if err != nil {
+		return nil, err
+	}
+	if b.perRequest == nil || len(b.perRequest) > 256 {
+		b.perRequest = map[string]*compiled{}
+	}
+	b.perRequest[key] = c
+	return c, nil
 }
 
 // Settings returns the effective configuration in use.

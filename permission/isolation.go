@@ -47,6 +47,14 @@ func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
 		if err != nil && RunsInMicroVM(req) {
 			return microVMDenial(a.Denials)
 		}
+		if len(a.Denials) > 1 {
+			// Every denial, so an escalation grants what all of them need.
+			errs := make([]error, len(a.Denials))
+			for i, d := range a.Denials {
+				errs[i] = d
+			}
+			return errors.Join(errs...)
+		}
 		return err
 	}
 	p := req.params()
@@ -98,6 +106,24 @@ func microVMDenial(denials []*sandbox.IsolationDeniedError) error {
 		default:
 			return d
 		}
+	}
+	return nil
+}
+
+// denialsOf lists the sandbox denials in err (one, or several joined).
+func denialsOf(err error) []*sandbox.IsolationDeniedError {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*sandbox.IsolationDeniedError
+		for _, e := range j.Unwrap() {
+			out = append(out, denialsOf(e)...)
+		}
+		return out
+	}
+	if d, ok := err.(*sandbox.IsolationDeniedError); ok {
+		return []*sandbox.IsolationDeniedError{d}
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		return denialsOf(inner)
 	}
 	return nil
 }

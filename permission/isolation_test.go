@@ -36,7 +36,8 @@ func TestSandboxIsolation(t *testing.T) {
 		{in(bash("sudo timeout 5 wget https://example.com")), true},
 		{in(Request{Tool: ToolWriteFile, Params: params("path", filepath.Join(cwd, "a.txt"))}), false},
 		{in(Request{Tool: ToolWriteFile, Params: params("path", "/etc/hosts")}), true},
-		{in(Request{Tool: ToolWriteFile, Params: params("path", filepath.Join(cwd, ".git", "config"))}), true},
+		// A protected path: no escalation can make .git writable, so it is refused.
+		{in(Request{Tool: ToolWriteFile, Params: params("path", filepath.Join(cwd, ".git", "config"))}), false},
 		{in(Request{Tool: ToolWebFetch, Params: params("url", "https://example.com/x")}), true},
 		{in(Request{Tool: ToolReadFile, Params: params("path", "/etc/hosts")}), false},
 		// Credentials are hidden: an agent's read of a private key asks the person.
@@ -100,7 +101,8 @@ func TestSandboxIsolationMicroVM(t *testing.T) {
 		{"vm: exec argv writing /root", in("sandbox", execArgv("sh", "-c", "echo x > /root/x")), false},
 		{"vm: network off still denies curl", in("sandbox", bash("curl https://example.com")), true},
 		{"vm: network off still denies /dev/tcp", in("sandbox", bash("echo x > /dev/tcp/10.0.0.1/80")), true},
-		{"vm: unparseable command", in("sandbox", bash("echo 'unterminated")), true},
+		// Nothing can be granted to a command that does not parse: refused, not asked.
+		{"vm: unparseable command", in("sandbox", bash("echo 'unterminated")), false},
 		{"host: write to /root", in("local", bash("echo x > /root/x")), true},
 		{"host (no mode): write to /root", in("", bash("echo x > /root/x")), true},
 		{"auto is not a place: write to /root", in("auto", bash("echo x > /root/x")), true},

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"encoding/json"
+	"github.com/airlock-app/airlock/sandbox"
 	"strings"
 	"time"
 )
@@ -173,6 +174,8 @@ type Context struct {
 type Escalation struct {
 	Reason string `json:"reason"`
 	Denial string `json:"denial,omitempty"` // the sandbox's denial message
+	// Grant is the exact extra access asked for; an allow carries it in Decision.Grant.
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // Request is one tool call to decide.
@@ -205,6 +208,9 @@ type Decision struct {
 	Waited     time.Duration `json:"waited,omitempty"`
 	// Scope is the grant scope the person chose when they allowed (once, session, always).
 	Scope Scope `json:"scope,omitempty"`
+	// Grant is the extra sandbox access of an isolation escalation: set on the request
+	// while it asks (what allowing it gives) and on the allow, for that one call only.
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // Scope is how long a person's allow is remembered.

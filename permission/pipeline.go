@@ -59,11 +59,18 @@ var strictMessage = "ops.strict is on: destructive shell commands are denied. Ma
 // evaluate runs DESIGN.md §5 steps 1–7 (the person is step 7's fallback, handled by the
 // broker when the verdict is ask).
 func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Evaluation {
-	cfg := b.cfg.Load()
+	cfg, cfgErr := b.configFor(ctx, req)
+	if cfgErr != nil {
+		d := Decision{RequestID: req.ID, Verdict: Deny, Tier: P2, Layer: LayerPolicy, Params: req.Params,
+			Reasons: []string{"the policy of this request could not be resolved, so it is refused: " + cfgErr.Error()}}
+		return Evaluation{Decision: d, BaseTier: P2}
+	}
 	pol := cfg.eff.ApprovalPolicy
 	polFrom := cfg.eff.ApprovalPolicyFrom
 	if p := req.Context.Policy.ApprovalPolicy; p != "" {
-		if parsed, err := ParseApprovalPolicy(string(p)); err == nil {
+		// A run's recorded policy applies, but never below what a project file around
+		// its directory tightened it to.
+		if parsed, err := ParseApprovalPolicy(string(p)); err == nil && (polFrom != FromProject || policyRank(parsed) >= policyRank(pol)) {
 			pol, polFrom = parsed, "request"
 		}
 	}
@@ -106,11 +113,16 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		mark(KindDirectoryAuthorization, "authorizing a directory is interactive-only")
 	}
 	if req.Escalation != nil {
-		mark(KindIsolationEscalation, "asks for more access than the sandbox gives: "+req.Escalation.Reason+suffix(req.Escalation.Denial))
+		reason := "asks for more access than the sandbox gives: " + req.Escalation.Reason + suffix(req.Escalation.Denial)
+		if g := req.Escalation.Grant; g != nil {
+			d.Grant = g
+			reason += "; allowing it once gives " + g.String()
+		}
+		mark(KindIsolationEscalation, reason)
 	}
 
 	// 1. Isolation.
-	var isolationFailed error
+	var isolationFailed, isolationRefused error
 	isolationCheck := func() {
 		iso := b.iso.Load()
 		if iso == nil || req.Escalation != nil {
@@ -119,7 +131,18 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		if err := (*iso).Check(ctx, *req); err != nil {
 			ev.Isolation = err.Error()
 			if _, denied := sandbox.IsDenied(err); denied {
-				mark(KindIsolationEscalation, err.Error())
+				// An escalation is offered only when allowing it runs the call: exactly
+				// the access the denials name, for this one call.
+				g, gerr := sandbox.GrantFor(denialsOf(err))
+				if gerr == nil && req.IsShell() && len(g.Readable) > 0 {
+					gerr = sandbox.ErrNoGrant // the OS layer hides them from every command
+				}
+				if gerr != nil {
+					isolationRefused = err
+					return
+				}
+				d.Grant = &g
+				mark(KindIsolationEscalation, err.Error()+"; allowing it once gives "+g.String())
 			} else {
 				isolationFailed = err
 			}
@@ -128,6 +151,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	isolationCheck()
 	if isolationFailed != nil {
 		return finish(Deny, LayerIsolation, "the sandbox could not check the call, so it is refused: "+isolationFailed.Error())
+	}
+	if isolationRefused != nil {
+		return finish(Deny, LayerIsolation, isolationRefused.Error())
 	}
 
 	// 2. beforeToolUse hooks.
@@ -144,6 +170,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 				isolationCheck() // the rewritten call gets its own sandbox verdict
 				if isolationFailed != nil {
 					return finish(Deny, LayerIsolation, "the sandbox could not check the call, so it is refused: "+isolationFailed.Error())
+				}
+				if isolationRefused != nil {
+					return finish(Deny, LayerIsolation, isolationRefused.Error())
 				}
 			}
 		}

@@ -74,11 +74,8 @@ const (
 	DefaultReviewerTimeout = 60 * time.Second
 )
 
-// EnvApprovalPolicy overrides approval_policy; EnvTrustProject=1 trusts project policy files.
-const (
-	EnvApprovalPolicy = "AIRLOCK_APPROVAL_POLICY"
-	EnvTrustProject   = "AIRLOCK_TRUST_PROJECT_CONFIG"
-)
+// EnvApprovalPolicy overrides approval_policy.
+const EnvApprovalPolicy = "AIRLOCK_APPROVAL_POLICY"
 
 // ProjectPolicy is one untrusted project policy file.
 type ProjectPolicy struct {
@@ -100,6 +97,9 @@ type Sources struct {
 	// LookupEnv reads the environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	Flags     Flags
+	// TrustProject applies the project files in full (AIRLOCK_TRUST_PROJECT_CONFIG=1,
+	// parsed once by the caller); otherwise they may only tighten.
+	TrustProject bool
 }
 
 // Hook is a resolved hook command.
@@ -169,9 +169,11 @@ func policyRank(p ApprovalPolicy) int {
 }
 
 // Resolve validates the sources and applies precedence flag > env > file > default.
-// Untrusted project policy files only tighten: their deny rules and tier raises are
-// kept; everything else is listed in IgnoredFromProjects. AIRLOCK_TRUST_PROJECT_CONFIG=1
-// (environment only) trusts them fully. Errors name the key, its source and the valid values.
+// Untrusted project policy files only tighten, on top of every other layer: their deny
+// rules, tier raises and a stricter approval policy are kept; everything else is listed
+// in IgnoredFromProjects. Trusted ones (TrustProject) sit between the file and the
+// environment. Errors name the key, its source and the valid values. Callers go through
+// the core's one resolution (app/policy), which loads the project files.
 func Resolve(src Sources) (Effective, error) {
 	lookup := src.LookupEnv
 	if lookup == nil {
@@ -188,16 +190,16 @@ func Resolve(src Sources) (Effective, error) {
 		Tiers:           map[string]Tier{}, TiersFrom: map[string]string{},
 		OpsStrictFrom: FromDefault,
 	}
-	if v, ok := lookup(EnvTrustProject); ok && v == "1" {
-		e.ProjectTrusted = true
-	}
+	e.ProjectTrusted = src.TrustProject
 	var errs []error
 	if err := e.apply(src.File, file, FromFile, true); err != nil {
 		errs = append(errs, err)
 	}
-	for _, p := range src.Projects {
-		if err := e.apply(p.Settings, p.Path, FromProject, e.ProjectTrusted); err != nil {
-			errs = append(errs, err)
+	if e.ProjectTrusted {
+		for _, p := range src.Projects {
+			if err := e.apply(p.Settings, p.Path, FromProject, true); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if v, ok := lookup(EnvApprovalPolicy); ok && v != "" {
@@ -222,6 +224,14 @@ func Resolve(src Sources) (Effective, error) {
 			errs = append(errs, fmt.Errorf("--approvals-reviewer %s: %w", v, err))
 		} else {
 			e.Reviewer, e.ReviewerFrom = m, FromFlag
+		}
+	}
+	if !e.ProjectTrusted {
+		// After the environment and the flags: what a checkout tightens stays tight.
+		for _, p := range src.Projects {
+			if err := e.apply(p.Settings, p.Path, FromProject, false); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if e.Reviewer == ReviewerAuto && len(e.ReviewerCommand) == 0 {

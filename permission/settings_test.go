@@ -113,7 +113,7 @@ func TestResolveProjectPolicyOnlyTightens(t *testing.T) {
 	}
 	// AIRLOCK_TRUST_PROJECT_CONFIG=1 trusts it.
 	src.Projects[0].Settings = project
-	src.LookupEnv = env(map[string]string{EnvTrustProject: "1"})
+	src.TrustProject = true
 	e, err = Resolve(src)
 	if err != nil {
 		t.Fatal(err)

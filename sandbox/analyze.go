@@ -536,7 +536,7 @@ func (an *analyzer) write(w shellcmd.Word, prog, source string, follow bool) {
 	if !w.Literal || (an.unknownCwd && !filepath.IsAbs(expandHome(w.Value, an.p.Home))) {
 		an.deny(&IsolationDeniedError{Reason: ReasonBash, Path: w.Raw, Command: source,
 			Why:  "the write target is computed at run time, so the sandbox cannot check where it writes",
-			Hint: "write the path literally, run with --sandbox full-access, " + hintEscalate})
+			Hint: "write the path literally, or run with --sandbox full-access"})
 		return
 	}
 	target := w.Value

@@ -29,9 +29,9 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 		return nil
 	}
 	if p.Mode == ModeReadOnly {
-		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs,
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs, Grant: writeGrant(abs),
 			Why:  "sandbox_mode is read-only (" + p.Sources[KeyMode].String() + "), which allows no writes",
-			Hint: "run with --sandbox workspace-write to write inside the working directory, " + hintEscalate}
+			Hint: "run with --sandbox workspace-write to write inside the working directory"}
 	}
 	target := absFrom(path, p.Cwd, p.Home)
 	base := ""
@@ -45,18 +45,18 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 	if err != nil {
 		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs,
 			Why:  fmt.Sprintf("the path cannot be resolved safely (%v)", err),
-			Hint: "write to a plain path inside the working directory, " + hintEscalate}
+			Hint: "write to a plain path inside the working directory"}
 	}
 	root := p.rootOf(real)
 	if root == "" {
-		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real), Grant: writeGrant(real),
 			Why:  "it is outside the writable roots (" + strings.Join(p.WritableRoots, ", ") + ")",
-			Hint: "add its directory to sandbox_workspace_write.writable_roots (or --writable-root), run with --sandbox full-access, " + hintEscalate}
+			Hint: "add its directory to sandbox_workspace_write.writable_roots (or --writable-root), or run with --sandbox full-access"}
 	}
 	if prot := p.protectedAt(real, root); prot != "" {
 		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
 			Why:  prot + " is a protected path: read-only inside the writable roots and never created by a sandboxed run",
-			Hint: "make this change outside the sandbox yourself, run with --sandbox full-access, " + hintEscalate}
+			Hint: "make this change outside the sandbox yourself, or run with --sandbox full-access"}
 	}
 	return nil
 }
@@ -124,11 +124,21 @@ func (p Policy) CheckRead(path string) error {
 	if err != nil {
 		real = abs
 	}
+	for _, r := range p.Revealed {
+		if within(real, r) {
+			return nil
+		}
+	}
 	for _, h := range p.Hidden {
 		if within(abs, h) || within(real, h) {
-			return &IsolationDeniedError{Reason: ReasonRead, Path: describe(abs, real),
+			d := &IsolationDeniedError{Reason: ReasonRead, Path: describe(abs, real),
 				Why:  hiddenWhy(h, p.Home),
-				Hint: "a sandboxed run cannot reach it in any mode but full-access; ask the person instead"}
+				Hint: "a sandboxed run cannot reach it in any mode but full-access"}
+			if slices.Contains(CredentialPaths(p.Home), h) {
+				// A file tool may read it once if the person allows (P2, asked every time).
+				d.Grant = &Grant{Readable: []string{real}}
+			}
+			return d
 		}
 	}
 	return nil
@@ -140,9 +150,9 @@ func (p Policy) CheckNetwork(host string) error {
 		return nil
 	}
 	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"
-	hint := "run with --network (network_access = true in [sandbox_workspace_write]), " + hintEscalate
+	hint := "run with --network (network_access = true in [sandbox_workspace_write])"
 	if p.Mode == ModeReadOnly {
-		hint = "read-only mode has no network; run with --sandbox workspace-write --network, " + hintEscalate
+		hint = "read-only mode has no network; run with --sandbox workspace-write --network"
 	}
-	return &IsolationDeniedError{Reason: ReasonNetwork, Path: host, Why: why, Hint: hint}
+	return &IsolationDeniedError{Reason: ReasonNetwork, Path: host, Why: why, Hint: hint, Grant: &Grant{Network: true}}
 }

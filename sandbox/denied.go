@@ -24,8 +24,12 @@ type IsolationDeniedError struct {
 	Command string `json:"command,omitempty"`
 	// Why says which rule blocked it.
 	Why string `json:"why"`
-	// Hint is the way out: a different mode, network_access, writable_roots, or an escalation request.
+	// Hint is the way out: a different mode, network_access or writable_roots.
 	Hint string `json:"hint"`
+	// Grant is the extra access that would lift this denial for one call (an escalation
+	// a person may allow), or nil when no grant can: a hidden path, a protected path, a
+	// command or target the analysis cannot see.
+	Grant *Grant `json:"grant,omitempty"`
 }
 
 func (e *IsolationDeniedError) Error() string {
@@ -69,8 +73,3 @@ func quoteShort(s string) string {
 	}
 	return "`" + s + "`"
 }
-
-// Hints, shared by the checks.
-const (
-	hintEscalate = "or request an escalation"
-)

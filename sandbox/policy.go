@@ -58,6 +58,8 @@ const (
 	LayerFile    = "file"
 	LayerProject = "project"
 	LayerDefault = "default"
+	// LayerEscalation is one call's extra access, allowed by the person (Escalate).
+	LayerEscalation = "escalation"
 )
 
 // Source says which layer set a resolved value, e.g. {Layer: "env", Detail: "env AIRLOCK_SANDBOX_MODE"}.
@@ -108,10 +110,16 @@ type Policy struct {
 	// directory, the session bus and keyring sockets, the SSH agent socket.
 	// Resolve fills the defaults from the environment; ExecRequest.HiddenPaths adds more.
 	Hidden []string `json:"hidden"`
+	// Revealed are hidden credential paths one call may read through the application
+	// layer (an escalation's Grant.Readable); the OS layer hides them regardless.
+	Revealed []string `json:"revealed,omitempty"`
 	// Home is the user's home directory, used to expand `~` in commands.
 	Home string `json:"-"`
 	// protectedReal holds where each Protected path resolves (Resolve fills it).
 	protectedReal []string
+	// protectedEntries are the configured protected entries setProtected expanded, so
+	// Escalate protects them inside a granted root too.
+	protectedEntries []string
 }
 
 // validModes lists the accepted spellings, for error messages.

@@ -28,6 +28,9 @@ type ProjectPolicy struct {
 	// Ignored lists what was ignored already while loading (wrong types) and, after
 	// Resolve, what was not applied.
 	Ignored []Ignored
+	// Data is the file as read, for the other packages' keys (permission's rules): the
+	// file is read once, so every part judges the same bytes.
+	Data []byte
 }
 
 func (pp *ProjectPolicy) ignore(key, reason string) {
@@ -76,7 +79,7 @@ func LoadProjectPolicy(dir string) (*ProjectPolicy, error) {
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("load project policy %s: %w (fix or remove the file)", file, err)
 	}
-	pp := &ProjectPolicy{Dir: dir, File: file}
+	pp := &ProjectPolicy{Dir: dir, File: file, Data: data}
 	pp.Layer.Mode = pp.str(KeyMode, raw.SandboxMode)
 	pp.Layer.ExecutionMode = pp.str(KeyExecutionMode, raw.ExecutionMode)
 	pp.Layer.Backend = pp.str("isolation.backend", raw.Isolation.Backend)

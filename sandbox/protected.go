@@ -22,7 +22,11 @@ func (p *Policy) setProtected(entries []string) {
 	}
 	slices.Sort(names)
 	p.ProtectedNames = slices.Compact(names)
+	p.protectedEntries = slices.Clone(entries)
 	for _, root := range p.WritableRoots {
+		if st, err := os.Stat(root); err != nil || !st.IsDir() {
+			continue // a single granted file holds no .git
+		}
 		for _, n := range p.ProtectedNames {
 			abs = append(abs, filepath.Join(root, n))
 		}

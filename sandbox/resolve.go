@@ -32,7 +32,7 @@ const (
 var DefaultProtected = []string{".git", ".airlock"}
 
 // Inputs are everything Resolve needs. Flags > Env > File > default; Project
-// files may only tighten unless AIRLOCK_TRUST_PROJECT_CONFIG=1 is in Env.
+// files may only tighten unless TrustProject.
 type Inputs struct {
 	Flags Layer
 	// Env looks up environment variables; nil means os.Getenv.
@@ -46,18 +46,25 @@ type Inputs struct {
 	Cwd string
 	// Home is the user's home directory; empty means os.UserHomeDir.
 	Home string
+	// TrustProject applies the project files in full (AIRLOCK_TRUST_PROJECT_CONFIG=1 in
+	// the environment, parsed once by the caller); otherwise they may only tighten.
+	TrustProject bool
+	// HiddenEnv is the environment the hidden defaults (DefaultHiddenPaths) are read
+	// from; nil means Env. A recorded run ignores the environment's settings but still
+	// hides the sockets the host's environment names.
+	HiddenEnv func(string) string
+	// State are Airlock's own state paths (database, run logs, config, socket, images),
+	// hidden from every sandbox but full-access like the defaults of DefaultHiddenPaths.
+	State []string
 }
 
 // Resolve computes the effective policy. Invalid values are errors naming the
-// value, the layer and the valid choices.
+// value, the layer and the valid choices. Callers go through the app's one entry point
+// (package app/policy), which loads the layers.
 func Resolve(in Inputs) (Policy, error) {
-	env := in.Env
-	if env == nil {
-		env = os.Getenv
-	}
-	p := Policy{Sources: map[string]Source{}, Home: in.Home}
-	if p.Home == "" {
-		p.Home, _ = os.UserHomeDir()
+	home := in.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
 	}
 	cwd := in.Cwd
 	if cwd == "" {
@@ -66,18 +73,127 @@ func Resolve(in Inputs) (Policy, error) {
 			return Policy{}, fmt.Errorf("resolve sandbox policy: working directory: %w", err)
 		}
 	}
-	realCwd, err := realDir(expandHome(cwd, p.Home), "")
+	realCwd, err := realDir(expandHome(cwd, home), "")
 	if err != nil {
 		return Policy{}, fmt.Errorf("resolve sandbox policy: working directory %s: %w (pass an existing directory)", cwd, err)
 	}
+	p, err := ResolveGlobal(in)
+	if err != nil {
+		return Policy{}, err
+	}
 	p.Cwd = realCwd
+	trust := in.TrustProject
+	env := in.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	fileDetail := "config file"
+	if in.FilePath != "" {
+		fileDetail = "config " + in.FilePath
+	}
+	flag := func(name string) Source { return Source{LayerFlag, "flag --" + name} }
+	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
 
-	trust := false
-	if v := env(EnvTrustProject); v != "" {
-		if trust, err = ParseBool(v); err != nil {
-			return Policy{}, fmt.Errorf("%s from env %s: %w", EnvTrustProject, EnvTrustProject, err)
+	// Untrusted project files: apply only what tightens.
+	for _, pp := range in.Project {
+		p.Ignored = append(p.Ignored, pp.Ignored...)
+		if !trust {
+			p.applyUntrusted(pp)
 		}
 	}
+	p.applyModeImplications()
+
+	// Writable roots: the cwd exactly, plus the configured ones.
+	var roots []string
+	var rootsSrc Source
+	switch {
+	case in.Flags.WritableRoots != nil:
+		roots, rootsSrc = in.Flags.WritableRoots, flag("writable-root")
+	case in.File.WritableRoots != nil:
+		roots, rootsSrc = in.File.WritableRoots, fileSrc("sandbox_workspace_write.writable_roots")
+	default:
+		rootsSrc = Source{LayerDefault, "default (the working directory only)"}
+	}
+	resolved := []string{p.Cwd}
+	addRoot := func(r, base, from string) {
+		rr, err := realDir(expandHome(r, p.Home), base)
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("writable root %s (%s) skipped: %v", r, from, err))
+			return
+		}
+		if !slices.Contains(resolved, rr) {
+			resolved = append(resolved, rr)
+		}
+	}
+	for _, r := range roots {
+		addRoot(r, p.Cwd, rootsSrc.String())
+	}
+	if trust {
+		for _, pp := range in.Project {
+			for _, r := range pp.Layer.WritableRoots {
+				addRoot(r, pp.Dir, "project "+pp.File)
+				rootsSrc = Source{rootsSrc.Layer + "+" + LayerProject, rootsSrc.String() + " + project " + pp.File}
+			}
+		}
+	}
+	if p.Mode == ModeWorkspaceWrite {
+		p.WritableRoots = resolved
+	}
+	p.Sources[KeyWritableRoots] = rootsSrc
+
+	// Protected paths: defaults + every layer (more protection is always accepted).
+	prot := slices.Clone(DefaultProtected)
+	protSrc := []string{"default .git .airlock"}
+	addProt := func(list []string, base, from string) {
+		if len(list) == 0 {
+			return
+		}
+		protSrc = append(protSrc, from)
+		for _, e := range list {
+			e = expandHome(e, p.Home)
+			if filepath.IsAbs(e) {
+				prot = append(prot, filepath.Clean(e))
+			} else if base != "" && strings.Contains(e, "..") {
+				prot = append(prot, filepath.Join(base, e))
+			} else {
+				prot = append(prot, filepath.Clean(e))
+			}
+		}
+	}
+	addProt(in.File.Protected, "", fileDetail+" isolation.protected")
+	addProt(in.Flags.Protected, "", "flag --protect")
+	for _, pp := range in.Project {
+		addProt(pp.Layer.Protected, "", "project "+pp.File)
+	}
+	p.Sources[KeyProtected] = Source{LayerDefault, strings.Join(protSrc, " + ")}
+	p.setProtected(prot)
+	hiddenEnv := in.HiddenEnv
+	if hiddenEnv == nil {
+		hiddenEnv = env
+	}
+	p.Hidden = append(DefaultHiddenPaths(hiddenEnv), CredentialPaths(p.Home)...)
+	for _, st := range in.State {
+		if filepath.IsAbs(st) && !slices.Contains(p.Hidden, filepath.Clean(st)) {
+			p.Hidden = append(p.Hidden, filepath.Clean(st))
+		}
+	}
+	return p, nil
+}
+
+// ResolveGlobal resolves what does not depend on a working directory — mode, network,
+// backend and execution mode from flags, environment, file and trusted project files —
+// for the defaults runs start from and for `airlock config show`. Resolve starts from it.
+func ResolveGlobal(in Inputs) (Policy, error) {
+	env := in.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	p := Policy{Sources: map[string]Source{}, Home: in.Home}
+	if p.Home == "" {
+		p.Home, _ = os.UserHomeDir()
+	}
+	var err error
+	trust := in.TrustProject
 
 	fileDetail := "config file"
 	if in.FilePath != "" {
@@ -154,15 +270,13 @@ func Resolve(in Inputs) (Policy, error) {
 	}
 	p.Sources[KeyExecutionMode] = src
 
-	// Untrusted project files: apply only what tightens.
-	for _, pp := range in.Project {
-		p.Ignored = append(p.Ignored, pp.Ignored...)
-		if !trust {
-			p.applyUntrusted(pp)
-		}
-	}
+	p.applyModeImplications()
+	return p, nil
+}
 
-	// Mode implications.
+// applyModeImplications makes the network follow the mode: read-only has none,
+// full-access has it.
+func (p *Policy) applyModeImplications() {
 	switch p.Mode {
 	case ModeReadOnly:
 		if p.Network {
@@ -175,73 +289,6 @@ func Resolve(in Inputs) (Policy, error) {
 			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "implied by sandbox_mode full-access (" + p.Sources[KeyMode].String() + ")"}
 		}
 	}
-
-	// Writable roots: the cwd exactly, plus the configured ones.
-	var roots []string
-	var rootsSrc Source
-	switch {
-	case in.Flags.WritableRoots != nil:
-		roots, rootsSrc = in.Flags.WritableRoots, flag("writable-root")
-	case in.File.WritableRoots != nil:
-		roots, rootsSrc = in.File.WritableRoots, fileSrc("sandbox_workspace_write.writable_roots")
-	default:
-		rootsSrc = Source{LayerDefault, "default (the working directory only)"}
-	}
-	resolved := []string{p.Cwd}
-	addRoot := func(r, base, from string) {
-		rr, err := realDir(expandHome(r, p.Home), base)
-		if err != nil {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("writable root %s (%s) skipped: %v", r, from, err))
-			return
-		}
-		if !slices.Contains(resolved, rr) {
-			resolved = append(resolved, rr)
-		}
-	}
-	for _, r := range roots {
-		addRoot(r, p.Cwd, rootsSrc.String())
-	}
-	if trust {
-		for _, pp := range in.Project {
-			for _, r := range pp.Layer.WritableRoots {
-				addRoot(r, pp.Dir, "project "+pp.File)
-				rootsSrc = Source{rootsSrc.Layer + "+" + LayerProject, rootsSrc.String() + " + project " + pp.File}
-			}
-		}
-	}
-	if p.Mode == ModeWorkspaceWrite {
-		p.WritableRoots = resolved
-	}
-	p.Sources[KeyWritableRoots] = rootsSrc
-
-	// Protected paths: defaults + every layer (more protection is always accepted).
-	prot := slices.Clone(DefaultProtected)
-	protSrc := []string{"default .git .airlock"}
-	addProt := func(list []string, base, from string) {
-		if len(list) == 0 {
-			return
-		}
-		protSrc = append(protSrc, from)
-		for _, e := range list {
-			e = expandHome(e, p.Home)
-			if filepath.IsAbs(e) {
-				prot = append(prot, filepath.Clean(e))
-			} else if base != "" && strings.Contains(e, "..") {
-				prot = append(prot, filepath.Join(base, e))
-			} else {
-				prot = append(prot, filepath.Clean(e))
-			}
-		}
-	}
-	addProt(in.File.Protected, "", fileDetail+" isolation.protected")
-	addProt(in.Flags.Protected, "", "flag --protect")
-	for _, pp := range in.Project {
-		addProt(pp.Layer.Protected, "", "project "+pp.File)
-	}
-	p.Sources[KeyProtected] = Source{LayerDefault, strings.Join(protSrc, " + ")}
-	p.setProtected(prot)
-	p.Hidden = append(DefaultHiddenPaths(env), CredentialPaths(p.Home)...)
-	return p, nil
 }
 
 // applyUntrusted applies the tightening parts of an untrusted project file and

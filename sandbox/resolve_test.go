@@ -160,7 +160,7 @@ action = "allow"
 	}
 
 	// Trusted by the environment: the same file applies.
-	p, err = Resolve(Inputs{Cwd: dir, Env: envMap(map[string]string{EnvTrustProject: "1"}), Project: []*ProjectPolicy{loosen}})
+	p, err = Resolve(Inputs{Cwd: dir, TrustProject: true, Project: []*ProjectPolicy{loosen}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ action = "allow"
 		t.Fatalf("trusted project not applied: mode %s backend %s sources %+v", p.Mode, p.Backend, p.Sources)
 	}
 	// A flag still wins over a trusted project.
-	p, _ = Resolve(Inputs{Cwd: dir, Env: envMap(map[string]string{EnvTrustProject: "1"}), Flags: Layer{Mode: sp("read-only")}, Project: []*ProjectPolicy{loosen}})
+	p, _ = Resolve(Inputs{Cwd: dir, TrustProject: true, Flags: Layer{Mode: sp("read-only")}, Project: []*ProjectPolicy{loosen}})
 	if p.Mode != ModeReadOnly {
 		t.Fatalf("flag lost to a trusted project: %s", p.Mode)
 	}

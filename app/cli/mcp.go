@@ -59,7 +59,7 @@ func newMCPCmd(e *env) *cobra.Command {
 			opts := gateway.Options{
 				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),
 				Broker: gateway.APIBroker{Client: client}, Client: client,
-				HiddenPaths: []string{p.RuntimeDir}, Version: buildinfo.Version, Log: log,
+				Version: buildinfo.Version, Log: log,
 			}
 			if policy.ExecutionMode != sandbox.ExecLocal {
 				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)

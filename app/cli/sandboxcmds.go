@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlock-app/airlock/app/config"
-	"github.com/airlock-app/airlock/app/sandboxconfig"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
@@ -65,9 +65,10 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 	return l
 }
 
-// resolve reads config.toml and resolves the policy for this command line. A broken
-// config file stops the command: running with settings the person did not write is
-// worse than not running.
+// resolve reads config.toml and resolves the policy for this command line through the
+// one resolution (package policy): flags, environment, config.toml, the project files
+// around the working directory, Airlock's own state hidden. A broken config file stops
+// the command: running with settings the person did not write is worse than not running.
 func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error) {
 	p, err := e.paths()
 	if err != nil {
@@ -83,7 +84,11 @@ func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error)
 	case !errors.Is(err, os.ErrNotExist):
 		return sandbox.Policy{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
 	}
-	return sandboxconfig.Resolve(file, p.ConfigFile, f.layer(fs), e.getenv, f.cwd)
+	r, err := policy.Resolve(policy.Inputs{
+		File: file, FilePath: p.ConfigFile, Getenv: e.getenv, Flags: policy.Flags{Sandbox: f.layer(fs)},
+		Cwd: f.cwd, State: policy.StateOf(p),
+	})
+	return r.Sandbox, err
 }
 
 func newExecCmd(e *env) *cobra.Command {
@@ -110,13 +115,9 @@ func newExecCmd(e *env) *cobra.Command {
 					fmt.Fprintf(e.stderr, "airlock: %s\n", ig)
 				}
 			}
-			hidden := []string{}
-			if p, err := e.paths(); err == nil {
-				hidden = append(hidden, p.RuntimeDir)
-			}
 			req := sandbox.ExecRequest{
 				Policy: policy, Argv: args, Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr,
-				Timeout: timeout, GrantEnv: grantEnv, HiddenPaths: hidden,
+				Timeout: timeout, GrantEnv: grantEnv,
 			}
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}

@@ -3,8 +3,9 @@ package config
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Layer names where an effective value came from, strongest first.
@@ -142,11 +143,14 @@ func detailOf(inFile bool, path string) string {
 
 func envValue(key, raw string) (any, error) {
 	if key == "sandbox_workspace_write.network_access" {
-		b, err := parseBool(raw)
+		b, err := sandbox.ParseBool(raw)
 		if err != nil {
 			return nil, err
 		}
 		return b, nil
+	}
+	if parse, ok := owned[key]; ok {
+		return parse(raw)
 	}
 	for _, c := range choices[key] {
 		if raw == c {
@@ -154,18 +158,4 @@ func envValue(key, raw string) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("%q is not one of %s", raw, strings.Join(choices[key], ", "))
-}
-
-func parseBool(raw string) (bool, error) {
-	switch strings.ToLower(raw) {
-	case "on", "yes":
-		return true, nil
-	case "off", "no":
-		return false, nil
-	}
-	b, err := strconv.ParseBool(raw)
-	if err != nil {
-		return false, fmt.Errorf("%q is not on or off (use 1/0, true/false, on/off)", raw)
-	}
-	return b, nil
 }

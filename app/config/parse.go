@@ -8,6 +8,8 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/airlock-app/airlock/sandbox"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -92,8 +94,26 @@ var choices = map[string][]string{
 	"isolation.backend":  {"auto", "os", "app"},
 }
 
+// owned are the keys whose values the sandbox parses: config checks them with the
+// sandbox's own parser, so the file, the environment and the sandbox accept exactly the
+// same spellings.
+var owned = map[string]func(string) (string, error){
+	"sandbox_mode": func(s string) (string, error) { m, err := sandbox.ParseMode(s); return string(m), err },
+	"execution_mode": func(s string) (string, error) {
+		m, err := sandbox.ParseExecutionMode(s)
+		return string(m), err
+	},
+	"isolation.backend": func(s string) (string, error) { b, err := sandbox.ParseBackend(s); return string(b), err },
+}
+
 func checkChoice(out []violation, key string, v *string) []violation {
 	if v == nil {
+		return out
+	}
+	if parse, ok := owned[key]; ok {
+		if _, err := parse(*v); err != nil {
+			return append(out, violation{key, fmt.Sprintf("%s = %q is not one of %s", key, *v, strings.Join(choices[key], ", "))})
+		}
 		return out
 	}
 	for _, c := range choices[key] {

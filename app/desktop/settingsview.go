@@ -287,8 +287,11 @@ type PermissionsView struct {
 	Grants             []GrantRow `json:"grants"`
 	// GrantsError is set when the grants could not be read (the rest still shows).
 	GrantsError string `json:"grantsError,omitempty"`
-	// Ignored are project-policy settings the broker did not apply, in words.
+	// Ignored are project-policy settings that were not applied, in words.
 	Ignored []string `json:"ignored"`
+	// Projects are the project policy files where runs and agents work, with what each
+	// tightens and what it asked for that was ignored.
+	Projects []app.ProjectLayer `json:"projects"`
 }
 
 // PermissionsView reads the permission settings in force and the remembered grants.
@@ -303,6 +306,15 @@ func (f *Facade) PermissionsView() (PermissionsView, error) {
 		Reviewer: string(eff.Reviewer), ReviewerFrom: eff.ReviewerFrom, ReviewerCommand: nonNil(eff.ReviewerCommand),
 		OpsStrict: eff.OpsStrict, OpsStrictFrom: eff.OpsStrictFrom,
 		Tiers: tierRows(eff), Rules: []RuleRow{}, Grants: []GrantRow{}, Ignored: nonNil(eff.IgnoredFromProjects),
+	}
+	pctx, pcancel := context.WithTimeout(context.Background(), statusTimeout)
+	v.Projects = f.core.ProjectLayers(pctx)
+	pcancel()
+	if v.Projects == nil {
+		v.Projects = []app.ProjectLayer{}
+	}
+	for _, p := range v.Projects {
+		v.Ignored = append(v.Ignored, p.Ignored...)
 	}
 	for i, r := range f.core.Config.State().File.Permission.Rules {
 		v.Rules = append(v.Rules, RuleRow{Index: i, Tool: r.Tool, Pattern: r.Pattern, Action: r.Action})

@@ -74,12 +74,12 @@ func (s *Server) addBashTool() {
 			stderr := &cappedBuffer{cap: s.opts.OutputCap}
 			var mu sync.Mutex
 			var registered []int
-			pol, where, refuse := s.placeCommand(in.Command)
+			pol, where, refuse := s.placeCommand(s.policy(ctx), in.Command)
 			if refuse != "" {
 				return errorResult("%s", refuse), Outcome{Ran: false, Error: refuse}
 			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
-				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: s.opts.Policy.Cwd,
+				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
 				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
 				HiddenPaths: s.opts.HiddenPaths,
 				OnStart: func(pid int) {
@@ -148,8 +148,7 @@ func (s *Server) forgetSandbox(pid int) {
 
 // placeCommand applies the execution mode to one bash command: the policy to run it under,
 // a note saying where it ran when that is the micro-VM, or why it is refused.
-func (s *Server) placeCommand(command string) (pol sandbox.Policy, where, refuse string) {
-	pol = s.opts.Policy
+func (s *Server) placeCommand(pol sandbox.Policy, command string) (_ sandbox.Policy, where, refuse string) {
 	const vanish = "; only the workspace is shared (as /workspace): installs and writes anywhere else vanish when this session's VM stops"
 	switch pol.ExecutionMode {
 	case sandbox.ExecSandbox:

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Request is the broker's permission.Request on the wire.
@@ -67,6 +68,8 @@ type Decision struct {
 	Rule            string          `json:"rule,omitempty"`
 	Params          json.RawMessage `json:"params,omitempty"`
 	AnsweredBy      string          `json:"answeredBy,omitempty"`
+	// Grant is the extra access of an allowed isolation escalation, for this call.
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // Outcome is permission.Outcome on the wire: what happened when an allowed call ran.

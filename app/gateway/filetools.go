@@ -72,10 +72,7 @@ func isolationError(err error) error {
 
 func (s *Server) readable(p *string) (string, error) {
 	*p = s.abs(*p)
-	if err := s.opts.Policy.CheckRead(*p); err != nil {
-		return *p, isolationError(err)
-	}
-	return *p, nil
+	return *p, precheck(s.opts.Policy.CheckRead(*p))
 }
 
 func (s *Server) writable(p *string) (string, error) {
@@ -83,10 +80,7 @@ func (s *Server) writable(p *string) (string, error) {
 		return "", errors.New("path is required")
 	}
 	*p = s.abs(*p)
-	if err := s.opts.Policy.CheckWrite(*p); err != nil {
-		return *p, isolationError(err)
-	}
-	return *p, nil
+	return *p, precheck(s.opts.Policy.CheckWrite(*p))
 }
 
 func (s *Server) addFileTools() {

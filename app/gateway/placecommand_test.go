@@ -36,7 +36,7 @@ func TestPlaceCommandHonoursTheExecutionMode(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Server{opts: Options{Policy: sandbox.Policy{ExecutionMode: tc.mode}, MicroVM: tc.micro, Risk: risky}}
-			pol, where, refuse := s.placeCommand(tc.command)
+			pol, where, refuse := s.placeCommand(s.opts.Policy, tc.command)
 			if tc.refuse != "" {
 				if !strings.Contains(refuse, tc.refuse) {
 					t.Fatalf("refuse %q, want %q", refuse, tc.refuse)

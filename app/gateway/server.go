@@ -116,7 +116,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Dec
 	if c.tool == ToolBash {
 		// Where the command will run, so the core judges a micro-VM command by the VM's
 		// guarantees (writes outside the workspace vanish with it) and a host command as before.
-		if pol, _, refuse := s.placeCommand(c.subject); refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox {
+		if pol, _, refuse := s.placeCommand(s.opts.Policy, c.subject); refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox {
 			r.Context.Policy.ExecutionMode = string(sandbox.ExecSandbox)
 		}
 	}
@@ -208,10 +208,43 @@ func governed[In any](s *Server, t *mcp.Tool, prepare func(*In) (subject string,
 			}
 			in = rewritten
 		}
+		if d.Grant != nil && !d.Grant.IsZero() {
+			// The person allowed an escalation: exactly that access, for this call only.
+			pol, err := s.opts.Policy.Escalate(*d.Grant)
+			if err != nil {
+				return errorResult("Airlock allowed %s with more access, but it cannot be given: %v", t.Name, err), nil, nil
+			}
+			ctx = context.WithValue(ctx, policyKey{}, pol)
+		}
 		res, out := run(ctx, in)
 		go s.after(c, d, out) // the agent need not wait for the after_tool_use hooks
 		return res, nil, nil
 	})
+}
+
+// policyKey carries the policy of one call that a person allowed with more access.
+type policyKey struct{}
+
+// policy is the sandbox policy of the call in ctx: the session's, or the session's with
+// the escalation the person allowed for this call.
+func (s *Server) policy(ctx context.Context) sandbox.Policy {
+	if p, ok := ctx.Value(policyKey{}).(sandbox.Policy); ok {
+		return p
+	}
+	return s.opts.Policy
+}
+
+// precheck is a tool's own isolation check before the broker is asked: a denial that an
+// escalation can lift goes on to the broker, which asks the person for exactly that
+// access for this one call; any other is refused here, with its reason and way out.
+func precheck(err error) error {
+	if err == nil {
+		return nil
+	}
+	if d, ok := sandbox.IsDenied(err); ok && d.Grant != nil {
+		return nil
+	}
+	return isolationError(err)
 }
 
 // errorResult is a tool error the model reads.

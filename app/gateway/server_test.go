@@ -123,9 +123,21 @@ func TestServerGovernsCalls(t *testing.T) {
 			t.Fatalf("request = %+v params %v", r, p)
 		}
 	})
-	t.Run("isolation errors do not reach the broker", func(t *testing.T) {
+	t.Run("isolation errors no escalation can lift do not reach the broker", func(t *testing.T) {
 		n := len(b.asked)
-		for _, p := range []string{filepath.Join(outside, "x"), "../" + filepath.Base(outside) + "/x", ".git/config"} {
+		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": ".git/config", "content": "x"})
+		if !res.IsError || !strings.Contains(text, "isolation error") || !strings.Contains(text, "protected path") {
+			t.Fatalf(".git/config: got %v %q", res.IsError, text)
+		}
+		if len(b.asked) != n {
+			t.Fatalf("the broker was asked about a call no escalation can allow")
+		}
+	})
+	t.Run("an allow without the escalation's grant runs nothing outside the policy", func(t *testing.T) {
+		// The broker is asked (a person could allow exactly that access), but this broker
+		// allows without a grant: the tools still refuse.
+		n := len(b.asked)
+		for _, p := range []string{filepath.Join(outside, "x"), "../" + filepath.Base(outside) + "/x"} {
 			res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": p, "content": "x"})
 			if !res.IsError || !strings.Contains(text, "isolation error") {
 				t.Fatalf("%s: got %v %q", p, res.IsError, text)
@@ -135,8 +147,8 @@ func TestServerGovernsCalls(t *testing.T) {
 		if !res.IsError || !strings.Contains(text, "network access is off") {
 			t.Fatalf("web_fetch: %q", text)
 		}
-		if len(b.asked) != n {
-			t.Fatalf("the broker was asked about calls the sandbox refuses")
+		if len(b.asked) != n+3 {
+			t.Fatalf("the broker was asked %d times, want 3", len(b.asked)-n)
 		}
 		if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
 			t.Fatal("a write escaped the workspace")

@@ -27,8 +27,8 @@ func (s *Server) addWebFetchTool() {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 				return in.URL, fmt.Errorf("url %q is not an http(s) URL with a host", in.URL)
 			}
-			if err := s.opts.Policy.CheckNetwork(u.Hostname()); err != nil {
-				return in.URL, isolationError(err)
+			if err := precheck(s.opts.Policy.CheckNetwork(u.Hostname())); err != nil {
+				return in.URL, err
 			}
 			if in.MaxBytes < 0 || in.MaxBytes > s.opts.FetchCap {
 				in.MaxBytes = s.opts.FetchCap
@@ -36,6 +36,9 @@ func (s *Server) addWebFetchTool() {
 			return in.URL, nil
 		},
 		func(ctx context.Context, in webFetchIn) (*mcp.CallToolResult, Outcome) {
+			if err := s.policy(ctx).CheckNetwork(mustHost(in.URL)); err != nil {
+				return errorResult("%v", isolationError(err)), Outcome{Ran: false, Error: err.Error(), SandboxDenied: true}
+			}
 			text, err := s.fetch(ctx, in)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
@@ -60,7 +63,7 @@ func (s *Server) fetch(ctx context.Context, in webFetchIn) (string, error) {
 		if len(via) >= 5 {
 			return errors.New("more than 5 redirects")
 		}
-		return s.opts.Policy.CheckNetwork(r.URL.Hostname())
+		return s.policy(ctx).CheckNetwork(r.URL.Hostname())
 	}}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -81,4 +84,13 @@ func (s *Server) fetch(ctx context.Context, in webFetchIn) (string, error) {
 		return fmt.Sprintf("HTTP %s\ncontent-type: %s\n(%d bytes of binary content not shown)", resp.Status, ct, len(body)), nil
 	}
 	return fmt.Sprintf("HTTP %s\ncontent-type: %s\n\n%s%s", resp.Status, ct, body, cut), nil
+}
+
+// mustHost is the host of a URL prepare already accepted.
+func mustHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }

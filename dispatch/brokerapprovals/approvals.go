@@ -49,10 +49,10 @@ func Request(req dispatch.ApprovalRequest) permission.Request {
 	}
 	if req.Kind == dispatch.ApprovalEscalation {
 		reason := "re-run with more access"
-		if req.Proposed != nil {
-			reason = fmt.Sprintf("re-run with sandbox %s, network %v", req.Proposed.SandboxMode, req.Proposed.Network)
+		if req.Grant != nil {
+			reason = "re-run with " + req.Grant.String()
 		}
-		pr.Escalation = &permission.Escalation{Reason: reason, Denial: req.Denial}
+		pr.Escalation = &permission.Escalation{Reason: reason, Denial: req.Denial, Grant: req.Grant}
 	}
 	return pr
 }
@@ -94,6 +94,9 @@ func (a *Approvals) Await(ctx context.Context, req dispatch.ApprovalRequest) (di
 	out := dispatch.ApprovalDecision{
 		Allow: d.Verdict == permission.Allow, RequestID: d.RequestID, Tier: string(d.Tier),
 		Reasons: d.Reasons, AnsweredBy: d.AnsweredBy,
+	}
+	if out.Allow {
+		out.Grant = d.Grant
 	}
 	if err != nil {
 		return out, fmt.Errorf("permission broker: %w", err)

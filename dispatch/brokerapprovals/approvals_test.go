@@ -46,7 +46,7 @@ func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
 	}
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	a := New(b)
-	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Home: home}),
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Policy: recordedPolicy(home), Home: home}),
 		Approvals: a, Pending: a, LogDir: filepath.Join(root, "runs")})
 	if err != nil {
 		t.Fatal(err)

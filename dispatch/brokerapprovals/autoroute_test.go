@@ -93,6 +93,7 @@ func (e *autoEnv) open() {
 	depts, _ := departments.New(e.db, departments.Options{WorkspaceRoots: []string{e.ws}, HomeDir: e.home})
 	a := New(b)
 	exec := sandboxexec.New(sandboxexec.Options{
+		Policy:       recordedPolicy(e.home),
 		Home:         e.home,
 		MicroVM:      e.microVM,
 		MicroVMReady: e.ready,

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -16,16 +17,16 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Options are the parts of the configuration the run's policy does not carry.
+// Options configure the executor.
 type Options struct {
-	// WritableRoots are the configured extra writable roots (sandbox_workspace_write).
-	WritableRoots []string
-	// Protected are the configured extra protected paths ([isolation] protected).
-	Protected []string
-	// HiddenPaths are hidden from every run besides the sandbox's defaults (Airlock's
-	// socket directory, its database and run-log directory).
+	// Policy resolves the sandbox policy of a run at its start from what the run recorded
+	// (the app's one resolution: configured roots and protected paths, the project files
+	// of its directory, Airlock's hidden state). Required.
+	Policy func(spec dispatch.ExecSpec) (sandbox.Policy, error)
+	// HiddenPaths are hidden from every run besides the policy's (tests).
 	HiddenPaths []string
-	// Home is the user's home directory ("" : os.UserHomeDir).
+	// Home is the user's home directory, for the auto mode's risk classifier ("":
+	// os.UserHomeDir).
 	Home string
 	// MicroVM returns the micro-VM runner for one run (a vm.Pool session of the daemon:
 	// the run's own VM) and the function that ends it when the run ends, or an error
@@ -69,9 +70,9 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 	}
 	pol.ExecutionMode = sandbox.ExecLocal
 	if pol.Mode != sandbox.ModeFullAccess {
-		if _, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
+		if a, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
 			if d, ok := sandbox.IsDenied(err); ok {
-				return dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: d.Error()}, nil
+				return denied(d.Error(), a.Denials), nil
 			}
 		}
 	}
@@ -87,37 +88,41 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 		fmt.Fprintf(spec.Stderr, "airlock: warning: %s\n", res.Warning)
 	}
 	if d, ok := sandbox.IsDenied(err); ok {
-		return dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: d.Error()}, nil
+		return denied(d.Error(), []*sandbox.IsolationDeniedError{d}), nil
 	}
 	if err != nil {
 		return dispatch.ExecResult{}, err
 	}
 	out := dispatch.ExecResult{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
 	if res.ExitCode != 0 && !res.TimedOut && pol.Mode != sandbox.ModeFullAccess {
-		out.SandboxDenied, out.Denial = osDenial(tail.String(), pol.Network)
+		out.SandboxDenied, out.Denial, out.Grant = osDenial(tail.String(), pol)
 	}
 	return out, nil
 }
 
+// denied is the result of a command the sandbox refused, with the grant that would
+// lift every denial (nil when none can).
+func denied(msg string, denials []*sandbox.IsolationDeniedError) dispatch.ExecResult {
+	out := dispatch.ExecResult{ExitCode: -1, SandboxDenied: true, Denial: msg}
+	if g, err := sandbox.GrantFor(denials); err == nil && len(g.Readable) == 0 {
+		out.Grant = &g
+	}
+	return out
+}
+
 func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
-	mode, network := spec.Policy.SandboxMode, spec.Policy.Network
-	backend, execMode := spec.Policy.Backend, spec.Policy.ExecutionMode
-	flags := sandbox.Layer{Mode: &mode, Network: &network}
-	if backend != "" {
-		flags.Backend = &backend
+	if e.opts.Policy == nil {
+		return sandbox.Policy{}, fmt.Errorf("run %d: the executor has no policy resolver", spec.RunID)
 	}
-	if execMode != "" {
-		flags.ExecutionMode = &execMode
-	}
-	file := sandbox.Layer{WritableRoots: e.opts.WritableRoots, Protected: e.opts.Protected}
-	pol, err := sandbox.Resolve(sandbox.Inputs{
-		Flags: flags, File: file, Cwd: spec.Dir, Home: e.opts.Home,
-		// The run's policy was resolved and recorded when it started: the daemon's own
-		// environment must not change it.
-		Env: func(string) string { return "" },
-	})
+	pol, err := e.opts.Policy(spec)
 	if err != nil {
 		return sandbox.Policy{}, err
+	}
+	if spec.Grant != nil {
+		// The person allowed exactly this for this run: nothing else widens.
+		if pol, err = pol.Escalate(*spec.Grant); err != nil {
+			return sandbox.Policy{}, err
+		}
 	}
 	// The start gate judged spec.Dir (already resolved). If it resolves elsewhere now, a
 	// component was swapped for a symlink in between: refuse rather than open the sandbox
@@ -129,21 +134,47 @@ func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 }
 
 // osDenial recognizes a command that failed because the OS layer refused a write or the
-// network, from the error messages such failures print.
-func osDenial(output string, network bool) (bool, string) {
+// network, from the error messages such failures print, and the grant that would lift
+// it: the network, or the write's path when the message names one the policy refuses.
+func osDenial(output string, pol sandbox.Policy) (bool, string, *sandbox.Grant) {
 	for _, line := range strings.Split(output, "\n") {
 		l := strings.ToLower(line)
 		switch {
 		case strings.Contains(l, "read-only file system"):
-			return true, "write outside the writable roots: " + strings.TrimSpace(line)
-		case !network && (strings.Contains(l, "network is unreachable") || strings.Contains(l, "temporary failure in name resolution") ||
+			var g *sandbox.Grant
+			for _, p := range quotedPaths(line) {
+				if err := pol.CheckWrite(p); err != nil {
+					if d, ok := sandbox.IsDenied(err); ok && d.Grant != nil {
+						g = d.Grant
+						break
+					}
+				}
+			}
+			return true, "write outside the writable roots: " + strings.TrimSpace(line), g
+		case !pol.Network && (strings.Contains(l, "network is unreachable") || strings.Contains(l, "temporary failure in name resolution") ||
 			strings.Contains(l, "could not resolve host")):
-			return true, "network access is off: " + strings.TrimSpace(line)
+			return true, "network access is off: " + strings.TrimSpace(line), &sandbox.Grant{Network: true}
 		}
 	}
-	return false, ""
+	return false, "", nil
 }
 
+// messagePath finds the absolute paths in an error message: quoted, as coreutils and
+// most tools print the path they failed on (touch: cannot touch '/x/y': …), or bare, as
+// shells do (sh: 1: cannot create /x/y: Read-only file system).
+var messagePath = regexp.MustCompile(`['"‘“](/[^'"’”\n]*)['"’”]|(?:^|\s)(/[^\s:'"‘’“”]+)`)
+
+func quotedPaths(line string) []string {
+	var out []string
+	for _, m := range messagePath.FindAllStringSubmatch(line, -1) {
+		if m[1] != "" {
+			out = append(out, m[1])
+		} else {
+			out = append(out, m[2])
+		}
+	}
+	return out
+}
 func joinArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {

@@ -25,7 +25,8 @@ func (a *allow) Await(_ context.Context, req dispatch.ApprovalRequest) (dispatch
 	a.mu.Lock()
 	a.reqs = append(a.reqs, req)
 	a.mu.Unlock()
-	return dispatch.ApprovalDecision{Allow: true, RequestID: req.ID, AnsweredBy: "test"}, nil
+	// As the broker's allow of an escalation does, the decision carries its grant.
+	return dispatch.ApprovalDecision{Allow: true, RequestID: req.ID, AnsweredBy: "test", Grant: req.Grant}, nil
 }
 
 func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
@@ -61,7 +62,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval
 	a := &allow{}
-	eo := Options{Home: home}
+	eo := Options{Policy: recordedPolicy(home), Home: home}
 	adjust(home, a, &eo)
 	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(eo), Approvals: a,
 		LogDir: filepath.Join(root, "runs"), Defaults: func() dispatch.Policy { return pol }})
@@ -135,10 +136,14 @@ func TestOnFailureEscalatesAnApplicationLayerDenial(t *testing.T) {
 	if err := db.Where("parent_run_id = ?", r.ID).Take(&esc).Error; err != nil {
 		t.Fatal("no escalation run")
 	}
-	// The test broker allows it: the re-run has full access and writes.
-	wait(t, d, esc.ID, dispatch.StatusSucceeded)
+	// The test broker allows it: the re-run gets exactly that directory writable (never
+	// full access) and writes.
+	esc = wait(t, d, esc.ID, dispatch.StatusSucceeded)
 	if b, _ := os.ReadFile(filepath.Join(outside, "y.txt")); string(b) != "hi\n" {
 		t.Fatal("escalated run did not write")
+	}
+	if esc.Policy.SandboxMode != "workspace-write" || esc.Grant == nil || len(esc.Grant.Writable) != 1 || esc.Grant.Writable[0] != outside || esc.Grant.Network {
+		t.Fatalf("escalated run: policy %+v grant %+v, want workspace-write plus %s writable", esc.Policy, esc.Grant, outside)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -183,7 +188,7 @@ func TestRefusesADirectorySwappedAfterTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	_, err = New(Options{}).Exec(context.Background(), dispatch.ExecSpec{
+	_, err = New(Options{Policy: recordedPolicy("")}).Exec(context.Background(), dispatch.ExecSpec{
 		Argv: []string{"true"}, Dir: dir, Policy: dispatch.DefaultPolicy(), Stdout: &out, Stderr: &out,
 	})
 	if err == nil || !strings.Contains(err.Error(), "changed after the start gate") {
@@ -202,7 +207,7 @@ func TestWeakerConfinementIsSaidInTheRunLog(t *testing.T) {
 	pol := dispatch.DefaultPolicy()
 	pol.Backend = "app"
 	var out, log strings.Builder
-	res, err := New(Options{Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
+	res, err := New(Options{Policy: recordedPolicy(ws), Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
 		RunID: 1, Argv: []string{"sh", "-c", "echo ran"}, Dir: ws, Policy: pol, Stdout: &out, Stderr: &log})
 	if err != nil || res.ExitCode != 0 || out.String() != "ran\n" {
 		t.Fatalf("exec: %+v %v %q", res, err, out.String())

@@ -134,7 +134,7 @@ func TestAutoWithoutTheMicroVMAsks(t *testing.T) {
 			host = &asked[i]
 		}
 	}
-	if host == nil || host.Kind != dispatch.ApprovalEscalation || !strings.Contains(host.Denial, "package install") || host.Proposed.ExecutionMode != "local" {
+	if host == nil || host.Kind != dispatch.ApprovalEscalation || !strings.Contains(host.Denial, "package install") || host.Policy.ExecutionMode != "local" {
 		t.Fatalf("auto did not ask before running a package install on the host: %+v", asked)
 	}
 	if got.Status != dispatch.StatusSucceeded || !strings.Contains(log, "airlock: running on the host (auto: package install `apt-get install -y nothing`; the micro-VM is not ready, allowed on the host by test)") {

@@ -1,4 +1,4 @@
-package sandboxconfig
+package policy
 
 import (
 	"os"
@@ -23,7 +23,8 @@ func TestProjectPolicyAboveTheCwdTightens(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": t.TempDir()}
-	p, err := Resolve(f, "config.toml", sandbox.Layer{}, func(k string) string { return env[k] }, sub)
+	r, err := Resolve(Inputs{File: f, FilePath: "config.toml", Getenv: func(k string) string { return env[k] }, Cwd: sub})
+	p := r.Sandbox
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,8 @@ func TestProjectPolicyAboveTheCwdTightens(t *testing.T) {
 	// Trusted explicitly from the environment, the network request applies.
 	env["AIRLOCK_TRUST_PROJECT_CONFIG"] = "1"
 	f2, _ := config.Parse("config.toml", []byte(""))
-	p, err = Resolve(f2, "config.toml", sandbox.Layer{}, func(k string) string { return env[k] }, repo)
+	r, err = Resolve(Inputs{File: f2, FilePath: "config.toml", Getenv: func(k string) string { return env[k] }, Cwd: repo})
+	p = r.Sandbox
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,206 @@
+// Package policy is the one resolution of Airlock's effective policy (DESIGN.md §3
+// "One resolution"): every surface — the broker, `airlock exec` and `check`, the
+// dispatch executor at each start, the MCP tools, ops — computes the policy of a request
+// or a run here, from the same layers: command-line flags (or a run's recorded policy),
+// the environment, config.toml, and the untrusted project policy files around the
+// working directory. It links no database, so the CLI's hot paths use it.
+//
+// The sandbox part is resolved here; the permission part (rules, tiers, hooks) is
+// resolved by the core from the same Resolved.Projects, so both read the same bytes.
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/paths"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// EnvTrustProject is the environment variable that trusts project policy files in full
+// ("1"): an environment variable only, so a checkout cannot declare itself trusted.
+const EnvTrustProject = sandbox.EnvTrustProject
+
+// Flags are the command-line layer (or a run's or session's recorded policy).
+type Flags struct {
+	Sandbox sandbox.Layer
+	// ApprovalPolicy and Reviewer are "" when not given.
+	ApprovalPolicy string
+	Reviewer       string
+}
+
+// Inputs are everything one resolution starts from.
+type Inputs struct {
+	// File is the trusted config.toml as parsed; FilePath names it in sources.
+	File     config.File
+	FilePath string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Flags is the strongest layer.
+	Flags Flags
+	// Recorded says Flags hold the policy a run or session recorded when it started:
+	// the environment no longer applies (the daemon's own environment must not change a
+	// run), the project files around Cwd still do.
+	Recorded bool
+	// Cwd is the working directory (it must exist); "" means os.Getwd.
+	Cwd string
+	// State are Airlock's own state paths (paths.Paths.Hidden), hidden from every
+	// sandbox but full-access.
+	State []string
+}
+
+// Project is one untrusted project policy file: its sandbox part, and the whole file
+// decoded as config.toml's keys for the permission part (deny rules, tier raises).
+type Project struct {
+	Sandbox *sandbox.ProjectPolicy
+	File    config.File
+}
+
+// Path is the policy file's path.
+func (p Project) Path() string { return p.Sandbox.File }
+
+// Resolved is the effective policy of one request or run.
+type Resolved struct {
+	Sandbox sandbox.Policy
+	// Projects are the project files that applied, outermost first.
+	Projects []Project
+	// TrustProject is AIRLOCK_TRUST_PROJECT_CONFIG=1 (parsed once, by TrustProject).
+	TrustProject bool
+}
+
+// ErrBadTrustValue is returned for an AIRLOCK_TRUST_PROJECT_CONFIG that is not a boolean.
+var ErrBadTrustValue = errors.New("invalid " + EnvTrustProject)
+
+// TrustProject reads AIRLOCK_TRUST_PROJECT_CONFIG: the one place it is parsed.
+func TrustProject(getenv func(string) string) (bool, error) {
+	v := getenv(EnvTrustProject)
+	if v == "" {
+		return false, nil
+	}
+	b, err := sandbox.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v (unset it, or set it to 1 to trust project policy files)", ErrBadTrustValue, err)
+	}
+	return b, nil
+}
+
+// FileLayer maps config.toml's sandbox keys onto a sandbox layer.
+func FileLayer(f config.File) sandbox.Layer {
+	return sandbox.Layer{
+		Mode:          f.SandboxMode,
+		Network:       f.SandboxWorkspaceWrite.NetworkAccess,
+		WritableRoots: f.SandboxWorkspaceWrite.WritableRoots,
+		Protected:     f.Isolation.Protected,
+		Backend:       f.Isolation.Backend,
+		ExecutionMode: f.ExecutionMode,
+	}
+}
+
+// LoadProjects loads every .airlock/policy.toml from cwd up to the filesystem root,
+// outermost first. They can only tighten, so reading more of them is never looser. A
+// file that cannot be read or decoded is an error naming it: a policy the checkout
+// asked for is never dropped silently.
+func LoadProjects(cwd string) ([]Project, error) {
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("project policies of %s: %w", cwd, err)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var found []Project
+	for {
+		pp, err := sandbox.LoadProjectPolicy(dir)
+		if err != nil {
+			return nil, err
+		}
+		if pp != nil {
+			var f config.File
+			if err := toml.Unmarshal(pp.Data, &f); err != nil {
+				return nil, fmt.Errorf("load project policy %s: %w (fix or remove the file)", pp.File, err)
+			}
+			found = append([]Project{{Sandbox: pp, File: f}}, found...)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return found, nil
+		}
+		dir = parent
+	}
+}
+
+func (in Inputs) env() func(string) string {
+	if in.Getenv == nil {
+		return os.Getenv
+	}
+	return in.Getenv
+}
+
+// sandboxInputs are the sandbox's inputs for in (without the project files).
+func (in Inputs) sandboxInputs(trust bool) sandbox.Inputs {
+	env := in.env()
+	sEnv := env
+	if in.Recorded {
+		sEnv = func(string) string { return "" }
+	}
+	home := env("HOME")
+	return sandbox.Inputs{
+		Flags: in.Flags.Sandbox, Env: sEnv, File: FileLayer(in.File), FilePath: in.FilePath,
+		Cwd: in.Cwd, Home: home, TrustProject: trust, State: in.State,
+		// The hidden defaults (socket, bus, keyring) come from the real environment
+		// even for a recorded run: they say where the host keeps them.
+		HiddenEnv: env,
+	}
+}
+
+// Resolve computes the effective policy of one request or run in in.Cwd.
+func Resolve(in Inputs) (Resolved, error) {
+	env := in.env()
+	trust, err := TrustProject(env)
+	if err != nil {
+		return Resolved{}, err
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return Resolved{}, fmt.Errorf("working directory: %w", err)
+		}
+		in.Cwd = cwd
+	}
+	projects, err := LoadProjects(cwd)
+	if err != nil {
+		return Resolved{}, err
+	}
+	si := in.sandboxInputs(trust)
+	for _, p := range projects {
+		si.Project = append(si.Project, p.Sandbox)
+	}
+	pol, err := sandbox.Resolve(si)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Sandbox: pol, Projects: projects, TrustProject: trust}, nil
+}
+
+// Global resolves what does not depend on a working directory (mode, network, backend,
+// execution mode): the policy runs start from before their department, task and
+// directory, and what `airlock config show` prints.
+func Global(in Inputs) (sandbox.Policy, error) {
+	trust, err := TrustProject(in.env())
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	return sandbox.ResolveGlobal(in.sandboxInputs(trust))
+}
+
+// StateOf lists Airlock's own state directories of p, hidden from every sandbox but
+// full-access: the config directory, the database and sandbox images, the run logs and
+// the socket's directory.
+func StateOf(p paths.Paths) []string {
+	return []string{filepath.Dir(p.ConfigFile), p.DataDir, filepath.Dir(p.RunLogs), p.RunLogs, p.SandboxDir, p.RuntimeDir}
+}

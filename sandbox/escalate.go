@@ -1,0 +1,149 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Grant is the extra access one call gets when a person allows its escalation
+// (DESIGN.md §4): these paths writable, or the network on, and nothing else. It is
+// never remembered: the policy of the next call is the policy in force.
+type Grant struct {
+	// Writable are real absolute paths (files or directories) made writable.
+	Writable []string `json:"writable,omitempty"`
+	// Network turns the network on.
+	Network bool `json:"network,omitempty"`
+	// Readable are credential paths the application layer lets one file-tool call read
+	// (read_file, list_dir, search_files run outside the sandbox). The OS layer keeps
+	// hiding them: a sandboxed command never gets a Readable grant.
+	Readable []string `json:"readable,omitempty"`
+}
+
+// IsZero reports whether g grants nothing.
+func (g Grant) IsZero() bool { return len(g.Writable) == 0 && !g.Network && len(g.Readable) == 0 }
+
+// String says what g gives, for the person who is asked.
+func (g Grant) String() string {
+	var parts []string
+	if len(g.Writable) > 0 {
+		parts = append(parts, strings.Join(g.Writable, ", ")+" writable")
+	}
+	if g.Network {
+		parts = append(parts, "the network on")
+	}
+	if len(g.Readable) > 0 {
+		parts = append(parts, strings.Join(g.Readable, ", ")+" readable")
+	}
+	if len(parts) == 0 {
+		return "nothing more"
+	}
+	return strings.Join(parts, " and ") + ", for this one call"
+}
+
+// ErrNoGrant is returned by GrantFor when a denial cannot be lifted by a grant.
+var ErrNoGrant = errors.New("no escalation can lift this denial")
+
+// GrantFor merges the grants that lift every denial. It fails with ErrNoGrant when one
+// of them has none (a hidden path, a protected path, a command the analysis cannot see):
+// offering an escalation that would still fail is a way out that does not exist.
+func GrantFor(denials []*IsolationDeniedError) (Grant, error) {
+	var g Grant
+	for _, d := range denials {
+		if d.Grant == nil {
+			return Grant{}, fmt.Errorf("%w: %s", ErrNoGrant, d.Error())
+		}
+		for _, w := range d.Grant.Writable {
+			if !slices.Contains(g.Writable, w) {
+				g.Writable = append(g.Writable, w)
+			}
+		}
+		g.Network = g.Network || d.Grant.Network
+		for _, r := range d.Grant.Readable {
+			if !slices.Contains(g.Readable, r) {
+				g.Readable = append(g.Readable, r)
+			}
+		}
+	}
+	slices.Sort(g.Writable)
+	slices.Sort(g.Readable)
+	return g, nil
+}
+
+// writeGrant is the grant that lets one write of target (real, absolute) through: the
+// target itself when it exists, else the deepest existing directory above it (the
+// write creates what is missing there). nil when nothing above it exists.
+func writeGrant(target string) *Grant {
+	for p := filepath.Clean(target); ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if p != target {
+				if st, err := os.Stat(real); err != nil || !st.IsDir() {
+					return nil
+				}
+			}
+			return &Grant{Writable: []string{real}}
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// Escalate returns the policy of one call that a person allowed with g: the grant's
+// paths become writable roots (a read-only policy becomes workspace-write with only
+// those roots) and the network goes on when asked. Protected and hidden paths stay as
+// they are, also inside the granted paths; a grant that would reach a hidden path, or
+// a path that no longer exists, is refused.
+func (p Policy) Escalate(g Grant) (Policy, error) {
+	if g.IsZero() || p.Mode == ModeFullAccess {
+		return p, nil
+	}
+	out := p
+	out.Sources = maps.Clone(p.Sources)
+	if out.Sources == nil {
+		out.Sources = map[string]Source{}
+	}
+	src := Source{Layer: LayerEscalation, Detail: "allowed once by the person: " + g.String()}
+	for _, r := range g.Readable {
+		if !slices.Contains(out.Revealed, r) {
+			out.Revealed = append(slices.Clone(out.Revealed), r)
+		}
+	}
+	if g.Network && !out.Network {
+		out.Network = true
+		out.Sources[KeyNetwork] = src
+	}
+	if len(g.Writable) > 0 {
+		if out.Mode == ModeReadOnly {
+			out.Mode = ModeWorkspaceWrite
+			out.WritableRoots = nil
+			out.Sources[KeyMode] = src
+		}
+		roots := slices.Clone(out.WritableRoots)
+		for _, w := range g.Writable {
+			if !filepath.IsAbs(w) {
+				return Policy{}, fmt.Errorf("escalation: %s is not an absolute path", w)
+			}
+			real, err := filepath.EvalSymlinks(w)
+			if err != nil {
+				return Policy{}, fmt.Errorf("escalation: the granted path %s: %w", w, err)
+			}
+			for _, h := range out.Hidden {
+				if within(real, h) {
+					return Policy{}, fmt.Errorf("escalation: %s is inside %s, which stays hidden", real, h)
+				}
+			}
+			if !slices.ContainsFunc(roots, func(r string) bool { return within(real, r) }) {
+				roots = append(roots, real)
+			}
+		}
+		out.WritableRoots = roots
+		out.Sources[KeyWritableRoots] = src
+		out.setProtected(p.protectedEntries)
+	}
+	return out, nil
+}
