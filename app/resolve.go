@@ -135,22 +135,41 @@ func (c *Core) opsPolicy(_ context.Context, dir string) (sandbox.Policy, error) 
 	return r.Sandbox, nil
 }
 
-// DispatchPolicy is the global effective policy a run starts with, before its
-// department's defaults and its task's overrides.
-func (c *Core) DispatchPolicy() dispatch.Policy {
+// DispatchPolicy is the effective policy a run in dir starts with, before its
+// department's defaults and its task's overrides: the configuration's layers and the
+// project files around dir ("" or a directory that does not exist: the global policy,
+// without project files).
+func (c *Core) DispatchPolicy(dir string) dispatch.Policy {
 	p := dispatch.DefaultPolicy()
-	g, err := policy.Global(c.policyInputs("", policy.Flags{}, false))
+	in := c.policyInputs(dir, policy.Flags{}, false)
+	var g sandbox.Policy
+	var err error
+	if st, serr := os.Stat(dir); dir != "" && serr == nil && st.IsDir() {
+		var r policy.Resolved
+		r, err = policy.Resolve(in)
+		g = r.Sandbox
+	} else {
+		g, err = policy.Global(in)
+	}
 	if err != nil {
-		slog.Error("effective configuration for runs", "error", err)
+		slog.Error("effective configuration for runs", "dir", dir, "error", err)
 		return p
 	}
 	p.SandboxMode, p.Network = string(g.Mode), g.Network
 	p.Backend, p.ExecutionMode = string(g.Backend), string(g.ExecutionMode)
-	if eff, err := c.resolvePermission(); err == nil {
-		p.ApprovalPolicy = string(eff.ApprovalPolicy)
-	} else {
-		slog.Error("effective approval policy for runs", "error", err)
+	eff, err := c.resolvePermission()
+	if dir != "" {
+		if pe, key, perr := c.permissionFor(context.Background(), permission.Request{Context: permission.Context{Cwd: dir}}); perr != nil {
+			err = perr
+		} else if key != "" {
+			eff = pe
+		}
 	}
+	if err != nil {
+		slog.Error("effective approval policy for runs", "dir", dir, "error", err)
+		return p
+	}
+	p.ApprovalPolicy = string(eff.ApprovalPolicy)
 	return p
 }
 

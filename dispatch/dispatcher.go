@@ -47,9 +47,10 @@ type Options struct {
 	Pending PendingApprovals
 	// LogDir holds one <run-id>.log per run.
 	LogDir string
-	// Defaults returns the global effective policy (config layers resolved by the app); it
-	// is called at every start. nil: DefaultPolicy.
-	Defaults func() Policy
+	// Defaults returns the effective policy of a run in dir before its department's and
+	// task's settings (the app's one resolution: config layers and the project files of
+	// dir); it is called at every start. nil: DefaultPolicy.
+	Defaults func(dir string) Policy
 	// Concurrency is the global limit of running runs (default 2).
 	Concurrency int
 	// LogLimit caps one run's log (default 10 MiB); LogMaxAge and LogMaxTotal prune logs.
@@ -126,7 +127,7 @@ func New(opts Options) (*Dispatcher, error) {
 		opts.MissedGrace = defaultMissedGrace
 	}
 	if opts.Defaults == nil {
-		opts.Defaults = DefaultPolicy
+		opts.Defaults = func(string) Policy { return DefaultPolicy() }
 	}
 	if opts.BaseEnv == nil {
 		opts.BaseEnv = defaultBaseEnv()

@@ -26,7 +26,7 @@ type gateVerdict struct {
 // its department must exist with its directory present, and its working directory must
 // exist and be a known place. Under approval policy never nothing is held.
 func (d *Dispatcher) gate(ctx context.Context, t Task, r Run) (gateVerdict, error) {
-	v := gateVerdict{policy: d.opts.Defaults()}
+	v := gateVerdict{policy: d.opts.Defaults(t.Cwd)}
 	var deptProblem, deptName string
 	if t.Department != "" {
 		dep, err := d.depts.Get(ctx, t.Department)

@@ -373,7 +373,7 @@ func (h *harness) open() {
 	o.LogDir = h.logDir
 	pol := h.policy
 	if o.Defaults == nil {
-		o.Defaults = func() Policy { return pol }
+		o.Defaults = func(string) Policy { return pol }
 	}
 	if h.clock != nil {
 		o.Now, o.NewTimer = h.clock.Now, newIdleTimer

@@ -229,6 +229,13 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	// 4. Rules.
 	forceAsk := false
 	m := cfg.rules.Evaluate(req.Tool, subject, segments)
+	if req.Tool == ToolExec && m.Action != ActionDeny {
+		// A run's own command is a shell command too: what a deny rule for bash refuses
+		// is refused in a scheduled run as well.
+		if mb := cfg.rules.Evaluate(ToolBash, subject, segments); mb.Action == ActionDeny {
+			m = mb
+		}
+	}
 	if m.Rule != nil {
 		r := *m.Rule
 		ev.Rule = &r

@@ -500,7 +500,7 @@ func (f *Facade) basePolicy() dispatch.Policy {
 	if f.core == nil {
 		return dispatch.DefaultPolicy()
 	}
-	return f.core.DispatchPolicy()
+	return f.core.DispatchPolicy("")
 }
 
 // singleRow is taskRow for one task (it reads the departments and the base policy itself).

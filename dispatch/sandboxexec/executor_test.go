@@ -65,7 +65,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 	eo := Options{Policy: recordedPolicy(home), Home: home}
 	adjust(home, a, &eo)
 	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(eo), Approvals: a,
-		LogDir: filepath.Join(root, "runs"), Defaults: func() dispatch.Policy { return pol }})
+		LogDir: filepath.Join(root, "runs"), Defaults: func(string) dispatch.Policy { return pol }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,222 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/airlock-app/airlock/app/cli"
+	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// seamCore opens a core whose config.toml is config, with a project directory (the
+// workspace root's "repo") holding project as its .airlock/policy.toml.
+func seamCore(t *testing.T, config, project string, extraEnv map[string]string) (*Core, string, func(string) string) {
+	t.Helper()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "Airlock")
+	repo := filepath.Join(ws, "repo")
+	for _, d := range []string{filepath.Join(repo, ".airlock"), filepath.Join(root, "airlock", "config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if project != "" {
+		if err := os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte(project), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "airlock", "config", "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "AIRLOCK_HOME": filepath.Join(root, "airlock"), "PATH": os.Getenv("PATH")}
+	for k, v := range extraEnv {
+		env[k] = v
+	}
+	getenv := func(k string) string { return env[k] }
+	c, err := Open(context.Background(), Options{Kind: KindDaemon, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	real, _ := filepath.EvalSymlinks(repo)
+	return c, real, getenv
+}
+
+// cliPolicy is the policy `airlock check --json` resolves (the CLI's path, which `airlock
+// exec` and `airlock mcp` share).
+func cliPolicy(t *testing.T, getenv func(string) string, cwd string) sandbox.Policy {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := cli.NewRoot(&out, &errb, getenv)
+	root.SetArgs([]string{"check", "--json", "--cwd", cwd, "--", "true"})
+	_ = root.ExecuteContext(context.Background())
+	var rep struct {
+		Policy sandbox.Policy `json:"policy"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("airlock check printed %q (stderr %q): %v", out.String(), errb.String(), err)
+	}
+	return rep.Policy
+}
+
+// essence is what every surface must agree on.
+type essence struct {
+	Mode          sandbox.Mode
+	Network       bool
+	WritableRoots []string
+	Protected     []string
+	Backend       sandbox.Backend
+	ExecutionMode sandbox.ExecutionMode
+	HidesState    bool
+}
+
+func essenceOf(p sandbox.Policy, state []string) essence {
+	hides := true
+	for _, s := range state {
+		hides = hides && slices.Contains(p.Hidden, s)
+	}
+	return essence{p.Mode, p.Network, p.WritableRoots, p.Protected, p.Backend, p.ExecutionMode, hides}
+}
+
+// TestOneResolutionOnEverySurface holds every surface that runs something — `airlock
+// exec`/`check`/`mcp` (the CLI's resolution), the broker's isolation check for a session
+// and for a hook, a scheduled run's executor, and ops — to the same effective policy for
+// the same config, environment, project file and directory.
+func TestOneResolutionOnEverySurface(t *testing.T) {
+	cases := []struct {
+		name, config, project string
+		env                   map[string]string
+		want                  func(t *testing.T, e essence, repo string)
+	}{
+		{"defaults", "", "", nil, func(t *testing.T, e essence, repo string) {
+			if e.Mode != sandbox.ModeWorkspaceWrite || e.Network || !slices.Equal(e.WritableRoots, []string{repo}) {
+				t.Errorf("%+v", e)
+			}
+		}},
+		{"a project tightens to read-only and protects a file", "", "sandbox_mode = \"read-only\"\n[isolation]\nprotected = [\"secret.txt\"]\n", nil,
+			func(t *testing.T, e essence, repo string) {
+				if e.Mode != sandbox.ModeReadOnly || !slices.Contains(e.Protected, filepath.Join(repo, "secret.txt")) {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project cannot loosen", "sandbox_mode = \"read-only\"\n", "sandbox_mode = \"full-access\"\n[sandbox_workspace_write]\nnetwork_access = true\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Mode != sandbox.ModeReadOnly || e.Network {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project turns off the network the environment turned on", "", "[sandbox_workspace_write]\nnetwork_access = false\n",
+			map[string]string{"AIRLOCK_NETWORK": "yes"}, func(t *testing.T, e essence, _ string) {
+				if e.Network {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"the environment's spelling is the sandbox's", "", "", map[string]string{"AIRLOCK_SANDBOX_MODE": "Read-Only"},
+			func(t *testing.T, e essence, _ string) {
+				if e.Mode != sandbox.ModeReadOnly {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a trusted project applies in full", "sandbox_mode = \"read-only\"\n", "sandbox_mode = \"workspace-write\"\n",
+			map[string]string{"AIRLOCK_TRUST_PROJECT_CONFIG": "true"}, func(t *testing.T, e essence, _ string) {
+				if e.Mode != sandbox.ModeWorkspaceWrite {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"configured roots and protected paths", "[isolation]\nprotected = [\"notes\"]\n", "", nil, func(t *testing.T, e essence, repo string) {
+			if !slices.Contains(e.Protected, filepath.Join(repo, "notes")) {
+				t.Errorf("%+v", e)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, repo, getenv := seamCore(t, tc.config, tc.project, tc.env)
+			ctx := context.Background()
+			state := policy.StateOf(c.Paths)
+			surfaces := map[string]sandbox.Policy{}
+			surfaces["exec/check/mcp"] = cliPolicy(t, getenv, repo)
+			session := surfaces["exec/check/mcp"]
+			var err error
+			// An MCP session's request carries its resolved mode and network.
+			if surfaces["broker (MCP session)"], err = c.sandboxPolicyFor(ctx, permission.Request{Tool: "bash",
+				Context: permission.Context{Cwd: repo, Policy: permission.PolicySummary{Mode: string(session.Mode), Network: session.Network}}}); err != nil {
+				t.Fatal(err)
+			}
+			// A hook's request carries no policy: the core resolves it.
+			if surfaces["broker (hook)"], err = c.sandboxPolicyFor(ctx, permission.Request{Tool: "bash", Context: permission.Context{Cwd: repo}}); err != nil {
+				t.Fatal(err)
+			}
+			if surfaces["dispatch executor"], err = c.runPolicy(dispatch.ExecSpec{Dir: repo, Policy: c.DispatchPolicy(repo)}); err != nil {
+				t.Fatal(err)
+			}
+			if surfaces["ops"], err = c.opsPolicy(ctx, repo); err != nil {
+				t.Fatal(err)
+			}
+			ref := essenceOf(surfaces["exec/check/mcp"], state)
+			if !ref.HidesState {
+				t.Errorf("Airlock's state is not hidden: %v", surfaces["exec/check/mcp"].Hidden)
+			}
+			tc.want(t, ref, repo)
+			for name, p := range surfaces {
+				if got := essenceOf(p, state); !equalEssence(got, ref) {
+					t.Errorf("%s resolves %+v, the CLI %+v", name, got, ref)
+				}
+			}
+		})
+	}
+}
+
+func equalEssence(a, b essence) bool {
+	return a.Mode == b.Mode && a.Network == b.Network && slices.Equal(a.WritableRoots, b.WritableRoots) &&
+		slices.Equal(a.Protected, b.Protected) && a.Backend == b.Backend && a.ExecutionMode == b.ExecutionMode && a.HidesState == b.HidesState
+}
+
+// TestProjectDenyRulesHoldOnEverySurface: a project's deny rule refuses the command
+// whether an MCP agent's bash, a hook's Bash or a scheduled run's own command asks, and
+// the window lists what the project file asked for that was ignored.
+func TestProjectDenyRulesHoldOnEverySurface(t *testing.T) {
+	project := "[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"deny\"\n\n" +
+		"[[permission.rules]]\ntool = \"bash\"\npattern = \"ls *\"\naction = \"allow\"\n"
+	c, repo, _ := seamCore(t, "", project, nil)
+	ctx := context.Background()
+	argv, _ := json.Marshal(map[string]any{"argv": []string{"cat", "notes.txt"}})
+	cmd, _ := json.Marshal(map[string]any{"command": "cat notes.txt"})
+	for name, req := range map[string]permission.Request{
+		"MCP bash":            {Tool: "bash", Params: cmd, Context: permission.Context{Session: "mcp-1", Cwd: repo, Policy: permission.PolicySummary{Mode: "workspace-write"}}},
+		"hook Bash":           {Tool: "bash", Params: cmd, Context: permission.Context{Session: "claude-1", Cwd: repo}},
+		"scheduled run (own)": {Tool: "exec", Params: argv, Context: permission.Context{Run: "1", Cwd: repo, TaskArgv: []string{"cat", "notes.txt"}, Policy: permission.PolicySummary{Mode: "workspace-write"}}},
+		"in a subdirectory":   {Tool: "bash", Params: cmd, Context: permission.Context{Session: "mcp-2", Cwd: filepath.Join(repo, ".airlock")}},
+	} {
+		d := c.Broker.Check(ctx, req).Decision
+		if d.Verdict != permission.Deny || d.Layer != permission.LayerRule || !strings.Contains(strings.Join(d.Reasons, " "), "cat *") {
+			t.Errorf("%s: %+v, want denied by the project's rule", name, d)
+		}
+	}
+	// Outside the project the rule does not apply.
+	outside := filepath.Dir(repo)
+	if d := c.Broker.Check(ctx, permission.Request{Tool: "bash", Params: cmd, Context: permission.Context{Session: "mcp-3", Cwd: outside}}).Decision; d.Verdict == permission.Deny {
+		t.Errorf("outside the project: %+v", d)
+	}
+	// The allow rule is ignored (a project only tightens), and the window says so.
+	layers := c.ProjectLayers(ctx)
+	if len(layers) != 1 || !strings.Contains(strings.Join(layers[0].Ignored, "\n"), "allow bash \"ls *\"") ||
+		!strings.Contains(strings.Join(layers[0].Applied, "\n"), "cat *") {
+		t.Fatalf("project layers: %+v", layers)
+	}
+	// A project file that cannot be read refuses requests there instead of dropping it.
+	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("[[permission.rules]\nbroken"), 0o644)
+	if d := c.Broker.Check(ctx, permission.Request{Tool: "bash", Params: cmd, Context: permission.Context{Session: "mcp-4", Cwd: repo}}).Decision; d.Verdict != permission.Deny {
+		t.Errorf("broken project file: %+v", d)
+	}
+}
