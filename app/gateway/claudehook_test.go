@@ -208,7 +208,7 @@ func TestClaudeHookSearchOverHidden(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte(fakeKey), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	proj := filepath.Join(home, "proj")

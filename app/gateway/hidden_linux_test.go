@@ -91,25 +91,31 @@ func flipper(t *testing.T, a, b string) (stop func()) {
 // a link to the key while the tool is called in a loop. The check before the broker sees
 // whichever is there at that moment; what was opened is what must be judged.
 func TestReadFileSymlinkFlip(t *testing.T) {
-	k := newKeyHome(t)
-	flip, other := filepath.Join(k.ws, "flip"), filepath.Join(k.ws, "other")
-	if err := os.WriteFile(flip, []byte("harmless\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(k.key, other); err != nil {
-		t.Fatal(err)
-	}
-	stop := flipper(t, flip, other)
-	leaks := 0
-	const reads = 2000
-	for range reads {
-		if _, text := k.call(ToolReadFile, map[string]any{"path": flip}); strings.Contains(text, fakeKeyMaterial) {
-			leaks++
-		}
-	}
-	stop()
-	if leaks > 0 {
-		t.Fatalf("read_file returned the key in %d of %d reads", leaks, reads)
+	for _, fallback := range []bool{false, true} {
+		t.Run(map[bool]string{false: "openat2", true: "without openat2"}[fallback], func(t *testing.T) {
+			noOpenat2 = fallback
+			t.Cleanup(func() { noOpenat2 = false })
+			k := newKeyHome(t)
+			flip, other := filepath.Join(k.ws, "flip"), filepath.Join(k.ws, "other")
+			if err := os.WriteFile(flip, []byte("harmless\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(k.key, other); err != nil {
+				t.Fatal(err)
+			}
+			stop := flipper(t, flip, other)
+			leaks := 0
+			const reads = 2000
+			for range reads {
+				if _, text := k.call(ToolReadFile, map[string]any{"path": flip}); strings.Contains(text, fakeKeyMaterial) {
+					leaks++
+				}
+			}
+			stop()
+			if leaks > 0 {
+				t.Fatalf("read_file returned the key in %d of %d reads", leaks, reads)
+			}
+		})
 	}
 }
 
