@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,8 +230,8 @@ func (h ClaudeHook) searchesHidden(ev ClaudeEvent, call MappedCall) (ClaudeOutpu
 	}
 	inside := func(p, root string) bool { return p == root || root == "/" || strings.HasPrefix(p, root+"/") }
 	for _, hp := range hidden {
-		if _, err := os.Lstat(hp); err != nil {
-			continue // nothing there to read
+		if fi, err := os.Stat(hp); err != nil || fi.Mode()&(fs.ModeSocket|fs.ModeNamedPipe|fs.ModeDevice) != 0 {
+			continue // nothing there that a search reads (the SSH agent's socket in /tmp, say)
 		}
 		hr := hp
 		if r, err := filepath.EvalSymlinks(hp); err == nil {

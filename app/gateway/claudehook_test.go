@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -218,6 +219,17 @@ func TestClaudeHookSearchOverHidden(t *testing.T) {
 	if err := os.Symlink(home, filepath.Join(proj, "up")); err != nil {
 		t.Fatal(err)
 	}
+	// The SSH agent's socket is hidden too, but no search reads a socket: its directory stays searchable.
+	sockDir := filepath.Join(home, "agent-sock")
+	if err := os.MkdirAll(sockDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(sockDir, "agent.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(sockDir, "agent.sock"))
 	event := func(tool, cwd string, input map[string]any) string {
 		raw, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd, "tool_name": tool, "tool_input": input})
 		return string(raw)
@@ -237,6 +249,7 @@ func TestClaudeHookSearchOverHidden(t *testing.T) {
 		{"Grep in a project", event("Grep", proj, map[string]any{"pattern": "KEY", "path": proj}), false},
 		{"Glob in a project, no path", event("Glob", proj, map[string]any{"pattern": "*.go"}), false},
 		{"LS of ~", event("LS", proj, map[string]any{"path": home}), false},
+		{"Grep beside the SSH agent's socket", event("Grep", proj, map[string]any{"pattern": "x", "path": sockDir}), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
