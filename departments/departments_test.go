@@ -2,7 +2,9 @@ package departments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,4 +300,98 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve gave a non-clean path %q", got)
 		}
 	})
+}
+
+// TestWorkspaceRootReplacedByLink: a workspace root replaced by a symlink to the home
+// directory must not make the home known — neither at once (roots are resolved at every
+// check), nor after a config reload, nor after a restart (a new Service).
+func TestWorkspaceRootReplacedByLink(t *testing.T) {
+	tests := []struct {
+		name string
+		root string // configured, below home
+		// swap replaces part of the root's path by a link toward home.
+		swap func(t *testing.T, home string)
+	}{
+		{"the root itself", "~/ws", func(t *testing.T, home string) {
+			must(t, os.Rename(filepath.Join(home, "ws"), filepath.Join(home, "ws.old")))
+			must(t, os.Symlink(home, filepath.Join(home, "ws")))
+		}},
+		{"a relative link to ..", "~/ws", func(t *testing.T, home string) {
+			must(t, os.Rename(filepath.Join(home, "ws"), filepath.Join(home, "ws.old")))
+			must(t, os.Symlink("..", filepath.Join(home, "ws")))
+		}},
+		{"a directory on its way", "~/code/ws", func(t *testing.T, home string) {
+			// ~/code -> ~/up, where ~/up/ws -> home: the configured ~/code/ws is not a link itself.
+			must(t, os.Rename(filepath.Join(home, "code"), filepath.Join(home, "code.old")))
+			must(t, os.MkdirAll(filepath.Join(home, "up"), 0o755))
+			must(t, os.Symlink(home, filepath.Join(home, "up", "ws")))
+			must(t, os.Symlink(filepath.Join(home, "up"), filepath.Join(home, "code")))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			must(t, err)
+			home := filepath.Join(root, "home")
+			must(t, os.MkdirAll(filepath.Join(home, "ws", "proj"), 0o755))
+			must(t, os.MkdirAll(filepath.Join(home, "code", "ws"), 0o755))
+			db := openDB(t)
+			configured := []string{tc.root}
+			svc, err := New(db, Options{WorkspaceRoots: configured, HomeDir: home})
+			must(t, err)
+			ctx := context.Background()
+			inRoot := filepath.Join(home, strings.TrimPrefix(tc.root, "~/"))
+			if k, err := svc.Known(ctx, inRoot); err != nil || !k.Known {
+				t.Fatalf("before the swap, %s: %+v %v", inRoot, k, err)
+			}
+			tc.swap(t, home)
+			check := func(when string, svc *Service) {
+				t.Helper()
+				for _, p := range []string{home, filepath.Join(home, ".profile"), filepath.Join(home, "ws.old")} {
+					k, err := svc.Known(ctx, p)
+					must(t, err)
+					if k.Known {
+						t.Fatalf("%s: %s is known (%+v)", when, p, k)
+					}
+				}
+				places, err := svc.AllKnown(ctx)
+				must(t, err)
+				var ws []map[string]any
+				for _, pl := range places {
+					if pl.By == KnownByWorkspace {
+						raw, _ := json.Marshal(pl)
+						var m map[string]any
+						must(t, json.Unmarshal(raw, &m))
+						ws = append(ws, m)
+					}
+				}
+				if len(ws) != 1 || ws[0]["status"] != "refused" || !strings.Contains(fmt.Sprint(ws[0]["reason"]), "link") ||
+					!strings.Contains(fmt.Sprint(ws[0]["reason"]), "[workspace] roots") {
+					t.Fatalf("%s: the workspace root's place status does not say it is refused: %v", when, ws)
+				}
+			}
+			check("at once", svc)
+			must(t, svc.SetWorkspaceRoots(configured)) // a config reload
+			check("after a reload", svc)
+			if tc.name == "the root itself" {
+				svc2, err := New(db, Options{WorkspaceRoots: configured, HomeDir: home}) // a restart
+				must(t, err)
+				check("after a restart", svc2)
+			}
+		})
+	}
+}
+
+// TestDepartmentDirectoryReplacedByLink: Known judges a department by its directory as
+// it is now, before the watcher marks it missing.
+func TestDepartmentDirectoryReplacedByLink(t *testing.T) {
+	root, svc := layout(t)
+	h := filepath.Join(root, "home")
+	must(t, os.Rename(filepath.Join(h, "dept"), filepath.Join(h, "dept.old")))
+	must(t, os.Symlink(h, filepath.Join(h, "dept")))
+	k, err := svc.Known(context.Background(), h)
+	must(t, err)
+	if k.Known {
+		t.Fatalf("home is known through a department directory replaced by a link: %+v", k)
+	}
 }

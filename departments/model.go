@@ -11,6 +11,9 @@ import (
 const (
 	StatusOK      = "ok"
 	StatusMissing = "missing"
+	// StatusRefused is a workspace root that became a symbolic link or leads elsewhere
+	// than when it was configured: it makes nothing known until the config names a real directory.
+	StatusRefused = "refused"
 )
 
 // Department is a named directory with defaults for the tasks that run in it.

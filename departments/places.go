@@ -61,8 +61,8 @@ func (s *Service) Known(ctx context.Context, path string) (KnownResult, error) {
 	for _, d := range deps {
 		// Resolve again: the directory may have been replaced by a symlink since.
 		r, ok, err := Resolve(d.Directory)
-		if err != nil || !ok {
-			continue
+		if err != nil || !ok || r != d.Directory {
+			continue // missing, or now a link elsewhere (Reconcile marks it so)
 		}
 		consider(KnownByDepartment, r, d.Name)
 	}
@@ -174,19 +174,25 @@ func (s *Service) Places(ctx context.Context, all bool) ([]AuthorizedPlace, erro
 type KnownPlace struct {
 	Path string `json:"path"`
 	// By is workspace, department or authorized.
-	By         string     `json:"by"`
-	Department string     `json:"department,omitempty"`
-	Status     string     `json:"status,omitempty"`
-	Who        string     `json:"who,omitempty"`
-	When       *time.Time `json:"when,omitempty"`
+	By         string `json:"by"`
+	Department string `json:"department,omitempty"`
+	Status     string `json:"status,omitempty"`
+	// Reason says why a place with a status other than ok makes nothing known.
+	Reason string     `json:"reason,omitempty"`
+	Who    string     `json:"who,omitempty"`
+	When   *time.Time `json:"when,omitempty"`
 }
 
 // AllKnown lists every known place: workspace roots, department directories and
 // authorized places (for `airlock places list`).
 func (s *Service) AllKnown(ctx context.Context) ([]KnownPlace, error) {
 	var out []KnownPlace
-	for _, r := range s.WorkspaceRoots() {
-		out = append(out, KnownPlace{Path: r, By: KnownByWorkspace})
+	for _, r := range s.WorkspaceRootStates() {
+		kp := KnownPlace{Path: r.Resolved, By: KnownByWorkspace, Status: StatusOK}
+		if r.Refused != "" {
+			kp = KnownPlace{Path: r.Configured, By: KnownByWorkspace, Status: StatusRefused, Reason: r.Refused}
+		}
+		out = append(out, kp)
 	}
 	deps, err := s.List(ctx)
 	if err != nil {
@@ -194,7 +200,7 @@ func (s *Service) AllKnown(ctx context.Context) ([]KnownPlace, error) {
 	}
 	for _, d := range deps {
 		c := d.CreatedAt
-		out = append(out, KnownPlace{Path: d.Directory, By: KnownByDepartment, Department: d.Name, Status: d.Status, When: &c})
+		out = append(out, KnownPlace{Path: d.Directory, By: KnownByDepartment, Department: d.Name, Status: d.Status, Reason: d.StatusReason, When: &c})
 	}
 	places, err := s.Places(ctx, false)
 	if err != nil {

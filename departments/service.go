@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,7 +49,10 @@ type Service struct {
 	home string
 
 	mu    sync.RWMutex
-	roots []string // resolved
+	roots []string // as configured, ~ expanded and cleaned; resolved at every check
+	// pins is where each configured root resolved when it was first seen, kept across
+	// reloads: a root that later leads elsewhere was changed under Airlock, not by the person.
+	pins map[string]string
 
 	subMu sync.Mutex
 	subs  []func(Department)
@@ -58,7 +62,7 @@ type Service struct {
 
 // New returns a Service over db (migrated with Migrate).
 func New(db *gorm.DB, opts Options) (*Service, error) {
-	s := &Service{db: db, pub: opts.Publisher, now: opts.Now, home: opts.HomeDir, rewatch: make(chan struct{}, 1)}
+	s := &Service{db: db, pub: opts.Publisher, now: opts.Now, home: opts.HomeDir, rewatch: make(chan struct{}, 1), pins: map[string]string{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -80,7 +84,9 @@ func New(db *gorm.DB, opts Options) (*Service, error) {
 }
 
 // SetWorkspaceRoots replaces the workspace roots (on a config reload). A root that does
-// not exist yet still counts, resolved as far as it exists.
+// not exist yet still counts, resolved as far as it exists. Roots are resolved again at
+// every check (WorkspaceRoots, Known): one that became a symbolic link, or now leads
+// somewhere else than when it was first configured, is refused (see WorkspaceRootStates).
 func (s *Service) SetWorkspaceRoots(roots []string) error {
 	var out []string
 	for _, r := range roots {
@@ -88,11 +94,17 @@ func (s *Service) SetWorkspaceRoots(roots []string) error {
 		if err != nil {
 			return err
 		}
+		p = filepath.Clean(p)
 		res, _, err := Resolve(p)
 		if err != nil {
 			return fmt.Errorf("workspace root %s: %w", r, err)
 		}
-		out = append(out, res)
+		s.mu.Lock()
+		if _, ok := s.pins[p]; !ok {
+			s.pins[p] = res
+		}
+		s.mu.Unlock()
+		out = append(out, p)
 	}
 	s.mu.Lock()
 	s.roots = out
@@ -101,11 +113,65 @@ func (s *Service) SetWorkspaceRoots(roots []string) error {
 	return nil
 }
 
-// WorkspaceRoots returns the resolved workspace roots.
-func (s *Service) WorkspaceRoots() []string {
+// WorkspaceRootState is one configured workspace root as it is on disk now.
+type WorkspaceRootState struct {
+	// Configured is the root as configured (~ expanded).
+	Configured string `json:"configured"`
+	// Resolved is where it leads now.
+	Resolved string `json:"resolved"`
+	// Refused says why the root makes nothing known ("" when it is in effect).
+	Refused string `json:"refused,omitempty"`
+}
+
+// WorkspaceRootStates resolves every configured workspace root now. A root is refused when
+// its directory is a symbolic link (a root replaced by a link to ~ would make the whole home
+// a known place), when it now resolves elsewhere than when it was first configured (a
+// directory on its way was replaced by a link), or when a link on its way leads to `/` or
+// the home directory — the same rule department directories follow (Reconcile).
+func (s *Service) WorkspaceRootStates() []WorkspaceRootState {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]string(nil), s.roots...)
+	roots := append([]string(nil), s.roots...)
+	pins := make(map[string]string, len(roots))
+	for _, r := range roots {
+		pins[r] = s.pins[r]
+	}
+	s.mu.RUnlock()
+	out := make([]WorkspaceRootState, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, s.rootState(r, pins[r]))
+	}
+	return out
+}
+
+func (s *Service) rootState(configured, pinned string) WorkspaceRootState {
+	st := WorkspaceRootState{Configured: configured}
+	res, _, err := Resolve(configured)
+	if err != nil {
+		st.Refused = fmt.Sprintf("workspace root %s cannot be resolved (%v)", configured, err)
+		return st
+	}
+	st.Resolved = res
+	fix := "; if that place is meant, put " + res + " itself in [workspace] roots"
+	switch fi, err := os.Lstat(configured); {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		st.Refused = fmt.Sprintf("workspace root %s is now a symbolic link to %s: a workspace root must be a real directory%s", configured, res, fix)
+	case pinned != "" && res != pinned:
+		st.Refused = fmt.Sprintf("workspace root %s now leads to %s instead of %s: a directory on its way was replaced by a link%s", configured, res, pinned, fix)
+	case res != configured && s.NeedsConfirmation(res):
+		st.Refused = fmt.Sprintf("workspace root %s leads to %s through a link, which would make the whole home directory known%s", configured, res, fix)
+	}
+	return st
+}
+
+// WorkspaceRoots returns the workspace roots in effect, resolved now; refused ones are left out.
+func (s *Service) WorkspaceRoots() []string {
+	var out []string
+	for _, st := range s.WorkspaceRootStates() {
+		if st.Refused == "" {
+			out = append(out, st.Resolved)
+		}
+	}
+	return out
 }
 
 func (s *Service) expandHome(p string) (string, error) {

@@ -7,8 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // ClaudeEvent is a Claude Code hook event as documented for PreToolUse and PostToolUse
@@ -50,6 +55,9 @@ type ClaudeHook struct {
 	MCPServer string
 	// Department is sent with every request (optional).
 	Department string
+	// Hidden are the paths Claude Code's own Grep and Glob may not search through (nil:
+	// the credential paths under $HOME and the environment's default hidden paths).
+	Hidden []string
 }
 
 // Run reads one event from in and writes the answer to out. It returns an error only
@@ -81,6 +89,11 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
 	if call.Governed {
 		return answer(Allow, "Airlock's MCP server asks Airlock itself before "+call.Tool+" runs", nil)
+	}
+	if ev.ToolName == "Grep" || ev.ToolName == "Glob" {
+		if out, refused := h.searchesHidden(ev, call); refused {
+			return out
+		}
 	}
 	req := h.request(ev, call)
 	wait := h.Wait
@@ -184,4 +197,59 @@ func writeClaude(w io.Writer, o ClaudeOutput) error {
 	}
 	_, err = w.Write(append(raw, '\n'))
 	return err
+}
+
+// searchesHidden refuses a Grep or Glob whose tree holds a hidden path that exists
+// (searching ~ goes through ~/.ssh). Claude Code runs these tools in its own process,
+// where Airlock cannot skip entries the way its search_files does, and reading
+// credentials through a file tool is never silent (DESIGN.md §5): the search is refused
+// with the way out, instead of being allowed as the P0 read it looks like.
+func (h ClaudeHook) searchesHidden(ev ClaudeEvent, call MappedCall) (ClaudeOutput, bool) {
+	cwd := ev.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	dir, _ := call.Params["path"].(string)
+	home, _ := os.UserHomeDir()
+	switch {
+	case dir == "":
+		dir = cwd
+	case dir == "~" || strings.HasPrefix(dir, "~/"):
+		dir = filepath.Join(home, dir[1:])
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(cwd, dir)
+	}
+	dir = filepath.Clean(dir)
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	hidden := h.Hidden
+	if hidden == nil {
+		hidden = append(sandbox.CredentialPaths(home), sandbox.DefaultHiddenPaths(os.Getenv)...)
+	}
+	inside := func(p, root string) bool { return p == root || root == "/" || strings.HasPrefix(p, root+"/") }
+	for _, hp := range hidden {
+		if fi, err := os.Stat(hp); err != nil || fi.Mode()&(fs.ModeSocket|fs.ModeNamedPipe|fs.ModeDevice) != 0 {
+			continue // nothing there that a search reads (the SSH agent's socket in /tmp, say)
+		}
+		hr := hp
+		if r, err := filepath.EvalSymlinks(hp); err == nil {
+			hr = r
+		}
+		if inside(hp, dir) || inside(hr, real) || inside(real, hr) || inside(dir, hp) {
+			return answer(Deny, fmt.Sprintf("Airlock: %s over %s would read %s, which holds credentials or Airlock's own state "+
+				"and is hidden from agents; Claude Code runs %s itself, so Airlock cannot leave that part out. "+
+				"Search a directory that does not contain it (a project folder), or use mcp__%s__search_files, "+
+				"which skips hidden entries", ev.ToolName, dir, hp, ev.ToolName, h.mcpName()), nil), true
+		}
+	}
+	return ClaudeOutput{}, false
+}
+
+func (h ClaudeHook) mcpName() string {
+	if h.MCPServer != "" {
+		return h.MCPServer
+	}
+	return "airlock"
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,4 +195,80 @@ func FuzzClaudeHook(f *testing.F) {
 			t.Fatalf("a dead broker allowed %q: %s", event, out.String())
 		}
 	})
+}
+
+// TestClaudeHookSearchOverHidden: Claude Code's own Grep and Glob over a tree that holds
+// credentials (~) are refused without asking the broker (Claude Code cannot be made to
+// skip ~/.ssh); below it, and LS of ~ (one level, names only), go to the broker as usual.
+func TestClaudeHookSearchOverHidden(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, filepath.Join(proj, "up")); err != nil {
+		t.Fatal(err)
+	}
+	// The SSH agent's socket is hidden too, but no search reads a socket: its directory stays searchable.
+	sockDir := filepath.Join(home, "agent-sock")
+	if err := os.MkdirAll(sockDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(sockDir, "agent.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(sockDir, "agent.sock"))
+	event := func(tool, cwd string, input map[string]any) string {
+		raw, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd, "tool_name": tool, "tool_input": input})
+		return string(raw)
+	}
+	tests := []struct {
+		name   string
+		event  string
+		refuse bool
+	}{
+		{"Grep over ~", event("Grep", proj, map[string]any{"pattern": "PRIVATE KEY", "path": home}), true},
+		{"Grep over a literal ~", event("Grep", proj, map[string]any{"pattern": "PRIVATE KEY", "path": "~"}), true},
+		{"Grep without a path, started in ~", event("Grep", home, map[string]any{"pattern": "PRIVATE KEY"}), true},
+		{"Grep over a relative ..", event("Grep", proj, map[string]any{"pattern": "KEY", "path": ".."}), true},
+		{"Grep through a link to ~", event("Grep", proj, map[string]any{"pattern": "KEY", "path": filepath.Join(proj, "up")}), true},
+		{"Grep inside ~/.ssh", event("Grep", proj, map[string]any{"pattern": "KEY", "path": filepath.Join(home, ".ssh")}), true},
+		{"Glob over ~", event("Glob", proj, map[string]any{"pattern": "**/*", "path": home}), true},
+		{"Grep in a project", event("Grep", proj, map[string]any{"pattern": "KEY", "path": proj}), false},
+		{"Glob in a project, no path", event("Glob", proj, map[string]any{"pattern": "*.go"}), false},
+		{"LS of ~", event("LS", proj, map[string]any{"path": home}), false},
+		{"Grep beside the SSH agent's socket", event("Grep", proj, map[string]any{"pattern": "x", "path": sockDir}), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}
+			o, raw := runHook(t, b, tc.event)
+			hs := o.HookSpecificOutput
+			if !tc.refuse {
+				if hs.PermissionDecision != Allow || len(b.got) != 1 {
+					t.Fatalf("got %s (broker asked %d times), want the broker's allow", raw, len(b.got))
+				}
+				return
+			}
+			if hs.PermissionDecision != Deny || !strings.Contains(hs.PermissionDecisionReason, filepath.Join(home, ".ssh")) ||
+				!strings.Contains(hs.PermissionDecisionReason, "mcp__airlock__search_files") {
+				t.Fatalf("got %s, want a refusal naming ~/.ssh and the way out", raw)
+			}
+			if len(b.got) != 0 {
+				t.Fatal("the broker was asked about a search the hook refuses")
+			}
+		})
+	}
 }

@@ -13,8 +13,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Inputs of the file tools. Paths are absolute or relative to the workspace.
@@ -56,8 +60,8 @@ func (s *Server) abs(p string) string {
 	if p == "" {
 		return s.opts.Policy.Cwd
 	}
-	if strings.HasPrefix(p, "~/") && s.opts.Policy.Home != "" {
-		p = filepath.Join(s.opts.Policy.Home, p[2:])
+	if (p == "~" || strings.HasPrefix(p, "~/")) && s.opts.Policy.Home != "" {
+		p = filepath.Join(s.opts.Policy.Home, p[1:])
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.opts.Policy.Cwd, p)
@@ -89,7 +93,7 @@ func (s *Server) addFileTools() {
 			"and says how many lines the file has when more remain. Paths are absolute or relative to the workspace."},
 		func(in *readFileIn) (string, error) { return s.readable(&in.Path) },
 		func(_ context.Context, in readFileIn) (*mcp.CallToolResult, Outcome) {
-			text, err := readLines(in.Path, in.Offset, in.Limit)
+			text, err := readLines(s.guard(), in.Path, in.Offset, in.Limit)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -99,7 +103,7 @@ func (s *Server) addFileTools() {
 		Description: "List a directory: one entry per line, directories with a trailing /, files with their size, symlinks with their target."},
 		func(in *listDirIn) (string, error) { return s.readable(&in.Path) },
 		func(_ context.Context, in listDirIn) (*mcp.CallToolResult, Outcome) {
-			text, err := listDir(in.Path)
+			text, err := listDir(s.guard(), in.Path)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -123,7 +127,7 @@ func (s *Server) addFileTools() {
 			return strings.TrimSpace(dir + " " + in.Glob + " " + in.Regex), err
 		},
 		func(ctx context.Context, in searchFilesIn) (*mcp.CallToolResult, Outcome) {
-			text, err := searchFiles(ctx, in)
+			text, err := searchFiles(ctx, s.guard(), in)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -152,16 +156,16 @@ func (s *Server) addFileTools() {
 		})
 }
 
-func readLines(path string, offset, limit int) (string, error) {
+func readLines(g *guard, path string, offset, limit int) (string, error) {
 	if offset < 1 {
 		offset = 1
 	}
 	if limit <= 0 {
 		limit = defaultReadLines
 	}
-	data, err := os.ReadFile(path)
+	data, err := readJudged(g, path)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, unwrapPathError(err))
+		return "", err
 	}
 	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 		return "", fmt.Errorf("%s is a binary file (%d bytes); read_file returns text only", path, len(data))
@@ -200,22 +204,79 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-func listDir(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
+// readJudged reads the regular file path, judged by what was opened (see guard).
+func readJudged(g *guard, path string) ([]byte, error) {
+	f, err := g.openRead(path, 0)
+	if err != nil {
+		if _, ok := sandbox.IsDenied(err); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", path, unwrapPathError(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: list it with list_dir", path)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); read_file reads files only", path, info.Mode().Type())
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// hiddenNote says how many entries were left out because they are hidden.
+func hiddenNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[skipped %d hidden entries: credentials and Airlock's own state are hidden from sandboxed runs]\n", n)
+}
+
+func listDir(g *guard, dir string) (string, error) {
+	f, err := g.openRead(dir, syscall.O_DIRECTORY)
+	if err != nil {
+		if _, ok := sandbox.IsDenied(err); ok {
+			return "", err
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return "", fmt.Errorf("%s is not a directory: read it with read_file", dir)
+		}
+		return "", fmt.Errorf("list %s: %w", dir, unwrapPathError(err))
+	}
+	defer f.Close()
+	real, err := fdPath(f)
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", dir, err)
+	}
+	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return "", fmt.Errorf("list %s: %w", dir, unwrapPathError(err))
 	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	var b strings.Builder
 	for i, e := range entries {
 		if i == 1000 {
 			fmt.Fprintf(&b, "[%d more entries not shown]\n", len(entries)-1000)
 			break
 		}
+		child := filepath.Join(real, e.Name())
+		if _, ok := g.covers(child); ok {
+			// Its name is shown (a sandboxed ls sees it too), never what it holds.
+			fmt.Fprintf(&b, "%s\t(hidden)\n", e.Name())
+			continue
+		}
 		switch {
 		case e.IsDir():
 			fmt.Fprintf(&b, "%s/\n", e.Name())
 		case e.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(filepath.Join(dir, e.Name()))
+			target, _ := os.Readlink(child)
 			fmt.Fprintf(&b, "%s -> %s\n", e.Name(), target)
 		default:
 			size := int64(0)
@@ -268,101 +329,199 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 	return regexp.Compile(b.String())
 }
 
-func searchFiles(ctx context.Context, in searchFilesIn) (string, error) {
+func searchFiles(ctx context.Context, g *guard, in searchFilesIn) (string, error) {
 	max := in.MaxResults
 	if max <= 0 {
 		max = 200
 	}
-	var glob, re *regexp.Regexp
+	sr := searcher{ctx: ctx, g: g, root: in.Path, max: max}
 	var err error
 	if in.Glob != "" {
-		if glob, err = globRegexp(in.Glob); err != nil {
+		if sr.glob, err = globRegexp(in.Glob); err != nil {
 			return "", err
 		}
 	}
 	if in.Regex != "" {
-		if re, err = regexp.Compile(in.Regex); err != nil {
+		if sr.re, err = regexp.Compile(in.Regex); err != nil {
 			return "", fmt.Errorf("regex %q: %w", in.Regex, err)
 		}
 	}
-	byName := in.Glob != "" && !strings.Contains(in.Glob, "/")
-	var results []string
-	stop := errors.New("enough")
-	err = filepath.WalkDir(in.Path, func(p string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	sr.byName = in.Glob != "" && !strings.Contains(in.Glob, "/")
+	root, err := g.openRead(in.Path, 0)
+	if err != nil {
+		if _, ok := sandbox.IsDenied(err); ok {
+			return "", err
 		}
-		if err != nil {
-			return nil // unreadable entries are skipped
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" && p != in.Path {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, _ := filepath.Rel(in.Path, p)
-		if glob != nil {
-			subject := filepath.ToSlash(rel)
-			if byName {
-				subject = d.Name()
-			}
-			if !glob.MatchString(subject) {
-				return nil
-			}
-		}
-		if re == nil {
-			results = append(results, p)
-			if len(results) >= max {
-				return stop
-			}
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > maxSearchFile {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Bytes()
-			if n == 1 && bytes.IndexByte(line, 0) >= 0 {
-				return nil // binary
-			}
-			if re.Match(line) {
-				text := string(line)
-				if len(text) > 300 {
-					text = text[:300] + "…"
-				}
-				results = append(results, fmt.Sprintf("%s:%d: %s", p, n, text))
-				if len(results) >= max {
-					return stop
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, stop) {
+		return "", fmt.Errorf("search %s: %w", in.Path, unwrapPathError(err))
+	}
+	info, err := root.Stat()
+	switch {
+	case err != nil:
+		root.Close()
+		return "", fmt.Errorf("search %s: %w", in.Path, err)
+	case info.IsDir():
+		err = sr.dir(root, "")
+	default:
+		err = sr.file(root, in.Path, filepath.Base(in.Path), filepath.Base(in.Path))
+		root.Close()
+	}
+	if err != nil && !errors.Is(err, errEnough) {
 		return "", fmt.Errorf("search %s: %w", in.Path, err)
 	}
-	if !errors.Is(err, stop) {
+	results := sr.results
+	if !errors.Is(err, errEnough) {
 		sort.Strings(results)
 	}
+	note := hiddenNote(sr.hidden)
 	if len(results) == 0 {
-		return "no matches under " + in.Path + "\n", nil
+		return "no matches under " + in.Path + "\n" + note, nil
 	}
 	out := strings.Join(results, "\n") + "\n"
-	if errors.Is(err, stop) {
+	if errors.Is(err, errEnough) {
 		out += fmt.Sprintf("[stopped after %d results; narrow the search or raise max_results]\n", max)
 	}
-	return out, nil
+	return out + note, nil
+}
+
+var errEnough = errors.New("enough results")
+
+// searcher walks a tree through directory descriptors: every entry is opened relative to
+// the directory that holds it and without following links, so nothing swapped in during
+// the walk leads out of the tree, and each directory and file is judged before it is
+// entered or read. Hidden entries are skipped and counted.
+type searcher struct {
+	ctx      context.Context
+	g        *guard
+	root     string // as the caller gave it: results are shown under it
+	glob, re *regexp.Regexp
+	byName   bool
+	max      int
+	results  []string
+	hidden   int
+}
+
+// dir searches the open directory d (rel to the root; "" for the root) and closes it.
+func (sr *searcher) dir(d *os.File, rel string) error {
+	defer d.Close()
+	if err := sr.ctx.Err(); err != nil {
+		return err
+	}
+	real, err := fdPath(d)
+	if err != nil {
+		return nil // cannot be judged: skipped
+	}
+	entries, err := d.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		return nil // unreadable entries are skipped
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
+		name := e.Name()
+		childRel := name
+		if rel != "" {
+			childRel = rel + "/" + name
+		}
+		if _, ok := sr.g.covers(filepath.Join(real, name)); ok {
+			sr.hidden++
+			continue
+		}
+		switch {
+		case e.IsDir():
+			if name == ".git" {
+				continue
+			}
+			fd, err := unix.Openat(int(d.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+			if err != nil {
+				continue // gone, unreadable, or swapped for a link since it was listed
+			}
+			sub := os.NewFile(uintptr(fd), filepath.Join(real, name))
+			if sr.g.hiddenID(sub) {
+				sub.Close()
+				sr.hidden++
+				continue
+			}
+			if err := sr.dir(sub, childRel); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if sr.glob != nil {
+				subject := childRel
+				if sr.byName {
+					subject = name
+				}
+				if !sr.glob.MatchString(subject) {
+					continue
+				}
+			}
+			shown := filepath.Join(sr.root, filepath.FromSlash(childRel))
+			if sr.re == nil {
+				sr.results = append(sr.results, shown)
+				if len(sr.results) >= sr.max {
+					return errEnough
+				}
+				continue
+			}
+			fd, err := unix.Openat(int(d.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+			if err != nil {
+				continue
+			}
+			f := os.NewFile(uintptr(fd), filepath.Join(real, name))
+			err = sr.file(f, shown, name, childRel)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// file searches the open file f for the regex; hidden and hard-linked-to-hidden files are
+// skipped (and counted), binary and huge ones left out.
+func (sr *searcher) file(f *os.File, shown, name, rel string) error {
+	if sr.glob != nil {
+		subject := filepath.ToSlash(rel)
+		if sr.byName {
+			subject = name
+		}
+		if !sr.glob.MatchString(subject) {
+			return nil
+		}
+	}
+	if err := sr.g.judge(f, shown, false); err != nil {
+		sr.hidden++
+		return nil
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxSearchFile {
+		return nil
+	}
+	if sr.re == nil {
+		sr.results = append(sr.results, shown)
+		if len(sr.results) >= sr.max {
+			return errEnough
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if n == 1 && bytes.IndexByte(line, 0) >= 0 {
+			return nil // binary
+		}
+		if sr.re.Match(line) {
+			text := string(line)
+			if len(text) > 300 {
+				text = text[:300] + "…"
+			}
+			sr.results = append(sr.results, fmt.Sprintf("%s:%d: %s", shown, n, text))
+			if len(sr.results) >= sr.max {
+				return errEnough
+			}
+		}
+	}
+	return nil
 }
 
 func writeFile(open opener, path, content string) error {

@@ -96,19 +96,19 @@ func TestGlobRegexp(t *testing.T) {
 func TestReadLines(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
 	_ = os.WriteFile(p, []byte("1\n2\n3\n4\n"), 0o644)
-	got, err := readLines(p, 2, 2)
+	got, err := readLines(nil, p, 2, 2)
 	if err != nil || got != "2\n3\n[lines 2–3 of 4; call read_file with offset=4 for more]\n" {
 		t.Fatalf("= %q, %v", got, err)
 	}
-	if got, _ := readLines(p, 0, 0); got != "1\n2\n3\n4\n" {
+	if got, _ := readLines(nil, p, 0, 0); got != "1\n2\n3\n4\n" {
 		t.Fatalf("whole file = %q", got)
 	}
-	if _, err := readLines(p, 9, 1); err == nil || !strings.Contains(err.Error(), "has 4 lines") {
+	if _, err := readLines(nil, p, 9, 1); err == nil || !strings.Contains(err.Error(), "has 4 lines") {
 		t.Fatalf("past the end: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "b")
 	_ = os.WriteFile(bin, []byte{0x7f, 'E', 'L', 'F', 0, 0}, 0o644)
-	if _, err := readLines(bin, 0, 0); err == nil || !strings.Contains(err.Error(), "binary") {
+	if _, err := readLines(nil, bin, 0, 0); err == nil || !strings.Contains(err.Error(), "binary") {
 		t.Fatalf("binary: %v", err)
 	}
 }
@@ -119,7 +119,7 @@ func TestSearchFiles(t *testing.T) {
 		_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
 		_ = os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
 	}
-	got, err := searchFiles(context.Background(), searchFilesIn{Path: dir, Glob: "*.go", Regex: `^func`})
+	got, err := searchFiles(context.Background(), nil, searchFilesIn{Path: dir, Glob: "*.go", Regex: `^func`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSearchFiles(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	got, _ = searchFiles(context.Background(), searchFilesIn{Path: dir, Glob: "sub/**"})
+	got, _ = searchFiles(context.Background(), nil, searchFilesIn{Path: dir, Glob: "sub/**"})
 	if got != filepath.Join(dir, "sub/b.go")+"\n" {
 		t.Fatalf("glob with a slash: %q", got)
 	}
