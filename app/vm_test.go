@@ -108,7 +108,12 @@ func fakeImage() map[string][]byte {
 // on its socket.
 func runCore(t *testing.T) (*Core, *http.Client) {
 	t.Helper()
-	base := t.TempDir()
+	return runCoreAt(t, t.TempDir())
+}
+
+// runCoreAt is runCore with its files under base.
+func runCoreAt(t *testing.T, base string) (*Core, *http.Client) {
+	t.Helper()
 	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
 	for _, d := range []string{env["HOME"], env["XDG_RUNTIME_DIR"]} {
 		os.MkdirAll(d, 0o700)

@@ -33,12 +33,15 @@ func plainOpen(path string, create bool) (*os.File, error) {
 // a symlink swapped in between the check and the write (by the agent's own bash, say)
 // would carry the write out. os.Root refuses to leave the root, and the opened file's
 // real path is checked against the policy once more (protected paths such as .git).
-func (s *Server) confinedOpen(path string, create bool) (*os.File, error) {
-	pol := s.opts.Policy
+func (s *Server) confinedOpen(pol sandbox.Policy) opener {
+	return func(path string, create bool) (*os.File, error) { return s.openConfined(pol, path, create) }
+}
+
+func (s *Server) openConfined(pol sandbox.Policy, path string, create bool) (*os.File, error) {
 	if pol.Mode == sandbox.ModeFullAccess {
 		return plainOpen(path, create)
 	}
-	g := s.guard()
+	g := s.guard(pol)
 	// Before anything is created: a writable root may hold a hidden path (a run in ~).
 	for _, p := range []string{path, realOfDeepest(path)} {
 		if h, ok := g.covers(p); ok {
@@ -204,8 +207,7 @@ type guard struct {
 
 // guard builds the hidden set as it is on disk now (a hidden path created since the
 // session started counts).
-func (s *Server) guard() *guard {
-	pol := s.opts.Policy
+func (s *Server) guard(pol sandbox.Policy) *guard {
 	if pol.Mode == sandbox.ModeFullAccess {
 		return nil
 	}
@@ -235,6 +237,19 @@ func (g *guard) add(p, name string) {
 		g.paths = append(g.paths, p)
 		g.names[p] = name
 	}
+}
+
+// hiddenRead is covers for a read: a path the person allowed this one call to read (an
+// escalation's Grant.Readable, in the policy's Revealed) is not hidden from it.
+func (g *guard) hiddenRead(p string) (string, bool) {
+	if g != nil {
+		for _, r := range g.pol.Revealed {
+			if p == r || strings.HasPrefix(p, r+"/") {
+				return "", false
+			}
+		}
+	}
+	return g.covers(p)
 }
 
 // covers returns the hidden path that p (absolute, clean) lies in.
@@ -287,7 +302,11 @@ func (g *guard) judge(f *os.File, shown string, write bool) error {
 	if write {
 		reason = sandbox.ReasonWrite
 	}
-	if h, ok := g.covers(real); ok {
+	covered := g.covers
+	if !write {
+		covered = g.hiddenRead
+	}
+	if h, ok := covered(real); ok {
 		return g.denyAs(reason, shown, real, h, "")
 	}
 	st, err := statOf(f)
@@ -368,7 +387,7 @@ func (g *guard) openRead(path string, flags int) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if h, ok := g.covers(real); ok {
+		if h, ok := g.hiddenRead(real); ok {
 			return nil, g.deny(path, real, h, "")
 		}
 		f, err := openResolved(real, flags|syscall.O_RDONLY|syscall.O_NONBLOCK)

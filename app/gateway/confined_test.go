@@ -40,7 +40,7 @@ func TestConfinedOpenSymlinkSwap(t *testing.T) {
 		{filepath.Join(ws, ".git", "config"), true},
 		{filepath.Join(ws, "..", filepath.Base(outside), "x"), true},
 	} {
-		f, err := s.confinedOpen(tc.path, tc.create)
+		f, err := s.confinedOpen(s.opts.Policy)(tc.path, tc.create)
 		if err == nil {
 			f.Close()
 			t.Errorf("confinedOpen(%s) escaped", tc.path)
@@ -59,10 +59,10 @@ func TestConfinedOpenSymlinkSwap(t *testing.T) {
 		}
 	}
 	// Inside the root, symlinks that stay inside are fine, and directories are created.
-	if err := writeFile(s.confinedOpen, filepath.Join(ws, "inside-link"), "ok"); err != nil {
+	if err := writeFile(s.confinedOpen(s.opts.Policy), filepath.Join(ws, "inside-link"), "ok"); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(s.confinedOpen, filepath.Join(ws, "a", "b", "c.txt"), "ok"); err != nil {
+	if err := writeFile(s.confinedOpen(s.opts.Policy), filepath.Join(ws, "a", "b", "c.txt"), "ok"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "real.txt")); string(got) != "ok" {

@@ -92,8 +92,8 @@ func (s *Server) addFileTools() {
 		Description: "Read a text file, by lines. Returns the lines from offset (1-based) for limit lines (default 2000), " +
 			"and says how many lines the file has when more remain. Paths are absolute or relative to the workspace."},
 		func(in *readFileIn) (string, error) { return s.readable(&in.Path) },
-		func(_ context.Context, in readFileIn) (*mcp.CallToolResult, Outcome) {
-			text, err := readLines(s.guard(), in.Path, in.Offset, in.Limit)
+		func(ctx context.Context, in readFileIn) (*mcp.CallToolResult, Outcome) {
+			text, err := readLines(s.guard(s.policy(ctx)), in.Path, in.Offset, in.Limit)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -102,8 +102,8 @@ func (s *Server) addFileTools() {
 	governed(s, &mcp.Tool{Name: ToolListDir, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "List a directory"},
 		Description: "List a directory: one entry per line, directories with a trailing /, files with their size, symlinks with their target."},
 		func(in *listDirIn) (string, error) { return s.readable(&in.Path) },
-		func(_ context.Context, in listDirIn) (*mcp.CallToolResult, Outcome) {
-			text, err := listDir(s.guard(), in.Path)
+		func(ctx context.Context, in listDirIn) (*mcp.CallToolResult, Outcome) {
+			text, err := listDir(s.guard(s.policy(ctx)), in.Path)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -127,7 +127,7 @@ func (s *Server) addFileTools() {
 			return strings.TrimSpace(dir + " " + in.Glob + " " + in.Regex), err
 		},
 		func(ctx context.Context, in searchFilesIn) (*mcp.CallToolResult, Outcome) {
-			text, err := searchFiles(ctx, s.guard(), in)
+			text, err := searchFiles(ctx, s.guard(s.policy(ctx)), in)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -137,8 +137,8 @@ func (s *Server) addFileTools() {
 		Description: "Create a file or replace its whole content. Only inside the workspace and the configured writable roots " +
 			"(protected paths such as .git stay read-only). To change part of a file, use edit_file."},
 		func(in *writeFileIn) (string, error) { return s.writable(&in.Path) },
-		func(_ context.Context, in writeFileIn) (*mcp.CallToolResult, Outcome) {
-			if err := writeFile(s.confinedOpen, in.Path, in.Content); err != nil {
+		func(ctx context.Context, in writeFileIn) (*mcp.CallToolResult, Outcome) {
+			if err := writeFile(s.confinedOpen(s.policy(ctx)), in.Path, in.Content); err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
 			return textResult(fmt.Sprintf("wrote %d bytes to %s", len(in.Content), in.Path)), ranOK(nil)
@@ -147,8 +147,8 @@ func (s *Server) addFileTools() {
 		Description: "Replace an exact piece of text in a file. old_string must match exactly (whitespace included) and occur " +
 			"exactly once, unless replace_all is true; read the file first. Only inside the workspace and the writable roots."},
 		func(in *editFileIn) (string, error) { return s.writable(&in.Path) },
-		func(_ context.Context, in editFileIn) (*mcp.CallToolResult, Outcome) {
-			n, err := editFile(s.confinedOpen, in.Path, in.OldString, in.NewString, in.ReplaceAll)
+		func(ctx context.Context, in editFileIn) (*mcp.CallToolResult, Outcome) {
+			n, err := editFile(s.confinedOpen(s.policy(ctx)), in.Path, in.OldString, in.NewString, in.ReplaceAll)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -267,7 +267,7 @@ func listDir(g *guard, dir string) (string, error) {
 			break
 		}
 		child := filepath.Join(real, e.Name())
-		if _, ok := g.covers(child); ok {
+		if _, ok := g.hiddenRead(child); ok {
 			// Its name is shown (a sandboxed ls sees it too), never what it holds.
 			fmt.Fprintf(&b, "%s\t(hidden)\n", e.Name())
 			continue
@@ -421,7 +421,7 @@ func (sr *searcher) dir(d *os.File, rel string) error {
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		if _, ok := sr.g.covers(filepath.Join(real, name)); ok {
+		if _, ok := sr.g.hiddenRead(filepath.Join(real, name)); ok {
 			sr.hidden++
 			continue
 		}

@@ -309,7 +309,7 @@ func TestWriteIntoHiddenInsideRoot(t *testing.T) {
 	}
 	s := &Server{opts: Options{Policy: pol}}
 	for _, p := range []string{key, filepath.Join(home, ".ssh", "authorized_keys")} {
-		if err := writeFile(s.confinedOpen, p, "ssh-ed25519 AAAA attacker\n"); err == nil || !strings.Contains(err.Error(), "isolation error") {
+		if err := writeFile(s.confinedOpen(s.opts.Policy), p, "ssh-ed25519 AAAA attacker\n"); err == nil || !strings.Contains(err.Error(), "isolation error") {
 			t.Fatalf("write %s: %v; want an isolation error", p, err)
 		}
 	}

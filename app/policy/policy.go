@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -202,5 +204,20 @@ func Global(in Inputs) (sandbox.Policy, error) {
 // full-access: the config directory, the database and sandbox images, the run logs and
 // the socket's directory.
 func StateOf(p paths.Paths) []string {
-	return []string{filepath.Dir(p.ConfigFile), p.DataDir, filepath.Dir(p.RunLogs), p.RunLogs, p.SandboxDir, p.RuntimeDir}
+	all := []string{filepath.Dir(p.ConfigFile), p.DataDir, filepath.Dir(p.RunLogs), p.RunLogs, p.SandboxDir, p.RuntimeDir}
+	// One mount hides a directory and what it holds: a nested entry would ask the
+	// sandbox to mount inside an empty read-only tmpfs.
+	var out []string
+	for _, a := range all {
+		nested := false
+		for _, b := range all {
+			if a != b && strings.HasPrefix(a, b+string(filepath.Separator)) {
+				nested = true
+			}
+		}
+		if !nested && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

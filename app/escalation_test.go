@@ -1,0 +1,175 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// mcpSession serves Airlock's MCP tools for a workspace, asking the running core c over
+// its socket, and returns a connected client (as `airlock mcp` does).
+func mcpSession(t *testing.T, c *Core, ws string) *mcp.ClientSession {
+	t.Helper()
+	r, err := policy.Resolve(c.policyInputs(ws, policy.Flags{}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := localapi.NewClient(c.Paths.Socket)
+	srv := gateway.NewServer(gateway.Options{Policy: r.Sandbox, Broker: gateway.APIBroker{Client: client}, Client: client})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = srv.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (bool, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return res.IsError, b.String()
+}
+
+// answerNext answers the next pending request as the person in the window would, and
+// returns it (with how many were pending at that moment).
+func answerNext(t *testing.T, c *Core, allow bool) <-chan permission.PendingRequest {
+	t.Helper()
+	out := make(chan permission.PendingRequest, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if p := c.Broker.Pending(); len(p) > 0 {
+				if _, err := c.Broker.Answer(context.Background(), p[0].ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err != nil {
+					t.Errorf("answer %s: %v", p[0].ID, err)
+				}
+				out <- p[0]
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(out)
+	}()
+	return out
+}
+
+// TestEscalationRunsTheCallWithExactlyWhatItAsked: through the MCP tools and the real
+// broker, a person's "allow" of an isolation escalation runs that one call with the
+// access it asked for — one path writable, or a credential readable by a file tool —
+// and nothing else; the next call asks again. Under on-failure the person is asked once.
+func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	for _, approval := range []string{"on-request", "on-failure"} {
+		t.Run(approval, func(t *testing.T) {
+			// Not under /tmp: every sandbox gets a fresh /tmp, which would hide the state anyway.
+			base, err := os.MkdirTemp("/var/tmp", "airlock-escalation-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(base) })
+			c, _ := runCoreAt(t, base)
+			home := c.getenv("HOME")
+			ws := filepath.Join(home, "ws")
+			outside := filepath.Join(home, "outside")
+			other := filepath.Join(home, "other")
+			for _, d := range []string{ws, outside, other, filepath.Join(home, ".ssh")} {
+				os.MkdirAll(d, 0o755)
+			}
+			os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n"), 0o600)
+			os.WriteFile(c.Paths.ConfigFile, []byte("approval_policy = \""+approval+"\"\n"), 0o644)
+			waitFor(t, func() bool { return string(c.Broker.Settings().ApprovalPolicy) == approval })
+			cs := mcpSession(t, c, ws)
+
+			// bash: writes outside the workspace ask, and the allow makes exactly that
+			// directory writable for that one command.
+			asked := answerNext(t, c, true)
+			isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/x.txt"})
+			p := <-asked
+			if isErr {
+				t.Fatalf("allowed escalation did not run: %s", text)
+			}
+			if p.Kind != permission.KindIsolationEscalation || !strings.Contains(strings.Join(p.Reasons, " "), outside+" writable") {
+				t.Fatalf("the request does not say what allowing it gives: %+v", p)
+			}
+			if b, _ := os.ReadFile(filepath.Join(outside, "x.txt")); string(b) != "hi\n" {
+				t.Fatalf("the escalated command did not write: %s", text)
+			}
+			if len(c.Broker.Pending()) != 0 {
+				t.Fatalf("asked twice for one command: %+v", c.Broker.Pending())
+			}
+			// Exactly that access: a second target in the same kind of call is its own question.
+			asked = answerNext(t, c, false)
+			isErr, _ = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/y.txt"})
+			if p := <-asked; p.ID == "" || !isErr {
+				t.Fatalf("the grant was remembered: the next call did not ask (%+v)", p)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "y.txt")); err == nil {
+				t.Fatal("a denied escalation wrote")
+			}
+
+			// write_file: the same way out exists for the file tools.
+			asked = answerNext(t, c, true)
+			if isErr, text := toolText(t, cs, gateway.ToolWriteFile, map[string]any{"path": filepath.Join(other, "z.txt"), "content": "z"}); isErr {
+				t.Fatalf("write_file with an allowed escalation: %s", text)
+			}
+			<-asked
+			if b, _ := os.ReadFile(filepath.Join(other, "z.txt")); string(b) != "z" {
+				t.Fatal("write_file's escalation did not write")
+			}
+
+			// read_file of a credential: P2, asked, and readable for that one call only.
+			asked = answerNext(t, c, true)
+			isErr, text = toolText(t, cs, gateway.ToolReadFile, map[string]any{"path": filepath.Join(home, ".ssh", "id_ed25519")})
+			if p := <-asked; isErr || !strings.Contains(text, "fake") || p.Tier != permission.P2 {
+				t.Fatalf("read_file with an allowed escalation: %v %s (%+v)", isErr, text, p)
+			}
+
+			// Airlock's own state stays hidden from the session's bash, even once allowed.
+			asked = answerNext(t, c, true)
+			isErr, text = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat " + c.Paths.Database + " | head -c 16; ls -A " + c.Paths.DataDir + " " + filepath.Dir(c.Paths.ConfigFile)})
+			stdout, _, _ := strings.Cut(strings.TrimPrefix(text[strings.Index(text, "--- stdout ---"):], "--- stdout ---"), "--- stderr ---")
+			if _, err := os.Stat(c.Paths.Database); err != nil {
+				t.Fatalf("the test has no database to hide: %v", err)
+			}
+			if strings.Contains(stdout, "SQLite format") || strings.Contains(stdout, "airlock.db") || strings.Contains(stdout, "config.toml") {
+				t.Fatalf("the MCP bash tool read Airlock's state: %v %s", isErr, text)
+			}
+			<-asked
+		})
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
