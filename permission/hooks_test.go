@@ -130,3 +130,86 @@ func TestAfterHookGetsOutcome(t *testing.T) {
 	}
 	b.AfterToolUse(ctx, req, d, Outcome{Ran: true})
 }
+
+// A hook that raises a request to P2 asks for a person: the auto reviewer must not
+// answer it (DESIGN.md §5 steps 2 and 7), under any approval policy.
+func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
+	cases := []struct {
+		name   string
+		hook   string // the before_tool_use hook's answer
+		policy string
+		wantV  Verdict
+		// reviewed says the reviewer is consulted (the control case: no raise).
+		reviewed bool
+	}{
+		{name: "raised, on-request: the person is asked", hook: `{"decision":"elevate","reason":"production"}`, policy: "on-request", wantV: Ask},
+		{name: "raised with an explicit tier", hook: `{"decision":"elevate","tier":"P2"}`, policy: "on-request", wantV: Ask},
+		{name: "raised, never: denied with the reason", hook: `{"decision":"elevate","reason":"production"}`, policy: "never", wantV: Deny},
+		{name: "not raised: the reviewer answers", hook: `{"decision":"continue"}`, policy: "on-request", wantV: Allow, reviewed: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "reviewer-called")
+			hook := script(t, "hook", `cat >/dev/null; echo '`+c.hook+`'`)
+			rev := script(t, "reviewer", `cat >/dev/null; touch `+marker+`; echo '{"decision":"allow","risk":"low","rationale":"fine"}'`)
+			s := hookSettings(hook, "20s")
+			s.ApprovalPolicy, s.ApprovalsReviewer = c.policy, "auto_review"
+			s.Reviewer = ReviewerSection{Command: []string{rev}, Timeout: "20s"}
+			b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, s))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req := bash("make deploy")
+			req.ID = "raised"
+			type result struct {
+				d   Decision
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				d, err := b.Await(ctx, req)
+				done <- result{d, err}
+			}()
+			var d Decision
+			if c.wantV == Ask {
+				waitFor(t, "the request to wait for the person", func() bool {
+					select {
+					case r := <-done:
+						t.Fatalf("decided without a person: %s by %s (%v), %v", r.d.Verdict, r.d.Layer, r.d.Reasons, r.err)
+					default:
+					}
+					return len(b.Pending()) == 1
+				})
+				p := b.Pending()[0]
+				if p.Tier != P2 || !strings.Contains(strings.Join(p.Reasons, "\n"), "not the auto reviewer") {
+					t.Errorf("pending %+v: want P2 and a reason naming the hook's raise", p)
+				}
+				// A person answers it.
+				var err error
+				if d, err = b.Answer(ctx, p.ID, Answer{Allow: true, By: ByWindow, Interactive: true}); err != nil {
+					t.Fatal(err)
+				}
+				<-done
+			} else {
+				r := <-done
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				d = r.d
+			}
+			if d.Verdict != Allow && c.wantV == Ask || c.wantV != Ask && d.Verdict != c.wantV {
+				t.Fatalf("got %s by %s (%v), want %s", d.Verdict, d.Layer, d.Reasons, c.wantV)
+			}
+			if c.wantV == Ask && d.AnsweredBy != ByWindow {
+				t.Errorf("answered by %q, want the window", d.AnsweredBy)
+			}
+			if c.wantV == Deny && !strings.Contains(strings.Join(d.Reasons, "\n"), "raised the tier to P2: production") {
+				t.Errorf("the denial does not give the hook's reason: %v", d.Reasons)
+			}
+			_, err := os.Stat(marker)
+			if called := err == nil; called != c.reviewed {
+				t.Fatalf("reviewer called = %v, want %v (decision %s by %s: %v)", called, c.reviewed, d.Verdict, d.Layer, d.Reasons)
+			}
+		})
+	}
+}
