@@ -3,10 +3,13 @@ package permission
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func hookSettings(path, timeout string, tools ...string) Settings {
@@ -209,6 +212,69 @@ func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
 			_, err := os.Stat(marker)
 			if called := err == nil; called != c.reviewed {
 				t.Fatalf("reviewer called = %v, want %v (decision %s by %s: %v)", called, c.reviewed, d.Verdict, d.Layer, d.Reasons)
+			}
+		})
+	}
+}
+
+// A request a before_tool_use hook rewrote, pending across a restart, is re-attached by
+// its caller asking as it did (the rewritten params are what the person answers and
+// what runs), whether it is still pending or was answered while the caller was away.
+func TestRewrittenRequestReattachesAfterRestart(t *testing.T) {
+	for _, answeredAway := range []bool{false, true} {
+		t.Run(fmt.Sprintf("answered while away %v", answeredAway), func(t *testing.T) {
+			dir := t.TempDir()
+			hook := script(t, "hook", `cat >/dev/null; echo '{"decision":"continue","params":{"command":"make release-dry-run"}}'`)
+			s := hookSettings(hook, "20s")
+			db := openDB(t, dir)
+			b1, _ := newBroker(t, db, effective(t, s))
+			req := bash("make release")
+			req.ID = "r-rewritten"
+			errs := make(chan error, 1)
+			go func() {
+				_, err := b1.Await(context.Background(), req)
+				errs <- err
+			}()
+			waitFor(t, "pending", func() bool { return len(b1.Pending()) == 1 })
+			if err := b1.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-errs; !errors.Is(err, ErrClosed) {
+				t.Fatalf("caller at shutdown got %v, want ErrClosed", err)
+			}
+			closeDB(t, db)
+
+			db = openDB(t, dir)
+			b2, _ := newBroker(t, db, effective(t, s), func(o *BrokerOptions) { o.RecoveryGrace = time.Minute })
+			ctx := context.Background()
+			if answeredAway {
+				if _, err := b2.Answer(ctx, req.ID, Answer{Allow: true, By: ByWindow, Interactive: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := make(chan Decision, 1)
+			go func() {
+				d, err := b2.Await(ctx, req)
+				if err != nil {
+					t.Errorf("re-attach: %v", err)
+				}
+				got <- d
+			}()
+			if !answeredAway {
+				waitFor(t, "re-attach", func() bool {
+					p := b2.Pending()
+					return len(p) == 1 && p[0].CallerWaiting
+				})
+				if p := b2.Pending()[0]; !strings.Contains(p.Summary, "release-dry-run") {
+					t.Errorf("the person is shown %q, want the rewritten command", p.Summary)
+				}
+				if _, err := b2.Answer(ctx, req.ID, Answer{Allow: true, By: ByWindow, Interactive: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := <-got
+			if d.Verdict != Allow || !strings.Contains(string(d.Params), "release-dry-run") {
+				t.Fatalf("re-attached decision %+v, want allowed with the rewritten params", d)
 			}
 		})
 	}

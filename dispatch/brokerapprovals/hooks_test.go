@@ -225,3 +225,65 @@ func TestHookRaisedP2RunWaitsForThePerson(t *testing.T) {
 		t.Fatal("the auto reviewer was called")
 	}
 }
+
+// A run held on the rewritten command survives a crash: the restarted dispatcher asks
+// again with the task's command and re-attaches to the pending request (the person is
+// shown the rewritten one), and the answer runs the rewritten command.
+func TestRewrittenRunSurvivesARestart(t *testing.T) {
+	hook := hookScript(t, "rewrite", `cat >/dev/null; echo '{"decision":"continue","params":{"argv":["echo","rewritten"]}}'`)
+	e := newAutoEnv(t, func(e *autoEnv) {
+		eff, err := permission.Resolve(permission.Sources{File: beforeHook(hook), LookupEnv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.settings = eff
+	})
+	ctx := context.Background()
+	if _, err := e.d.CreateTask(ctx, dispatch.TaskSpec{Name: "rewrite", Cwd: e.ws, Argv: []string{"echo", "original"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := e.d.RunNow(ctx, "rewrite")
+	held := wait(t, e.d, r.ID, dispatch.StatusWaitingApproval, dispatch.StatusSucceeded, dispatch.StatusFailed)
+	if held.Status != dispatch.StatusWaitingApproval {
+		t.Fatalf("run #%d is %s (%s), want waiting_approval", r.ID, held.Status, held.Reason)
+	}
+	// As after a crash, the request stays pending in the database (an orderly stop
+	// withdraws it, and the restarted run asks afresh): put the row back as a crash
+	// leaves it.
+	e.close()
+	if err := e.db.Model(&permission.PendingRecord{}).Where("id = ?", held.ApprovalID).Update("status", permission.StatusPending).Error; err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	if got := wait(t, e.d, r.ID, dispatch.StatusWaitingApproval, dispatch.StatusSucceeded, dispatch.StatusFailed); got.Status != dispatch.StatusWaitingApproval {
+		t.Fatalf("after a restart run #%d is %s (%s)", r.ID, got.Status, got.Reason)
+	}
+	// The restarted dispatcher asks again with the task's command and waits on the
+	// request (a mismatch with the stored, rewritten one would fail the run).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, _ := e.d.Run(ctx, r.ID)
+		if got.Status != dispatch.StatusWaitingApproval {
+			t.Fatalf("after a restart run #%d is %s (%s)", r.ID, got.Status, got.Reason)
+		}
+		ps := e.b.Pending()
+		if len(ps) == 1 && ps[0].ID == held.ApprovalID && ps[0].CallerWaiting {
+			if !strings.Contains(ps[0].Summary, "rewritten") {
+				t.Fatalf("after a restart the person is shown %q, want the rewritten command", ps[0].Summary)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a restart nobody waits on %s: %+v", held.ApprovalID, ps)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.answer(held.ApprovalID, true)
+	done := wait(t, e.d, r.ID, dispatch.StatusSucceeded, dispatch.StatusFailed, dispatch.StatusDenied)
+	if done.Status != dispatch.StatusSucceeded {
+		t.Fatalf("run #%d %s (%s)", r.ID, done.Status, done.Reason)
+	}
+	if body, _ := os.ReadFile(done.LogPath); !strings.Contains(string(body), "\nrewritten\n") {
+		t.Fatalf("log:\n%s", body)
+	}
+}
