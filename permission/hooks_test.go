@@ -155,7 +155,7 @@ func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "reviewer-called")
 			hook := script(t, "hook", `cat >/dev/null; echo '`+c.hook+`'`)
-			rev := script(t, "reviewer", `cat >/dev/null; touch `+marker+`; echo '{"decision":"allow","risk":"low","rationale":"fine"}'`)
+			rev := script(t, "reviewer", `cat >/dev/null; touch '`+marker+`'; echo '{"decision":"allow","risk":"low","rationale":"fine"}'`)
 			s := hookSettings(hook, "20s")
 			s.ApprovalPolicy, s.ApprovalsReviewer = c.policy, "auto_review"
 			s.Reviewer = ReviewerSection{Command: []string{rev}, Timeout: "20s"}
@@ -275,6 +275,40 @@ func TestRewrittenRequestReattachesAfterRestart(t *testing.T) {
 			d := <-got
 			if d.Verdict != Allow || !strings.Contains(string(d.Params), "release-dry-run") {
 				t.Fatalf("re-attached decision %+v, want allowed with the rewritten params", d)
+			}
+		})
+	}
+}
+
+// The after-hooks see the params that ran on every surface: the MCP server and dispatch
+// pass the broker's decision (with a before-hook's rewrite), the hook adapter passes the
+// agent's own report of what ran with a bare decision.
+func TestAfterHookParamsAreWhatRan(t *testing.T) {
+	cases := []struct {
+		name     string
+		reqCmd   string
+		decision Decision
+		want     string
+	}{
+		{name: "decision with rewritten params", reqCmd: "make release", decision: Decision{Verdict: Allow, Params: params("command", "make release-dry-run")}, want: "make release-dry-run"},
+		{name: "decision with the request's params", reqCmd: "ls", decision: Decision{Verdict: Allow, Params: params("command", "ls")}, want: "ls"},
+		{name: "bare decision (hook adapter)", reqCmd: "go test ./...", decision: Decision{Verdict: Allow}, want: "go test ./..."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "after.json")
+			hook := script(t, "after", `cat > '`+out+`'`)
+			s := Settings{Hooks: HooksSection{AfterToolUse: []HookSetting{{Command: []string{hook}, Timeout: "20s"}}}}
+			b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, s))
+			b.AfterToolUse(context.Background(), bash(c.reqCmd), c.decision, Outcome{Ran: true})
+			var hi HookInput
+			body, _ := os.ReadFile(out)
+			if err := json.Unmarshal(body, &hi); err != nil {
+				t.Fatalf("after hook input %q: %v", body, err)
+			}
+			var p map[string]string
+			if err := json.Unmarshal(hi.Params, &p); err != nil || p["command"] != c.want {
+				t.Fatalf("after hook params %s, want command %q", hi.Params, c.want)
 			}
 		})
 	}

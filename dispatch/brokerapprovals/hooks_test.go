@@ -149,7 +149,7 @@ func TestAfterHookGetsTheRunsOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "after.jsonl")
-			hook := hookScript(t, "after", `cat >> `+out+`; echo >> `+out)
+			hook := hookScript(t, "after", `cat >> '`+out+`'; echo >> '`+out+`'`)
 			s := permission.Settings{Hooks: permission.HooksSection{AfterToolUse: []permission.HookSetting{{Command: []string{hook}, Timeout: "20s"}}}}
 			d, _, ws := setupWith(t, s)
 			ctx := context.Background()
@@ -194,7 +194,7 @@ func TestHookRaisedP2RunWaitsForThePerson(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "reviewer-called")
 	hook := hookScript(t, "elevate", `cat >/dev/null; echo '{"decision":"elevate","reason":"production host"}'`)
-	rev := hookScript(t, "reviewer", `cat >/dev/null; touch `+marker+`; echo '{"decision":"allow","risk":"low","rationale":"looks fine"}'`)
+	rev := hookScript(t, "reviewer", `cat >/dev/null; touch '`+marker+`'; echo '{"decision":"allow","risk":"low","rationale":"looks fine"}'`)
 	s := beforeHook(hook)
 	s.ApprovalsReviewer = "auto_review"
 	s.Reviewer = permission.ReviewerSection{Command: []string{rev}, Timeout: "20s"}
