@@ -28,14 +28,11 @@ func (GrantRecord) TableName() string { return "permission_grants" }
 
 // PendingRecord is a request waiting for a person; it survives a restart.
 type PendingRecord struct {
-	ID           string `gorm:"primaryKey" json:"id"`
-	Tool         string `gorm:"not null" json:"tool"`
-	Subject      string `json:"subject"`
-	RequestJSON  string `gorm:"not null" json:"request"`
-	DecisionJSON string `gorm:"not null" json:"decision"` // the pipeline's ask decision (tier, kind, reasons)
-	// AskedParams are the params as the caller asked them when a before_tool_use hook
-	// rewrote them (RequestJSON holds the rewritten ones); "" otherwise.
-	AskedParams     string     `json:"askedParams,omitempty"`
+	ID              string     `gorm:"primaryKey" json:"id"`
+	Tool            string     `gorm:"not null" json:"tool"`
+	Subject         string     `json:"subject"`
+	RequestJSON     string     `gorm:"not null" json:"request"`
+	DecisionJSON    string     `gorm:"not null" json:"decision"` // the pipeline's ask decision (tier, kind, reasons)
 	Tier            Tier       `json:"tier"`
 	Kind            Kind       `json:"kind"`
 	InteractiveOnly bool       `json:"interactiveOnly"`
@@ -45,6 +42,7 @@ type PendingRecord struct {
 	CreatedAt       time.Time  `json:"createdAt"`
 	Deadline        *time.Time `json:"deadline"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	AskedParams     string     `json:"askedParams,omitempty"` // the params as asked, when a before_tool_use hook rewrote them (RequestJSON has the rewrite); "" otherwise
 }
 
 // TableName keeps the table name stable and namespaced.
