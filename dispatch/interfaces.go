@@ -93,16 +93,40 @@ type ApprovalDecision struct {
 	Allow     bool
 	RequestID string
 	Tier      string
-	Reasons   []string
+	// Layer names the step that decided (task, tier, person, hook, ...).
+	Layer   string
+	Reasons []string
 	// AnsweredBy says who answered (window, tray, policy, ...).
 	AnsweredBy string
 	// Grant is the extra access the person allowed with an escalation, for this run only.
 	Grant *sandbox.Grant
+	// Argv is the command the broker allowed: the request's, or the one a
+	// before_tool_use hook rewrote it to. Empty: the request's own.
+	Argv []string
 }
 
 // Approvals is the permission broker as dispatch sees it.
 type Approvals interface {
 	Await(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
+}
+
+// ApprovalOutcomes is implemented by an Approvals that is told how an allowed run's
+// command ended (the broker gives it to its after_tool_use hooks, as for an agent's
+// tool call). dispatch calls After once per executed command, after the run finished.
+type ApprovalOutcomes interface {
+	After(ctx context.Context, req ApprovalRequest, dec ApprovalDecision, out RunOutcome)
+}
+
+// RunOutcome is how an allowed command ended.
+type RunOutcome struct {
+	// Ran is true when the command started.
+	Ran bool
+	// ExitCode is set when the command exited by itself (not killed, not failed to start).
+	ExitCode *int
+	// Error says why the run did not succeed ("" when it did).
+	Error string
+	// SandboxDenied is true when it failed on a sandbox denial.
+	SandboxDenied bool
 }
 
 // Secrets reads secret values (from the OS keyring).

@@ -7,6 +7,7 @@ import (
 	"github.com/airlock-app/airlock/sandbox"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -116,7 +117,7 @@ func (d *Dispatcher) process(id uint) {
 	if !ok {
 		return
 	}
-	grant, ok := d.approve(ctx, ar, &r, t, v, plan)
+	approval, ok := d.approve(ctx, ar, &r, t, v, plan)
 	if !ok {
 		return
 	}
@@ -131,7 +132,7 @@ func (d *Dispatcher) process(id uint) {
 	ar.holdsSlot = true
 	ar.mu.Unlock()
 	defer d.releaseSlot(ar)
-	d.execute(ctx, ar, &r, t, v, plan, grant)
+	d.execute(ctx, ar, &r, t, v, plan, approval)
 }
 
 // leave forgets ar as the goroutine working on run id.
@@ -169,10 +170,25 @@ func (ar *activeRun) by() string {
 	return ar.cancelledBy
 }
 
+// approval is what the broker allowed a run to execute: the question and its answer.
+type approval struct {
+	req ApprovalRequest
+	dec ApprovalDecision
+}
+
+// argv is the command to run: the task's, or the one a before_tool_use hook rewrote it
+// to (the broker judged that one).
+func (a approval) argv() []string {
+	if len(a.dec.Argv) > 0 {
+		return a.dec.Argv
+	}
+	return a.req.Argv
+}
+
 // approve passes the run's command (or its escalation) through the permission broker.
-// It returns false when the run must not go on (its state is then recorded), and the
-// extra access the person allowed for this run (an escalation), if any.
-func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) (*sandbox.Grant, bool) {
+// ok is false when the run must not go on (its state is then recorded). What it returns
+// holds the command to run and the extra access the person allowed (an escalation).
+func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan) (approval, bool) {
 	req := ApprovalRequest{
 		ID: fmt.Sprintf("run-%d", r.ID), Kind: ApprovalCommand, Tool: "exec",
 		Argv: t.Argv, TaskArgv: t.Argv, RunID: r.ID, Task: t.Name, Department: t.Department,
@@ -186,7 +202,7 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	dec, ok := d.await(ctx, ar, r, t, req, "waiting for your approval of its command")
 	if !ok {
-		return nil, false
+		return approval{}, false
 	}
 	if !dec.Allow {
 		reason := "denied"
@@ -197,10 +213,10 @@ func (d *Dispatcher) approve(ctx context.Context, ar *activeRun, r *Run, t Task,
 			reason += " (by " + dec.AnsweredBy + ")"
 		}
 		d.finish(r, StatusDenied, reason, nil)
-		return nil, false
+		return approval{}, false
 	}
 	d.resumeQueued(r, "approved; waiting for a concurrency slot")
-	return dec.Grant, true
+	return approval{req: req, dec: dec}, true
 }
 
 // await asks the broker for req, marking the run waiting_approval (with reason) while a
@@ -370,8 +386,9 @@ func (d *Dispatcher) environment(ctx context.Context, t Task, r *Run, started ti
 	return env, secrets, nil
 }
 
-// execute runs the command with the effective policy recorded on the run.
-func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan, grant *sandbox.Grant) {
+// execute runs the command the broker allowed with the effective policy recorded on the
+// run, and reports how it ended to the broker's after_tool_use hooks.
+func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task, v gateVerdict, plan *RoutePlan, ap approval) {
 	started := d.now().UTC()
 	env, secrets, err := d.environment(ctx, t, r, started)
 	if err != nil {
@@ -404,8 +421,13 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
 		p.SandboxMode, p.Network, p.ApprovalPolicy, p.Backend, p.ExecutionMode)
-	if grant != nil && !grant.IsZero() {
+	if grant := ap.dec.Grant; grant != nil && !grant.IsZero() {
 		lg.note("escalation allowed by the person for this run only: %s", grant)
+	}
+	argv := ap.argv()
+	if !slices.Equal(argv, t.Argv) {
+		lg.note("a before_tool_use hook rewrote the command: %s → %s",
+			RedactString(commandLine(t.Argv), secrets), RedactString(commandLine(argv), secrets))
 	}
 
 	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
@@ -424,7 +446,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		go d.watchdog(ar, lg, t.NoProgressTimeout, wdDone)
 	}
 	spec := ExecSpec{
-		RunID: r.ID, Argv: t.Argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan, Grant: grant,
+		RunID: r.ID, Argv: argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan, Grant: ap.dec.Grant,
 		OnStart: func(pid int) {
 			ar.mu.Lock()
 			ar.pid = pid
@@ -479,6 +501,33 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	if escalation != nil {
 		d.launch(escalation.ID)
 	}
+	if o, ok := d.opts.Approvals.(ApprovalOutcomes); ok {
+		out := RunOutcome{Ran: execErr == nil, Error: reason, SandboxDenied: result.SandboxDenied}
+		if execErr == nil && result.Signal == "" && !result.TimedOut && status != StatusCancelled &&
+			status != StatusInterrupted && status != StatusTimedOut {
+			code := result.ExitCode
+			out.ExitCode = &code
+		}
+		// The hooks run after the run is recorded, without its slot: they cannot change
+		// what happened, and a slow hook must not hold up the next run.
+		d.releaseSlot(ar)
+		// d.ctx, not the run's: a run the person cancelled still reports its outcome.
+		hctx, cancel := context.WithTimeout(d.ctx, afterHooksLimit)
+		o.After(hctx, ap.req, ap.dec, out)
+		cancel()
+	}
+}
+
+// afterHooksLimit bounds the after_tool_use hooks of one run (each also has its own timeout).
+const afterHooksLimit = 2 * time.Minute
+
+// commandLine renders argv as a shell command line for the run's log.
+func commandLine(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = quoteArg(a)
+	}
+	return strings.Join(q, " ")
 }
 
 // watchdog cancels the run when it prints nothing for limit (not while paused for a person).

@@ -84,7 +84,10 @@ type Broker struct {
 }
 
 type pendingEntry struct {
-	req       Request
+	req Request // as decided: with the params a before_tool_use hook rewrote it to
+	// asked are the params as the caller asked them, when a hook rewrote them (nil
+	// otherwise): a caller re-attaching after a restart asks with these.
+	asked     json.RawMessage
 	ask       Decision
 	created   time.Time
 	deadline  time.Time
@@ -234,6 +237,7 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	} else if d, ok, err := b.attach(ctx, req); ok || err != nil {
 		return d, err
 	}
+	asked := req.Params
 	ev := b.evaluate(ctx, &req, evalMode{hooks: true, reviewer: true})
 	d := ev.Decision
 	d.RequestID = req.ID
@@ -242,6 +246,9 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 		return d, nil
 	}
 	e := &pendingEntry{req: req, ask: d, created: time.Now().UTC(), waiters: 1, done: make(chan struct{})}
+	if !jsonEqual(asked, req.Params) {
+		e.asked = asked
+	}
 	timeout := req.Timeout
 	if timeout == 0 {
 		timeout = b.cfg.Load().eff.RequestTimeout
@@ -270,7 +277,7 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error) {
 	b.mu.Lock()
 	if e, ok := b.pending[req.ID]; ok && !e.claimed {
-		if !sameRequest(e.req, req) {
+		if !sameRequest(askedAs(e.req, e.asked), req) {
 			b.mu.Unlock()
 			return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
 		}
@@ -286,7 +293,7 @@ func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error
 		return Decision{}, false, nil
 	}
 	var stored Request
-	if json.Unmarshal([]byte(rec.RequestJSON), &stored) != nil || !sameRequest(stored, req) {
+	if json.Unmarshal([]byte(rec.RequestJSON), &stored) != nil || !sameRequest(askedAs(stored, json.RawMessage(rec.AskedParams)), req) {
 		return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
 	}
 	var d Decision
@@ -302,6 +309,15 @@ func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error
 		return Decision{}, false, nil
 	}
 	return d, true, nil
+}
+
+// askedAs is a pending request as its caller asked it: with the params from before a
+// before_tool_use hook rewrote them, if one did.
+func askedAs(r Request, asked json.RawMessage) Request {
+	if len(asked) > 0 {
+		r.Params = asked
+	}
+	return r
 }
 
 // sameRequest compares what was asked: the tool, the parameters and the context.
@@ -568,7 +584,7 @@ func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
 	askJSON, _ := json.Marshal(e.ask)
 	rec := PendingRecord{
 		ID: e.req.ID, Tool: e.req.Tool, Subject: Redact(e.req.Subject()), RequestJSON: string(reqJSON),
-		DecisionJSON: string(askJSON), Tier: e.ask.Tier, Kind: e.ask.Kind, InteractiveOnly: e.ask.InteractiveOnly,
+		DecisionJSON: string(askJSON), AskedParams: string(e.asked), Tier: e.ask.Tier, Kind: e.ask.Kind, InteractiveOnly: e.ask.InteractiveOnly,
 		Status: StatusPending, CallerPID: e.req.Context.Caller.PID, CreatedAt: e.created, UpdatedAt: e.created,
 	}
 	if !e.deadline.IsZero() {
@@ -591,6 +607,9 @@ func (b *Broker) recover(ctx context.Context) error {
 	}
 	for _, r := range rows {
 		e := &pendingEntry{created: r.CreatedAt, recovered: true, done: make(chan struct{})}
+		if r.AskedParams != "" {
+			e.asked = json.RawMessage(r.AskedParams)
+		}
 		if json.Unmarshal([]byte(r.RequestJSON), &e.req) != nil || json.Unmarshal([]byte(r.DecisionJSON), &e.ask) != nil {
 			e.req = Request{ID: r.ID, Tool: r.Tool}
 			e.ask = Decision{RequestID: r.ID, Verdict: Ask, Tier: P2, InteractiveOnly: true}

@@ -126,13 +126,19 @@ func suffix(reason string) string {
 }
 
 // runAfterHooks gives the outcome to the matching after-hooks. Their failures are
-// logged; they cannot change what already happened.
+// logged; they cannot change what already happened. The params are those that ran: the
+// decision's (a before-hook may have rewritten them), else the request's (the hook
+// adapter reports what the agent ran, already rewritten, with a bare decision).
 func runAfterHooks(ctx context.Context, log *slog.Logger, hooks []Hook, req Request, d Decision, out Outcome) {
+	ran := d.Params
+	if len(ran) == 0 || bytes.Equal(ran, []byte("null")) {
+		ran = req.Params
+	}
 	for _, h := range hooks {
 		if !h.appliesTo(req.Tool) {
 			continue
 		}
-		in, err := json.Marshal(HookInput{Event: "after_tool_use", Tool: req.Tool, Params: d.Params, Tier: d.Tier, Context: req.Context, Decision: &d, Outcome: &out})
+		in, err := json.Marshal(HookInput{Event: "after_tool_use", Tool: req.Tool, Params: ran, Tier: d.Tier, Context: req.Context, Decision: &d, Outcome: &out})
 		if err != nil {
 			log.Warn("after_tool_use hook input", "err", err)
 			return

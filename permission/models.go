@@ -42,6 +42,7 @@ type PendingRecord struct {
 	CreatedAt       time.Time  `json:"createdAt"`
 	Deadline        *time.Time `json:"deadline"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	AskedParams     string     `json:"askedParams,omitempty"` // the params as asked, when a before_tool_use hook rewrote them (RequestJSON has the rewrite); "" otherwise
 }
 
 // TableName keeps the table name stable and namespaced.

@@ -157,6 +157,8 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 2. beforeToolUse hooks.
+	// hookRaisedP2: a hook asked for a person; the reviewer (step 7) does not answer it.
+	hookRaisedP2 := false
 	if mode.hooks && len(cfg.eff.BeforeHooks) > 0 {
 		hr := runBeforeHooks(ctx, cfg.eff.BeforeHooks, *req, tier)
 		d.Reasons = append(d.Reasons, hr.reasons...)
@@ -164,6 +166,7 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 			return finish(Deny, LayerHook, "")
 		}
 		tier = tier.Max(hr.tier)
+		hookRaisedP2 = hr.tier == P2
 		if hr.params != nil {
 			req.Params, d.Params = hr.params, hr.params
 			if ev.Isolation == "" {
@@ -303,7 +306,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 7. Reviewer.
-	if rev == ReviewerAuto && !interactive {
+	if rev == ReviewerAuto && !interactive && hookRaisedP2 {
+		d.Reasons = append(d.Reasons, "a before_tool_use hook raised it to P2, so the person answers it, not the auto reviewer")
+	} else if rev == ReviewerAuto && !interactive {
 		switch {
 		case cfg.reviewer == nil:
 			d.Reasons = append(d.Reasons, "auto_review has no [reviewer] command; asking the person")

@@ -18,6 +18,16 @@ import (
 
 func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
 	t.Helper()
+	return setupWith(t, permission.Settings{})
+}
+
+// setupWith is setup with a user configuration (config.toml's permission settings).
+func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *permission.Broker, string) {
+	t.Helper()
+	eff, err := permission.Resolve(permission.Sources{File: s, LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
@@ -40,7 +50,7 @@ func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
 		}
 	}
 	ctx := context.Background()
-	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db})
+	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db, Settings: eff})
 	if err != nil {
 		t.Fatal(err)
 	}

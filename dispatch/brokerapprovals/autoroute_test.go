@@ -37,6 +37,8 @@ type autoEnv struct {
 	// microVM and ready stand for the core's micro-VM (default: not installed).
 	microVM func(uint) (sandbox.MicroVM, func(), error)
 	ready   func() error
+	// settings is the broker's configuration (default: DefaultEffective).
+	settings permission.Effective
 
 	mu     sync.Mutex
 	routes []sandboxexec.Route
@@ -86,7 +88,7 @@ func (e *autoEnv) open() {
 		}
 		return sandbox.Resolve(sandbox.Inputs{Flags: flags, Cwd: req.Context.Cwd, Home: e.home, Env: func(string) string { return "" }})
 	}}
-	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: e.db, RecoveryGrace: time.Minute, Isolation: iso})
+	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: e.db, RecoveryGrace: time.Minute, Isolation: iso, Settings: e.settings})
 	if err != nil {
 		e.t.Fatal(err)
 	}
