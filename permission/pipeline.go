@@ -157,7 +157,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	shell := isShell(req.Tool, reqParams)
 	var segments []Segment
 	if shell {
-		a := preflight.Analyze(commandOf(reqParams), b.preflight)
+		opts := b.preflight
+		opts.Cwd = req.Context.Cwd // a relative path there can name a credential file
+		a := preflight.Analyze(commandOf(reqParams), opts)
 		ev.Findings, ev.KnownSafe, ev.Segments = a.Findings, a.KnownSafe, a.Segments
 		segments = make([]Segment, len(a.Segments))
 		for i, s := range a.Segments {
@@ -194,6 +196,17 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 				}
 				d.Reasons = append(d.Reasons, a.Reasons()...)
 			}
+		}
+	} else if req.Tool == ToolReadFile || req.Tool == ToolSearchFiles {
+		// Reading credentials is P2 whatever tool does it: a hook's Read runs on the host,
+		// where the sandbox hides nothing. A search reads contents only with a regex.
+		p, _ := reqParams["path"].(string)
+		regex, _ := reqParams["regex"].(string)
+		search := req.Tool == ToolSearchFiles
+		if fs := preflight.FileRead(p, req.Context.Cwd, !search || regex != "", search, b.preflight); len(fs) > 0 {
+			ev.Findings = fs
+			tier = tier.Max(P2) // asks every time, never "always"; not interactive-only
+			d.Reasons = append(d.Reasons, preflight.Analysis{Findings: fs}.Reasons()...)
 		}
 	}
 
