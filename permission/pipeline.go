@@ -242,7 +242,10 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		if taskApproves(req) {
 			return finish(Allow, LayerTask, "the task's exact command, approved when the task was created")
 		}
-		if pol != PolicyUntrusted {
+		// untrusted honours no remembered grant, except for a known-safe command, which
+		// it treats as on-request does (it never asks less than on-request, nor more for
+		// the commands its list calls safe).
+		if pol != PolicyUntrusted || shell && ev.KnownSafe {
 			if g := b.grants.Match(req.Tool, subject, segments, req.Context); g != nil {
 				ev.Grant = g
 				return finish(Allow, LayerGrant, fmt.Sprintf("remembered grant %s (%s %q)", g.ID, g.Scope, g.Pattern))
@@ -253,11 +256,12 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	// 6. Approval policy.
 	switch pol {
 	case PolicyUntrusted:
+		// untrusted only adds asking: a command off the known-safe list asks even where the
+		// tiers would let it run. It never allows what on-request asks about (a P1 tier, an
+		// ask rule or a finding asks under both).
 		if verdict == Allow && shell && !ev.KnownSafe {
 			verdict, layer = Ask, LayerPolicy
 			d.Reasons = append(d.Reasons, "approval_policy untrusted: the command is not on the known-safe read-only list")
-		} else if verdict == Ask && shell && ev.KnownSafe && !interactive && !forceAsk && tier.rank() <= P1.rank() {
-			return finish(Allow, LayerPolicy, "approval_policy untrusted: a known-safe read-only command")
 		}
 	case PolicyOnFailure:
 		if verdict == Ask && !interactive && !forceAsk && tier == P1 && sandboxed(req.Context.Policy) {

@@ -3,7 +3,8 @@
 // wrappers such as sudo, env -S, timeout, xargs, and sh -c / eval) and reports, with a
 // human reason, the commands that destroy data or systems, mutate cloud infrastructure,
 // or would let an agent answer Airlock's own questions. It also says whether a command
-// is on the known-safe read-only list that the untrusted approval policy runs unasked.
+// is on the known-safe read-only list, the only commands the untrusted approval policy
+// does not ask more about than on-request does.
 package preflight
 
 import (
