@@ -208,18 +208,29 @@ func runsCommandString(cl call) bool {
 
 // candidates are the parts of an argument that may be a path: the argument itself, and
 // what follows "=" (if=FILE, --file=FILE), "@" (curl -d @FILE) or ":" (KEY:FILE).
+// Only parts that start like a path count, and at most maxCandidates of them: the
+// arguments are the agent's, and must not make the check quadratic.
 func candidates(arg string) []string {
+	if len(arg) > maxPathLen {
+		return nil // longer than any path the system opens
+	}
 	out := []string{arg}
-	for i := 1; i < len(arg); i++ {
+	for i := 1; i < len(arg) && len(out) < maxCandidates; i++ {
 		switch arg[i-1] {
 		case '=', '@', ':', ',':
-			if !strings.ContainsAny(arg[i:], " \t\n") { // a path, not a command line
+			if strings.IndexByte("~/$.", arg[i]) >= 0 && !strings.ContainsAny(arg[i:], " \t\n") { // a path, not a command line
 				out = append(out, arg[i:])
 			}
 		}
 	}
 	return out
 }
+
+const (
+	maxPathLen    = 4096 // PATH_MAX
+	maxCandidates = 8
+	maxBraces     = 8 // more {…} groups than a person writes for a path: not expanded
+)
 
 // recursiveReader reports whether a command reads whole directory trees: archivers,
 // copies and searches with their recursive flags.
@@ -245,7 +256,7 @@ func recursiveReader(cl call) bool {
 // credentialTarget reports whether a path names a credential path (for a recursive
 // reader, also a directory that holds one), and says which, as "SSH keys (~/.ssh/id_rsa)".
 func (a *analyzer) credentialTarget(t string, recursive bool) (string, bool) {
-	if t == "" {
+	if t == "" || len(t) > maxPathLen {
 		return "", false
 	}
 	for _, alt := range expandBraces(t, 16) {
@@ -393,7 +404,7 @@ func (a *analyzer) holdsHomes(t string) bool {
 // past the limit the text is returned as it is.
 func expandBraces(s string, limit int) []string {
 	open := strings.IndexByte(s, '{')
-	if open < 0 {
+	if open < 0 || strings.Count(s, "{") > maxBraces {
 		return []string{s}
 	}
 	depth, end := 0, -1
