@@ -43,6 +43,8 @@ func TestCredentialReadsAreP2(t *testing.T) {
 		{"read key relative", host(ToolReadFile, "path", "../.ssh/id_rsa"), P2, "SSH keys"},
 		{"read public key", host(ToolReadFile, "path", home+"/.ssh/id_rsa.pub"), P0, ""},
 		{"read source", host(ToolReadFile, "path", home+"/proj/main.go"), P0, ""},
+		{"read key by file_path", host(ToolReadFile, "file_path", home+"/.netrc"), P2, "login passwords"},
+		{"grep keys by dir", host(ToolSearchFiles, "dir", home+"/.aws", "regex", "secret"), P2, "AWS credentials"},
 		{"grep in ~/.ssh", host(ToolSearchFiles, "path", home+"/.ssh", "regex", "BEGIN"), P2, "SSH keys"},
 		{"grep in home", host(ToolSearchFiles, "path", home, "regex", "password"), P2, "the credentials under ~"},
 		{"glob in ~/.ssh", host(ToolSearchFiles, "path", home+"/.ssh", "glob", "*"), P0, ""},

@@ -200,7 +200,12 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	} else if req.Tool == ToolReadFile || req.Tool == ToolSearchFiles {
 		// Reading credentials is P2 whatever tool does it: a hook's Read runs on the host,
 		// where the sandbox hides nothing. A search reads contents only with a regex.
-		p, _ := reqParams["path"].(string)
+		var p string
+		for _, k := range []string{"path", "file_path", "file", "dir", "directory"} { // as the isolation check reads them
+			if p, _ = reqParams[k].(string); p != "" {
+				break
+			}
+		}
 		regex, _ := reqParams["regex"].(string)
 		search := req.Tool == ToolSearchFiles
 		if fs := preflight.FileRead(p, req.Context.Cwd, !search || regex != "", search, b.preflight); len(fs) > 0 {
