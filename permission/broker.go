@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -454,6 +455,17 @@ func (e *pendingEntry) scopes() []Scope {
 	return out
 }
 
+// defaultScope is the scope of an allow that names none (DESIGN.md §5): a P1 request
+// is remembered for the rest of its session, so it asks the first time only; once is
+// the exception the person picks, and all that P2, interactive-only and session-less
+// requests offer.
+func (e *pendingEntry) defaultScope() Scope {
+	if slices.Contains(e.scopes(), ScopeSession) {
+		return ScopeSession
+	}
+	return ScopeOnce
+}
+
 func (e *pendingEntry) view() PendingRequest {
 	p := PendingRequest{
 		ID: e.req.ID, Request: e.req, Summary: Redact(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
@@ -489,7 +501,8 @@ func (b *Broker) Pending() []PendingRequest {
 // Answer answers a pending request. A deny is accepted from any surface. An allow of an
 // interactive-only request needs Interactive (a click in the window, or a typed
 // confirmation on a TTY) and By window or cli-tty; P2 allows are refused from the tray
-// and notifications; session and always scopes exist for P1 only.
+// and notifications; session and always scopes exist for P1 only. An allow without a
+// scope is remembered for the session when the request offers that, else once.
 func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, error) {
 	b.mu.Lock()
 	e, ok := b.pending[id]
@@ -511,7 +524,7 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 		d.Verdict = Allow
 		d.Scope = a.Scope
 		if d.Scope == "" {
-			d.Scope = ScopeOnce
+			d.Scope = e.defaultScope()
 		}
 		d.Reasons = append(d.Reasons, "allowed by the person ("+a.By+", "+string(d.Scope)+")"+suffix(a.Reason))
 		if d.Scope == ScopeSession || d.Scope == ScopeAlways {

@@ -197,7 +197,7 @@ func TestGrantScopes(t *testing.T) {
 
 	// Once: nothing remembered.
 	p, ch = ask(t, b, ev, bash("go generate"))
-	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByWindow, Interactive: true}); err != nil {
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, Scope: ScopeOnce, By: ByWindow, Interactive: true}); err != nil {
 		t.Fatal(err)
 	}
 	<-ch

@@ -226,7 +226,7 @@ const (
 // Answer is a person's (or a surface's) answer to a pending request.
 type Answer struct {
 	Allow   bool   `json:"allow"`
-	Scope   Scope  `json:"scope,omitempty"`   // default once
+	Scope   Scope  `json:"scope,omitempty"`   // default: session when the request offers it (P1 with a session), else once
 	Pattern string `json:"pattern,omitempty"` // for session/always grants; default: the exact subject
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by"` // window | tray | notification | cli-tty | api

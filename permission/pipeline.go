@@ -189,7 +189,9 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	shell := isShell(req.Tool, reqParams)
 	var segments []Segment
 	if shell {
-		a := preflight.Analyze(commandOf(reqParams), b.preflight)
+		opts := b.preflight
+		opts.Cwd = req.Context.Cwd // a relative path there can name a credential file
+		a := preflight.Analyze(commandOf(reqParams), opts)
 		ev.Findings, ev.KnownSafe, ev.Segments = a.Findings, a.KnownSafe, a.Segments
 		segments = make([]Segment, len(a.Segments))
 		for i, s := range a.Segments {
@@ -226,6 +228,22 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 				}
 				d.Reasons = append(d.Reasons, a.Reasons()...)
 			}
+		}
+	} else if req.Tool == ToolReadFile || req.Tool == ToolSearchFiles {
+		// Reading credentials is P2 whatever tool does it: a hook's Read runs on the host,
+		// where the sandbox hides nothing. A search reads contents only with a regex.
+		var p string
+		for _, k := range []string{"path", "file_path", "file", "dir", "directory"} { // as the isolation check reads them
+			if p, _ = reqParams[k].(string); p != "" {
+				break
+			}
+		}
+		regex, _ := reqParams["regex"].(string)
+		search := req.Tool == ToolSearchFiles
+		if fs := preflight.FileRead(p, req.Context.Cwd, !search || regex != "", search, b.preflight); len(fs) > 0 {
+			ev.Findings = fs
+			tier = tier.Max(P2) // asks every time, never "always"; not interactive-only
+			d.Reasons = append(d.Reasons, preflight.Analysis{Findings: fs}.Reasons()...)
 		}
 	}
 
@@ -268,7 +286,10 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		if taskApproves(req) {
 			return finish(Allow, LayerTask, "the task's exact command, approved when the task was created")
 		}
-		if pol != PolicyUntrusted {
+		// untrusted honours no remembered grant, except for a known-safe command, which
+		// it treats as on-request does (it never asks less than on-request, nor more for
+		// the commands its list calls safe).
+		if pol != PolicyUntrusted || shell && ev.KnownSafe {
 			if g := b.grants.Match(req.Tool, subject, segments, req.Context); g != nil {
 				ev.Grant = g
 				return finish(Allow, LayerGrant, fmt.Sprintf("remembered grant %s (%s %q)", g.ID, g.Scope, g.Pattern))
@@ -279,11 +300,12 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	// 6. Approval policy.
 	switch pol {
 	case PolicyUntrusted:
+		// untrusted only adds asking: a command off the known-safe list asks even where the
+		// tiers would let it run. It never allows what on-request asks about (a P1 tier, an
+		// ask rule or a finding asks under both).
 		if verdict == Allow && shell && !ev.KnownSafe {
 			verdict, layer = Ask, LayerPolicy
 			d.Reasons = append(d.Reasons, "approval_policy untrusted: the command is not on the known-safe read-only list")
-		} else if verdict == Ask && shell && ev.KnownSafe && !interactive && !forceAsk && tier.rank() <= P1.rank() {
-			return finish(Allow, LayerPolicy, "approval_policy untrusted: a known-safe read-only command")
 		}
 	case PolicyOnFailure:
 		if verdict == Ask && !interactive && !forceAsk && tier == P1 && sandboxed(req.Context.Policy) {

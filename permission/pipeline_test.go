@@ -117,39 +117,55 @@ func TestReviewerReceivesRequestJSON(t *testing.T) {
 	}
 }
 
+// untrusted asks for every command off the known-safe list, even where the tier would
+// let it run, and honours no grant for it; a known-safe command is treated as on-request
+// treats it (asked at P1, remembered by a grant, silent at P0).
 func TestUntrustedKnownSafe(t *testing.T) {
-	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted"}))
 	ctx := context.Background()
+	// bash lowered to P0: only the known-safe commands run unasked.
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted", Permission: PermissionSection{Tiers: map[string]string{"bash": "P0"}}}))
 	cases := []struct {
-		cmd  string
-		want Verdict
+		cmd   string
+		want  Verdict
+		layer Layer
 	}{
-		{"ls -la", Allow},
-		{"cat go.mod | wc -l", Allow},
-		{"git status", Allow},
-		{"git commit -am wip", Ask},
-		{"git -c core.pager=sh log", Ask},
-		{"npm test", Ask},
-		{"ls > out", Ask},
-		{"rm -rf /", Ask},
+		{"ls -la", Allow, LayerTier},
+		{"cat go.mod | wc -l", Allow, LayerTier},
+		{"git status", Allow, LayerTier},
+		{"git commit -am wip", Ask, LayerPolicy},
+		{"git -c core.pager=sh log", Ask, LayerPolicy},
+		{"npm test", Ask, LayerPolicy},
+		{"make install", Ask, LayerPolicy},
+		{"ls > out", Ask, LayerPolicy},
+		{"rm -rf /", Ask, LayerTier},
+		{"cat ~/.ssh/id_rsa", Ask, LayerTier}, // cat is known-safe; reading a key is not
 	}
 	for _, c := range cases {
-		ev := b.Check(ctx, bash(c.cmd))
-		if ev.Decision.Verdict != c.want {
-			t.Errorf("untrusted %q = %s (%v), want %s", c.cmd, ev.Decision.Verdict, ev.Decision.Reasons, c.want)
+		d := b.Check(ctx, bash(c.cmd)).Decision
+		if d.Verdict != c.want || d.Layer != c.layer {
+			t.Errorf("untrusted, bash P0: %q = %s by %s (%v), want %s by %s", c.cmd, d.Verdict, d.Layer, d.Reasons, c.want, c.layer)
 		}
 	}
-	// A bash tier lowered to P0 still asks for unsafe commands under untrusted.
-	b2, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted", Permission: PermissionSection{Tiers: map[string]string{"bash": "P0"}}}))
-	if d := b2.Check(ctx, bash("make install")).Decision; d.Verdict != Ask || d.Layer != LayerPolicy {
-		t.Errorf("untrusted with bash P0: make install = %+v", d)
+	// bash at its default P1: a known-safe command asks, as under on-request.
+	b1, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "untrusted"}))
+	if d := b1.Check(ctx, bash("ls -la")).Decision; d.Verdict != Ask {
+		t.Errorf("untrusted, bash P1: ls -la = %+v, want ask", d)
 	}
-	// A remembered grant does not apply under untrusted.
-	if _, err := b.Grants().Add(ctx, GrantRecord{Tool: ToolBash, Pattern: "npm test", Scope: ScopeAlways, Department: "dev"}); err != nil {
-		t.Fatal(err)
+	// A remembered grant answers a known-safe command (on-request would honour it too),
+	// never another one.
+	for _, g := range []GrantRecord{
+		{Tool: ToolBash, Pattern: "npm test", Scope: ScopeAlways, Department: "dev"},
+		{Tool: ToolBash, Pattern: "ls -la", Scope: ScopeSession, Session: "s1"},
+	} {
+		if _, err := b1.Grants().Add(ctx, g); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if d := b.Check(ctx, bash("npm test")).Decision; d.Verdict != Ask {
-		t.Errorf("untrusted honoured a grant: %+v", d)
+	if d := b1.Check(ctx, bash("npm test")).Decision; d.Verdict != Ask {
+		t.Errorf("untrusted honoured a grant for npm test: %+v", d)
+	}
+	if d := b1.Check(ctx, bash("ls -la")).Decision; d.Verdict != Allow || d.Layer != LayerGrant {
+		t.Errorf("untrusted: ls -la with a session grant = %+v, want allow by grant", d)
 	}
 }
 

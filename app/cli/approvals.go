@@ -66,11 +66,15 @@ func newApprovalsCmd(e *env) *cobra.Command {
 	var once, session, always bool
 	allow := &cobra.Command{
 		Use:   "allow ID",
-		Short: "Allow a pending request (P1: --once, --session or --always; interactive-only requests need a typed confirmation on a terminal)",
+		Short: "Allow a pending request (P1: remembered for its session unless --once or --always; P2 and interactive-only: once, after a typed confirmation on a terminal)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			scope := "once"
+			// No flag: the broker's default, which remembers a P1 for the rest of its
+			// session (it asks the first time only) and allows anything else once.
+			scope := ""
 			switch {
+			case once:
+				scope = "once"
 			case always:
 				scope = "always"
 			case session:
@@ -79,8 +83,8 @@ func newApprovalsCmd(e *env) *cobra.Command {
 			return answer(cmd.Context(), e, args[0], true, scope, "")
 		},
 	}
-	allow.Flags().BoolVar(&once, "once", false, "allow this request only (the default)")
-	allow.Flags().BoolVar(&session, "session", false, "allow it and the same call for the rest of this session")
+	allow.Flags().BoolVar(&once, "once", false, "allow this request only")
+	allow.Flags().BoolVar(&session, "session", false, "allow it and the same call for the rest of this session (the default for a P1 of a session)")
 	allow.Flags().BoolVar(&always, "always", false, "allow it and the same call from now on, in this department or workspace (P1 only)")
 	allow.MarkFlagsMutuallyExclusive("once", "session", "always")
 	var reason string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/esiqveland/notify"
@@ -24,7 +25,7 @@ const (
 // Notification action keys.
 const (
 	actionDefault = "default" // a click on the notification: open the window (the popup for a request)
-	actionAllow   = "allow"   // P1 only: allow once
+	actionAllow   = "allow"   // P1 only: allow, for the session when the request has one
 	actionDeny    = "deny"
 )
 
@@ -43,7 +44,7 @@ type NotifierOptions struct {
 }
 
 // Notifier raises a freedesktop notification (esiqveland/notify) for each new pending
-// request — with Allow once and Deny for P1, Review for the rest — and for each new
+// request — with Allow (for this session, or once) and Deny for P1, Review for the rest — and for each new
 // group of held runs. An ActionInvoked signal is accepted only from the current owner of
 // org.freedesktop.Notifications: any process on the bus can emit one.
 type Notifier struct {
@@ -109,6 +110,14 @@ func (n *Notifier) Stop() {
 	n.conn.Close()
 }
 
+// allowWords labels a notification's allow: what the broker's default scope grants.
+func allowWords(p permission.PendingRequest) string {
+	if slices.Contains(p.Scopes, permission.ScopeSession) {
+		return "Allow for this session"
+	}
+	return "Allow once"
+}
+
 // announce notifies what is new: pending requests, then held directories.
 func (n *Notifier) announce(ctx context.Context) {
 	for _, p := range n.opts.Broker.Pending() {
@@ -123,7 +132,7 @@ func (n *Notifier) announce(ctx context.Context) {
 			Actions:       []notify.Action{notify.NewDefaultAction("Review")},
 		}
 		if trayAnswers(p) {
-			note.Actions = append(note.Actions, notify.Action{Key: actionAllow, Label: "Allow once"}, notify.Action{Key: actionDeny, Label: "Deny"})
+			note.Actions = append(note.Actions, notify.Action{Key: actionAllow, Label: allowWords(p)}, notify.Action{Key: actionDeny, Label: "Deny"})
 		} else {
 			note.Actions = append(note.Actions, notify.Action{Key: actionDeny, Label: "Deny"})
 			note.SetUrgency(notify.UrgencyCritical)
@@ -216,8 +225,9 @@ func (n *Notifier) act(key, action string) {
 	case action == actionAllow || action == actionDeny:
 		ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 		defer cancel()
-		// Not interactive: the broker allows only P1 from a notification.
-		if _, err := n.opts.Broker.Answer(ctx, key, permission.Answer{Allow: action == actionAllow, Scope: permission.ScopeOnce, By: permission.ByNotification}); err != nil {
+		// Not interactive: the broker allows only P1 from a notification. No scope: the
+		// broker's default, for the session when the request has one (as allowWords says).
+		if _, err := n.opts.Broker.Answer(ctx, key, permission.Answer{Allow: action == actionAllow, By: permission.ByNotification}); err != nil {
 			slog.Warn("notifications: answer refused", "request", key, "error", err)
 			if n.opts.Review != nil {
 				n.opts.Review(key)

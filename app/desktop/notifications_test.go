@@ -155,4 +155,22 @@ func TestNotificationsForNewRequests(t *testing.T) {
 	if d := <-second; d.Verdict != permission.Deny {
 		t.Fatalf("P2 decision = %+v; want deny", d)
 	}
+
+	// A P1 of a session is allowed for the session from a notification, as its label says.
+	sess := writeReq("n3", filepath.Join(home, "work"))
+	sess.Context.Session = "agent-1"
+	third := ask(t, core, sess)
+	waitPending(t, NewFacade(core), "n3")
+	for _, p := range core.Broker.Pending() {
+		if p.ID == "n3" && allowWords(p) != "Allow for this session" {
+			t.Fatalf("the notification of a session's P1 says %q", allowWords(p))
+		}
+	}
+	n.act("n3", actionAllow)
+	if d := <-third; d.Verdict != permission.Allow || d.Scope != permission.ScopeSession {
+		t.Fatalf("decision = %+v; want allowed for the session", d)
+	}
+	if allowWords(permission.PendingRequest{Scopes: []permission.Scope{permission.ScopeOnce}}) != "Allow once" {
+		t.Fatal("a request without a session is offered more than once")
+	}
 }

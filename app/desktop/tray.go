@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -47,7 +48,8 @@ type TrayOptions struct {
 
 // Tray is Airlock's StatusNotifierItem (fyne.io/systray over D-Bus): the pending count on
 // its icon (a badge, red when a request needs the window, amber for P1 only) and in its
-// title, each pending request — P1 with Allow once and Deny, P2 and interactive-only
+// title, each pending request — P1 with Allow for this session (when it has one), Allow
+// once and Deny, P2 and interactive-only
 // with "Review…", which opens the window's popup (the broker refuses a P2 allow from the
 // tray) —, Open Airlock, Pause/Resume dispatch and Quit. The menu follows
 // permission.requested/decided and dispatch.state.
@@ -230,8 +232,14 @@ func (t *Tray) rebuild() {
 		if trayAnswers(p) {
 			item := systray.AddMenuItem(trayLabel(p), p.Summary)
 			onClick(ctx, item, func() { t.review(id) })
-			onClick(ctx, item.AddSubMenuItem("Allow once", "Allow this request once"), func() { t.answer(id, true) })
-			onClick(ctx, item.AddSubMenuItem("Deny", "Deny this request"), func() { t.answer(id, false) })
+			// A P1 is remembered for its session by default (it asks the first time only);
+			// once is the exception, beside it.
+			if slices.Contains(p.Scopes, permission.ScopeSession) {
+				onClick(ctx, item.AddSubMenuItem("Allow for this session", "Allow it, and the same call for the rest of this session"),
+					func() { t.answer(id, true, permission.ScopeSession) })
+			}
+			onClick(ctx, item.AddSubMenuItem("Allow once", "Allow this request once"), func() { t.answer(id, true, permission.ScopeOnce) })
+			onClick(ctx, item.AddSubMenuItem("Deny", "Deny this request"), func() { t.answer(id, false, "") })
 			onClick(ctx, item.AddSubMenuItem("Review…", "Open the request in Airlock's window"), func() { t.review(id) })
 			continue
 		}
@@ -354,11 +362,12 @@ func onClick(ctx context.Context, item *systray.MenuItem, f func()) {
 }
 
 // answer answers from the tray: not interactive (a D-Bus call can come from any
-// process of the person), so the broker accepts only P1 allows from here.
-func (t *Tray) answer(id string, allow bool) {
+// process of the person), so the broker accepts only P1 allows from here, remembered
+// for the session or once.
+func (t *Tray) answer(id string, allow bool, scope permission.Scope) {
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
-	_, err := t.opts.Broker.Answer(ctx, id, permission.Answer{Allow: allow, Scope: permission.ScopeOnce, By: permission.ByTray})
+	_, err := t.opts.Broker.Answer(ctx, id, permission.Answer{Allow: allow, Scope: scope, By: permission.ByTray})
 	if err != nil {
 		slog.Warn("tray answer refused", "request", id, "allow", allow, "error", err)
 		t.review(id)

@@ -131,7 +131,7 @@ func readMenu(t *testing.T, conn *dbus.Conn, name string) (menuEntry, error) {
 }
 
 // submenuLabel are the lines of a pending P1 request's submenu.
-var submenuLabel = map[string]bool{"Allow once": true, "Deny": true, "Review…": true}
+var submenuLabel = map[string]bool{"Allow for this session": true, "Allow once": true, "Deny": true, "Review…": true}
 
 func (e menuEntry) find(prefix string) (menuEntry, bool) {
 	if e.Label != "" && strings.HasPrefix(e.Label, prefix) {
@@ -319,6 +319,51 @@ func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 			t.Fatal("Open Airlock did not open the window")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A P1 of a session offers "Allow for this session" first (DESIGN.md §5: asked the first
+// time, then remembered), with "Allow once" beside it; the session's allow remembers the
+// call, and the same call then runs without asking.
+func TestTrayAllowsAP1ForTheSession(t *testing.T) {
+	addr := privateSessionBus(t)
+	core, home := openCore(t)
+	_, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus})
+	conn := connectTestBus(t, addr)
+	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
+		_, ok := m.find("Nothing is waiting for you")
+		return ok
+	})
+
+	req := writeReq("s1", filepath.Join(home, "work"))
+	req.Context.Session = "agent-1"
+	decided := ask(t, core, req)
+	menu := waitMenu(t, conn, name, "the session's request", func(m menuEntry) bool {
+		it, ok := m.find("P1 write_file")
+		return ok && len(it.Children) > 0
+	})
+	item, _ := menu.find("P1 write_file")
+	var sub []string
+	for _, c := range item.Children {
+		sub = append(sub, c.Label)
+	}
+	if strings.Join(sub, "|") != "Allow for this session|Allow once|Deny|Review…" {
+		t.Fatalf("P1 submenu = %q; want Allow for this session, Allow once, Deny, Review…", sub)
+	}
+	allow, _ := item.find("Allow for this session")
+	click(t, addr, name, allow.ID)
+	select {
+	case d := <-decided:
+		if d.Verdict != permission.Allow || d.AnsweredBy != permission.ByTray || d.Scope != permission.ScopeSession {
+			t.Fatalf("decision = %+v; want allowed for the session by the tray", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("clicking Allow for this session answered nothing")
+	}
+	again := req
+	again.ID = "s1-again"
+	if d := core.Broker.Check(context.Background(), again).Decision; d.Verdict != permission.Allow || d.Layer != permission.LayerGrant {
+		t.Fatalf("the same call again = %+v; want allowed by the session's grant", d)
 	}
 }
 

@@ -376,6 +376,40 @@ func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
 	in.waitPending(1) // asks again after the revoke
 }
 
+// `airlock approvals allow ID` without a flag remembers a P1 for the rest of its session
+// (DESIGN.md §5: it asks the first time only); --once is the exception.
+func TestApprovalsAllowDefaultsToTheSession(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	ws := t.TempDir()
+	req := func(file, session string) string {
+		return `{"tool":"write_file","params":{"path":"` + ws + `/` + file + `","content":"x"},"context":{"cwd":"` + ws + `","session":"` + session + `"}}`
+	}
+	first := in.awaitOverAPI(req("a.md", "s1"))
+	list := in.waitPending(1)
+	out, stderr, code := in.run("approvals", "allow", list[0]["id"].(string))
+	if code != 0 || !strings.Contains(out, "session") {
+		t.Fatalf("allow: exit %d %q %s", code, out, stderr)
+	}
+	if d := <-first; d["verdict"] != "allow" || d["scope"] != "session" {
+		t.Fatalf("first decision %v", d)
+	}
+	if d := <-in.awaitOverAPI(req("a.md", "s1")); d["verdict"] != "allow" || d["layer"] != "grant" {
+		t.Fatalf("the same call in the session asked again: %v", d)
+	}
+	// Another session asks; --once remembers nothing.
+	other := in.awaitOverAPI(req("a.md", "s2"))
+	list = in.waitPending(1)
+	if _, stderr, code := in.run("approvals", "allow", list[0]["id"].(string), "--once"); code != 0 {
+		t.Fatalf("allow --once: %s", stderr)
+	}
+	if d := <-other; d["verdict"] != "allow" || d["scope"] != "once" {
+		t.Fatalf("--once decision %v", d)
+	}
+	in.awaitOverAPI(req("a.md", "s2"))
+	in.waitPending(1) // asks again
+}
+
 // A destructive command is interactive-only: neither a script without a terminal nor a
 // bare API call claiming to be a person can allow it.
 func TestInteractiveOnlyNeedsAPerson(t *testing.T) {

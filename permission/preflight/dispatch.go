@@ -26,6 +26,7 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 		}
 		a.plantedIn("", t, c.Source)
 	}
+	a.credentialInput(c)
 	if len(c.Args) == 0 {
 		return
 	}
@@ -69,6 +70,7 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 	if shellPrograms[cl.prog] || cl.prog == "eval" {
 		a.shell(c, cl, depth)
 	}
+	a.credentialRead(cl)
 	a.destructive(cl)
 	a.persistence(cl)
 	a.cloud(cl, depth)

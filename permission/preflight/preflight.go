@@ -3,7 +3,8 @@
 // wrappers such as sudo, env -S, timeout, xargs, and sh -c / eval) and reports, with a
 // human reason, the commands that destroy data or systems, mutate cloud infrastructure,
 // or would let an agent answer Airlock's own questions. It also says whether a command
-// is on the known-safe read-only list that the untrusted approval policy runs unasked.
+// is on the known-safe read-only list, the only commands the untrusted approval policy
+// does not ask more about than on-request does.
 package preflight
 
 import (
@@ -15,7 +16,8 @@ import (
 // Category groups findings.
 type Category string
 
-// Categories. Every category except CategoryOpaque makes a request interactive-only.
+// Categories. Every category except CategoryOpaque and CategoryCredentialRead makes a
+// request interactive-only; every finding raises it to P2.
 const (
 	CategoryDestructivePath Category = "destructive_path" // rm -rf /, chmod -R 777 /
 	CategorySystem          Category = "system"           // shutdown, reboot, mkfs, dd to a device
@@ -24,8 +26,12 @@ const (
 	CategoryForkBomb        Category = "fork_bomb"
 	CategoryPersistence     Category = "persistence"   // plants code that runs unconfined later: ~/.bashrc, authorized_keys, crontab FILE
 	CategorySelfApproval    Category = "self_approval" // answers Airlock's own questions
-	CategoryEvasion         Category = "evasion"       // nesting too deep to check: treated as destructive
-	CategoryOpaque          Category = "opaque"        // cannot be analysed: raise to P2, not interactive-only
+	// CategoryCredentialRead reads keys and tokens (cat ~/.ssh/id_rsa, tar c ~/.aws, gh auth
+	// token): P2, but nothing is destroyed, so it is neither bash_destructive nor
+	// interactive-only.
+	CategoryCredentialRead Category = "credential_read"
+	CategoryEvasion        Category = "evasion" // nesting too deep to check: treated as destructive
+	CategoryOpaque         Category = "opaque"  // cannot be analysed: raise to P2, not interactive-only
 )
 
 // Finding is one reason a command is dangerous.
@@ -37,7 +43,7 @@ type Finding struct {
 
 // Destructive reports whether the finding makes the command bash_destructive.
 func (f Finding) Destructive() bool {
-	return f.Category != CategorySelfApproval && f.Category != CategoryOpaque
+	return f.Category != CategorySelfApproval && f.Category != CategoryOpaque && f.Category != CategoryCredentialRead
 }
 
 // Options tune the analysis to the machine.
@@ -47,6 +53,10 @@ type Options struct {
 	// AirlockPaths are Airlock's own files and directories (config, database, socket,
 	// AIRLOCK_HOME); writing them is self-approval. Common locations are always checked.
 	AirlockPaths []string
+	// Cwd is the directory the command runs in ("" when unknown): a relative path there
+	// can name a credential file (cat .ssh/id_rsa in the home directory). Only the
+	// credential-read check uses it.
+	Cwd string
 }
 
 // Segment is one simple command, as the rules see it.
@@ -66,7 +76,17 @@ type Analysis struct {
 // Interactive reports whether the analysis makes a request interactive-only.
 func (a Analysis) Interactive() bool {
 	for _, f := range a.Findings {
-		if f.Category != CategoryOpaque {
+		if f.Category != CategoryOpaque && f.Category != CategoryCredentialRead {
+			return true
+		}
+	}
+	return false
+}
+
+// CredentialRead reports whether any finding reads credentials.
+func (a Analysis) CredentialRead() bool {
+	for _, f := range a.Findings {
+		if f.Category == CategoryCredentialRead {
 			return true
 		}
 	}
@@ -139,6 +159,7 @@ func Analyze(command string, opts Options) Analysis {
 	}
 	a.script(command, script, 0, true)
 	a.crossSegment(command, script)
+	a.credentialPipe(command)
 	if hasForkBombShape(command) && isForkBomb(command) {
 		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", command)
 	}
@@ -154,6 +175,9 @@ type analyzer struct {
 	// cwd is where earlier `cd` commands of the line moved ("" when unknown), so that
 	// `cd / && rm -r *` is seen for what it deletes.
 	cwd string
+	// namedCredential is a command that names a credential path without reading it, and
+	// xargsReads one that reads what xargs is fed (together: find ~/.ssh | xargs cat).
+	namedCredential, xargsReads string
 }
 
 func (a *analyzer) add(cat Category, reason, src string) {

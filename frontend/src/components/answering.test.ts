@@ -37,13 +37,20 @@ const click = (el: Element | null) => {
   (el as HTMLElement).click();
   flushSync();
 };
+// settle lets an answer finish (the buttons are disabled while it is under way).
+const settle = async () => {
+  await tick();
+  await Promise.resolve();
+  await Promise.resolve();
+  flushSync();
+};
 const key = (el: Element, k: string) => {
   el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
   flushSync();
 };
 
 describe('PermissionPopup', () => {
-  it('shows a P1 request with its context, queue position and Allow always with scopes', async () => {
+  it('shows a P1 request with its context and queue position; Allow for this session is the default', async () => {
     const onanswer = vi.fn(async () => {});
     const el = render(PermissionPopup, { queue: [p1(), p2({ id: 'b2' }), p2({ id: 'b3' })], home: '/home/ana', onanswer, onaside: () => {} });
     const pop = el.querySelector('[role="alertdialog"]')!;
@@ -53,14 +60,57 @@ describe('PermissionPopup', () => {
     for (const want of ['write_file', 'asks once', 'Write a file', 'agent session “refactor”', 'dept. research', '~/Airlock/research', 'workspace-write', 'network off', '"path"']) {
       expect(text).toContain(want);
     }
+    // DESIGN §5: a P1 asks the first time, then is remembered for the session; once is
+    // the exception beside it.
+    expect(buttons(pop)).toEqual(['Later', 'Deny', 'Allow once', 'Allow for this session', 'Allow always ▾']);
+    const session = pop.querySelector('[data-action="allow-session"]')!;
+    expect(session.classList.contains('btn-primary')).toBe(true);
+    expect(pop.querySelector('[data-action="allow-once"]')!.classList.contains('btn-primary')).toBe(false);
+    expect(session.getAttribute('title')).toContain('until agent session “refactor” ends');
+    await tick();
+    await Promise.resolve();
+    expect(document.activeElement?.getAttribute('data-action')).toBe('allow-session');
+    // Enter on the default button allows for the session.
+    (document.activeElement as HTMLElement).click();
+    flushSync();
+    expect(onanswer).toHaveBeenLastCalledWith('w1', true, 'session');
+    await settle();
+    // Allow always ▾ offers what the session button does not.
+    click(pop.querySelector('[data-action="allow-always"]'));
+    expect([...pop.querySelectorAll('[role="menuitem"]')].map((m) => m.getAttribute('data-scope'))).toEqual(['always']);
+    click(pop.querySelector('[data-scope="always"]'));
+    expect(onanswer).toHaveBeenLastCalledWith('w1', true, 'always');
+    await settle();
+    click(pop.querySelector('[data-action="allow-once"]'));
+    expect(onanswer).toHaveBeenLastCalledWith('w1', true, 'once');
+  });
+
+  it('keeps Allow once the default for a P1 with no session to remember it in', async () => {
+    const onanswer = vi.fn(async () => {});
+    const el = render(PermissionPopup, { queue: [p1({ session: undefined, run: '7', scopes: ['once', 'always'] })], home: '', onanswer, onaside: () => {} });
+    const pop = el.querySelector('[role="alertdialog"]')!;
     expect(buttons(pop)).toEqual(['Later', 'Deny', 'Allow once', 'Allow always ▾']);
+    expect(pop.querySelector('[data-action="allow-once"]')!.classList.contains('btn-primary')).toBe(true);
     await tick();
     await Promise.resolve();
     expect(document.activeElement?.getAttribute('data-action')).toBe('allow-once');
-    click(pop.querySelector('[data-action="allow-always"]'));
-    expect([...pop.querySelectorAll('[role="menuitem"]')].map((m) => m.getAttribute('data-scope'))).toEqual(['session', 'always']);
-    click(pop.querySelector('[data-scope="always"]'));
-    expect(onanswer).toHaveBeenCalledWith('w1', true, 'always');
+    const only = render(PermissionPopup, { queue: [p1({ id: 'w9', session: undefined, scopes: ['once'] })], home: '', onanswer, onaside: () => {} });
+    expect(buttons(only.querySelector('[role="alertdialog"]')!)).toEqual(['Later', 'Deny', 'Allow once']);
+  });
+
+  it('offers a P2 credential read Allow once only, with Deny the default', async () => {
+    const onanswer = vi.fn(async () => {});
+    const read = p1({ id: 'k1', tool: 'bash', tier: 'P2', scopes: ['once'], summary: 'cat ~/.ssh/id_rsa', reasons: ['reads SSH keys (~/.ssh/id_rsa): cat ~/.ssh/id_rsa'] });
+    const el = render(PermissionPopup, { queue: [read], home: '', onanswer, onaside: () => {} });
+    const pop = el.querySelector('[role="alertdialog"]')!;
+    expect(buttons(pop)).toEqual(['Later', 'Deny', 'Allow once']);
+    expect(pop.querySelector('[data-action="allow-session"]')).toBeNull();
+    expect(pop.textContent).toContain('reads SSH keys');
+    await tick();
+    await Promise.resolve();
+    expect(document.activeElement?.getAttribute('data-action')).toBe('deny');
+    click(pop.querySelector('[data-action="allow-once"]'));
+    expect(onanswer).toHaveBeenCalledWith('k1', true, 'once');
   });
 
   it('offers a P2 no Allow always, makes Deny the default, and Enter never approves it', async () => {
@@ -124,12 +174,16 @@ describe('PermissionPopup', () => {
 });
 
 describe('ApprovalRow', () => {
-  it('answers a P1 in place and opens the popup for a P2', () => {
+  it('answers a P1 in place and opens the popup for a P2', async () => {
     const onanswer = vi.fn(async () => {});
     const onreview = vi.fn();
     const row = render(ApprovalRow, { approval: p1(), home: '', onanswer, onreview });
     click(row.querySelector('[data-action="allow-once"]'));
     expect(onanswer).toHaveBeenCalledWith('w1', true, 'once');
+    await settle();
+    expect(row.querySelector('[data-action="allow-session"]')!.classList.contains('btn-primary')).toBe(true);
+    click(row.querySelector('[data-action="allow-session"]'));
+    expect(onanswer).toHaveBeenLastCalledWith('w1', true, 'session');
     const row2 = render(ApprovalRow, { approval: p2(), home: '', onanswer, onreview });
     expect(row2.querySelector('[data-action="allow-once"]')).toBeNull();
     click(row2.querySelector('[data-action="review"]'));

@@ -95,7 +95,7 @@ describe('Waiting', () => {
     expect(rows[0]!.textContent).toContain('data loss: rewrites the remote branch history');
     expect(rows[0]!.textContent).toContain('Only a person can allow this one');
     expect([...rows[0]!.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Deny', 'Review and allow…']);
-    expect([...rows[1]!.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Deny', 'Allow once', 'Allow always ▾']);
+    expect([...rows[1]!.querySelectorAll('button')].map((b) => b.textContent!.trim())).toEqual(['Deny', 'Allow once', 'Allow for this session', 'Allow always ▾']);
     expect(rows[1]!.textContent).toContain('~/Airlock/research');
     expect(rows[1]!.textContent).toContain('agent session “refactor”');
     expect(el.textContent).toContain('2 items');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summaryText, alwaysChoices, canAllowAlways, coalesce, foldText, heldItems, heldReason, heldTitle, needsReview, operationWords, PopupQueue, waitingCount } from './inbox';
+import { summaryText, alwaysChoices, canAllowAlways, canAllowSession, sessionGrant, coalesce, foldText, heldItems, heldReason, heldTitle, needsReview, operationWords, PopupQueue, waitingCount } from './inbox';
 import type { InboxItem } from './api';
 
 const item = (over: Partial<InboxItem>): InboxItem => ({ kind: 'directory', key: 'dir:/x', asked: '', answer: '', actions: [], since: '', ...over }) as InboxItem;
@@ -30,6 +30,22 @@ describe('what a request offers', () => {
     expect(c[0]!.grants).toContain('agent session “refactor”');
     expect(c[1]!.grants).toContain('department research');
     expect(alwaysChoices({ tool: 'bash', scopes: ['once', 'always'], session: '', department: '' }).map((x) => x.scope)).toEqual(['always']);
+  });
+
+  it.each([
+    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'session', 'always'], session: 'refactor' }, true],
+    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'always'], session: 'refactor' }, false],
+    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'session'], session: '' }, false],
+    [{ tier: 'P1', interactiveOnly: true, scopes: ['once', 'session'], session: 'refactor' }, false],
+    [{ tier: 'P2', interactiveOnly: false, scopes: ['once', 'session'], session: 'refactor' }, false],
+  ])('%j: allowed for the session by default: %s', (a, session) => {
+    expect(canAllowSession(a)).toBe(session);
+  });
+
+  it('leaves the session out of Allow always when it has its own button', () => {
+    const a = { tool: 'write_file', scopes: ['once', 'session', 'always'] as const, session: 'refactor', department: 'research' };
+    expect(alwaysChoices({ ...a, scopes: [...a.scopes] }, ['session']).map((x) => x.scope)).toEqual(['always']);
+    expect(sessionGrant(a)).toBe('write_file with these parameters, until agent session “refactor” ends');
   });
 
   it('says the operation in plain words, the kind first', () => {

@@ -21,6 +21,19 @@ export function canAllowAlways(a: Pick<Approval, 'tier' | 'interactiveOnly' | 's
   return a.tier === 'P1' && !a.interactiveOnly && (a.scopes ?? []).some((s) => s === 'always' || s === 'session');
 }
 
+/**
+ * canAllowSession: a P1 request of an agent session is allowed for the rest of the session
+ * by default (it asks the first time only); "Allow once" is the exception beside it.
+ */
+export function canAllowSession(a: Pick<Approval, 'tier' | 'interactiveOnly' | 'scopes' | 'session'>): boolean {
+  return a.tier === 'P1' && !a.interactiveOnly && !!a.session && (a.scopes ?? []).includes('session');
+}
+
+/** sessionGrant says what "Allow for this session" remembers, before the click. */
+export function sessionGrant(a: Pick<Approval, 'tool' | 'session'>): string {
+  return `${a.tool} with these parameters, until agent session “${a.session}” ends`;
+}
+
 /** needsReview: P2 and interactive-only requests are allowed only after reading the popup. */
 export function needsReview(a: Pick<Approval, 'tier' | 'interactiveOnly'>): boolean {
   return a.tier === 'P2' || a.interactiveOnly;
@@ -33,12 +46,15 @@ export interface ScopeChoice {
   grants: string;
 }
 
-/** alwaysChoices are the remembered scopes a P1 allow may pick, with what each grants. */
-export function alwaysChoices(a: Pick<Approval, 'tool' | 'scopes' | 'session' | 'department'>): ScopeChoice[] {
+/**
+ * alwaysChoices are the remembered scopes a P1 allow may pick, with what each grants
+ * (less those in skip: the popup has its own button for the session).
+ */
+export function alwaysChoices(a: Pick<Approval, 'tool' | 'scopes' | 'session' | 'department'>, skip: readonly Scope[] = []): ScopeChoice[] {
   const out: ScopeChoice[] = [];
-  const scopes = a.scopes ?? [];
+  const scopes = (a.scopes ?? []).filter((s) => !(skip as readonly string[]).includes(s));
   if (scopes.includes('session') && a.session) {
-    out.push({ scope: 'session', label: 'For this session', grants: `${a.tool} with these parameters, until agent session “${a.session}” ends` });
+    out.push({ scope: 'session', label: 'For this session', grants: sessionGrant(a) });
   }
   if (scopes.includes('always')) {
     const where = a.department ? `in department ${a.department}` : 'here';
