@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -164,12 +163,16 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	defer statusR.Close()
 
+	// The placeholders are held before the arguments are made: what exists may have
+	// changed since planMounts (another sandbox in this directory ended or started).
+	ph, plan, err := holdPlaceholders(ctx, plan)
+	if err != nil {
+		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
+	}
+	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
 	args = append(args, "--")
 	args = append(args, pr.req.Argv...)
-
-	ph := holdPlaceholders(plan)
-	defer ph.release()
 
 	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
 	defer cancel()
@@ -187,9 +190,10 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	// bwrap is gone: its few status lines sit in the pipe buffer (read them without a goroutine).
-	_ = statusR.SetReadDeadline(time.Now().Add(time.Second))
-	status, _ := io.ReadAll(io.LimitReader(statusR, 1<<16))
+	// bwrap is gone: its few status lines sit in the pipe buffer. They are read
+	// without waiting: a deadline could pass before the read is even scheduled on a
+	// loaded machine, and lose them.
+	status := readBuffered(statusR, 1<<16)
 	started = bytes.Contains(status, []byte(`"child-pid"`))
 	res, err = finish(ctx, cmd, werr, res)
 	if err == nil && !started && !res.TimedOut {
@@ -197,4 +201,26 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 			"If user namespaces are blocked: sysctl kernel.unprivileged_userns_clone=1, or use the Landlock backend", res.ExitCode)
 	}
 	return res, started, err
+}
+
+// readBuffered returns what is in the (non-blocking) pipe r now, up to max bytes,
+// without waiting for more.
+func readBuffered(r *os.File, max int) []byte {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var out []byte
+	buf := make([]byte, 4096)
+	_ = rc.Read(func(fd uintptr) bool {
+		for len(out) < max {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				break // EAGAIN: nothing more buffered; 0: every writer is gone
+			}
+			out = append(out, buf[:n]...)
+		}
+		return true
+	})
+	return out
 }
