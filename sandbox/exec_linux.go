@@ -42,6 +42,11 @@ const forcedNone = "none-available"
 // allows, and returns when the command and every process it started are gone.
 // The command's failure is in Result.ExitCode; Airlock's own failures are
 // *ExecError (with the exit code to use) or *ProtectedSymlinkError.
+//
+// Without an OS backend (isolation backend "app", or "auto" on a machine without
+// one) the application layer's verdict is enforced: a denial is returned as the
+// *IsolationDeniedError, and a command whose effects the analysis cannot see is
+// refused with an *ExecError (ExitSandboxFailed) wrapping ErrAppLayerCannotCheck.
 func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if res, ok, err := execMicroVM(ctx, req); ok {
 		return res, err
@@ -55,7 +60,10 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 		return runDirect(ctx, pr, BackendNameNone, "")
 	}
 	if p.Backend == BackendApp {
-		return runDirect(ctx, pr, BackendNameApp, "isolation backend is \"app\": only the application layer checks this command; the OS does not confine it")
+		if err := checkAppOnly(pr, false); err != nil {
+			return Result{Backend: BackendNameApp}, err
+		}
+		return runDirect(ctx, pr, BackendNameApp, appRanWarning)
 	}
 	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
 	if forcedBackend == forcedNone {
@@ -77,7 +85,10 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if p.Backend == BackendOS {
 		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w (isolation backend \"os\" refuses to run without one): install bubblewrap: apt install bubblewrap", ErrNoOSBackend)}
 	}
-	return runDirect(ctx, pr, BackendNameApp, "WARNING: no OS sandbox backend is available (install bubblewrap: apt install bubblewrap); only the application layer checks this command")
+	if err := checkAppOnly(pr, true); err != nil {
+		return Result{Backend: BackendNameApp}, err
+	}
+	return runDirect(ctx, pr, BackendNameApp, appFallbackWarning)
 }
 
 func joinWarn(a, b string) string {
