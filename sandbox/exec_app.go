@@ -62,7 +62,7 @@ var appPrograms = map[string]appProgram{
 	"echo": {}, "printf": {}, "true": {}, "false": {}, ":": {}, "pwd": {}, "seq": {}, "expr": {},
 	"sleep": {}, "yes": {}, "whoami": {}, "id": {}, "uname": {}, "nproc": {}, "arch": {}, "test": {},
 	"[": {}, "basename": {}, "dirname": {}, "exit": {}, "cd": {}, "pushd": {}, "set": {}, "printenv": {},
-	"date":     {refuse: []string{"-s", "--set"}},
+	"date":     {use: readsFiles, refuse: []string{"-s", "--set"}}, // -f FILE, -r FILE read
 	"hostname": {maxOperands: -1},
 	// Programs that only read their operands.
 	"cat": {use: readsFiles}, "head": {use: readsFiles}, "tail": {use: readsFiles}, "wc": {use: readsFiles},
@@ -141,8 +141,8 @@ func checkAppOnly(pr *prepared, fallback bool) error {
 		return cannotCheck(fallback, fmt.Sprintf("the analysis of %s failed (%v)", quoteShort(line), err))
 	}
 	why := appOnlyGaps(p, pr, line)
-	if d, ok := why.(*IsolationDeniedError); ok {
-		return d
+	if _, ok := IsDenied(why); ok {
+		return why
 	}
 	if why != nil {
 		return cannotCheck(fallback, why.Error())
@@ -168,12 +168,13 @@ func appOnlyGaps(p Policy, pr *prepared, line string) error {
 	if err != nil {
 		return fmt.Errorf("it does not parse (%v)", err)
 	}
-	for _, name := range riskyVars {
-		if name != "PATH" && envValue(pr.env, name) != "" {
+	for _, kv := range pr.env {
+		name, val, _ := strings.Cut(kv, "=")
+		if name != "PATH" && val != "" && riskyVar(name) {
 			return fmt.Errorf("the environment sets %s, which changes what the programs load or run", name)
 		}
 	}
-	if dir := writablePathDir(p, envValue(pr.env, "PATH"), pr.cwd); dir != "" {
+	if dir := writablePathDir(p, envValue(pr.env, "PATH")); dir != "" {
 		return fmt.Errorf("PATH includes %s, which the command may write, so another program could run under a checked name", dir)
 	}
 	cwds := []string{pr.cwd}
@@ -188,7 +189,7 @@ func appOnlyGaps(p Policy, pr *prepared, line string) error {
 
 // writablePathDir returns the first PATH entry a sandboxed write could reach (relative
 // entries are the working directory), or "".
-func writablePathDir(p Policy, pathEnv, cwd string) string {
+func writablePathDir(p Policy, pathEnv string) string {
 	if p.Mode == ModeReadOnly {
 		return ""
 	}
@@ -218,7 +219,9 @@ func appCommandGap(p Policy, pr *prepared, c *shellcmd.Command, cwds *[]string) 
 		if !r.Target.Literal {
 			return fmt.Errorf("%s redirects to or from %s, computed at run time", src, r.Target.Raw)
 		}
-		if !r.Write && (r.Op == "<" || r.Op == "<>") {
+		// A write is checked too: a hidden path inside a writable root (~/.ssh when the
+		// home directory is the working directory) is out of reach under an OS sandbox.
+		if r.Write || r.Op == "<" {
 			if err := readCheck(p, r.Target.Value, *cwds, false); err != nil {
 				return err
 			}
@@ -280,7 +283,12 @@ func appCommandGap(p Policy, pr *prepared, c *shellcmd.Command, cwds *[]string) 
 		}
 	case "dd":
 		for _, a := range args {
-			if v, ok := strings.CutPrefix(a.Value, "if="); ok {
+			v, isIf := strings.CutPrefix(a.Value, "if=")
+			w, isOf := strings.CutPrefix(a.Value, "of=")
+			if isOf {
+				v = w
+			}
+			if isIf || isOf {
 				if err := readCheck(p, v, *cwds, false); err != nil {
 					return err
 				}

@@ -159,3 +159,63 @@ func TestAppOnlyFallbackEnforcesTheVerdict(t *testing.T) {
 		t.Fatalf("full-access: %v", err)
 	}
 }
+
+// TestAppBackendKeepsHiddenPathsInsideTheWorkspace: run in the home directory, the
+// credentials are inside the writable root. An OS sandbox mounts over them; without one
+// the application layer must refuse every read or write of them, and every walk of a
+// tree that holds them.
+func TestAppBackendKeepsHiddenPathsInsideTheWorkspace(t *testing.T) {
+	f := newAppFixture(t)
+	mode, backend := "workspace-write", string(BackendApp)
+	p, err := Resolve(Inputs{Cwd: f.home, Home: f.home, Env: envMap(map[string]string{"PATH": "/usr/bin:/bin"}),
+		Flags: Layer{Mode: &mode, Backend: &backend}})
+	must(t, err)
+	key := filepath.Join(f.home, ".ssh", "id_ed25519")
+	for _, argv := range [][]string{
+		{"sh", "-c", "echo evil >> .ssh/authorized_keys"},
+		{"sh", "-c", "cat < .ssh/id_ed25519"},
+		{"cp", ".ssh/id_ed25519", "ws/stolen"},
+		{"dd", "if=.ssh/id_ed25519", "of=ws/stolen"},
+		{"date", "-f", ".ssh/id_ed25519"},
+		{"rm", "-rf", "."},
+		{"chmod", "-R", "a+r", "."},
+		{"find", ".", "-name", "id_*"},
+		{"sh", "-c", "cd .ssh && cat id_ed25519"},
+	} {
+		var out bytes.Buffer
+		_, err := Exec(context.Background(), ExecRequest{Policy: p, Argv: argv, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + f.home},
+			Stdout: &out, Stderr: &out})
+		if d, ok := IsDenied(err); !ok || d.Reason != ReasonRead {
+			t.Errorf("%q = %v (output %q); want a denial naming the hidden path", argv, err, out.String())
+		}
+		content(t, key, "SECRET\n")
+		absent(t, filepath.Join(f.home, ".ssh", "authorized_keys"))
+		absent(t, filepath.Join(f.ws, "stolen"))
+	}
+}
+
+// TestAppBackendRefusesWhatTheEnvironmentChanges: an exported bash function, a
+// preloaded library or a writable directory in PATH would change what runs under a
+// name the analysis checked.
+func TestAppBackendRefusesWhatTheEnvironmentChanges(t *testing.T) {
+	f := newAppFixture(t)
+	p := f.policy(t, "workspace-write", BackendApp)
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"exported function", []string{"PATH=/usr/bin:/bin", "BASH_FUNC_ls%%=() { python3 -c 1; }"}, "BASH_FUNC_ls%%"},
+		{"preload", []string{"PATH=/usr/bin:/bin", "LD_PRELOAD=" + filepath.Join(f.ws, "x.so")}, "LD_PRELOAD"},
+		{"BASH_ENV", []string{"PATH=/usr/bin:/bin", "BASH_ENV=" + filepath.Join(f.ws, "build.sh")}, "BASH_ENV"},
+		{"workspace in PATH", []string{"PATH=" + filepath.Join(f.ws, "dir") + ":/usr/bin:/bin"}, "PATH includes " + filepath.Join(f.ws, "dir")},
+		{"relative PATH entry", []string{"PATH=.:/usr/bin:/bin"}, "PATH includes the working directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Exec(context.Background(), ExecRequest{Policy: p, Argv: []string{"bash", "-c", "ls"}, Env: tc.env})
+			if !errors.Is(err, ErrAppLayerCannotCheck) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Exec = %v; want a refusal naming %q", err, tc.want)
+			}
+		})
+	}
+}
