@@ -257,6 +257,11 @@ func appCommandGap(p Policy, pr *prepared, c *shellcmd.Command, cwds *[]string) 
 			return fmt.Errorf("%s uses %s %s, which the application layer does not model", src, prog, opt)
 		}
 	}
+	if model.use == writesFiles {
+		if err := writerOptionGap(prog, args, src); err != nil {
+			return err
+		}
+	}
 	ops := appOperands(args)
 	switch {
 	case model.maxOperands < 0 && len(ops) > 0, model.maxOperands > 0 && len(ops) > model.maxOperands:
@@ -352,31 +357,81 @@ func programGap(pr *prepared, c *shellcmd.Command, prog, src string) error {
 	return nil
 }
 
-// matchOption returns the option of list that word is (or starts, or holds as a short
-// letter), or "".
+// matchOption returns the option of list that word is, or "". Long options match as
+// the unambiguous prefixes getopt accepts (--out for --output) and with =VALUE; a short
+// option matches anywhere in a single-dash word (-rf, -no/tmp/x: the letter may take
+// the rest as its value), which may refuse more than needed but never less. find's
+// single-dash words match whole.
 func matchOption(word string, list []string) string {
 	if !strings.HasPrefix(word, "-") || word == "-" || word == "--" {
 		return ""
 	}
+	name, _, _ := strings.Cut(word, "=")
 	for _, o := range list {
-		if word == o || strings.HasPrefix(word, o+"=") {
+		switch {
+		case word == o || name == o:
 			return o
-		}
-		// Short letters in a cluster (-rf); find's long single-dash words are whole words.
-		if len(o) == 2 && !strings.HasPrefix(word, "--") && len(word) > 2 && strings.ContainsRune(word[1:], rune(o[1])) && isLetters(word[1:]) {
+		case strings.HasPrefix(o, "--") && strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(o, name):
+			return o
+		case len(o) == 2 && !strings.HasPrefix(word, "--") && strings.ContainsRune(word[1:], rune(o[1])):
 			return o
 		}
 	}
 	return ""
 }
 
-func isLetters(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
+// writerLongOptions are the long options of the writing programs that AnalyzeCommand
+// reads correctly, spelt out in full. An abbreviation (--target for
+// --target-directory, --in-pl for --in-place) or another option could hide a write
+// target from it.
+var writerLongOptions = set("force", "interactive", "no-clobber", "verbose", "target-directory", "no-target-directory",
+	"backup", "suffix", "remove-destination", "strip-trailing-slashes", "update", "one-file-system", "dereference",
+	"directory", "mode", "owner", "group", "compare", "preserve-timestamps", "recursive", "dir", "preserve-root",
+	"no-preserve-root", "parents", "ignore-fail-on-non-empty", "no-create", "date", "reference", "no-dereference",
+	"size", "io-blocks", "append", "ignore-interrupts", "changes", "silent", "quiet", "from", "expression", "in-place",
+	"regexp-extended", "separate", "null-data", "unbuffered", "posix", "line-length", "sandbox", "debug")
+
+// writerValueLetters are the short options of the writing programs that take a value:
+// AnalyzeCommand reads them alone (-t DIR, -tDIR), not inside a cluster (-vt DIR).
+var writerValueLetters = map[string]string{"cp": "tS", "mv": "tS", "install": "tSmogZ", "touch": "drt",
+	"mkdir": "mZ", "mkfifo": "mZ", "truncate": "sr"}
+
+// writerOptionGap refuses the option words of a writing program that could hide a
+// write target from AnalyzeCommand.
+func writerOptionGap(prog string, args []shellcmd.Word, src string) error {
+	for _, a := range args {
+		v := a.Value
+		if v == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			continue
+		}
+		if name, ok := strings.CutPrefix(v, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			if !writerLongOptions[name] {
+				return fmt.Errorf("%s uses %s, an option of %s the application layer does not read (write long options in full)", src, v, prog)
+			}
+			continue
+		}
+		switch prog {
+		case "chmod":
+			// -w, -x, -r are modes, not options: the operand after them would go unchecked.
+			if strings.Trim(v[1:], "Rvfc") != "" {
+				return fmt.Errorf("%s: the application layer reads only -R, -v, -f and -c of chmod (put a mode such as a-w instead of %s)", src, v)
+			}
+		case "sed", "dd":
+		default:
+			run := v[1:]
+			if i := strings.IndexFunc(run, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }); i >= 0 {
+				run = run[:i] // -t/tmp/x: the value starts where the letters end
+			}
+			if letters := writerValueLetters[prog]; len(run) > 1 && strings.ContainsAny(run[1:], letters) {
+				return fmt.Errorf("%s groups an option that takes a value into %s, which the application layer does not read (write it on its own)", src, v)
+			}
 		}
 	}
-	return true
+	return nil
 }
 
 // appOperands are the words that are not options (after `--`, every word).

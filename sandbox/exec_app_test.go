@@ -84,6 +84,15 @@ func TestAppBackendEnforcesTheVerdict(t *testing.T) {
 		{"xargs", []string{"sh", "-c", "echo ../../outside | xargs touch"}, blind, ""},
 		{"a program it does not model", []string{"tar", "-C", "../..", "-xf", "file.txt"}, blind, ""},
 		{"recursive copy (links come along)", []string{"cp", "-r", "dir", "dir2"}, blind, ""},
+		{"cp -t in a cluster", []string{"cp", "-vt", "../..", "file.txt"}, blind, ""},
+		{"cp -t in a cluster, value attached", []string{"cp", "-vt../..", "file.txt"}, blind, ""},
+		{"abbreviated --target-directory", []string{"cp", "--target=../..", "file.txt"}, blind, ""},
+		{"abbreviated sed --in-place", []string{"sed", "--in-pl", "s/x/y/", "../../outside"}, blind, ""},
+		{"abbreviated sort --output", []string{"sort", "--out=OUTSIDE", "file.txt"}, blind, ""},
+		{"sort -o with its value attached", []string{"sort", "-noOUTSIDE", "file.txt"}, blind, ""},
+		{"a chmod mode that looks like an option", []string{"chmod", "-w", "../.."}, blind, ""},
+		{"cp -t on its own", []string{"cp", "-t", "../..", "file.txt"}, denied, ""},
+		{"cp into the workspace", []string{"sh", "-c", "cp -v file.txt dir/ >/dev/null && cat dir/file.txt"}, runs, "one\ntwo\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newAppFixture(t)
