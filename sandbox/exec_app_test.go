@@ -58,6 +58,7 @@ func TestAppBackendEnforcesTheVerdict(t *testing.T) {
 		out string
 	}{
 		{"ls", []string{"ls"}, runs, "build.sh\ndir\nfile.txt\nup\n"},
+		{"echo of a variable", []string{"sh", "-c", "X=ws; [ -n \"$X\" ] && echo \"$X\" $(basename \"$PWD\")"}, runs, "ws ws\n"},
 		{"a shell writing inside", []string{"sh", "-c", "echo hi > made.txt && cat made.txt file.txt | wc -l"}, runs, "3\n"},
 		{"sed printing", []string{"sed", "-n", "2p", "file.txt"}, runs, "two\n"},
 		{"bash -c with cd inside", []string{"bash", "-c", "cd dir && pwd >/dev/null && touch here && ls"}, runs, "here\n"},
@@ -79,6 +80,7 @@ func TestAppBackendEnforcesTheVerdict(t *testing.T) {
 		{"moving a symlink", []string{"sh", "-c", "mv up u2 && echo x > u2/outside"}, blind, ""},
 		{"find -exec", []string{"find", ".", "-name", "*.txt", "-exec", "cp", "{}", "../..", ";"}, blind, ""},
 		{"sed w", []string{"sed", "s/one/x/w ../../outside", "file.txt"}, blind, ""},
+		{"printf -v PATH", []string{"bash", "-c", "printf -v PATH %s dir && ls"}, blind, ""},
 		{"preloaded library", []string{"sh", "-c", "LD_PRELOAD=./x.so ls"}, blind, ""},
 		{"env wrapper", []string{"env", "-C", "../..", "touch", "outside"}, blind, ""},
 		{"xargs", []string{"sh", "-c", "echo ../../outside | xargs touch"}, blind, ""},
