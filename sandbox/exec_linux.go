@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -43,6 +42,11 @@ const forcedNone = "none-available"
 // allows, and returns when the command and every process it started are gone.
 // The command's failure is in Result.ExitCode; Airlock's own failures are
 // *ExecError (with the exit code to use) or *ProtectedSymlinkError.
+//
+// Without an OS backend (isolation backend "app", or "auto" on a machine without
+// one) the application layer's verdict is enforced: a denial is returned as the
+// *IsolationDeniedError, and a command whose effects the analysis cannot see is
+// refused with an *ExecError (ExitSandboxFailed) wrapping ErrAppLayerCannotCheck.
 func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if res, ok, err := execMicroVM(ctx, req); ok {
 		return res, err
@@ -56,7 +60,10 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 		return runDirect(ctx, pr, BackendNameNone, "")
 	}
 	if p.Backend == BackendApp {
-		return runDirect(ctx, pr, BackendNameApp, "isolation backend is \"app\": only the application layer checks this command; the OS does not confine it")
+		if err := checkAppOnly(pr, false); err != nil {
+			return Result{Backend: BackendNameApp}, err
+		}
+		return runDirect(ctx, pr, BackendNameApp, appRanWarning)
 	}
 	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
 	if forcedBackend == forcedNone {
@@ -78,7 +85,10 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if p.Backend == BackendOS {
 		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w (isolation backend \"os\" refuses to run without one): install bubblewrap: apt install bubblewrap", ErrNoOSBackend)}
 	}
-	return runDirect(ctx, pr, BackendNameApp, "WARNING: no OS sandbox backend is available (install bubblewrap: apt install bubblewrap); only the application layer checks this command")
+	if err := checkAppOnly(pr, true); err != nil {
+		return Result{Backend: BackendNameApp}, err
+	}
+	return runDirect(ctx, pr, BackendNameApp, appFallbackWarning)
 }
 
 func joinWarn(a, b string) string {
@@ -164,12 +174,16 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	defer statusR.Close()
 
+	// The placeholders are held before the arguments are made: what exists may have
+	// changed since planMounts (another sandbox in this directory ended or started).
+	ph, plan, err := holdPlaceholders(ctx, plan)
+	if err != nil {
+		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
+	}
+	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
 	args = append(args, "--")
 	args = append(args, pr.req.Argv...)
-
-	ph := holdPlaceholders(plan)
-	defer ph.release()
 
 	ctx, cancel := withTimeout(ctx, pr.req.Timeout)
 	defer cancel()
@@ -187,9 +201,10 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	// bwrap is gone: its few status lines sit in the pipe buffer (read them without a goroutine).
-	_ = statusR.SetReadDeadline(time.Now().Add(time.Second))
-	status, _ := io.ReadAll(io.LimitReader(statusR, 1<<16))
+	// bwrap is gone: its few status lines sit in the pipe buffer. They are read
+	// without waiting: a deadline could pass before the read is even scheduled on a
+	// loaded machine, and lose them.
+	status := readBuffered(statusR, 1<<16)
 	started = bytes.Contains(status, []byte(`"child-pid"`))
 	res, err = finish(ctx, cmd, werr, res)
 	if err == nil && !started && !res.TimedOut {
@@ -197,4 +212,26 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 			"If user namespaces are blocked: sysctl kernel.unprivileged_userns_clone=1, or use the Landlock backend", res.ExitCode)
 	}
 	return res, started, err
+}
+
+// readBuffered returns what is in the (non-blocking) pipe r now, up to max bytes,
+// without waiting for more.
+func readBuffered(r *os.File, max int) []byte {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var out []byte
+	buf := make([]byte, 4096)
+	_ = rc.Read(func(fd uintptr) bool {
+		for len(out) < max {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				break // EAGAIN: nothing more buffered; 0: every writer is gone
+			}
+			out = append(out, buf[:n]...)
+		}
+		return true
+	})
+	return out
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Exec runs req.Argv under req.Policy: Seatbelt on macOS, the application
-// layer alone elsewhere (refused when the backend is "os").
+// layer alone elsewhere (refused when the backend is "os"), whose verdict is then
+// enforced as on Linux (see checkAppOnly).
 func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if res, ok, err := execMicroVM(ctx, req); ok {
 		return res, err
@@ -27,7 +28,11 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	switch {
 	case p.Mode == ModeFullAccess:
 	case p.Backend == BackendApp:
+		if err := checkAppOnly(pr, false); err != nil {
+			return Result{Backend: BackendNameApp}, err
+		}
 		res.Backend = BackendNameApp
+		res.Warning = appRanWarning
 	case runtime.GOOS == "darwin" && fileExists(sandboxExec):
 		res.Backend = BackendNameSeatbelt
 		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden), "--"}, argv...)
@@ -35,8 +40,11 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	case p.Backend == BackendOS:
 		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w on %s (isolation backend \"os\" refuses to run without one)", ErrNoOSBackend, runtime.GOOS)}
 	default:
+		if err := checkAppOnly(pr, true); err != nil {
+			return Result{Backend: BackendNameApp}, err
+		}
 		res.Backend = BackendNameApp
-		res.Warning = appOnlyWarning
+		res.Warning = appFallbackWarning
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()

@@ -55,13 +55,14 @@ func (s Status) Probe(name string) Probe {
 	return Probe{}
 }
 
-const appOnlyWarning = "WARNING: no OS sandbox backend is available — commands run with the application layer's checks only, " +
-	"which a hostile process can get around. Install bubblewrap: apt install bubblewrap"
+const appOnlyWarning = "WARNING: no OS sandbox backend is available — a command runs only when the application layer's checks " +
+	"account for everything it could do (interpreters, scripts and programs it does not model are refused). Install bubblewrap: apt install bubblewrap"
 
 var appGuarantees = []string{
-	"built-in tools and shell commands are checked before they run (write targets, protected paths, network clients)",
+	"built-in tools and shell commands are checked before they run (write targets, protected paths, hidden paths, network clients)",
+	"a command runs only when the analysis accounts for everything it could do: interpreters, scripts from the workspace and programs it does not model are refused",
 }
 
 var appLimitations = []string{
-	"nothing confines a process once it runs: a program can write anywhere the user can, use the network, and outlive the run",
+	"nothing confines a process once it runs: the protection is only as good as the analysis of the programs it lets run",
 }

@@ -100,9 +100,12 @@ func newExecCmd(e *env) *cobra.Command {
 		Short: "Run a command inside the sandbox and return its exit code",
 		Long: "Runs CMD confined by the effective sandbox policy (flags > environment > config.toml > defaults).\n" +
 			"The command's exit code is passed through (128+N when killed by signal N). Airlock's own failures:\n" +
-			"  122 the command was denied by the sandbox (the reason is on stderr)\n" +
+			"  122 the command was denied by the sandbox (the reason is on stderr); with no OS sandbox\n" +
+			"      (--backend app) the application layer's denial is final\n" +
 			"  124 the command ran past --timeout and was killed, with everything it started\n" +
-			"  125 the sandbox could not be set up (bad policy, no OS backend with --backend os)\n" +
+			"  125 the sandbox could not be set up (bad policy, no OS backend with --backend os), or there is no\n" +
+			"      OS sandbox (--backend app, or auto without one) and the application layer cannot check everything\n" +
+			"      the command could do (an interpreter, a script, a program it does not model): use --backend auto/os\n" +
 			"  126 the command could not be executed, 127 it was not found",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
