@@ -642,6 +642,13 @@ func (a *analyzer) pipedCode(before []shellcmd.Command, c shellcmd.Command, dept
 			return
 		}
 	}
+	if depth == 0 && shellPrograms[cl.prog] {
+		for _, b := range before {
+			if p := b.Program(); p == "curl" || p == "wget" {
+				return // crossSegment names it: a script downloaded from the network
+			}
+		}
+	}
 	a.add(CategoryOpaque, cannotSee+cl.prog+" runs the code piped into it", c.Source)
 }
 
