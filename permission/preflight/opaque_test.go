@@ -119,6 +119,11 @@ var opaqueCases = []struct {
 	{`cd ~/.config && echo x > airlock/config.toml`, CategorySelfApproval, false},
 	{`cd /etc && echo x >> passwd`, CategorySystem, false},
 	{`cd .claude && sed -i s/airlock/true/ settings.json`, CategorySelfApproval, false},
+	// eval of what is only known at run time, and scripts produced by another command.
+	{`eval "$CMD"`, CategoryOpaque, true},
+	{`eval "$(base64 -d payload)"`, CategoryOpaque, true},
+	{`source <(base64 -d payload)`, CategoryOpaque, true},
+	{`. /dev/stdin < payload`, CategoryOpaque, true},
 	// A literal script that does not parse: bash would still run what comes before the error.
 	{"sh -c 'rm -rf ~\n('", CategoryOpaque, true},
 }
@@ -194,7 +199,7 @@ func TestOpaqueIsP2(t *testing.T) {
 			}
 			for _, f := range a.Findings {
 				if f.Category == CategoryOpaque && !strings.HasPrefix(f.Reason, "Airlock cannot see what this runs") &&
-					!strings.Contains(f.Reason, "downloaded") {
+					!strings.Contains(f.Reason, "downloaded") && !strings.Contains(f.Reason, "only known at run time") {
 					t.Errorf("Analyze(%q): opaque reason %q does not say Airlock cannot see what it runs", cmd, f.Reason)
 				}
 			}
