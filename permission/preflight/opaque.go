@@ -25,8 +25,10 @@ type opaqueState struct {
 	// hidden are literal values of the line that contain a command substitution
 	// (x='a[$(rm -rf ~)]'): harmless as text, code once bash evaluates them.
 	hidden []string
-	// aliases are the aliases defined so far, by name, with their text ("" when it is
-	// only known at run time).
+	// analysed counts the hidden values already analysed as nested commands.
+	analysed int
+	// aliases are the aliases defined so far, by name, with their text when it is
+	// literal.
 	aliases map[string]aliasDef
 	// rel is where relative `cd`s moved from the starting directory when no absolute
 	// cd was seen (a.cwd then stays unknown); relSet says it applies.
@@ -40,7 +42,7 @@ type aliasDef struct {
 }
 
 // unparsed is the finding for a command line that shellcmd refused.
-func unparsed(err error, _ string) Finding {
+func unparsed(err error) Finding {
 	switch {
 	case errors.Is(err, shellcmd.ErrTooDeep):
 		return Finding{Category: CategoryEvasion, Reason: "the command is nested too deeply to be checked, which only hiding a command needs (" + err.Error() + ")"}
@@ -66,7 +68,7 @@ func (a *analyzer) mayParse(script, via string) bool {
 // parseFailed records a nested script that could not be parsed.
 func (a *analyzer) parseFailed(err error, via string) {
 	a.safe = false
-	f := unparsed(err, via)
+	f := unparsed(err)
 	if f.Category == CategoryOpaque && !errors.Is(err, shellcmd.ErrTooLarge) {
 		f.Reason = cannotSee + "a nested command cannot be parsed, so it cannot be checked"
 	}
@@ -80,7 +82,7 @@ func hasSubst(s string) bool {
 
 // opaqueScript checks the places where bash evaluates text as arithmetic or as a
 // variable name.
-func (a *analyzer) opaqueScript(src string, s *shellcmd.Script, depth int) {
+func (a *analyzer) opaqueScript(s *shellcmd.Script, depth int) {
 	for i, c := range s.Commands {
 		if p := c.Program(); c.PipedIn && (codeReader(p) || p == "at" || p == "batch") {
 			a.pipedCode(s.Commands[:i], c, depth)
@@ -119,8 +121,8 @@ func (a *analyzer) evaluatesVars(src string, depth int) {
 		return
 	}
 	a.add(CategoryOpaque, cannotSee+"bash evaluates a variable's value as code here, and the line sets one that hides a command substitution", src)
-	for _, h := range a.hidden {
-		a.hiddenCode(h, src, depth)
+	for ; a.analysed < len(a.hidden); a.analysed++ {
+		a.hiddenCode(a.hidden[a.analysed], src, depth)
 	}
 }
 

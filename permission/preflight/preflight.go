@@ -131,7 +131,7 @@ func Analyze(command string, opts Options) Analysis {
 	a := analyzer{opts: opts, safe: true, budget: parseBudget(command)}
 	script, err := shellcmd.Parse(command)
 	if err != nil {
-		return Analysis{ParseError: err, Findings: []Finding{unparsed(err, command)}}
+		return Analysis{ParseError: err, Findings: []Finding{unparsed(err)}}
 	}
 	a.script(command, script, 0, true)
 	a.crossSegment(command, script)
@@ -176,7 +176,7 @@ func (a *analyzer) add(cat Category, reason, src string) {
 // script classifies every command of a parsed script. top is true for the command line
 // itself (its commands become rule segments).
 func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
-	a.opaqueScript(src, s, depth)
+	a.opaqueScript(s, depth)
 	for _, c := range s.Commands {
 		if top {
 			a.segments = append(a.segments, Segment{Source: c.Source, Unwrapped: unwrappedText(c)})
