@@ -54,8 +54,47 @@ const maxCachedTools = 1024
 // ruleIndex holds one tool's rules in configuration order, indexed by the first word
 // of their pattern so that a subject is only matched against rules that can match it.
 type ruleIndex struct {
-	byWord  map[string][]*compiledRule // rules whose first word is known, with the generic ones, in order
+	byWord  map[string][]*compiledRule // rules whose first word is known, by that word, in order
 	generic []*compiledRule            // rules whose pattern starts with a wildcard within its first word
+}
+
+// candidates are the rules that may match a subject: those of its first word and the
+// generic ones, each list in configuration order. They are walked merged rather than
+// copied into every word's list, which cost words × rules when the index was built.
+type candidates struct{ word, generic []*compiledRule }
+
+// first returns the first candidate, in configuration order, for which f is true.
+func (c candidates) first(f func(*compiledRule) bool) *compiledRule {
+	i, j := 0, 0
+	for i < len(c.word) || j < len(c.generic) {
+		var r *compiledRule
+		if j >= len(c.generic) || i < len(c.word) && c.word[i].index < c.generic[j].index {
+			r, i = c.word[i], i+1
+		} else {
+			r, j = c.generic[j], j+1
+		}
+		if f(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+// last returns the last candidate, in configuration order, for which f is true.
+func (c candidates) last(f func(*compiledRule) bool) *compiledRule {
+	i, j := len(c.word)-1, len(c.generic)-1
+	for i >= 0 || j >= 0 {
+		var r *compiledRule
+		if j < 0 || i >= 0 && c.word[i].index > c.generic[j].index {
+			r, i = c.word[i], i-1
+		} else {
+			r, j = c.generic[j], j-1
+		}
+		if f(r) {
+			return r
+		}
+	}
+	return nil
 }
 
 // firstWord returns the text before the first space.
@@ -81,28 +120,17 @@ func newRuleIndex(rules []*compiledRule) *ruleIndex {
 	idx := &ruleIndex{byWord: map[string][]*compiledRule{}}
 	for _, r := range rules {
 		if w, ok := patternWord(r.pattern); ok {
-			idx.byWord[w] = nil
+			idx.byWord[w] = append(idx.byWord[w], r)
 			continue
 		}
 		idx.generic = append(idx.generic, r)
 	}
-	for _, r := range rules {
-		w, ok := patternWord(r.pattern)
-		for word := range idx.byWord {
-			if !ok || word == w {
-				idx.byWord[word] = append(idx.byWord[word], r)
-			}
-		}
-	}
 	return idx
 }
 
-// forSubject returns the rules that may match s, in configuration order.
-func (idx *ruleIndex) forSubject(s string) []*compiledRule {
-	if list, ok := idx.byWord[firstWord(s)]; ok {
-		return list
-	}
-	return idx.generic
+// forSubject returns the rules that may match s.
+func (idx *ruleIndex) forSubject(s string) candidates {
+	return candidates{word: idx.byWord[firstWord(s)], generic: idx.generic}
 }
 
 // Segment is one simple command of a shell request, as the rules see it.
@@ -220,23 +248,17 @@ func (rs *RuleSet) Evaluate(tool, subject string, segments []Segment) RuleMatch 
 }
 
 func firstDeny(idx *ruleIndex, s string) (RuleMatch, bool) {
-	for _, c := range idx.forSubject(s) {
-		if c.Action == ActionDeny && c.pattern.Match(s) {
-			return RuleMatch{Action: ActionDeny, Rule: &c.Rule}, true
-		}
+	c := idx.forSubject(s).first(func(c *compiledRule) bool { return c.Action == ActionDeny && c.pattern.Match(s) })
+	if c == nil {
+		return RuleMatch{}, false
 	}
-	return RuleMatch{}, false
+	return RuleMatch{Action: ActionDeny, Rule: &c.Rule}, true
 }
 
-func lastAllowAsk(cands []*compiledRule, s string) RuleMatch {
-	for i := len(cands) - 1; i >= 0; i-- {
-		c := cands[i]
-		if c.Action == ActionDeny {
-			continue
-		}
-		if c.pattern.Match(s) {
-			return RuleMatch{Action: c.Action, Rule: &c.Rule}
-		}
+func lastAllowAsk(cands candidates, s string) RuleMatch {
+	c := cands.last(func(c *compiledRule) bool { return c.Action != ActionDeny && c.pattern.Match(s) })
+	if c == nil {
+		return RuleMatch{}
 	}
-	return RuleMatch{}
+	return RuleMatch{Action: c.Action, Rule: &c.Rule}
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -61,6 +62,10 @@ func (p Policy) AnalyzeCommand(cmd, cwd string) (Analysis, error) {
 		d := &IsolationDeniedError{Reason: ReasonBash, Command: cmd,
 			Why:  fmt.Sprintf("the command does not parse (%v), so its effects cannot be checked", err),
 			Hint: "fix the command's syntax"}
+		if errors.Is(err, shellcmd.ErrTooLarge) || errors.Is(err, shellcmd.ErrTooDeep) {
+			d.Why = fmt.Sprintf("the command cannot be checked (%v)", err)
+			d.Hint = "split it into smaller commands, or write the script to a file and run that"
+		}
 		a.Denials = append(a.Denials, d)
 		return a, d
 	}

@@ -166,8 +166,11 @@ func localConfigView(_ context.Context, e *env) (localapi.ConfigView, error) {
 		return localapi.ConfigView{}, err
 	}
 	st := config.State{Path: p.ConfigFile}
-	data, err := os.ReadFile(p.ConfigFile)
+	data, err := config.ReadFile(p.ConfigFile)
+	var tooLarge *config.Error
 	switch {
+	case errors.As(err, &tooLarge):
+		st.Exists, st.Error = true, tooLarge
 	case err == nil:
 		st.Exists = true
 		f, perr := config.Parse(p.ConfigFile, data)

@@ -75,12 +75,15 @@ func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error)
 		return sandbox.Policy{}, err
 	}
 	var file config.File
-	data, err := os.ReadFile(p.ConfigFile)
+	data, err := config.ReadFile(p.ConfigFile)
+	if err == nil {
+		file, err = config.Parse(p.ConfigFile, data)
+	}
+	var ce *config.Error
 	switch {
+	case errors.As(err, &ce):
+		return sandbox.Policy{}, fmt.Errorf("%w (fix config.toml; `airlock config show` checks it)", err)
 	case err == nil:
-		if file, err = config.Parse(p.ConfigFile, data); err != nil {
-			return sandbox.Policy{}, fmt.Errorf("%w (fix config.toml; `airlock config show` checks it)", err)
-		}
 	case !errors.Is(err, os.ErrNotExist):
 		return sandbox.Policy{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
 	}

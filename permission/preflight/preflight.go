@@ -148,14 +148,10 @@ const maxDepth = 4
 
 // Analyze parses and classifies a command line.
 func Analyze(command string, opts Options) Analysis {
-	a := analyzer{opts: opts, safe: true}
+	a := analyzer{opts: opts, safe: true, budget: parseBudget(command)}
 	script, err := shellcmd.Parse(command)
 	if err != nil {
-		return Analysis{
-			ParseError: err,
-			Findings: []Finding{{Category: CategoryOpaque,
-				Reason: "the command cannot be parsed, so it cannot be checked (" + err.Error() + ")"}},
-		}
+		return Analysis{ParseError: err, Findings: []Finding{unparsed(err)}}
 	}
 	a.script(command, script, 0, true)
 	a.crossSegment(command, script)
@@ -172,6 +168,11 @@ type analyzer struct {
 	segments []Segment
 	safe     bool
 	seen     map[string]bool
+	// parses counts the nested scripts parsed (bounded by maxParses), and budget is
+	// how many more bytes of them may be parsed.
+	parses, budget int
+	// opaqueState is what opaque.go follows across the commands of a line.
+	opaqueState
 	// cwd is where earlier `cd` commands of the line moved ("" when unknown), so that
 	// `cd / && rm -r *` is seen for what it deletes.
 	cwd string
@@ -189,12 +190,17 @@ func (a *analyzer) add(cat Category, reason, src string) {
 		return
 	}
 	a.seen[key] = true
-	a.findings = append(a.findings, Finding{Category: cat, Reason: reason, Command: strings.TrimSpace(src)})
+	src = strings.TrimSpace(src)
+	if len(src) > maxFindingCommand {
+		src = strings.ToValidUTF8(src[:maxFindingCommand], "") + "…"
+	}
+	a.findings = append(a.findings, Finding{Category: cat, Reason: reason, Command: src})
 }
 
 // script classifies every command of a parsed script. top is true for the command line
 // itself (its commands become rule segments).
 func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
+	a.opaqueScript(s, depth)
 	for _, c := range s.Commands {
 		if top {
 			a.segments = append(a.segments, Segment{Source: c.Source, Unwrapped: unwrappedText(c)})
@@ -203,6 +209,7 @@ func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
 			a.safe = false
 		}
 		a.command(c, depth)
+		a.opaque(c, depth)
 	}
 }
 
@@ -217,12 +224,27 @@ func (a *analyzer) nested(script, via string, depth int) {
 	a.parseNested(script, via, depth+1)
 }
 
+// maxParses bounds how many nested scripts one analysis parses. Seeing through a wrapper
+// re-parses what it runs at the same depth, so `pkexec pkexec … rm` would otherwise cost
+// one parse of the rest of the line per wrapper: work growing with the square of the
+// length, from one command.
+const maxParses = 64
+
+// parseBudget bounds the bytes of nested scripts one analysis parses, relative to the
+// command's own length (each wrapper seen through re-parses the rest of the line).
+func parseBudget(command string) int { return 8*len(command) + 64<<10 }
+
+// maxFindingCommand is how much of a command a finding quotes.
+const maxFindingCommand = 1 << 10
+
 // parseNested parses and classifies script at the given depth.
 func (a *analyzer) parseNested(script, via string, depth int) {
+	if !a.mayParse(script, via) {
+		return
+	}
 	s, err := shellcmd.Parse(script)
 	if err != nil {
-		a.add(CategoryOpaque, "a nested command cannot be parsed, so it cannot be checked", via)
-		a.safe = false
+		a.parseFailed(err, via)
 		return
 	}
 	a.script(script, s, depth, false)

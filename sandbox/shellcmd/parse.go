@@ -24,17 +24,49 @@ func Parse(src string) (*Script, error) {
 	}
 	w := walker{}
 	w.file(src, file, false, false)
-	return &Script{Commands: w.out}, nil
+	return &Script{Commands: w.out, Evaluations: w.evals}, nil
 }
 
+// parseFile parses src after checking it against the limits (every parse goes through
+// here, nested scripts included).
 func parseFile(src string) (*syntax.File, error) {
+	if err := checkLimits(src); err != nil {
+		return nil, err
+	}
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")
 }
 
 type walker struct {
-	out []Command
+	out   []Command
+	evals []Evaluation
+	// piped are the statements whose standard input is a pipe; from maps the right
+	// side of a pipe to its left side, and index a statement to 1 + the index of its
+	// command in out.
+	piped map[*syntax.Stmt]bool
+	from  map[*syntax.Stmt]*syntax.Stmt
+	index map[*syntax.Stmt]int
+}
+
+// pipedFrom returns 1 + the index of the simple command whose output feeds st, or 0.
+func (w *walker) pipedFrom(st *syntax.Stmt) int {
+	for x := w.from[st]; x != nil; {
+		if b, ok := x.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			x = b.Y
+			continue
+		}
+		return w.index[x]
+	}
+	return 0
+}
+
+// emitted records that the last command of out came from st.
+func (w *walker) emitted(st *syntax.Stmt) {
+	if w.index == nil {
+		w.index = map[*syntax.Stmt]int{}
+	}
+	w.index[st] = len(w.out)
 }
 
 // file walks every statement of f. nested marks commands that came from
@@ -60,9 +92,41 @@ func (w *walker) node(src string, n syntax.Node, nested, subst bool) {
 			return false
 		case *syntax.Stmt:
 			w.stmt(src, n, nested, subst)
+			if w.piped[n] {
+				// A group or subshell at the end of a pipe hands its stdin on.
+				var inner []*syntax.Stmt
+				switch cmd := n.Cmd.(type) {
+				case *syntax.Subshell:
+					inner = cmd.Stmts
+				case *syntax.Block:
+					inner = cmd.Stmts
+				case *syntax.BinaryCmd:
+					inner = []*syntax.Stmt{cmd.X}
+				}
+				for _, st := range inner {
+					w.markPiped(st)
+				}
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				w.markPiped(n.Y)
+				if w.from == nil {
+					w.from = map[*syntax.Stmt]*syntax.Stmt{}
+				}
+				w.from[n.Y] = n.X
+			}
+		default:
+			w.evaluation(src, n, nested, subst)
 		}
 		return true
 	})
+}
+
+func (w *walker) markPiped(st *syntax.Stmt) {
+	if w.piped == nil {
+		w.piped = map[*syntax.Stmt]bool{}
+	}
+	w.piped[st] = true
 }
 
 // stmt records the simple command (or the redirects of a compound command) of st.
@@ -70,17 +134,24 @@ func (w *walker) node(src string, n syntax.Node, nested, subst bool) {
 // the statements of compound commands.
 func (w *walker) stmt(src string, st *syntax.Stmt, nested, subst bool) {
 	redirs := redirects(src, st.Redirs)
+	if decl, ok := st.Cmd.(*syntax.DeclClause); ok {
+		c := declCommand(src, st, decl, redirs, nested, subst, w.piped[st])
+		c.PipedFrom = w.pipedFrom(st)
+		w.out = append(w.out, c)
+		w.emitted(st)
+		return
+	}
 	call, isCall := st.Cmd.(*syntax.CallExpr)
 	if !isCall {
 		if len(redirs) > 0 {
 			w.out = append(w.out, Command{
 				Redirects: redirs, Nested: nested, Substituted: subst,
-				Source: stmtSource(src, st),
+				Source: stmtSource(src, st), PipedIn: w.piped[st],
 			})
 		}
 		return
 	}
-	c := Command{Redirects: redirs, Nested: nested, Substituted: subst, Source: stmtSource(src, st)}
+	c := Command{Redirects: redirs, Nested: nested, Substituted: subst, Source: stmtSource(src, st), PipedIn: w.piped[st], PipedFrom: w.pipedFrom(st)}
 	for _, a := range call.Assigns {
 		if a.Name == nil {
 			continue
@@ -97,22 +168,45 @@ func (w *walker) stmt(src string, st *syntax.Stmt, nested, subst bool) {
 		return
 	}
 	w.out = append(w.out, c)
+	w.emitted(st)
 	if !nested {
-		w.follow(c, subst)
+		if err := w.follow(c, subst); err != nil {
+			w.out[len(w.out)-1].NestedError = err
+		}
 	}
 }
 
-// follow parses the script of `sh -c SCRIPT` or `eval ARGS` one level deep.
-func (w *walker) follow(c Command, subst bool) {
+// declCommand renders declare/local/export/readonly/typeset/nameref as a command: its
+// flags and bare names are Args, its NAME=value pairs Assigns.
+func declCommand(src string, st *syntax.Stmt, d *syntax.DeclClause, redirs []Redirect, nested, subst, piped bool) Command {
+	c := Command{Redirects: redirs, Nested: nested, Substituted: subst, Source: stmtSource(src, st), PipedIn: piped}
+	c.Args = append(c.Args, literalWord(d.Variant.Value))
+	for _, a := range d.Args {
+		switch {
+		case a.Naked && a.Name != nil:
+			c.Args = append(c.Args, literalWord(a.Name.Value))
+		case a.Naked:
+			c.Args = append(c.Args, wordFrom(src, a.Value))
+		case a.Name != nil:
+			c.Assigns = append(c.Assigns, Assign{Name: a.Name.Value, Value: wordFrom(src, a.Value)})
+		}
+	}
+	return c
+}
+
+// follow parses the script of `sh -c SCRIPT` or `eval ARGS` one level deep. The error
+// says why a literal script was not followed.
+func (w *walker) follow(c Command, subst bool) error {
 	script, ok := innerScript(c)
 	if !ok {
-		return
+		return nil
 	}
 	f, err := parseFile(script)
 	if err != nil {
-		return
+		return fmt.Errorf("parse the script run by %s: %w", c.Program(), err)
 	}
 	w.file(script, f, true, subst)
+	return nil
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
@@ -179,6 +273,9 @@ func redirects(src string, rs []*syntax.Redirect) []Redirect {
 	out := make([]Redirect, 0, len(rs))
 	for _, r := range rs {
 		red := Redirect{Op: r.Op.String(), Target: wordFrom(src, r.Word)}
+		if r.Hdoc != nil {
+			red.Body = heredocWord(src, r.Hdoc)
+		}
 		if r.N != nil {
 			red.FD = r.N.Value
 		}
@@ -214,4 +311,22 @@ func stmtSource(src string, st *syntax.Stmt) string {
 		end = st.Semicolon
 	}
 	return strings.TrimRight(slice(src, st.Pos(), end), " \t&")
+}
+
+// ParseText parses text that bash expands without running it as a command (a variable's
+// value evaluated as an arithmetic subscript, a here-document body) and returns the
+// commands of the substitutions in it, Substituted=true. Plain text gives no commands.
+func ParseText(src string) (*Script, error) {
+	if err := checkLimits(src); err != nil {
+		return nil, fmt.Errorf("parse shell text: %w", err)
+	}
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	word, err := p.Document(strings.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("parse shell text: %w", err)
+	}
+	w := walker{}
+	w.node(src, word, false, true)
+	return &Script{Commands: w.out, Evaluations: w.evals}, nil
 }

@@ -7,6 +7,36 @@ import "path"
 // contains them).
 type Script struct {
 	Commands []Command
+	// Evaluations are the places where bash evaluates text as code without running it
+	// as a command: arithmetic and variable-name operands (see Evaluation).
+	Evaluations []Evaluation
+}
+
+// EvalKind says how bash evaluates an Evaluation's text.
+type EvalKind string
+
+// Evaluation kinds.
+const (
+	// EvalArithmetic is an arithmetic expression: $(( )), (( )), let, for (( )),
+	// [[ a -eq b ]], an array subscript, ${x:offset:length}.
+	EvalArithmetic EvalKind = "arithmetic"
+	// EvalName is an operand bash takes as a variable name, subscript included:
+	// [[ -v NAME ]], [[ -R NAME ]] and ${!NAME}.
+	EvalName EvalKind = "name"
+)
+
+// Evaluation is a place where bash evaluates text as code. A variable named in an
+// arithmetic expression has its value evaluated as arithmetic in turn, and a subscript
+// of an array name is arithmetic too: `x='a[$(rm -rf ~)]'; echo $((x))` runs the rm.
+type Evaluation struct {
+	Kind EvalKind
+	// Text is the expression or operand as written (for EvalName, its value when literal).
+	Text Word
+	// Vars are the variables whose values bash evaluates here (x in $((x)) and in
+	// [[ -v $x ]]).
+	Vars []string
+	// Nested and Substituted are as for Command.
+	Nested, Substituted bool
 }
 
 // Command is one simple command.
@@ -29,6 +59,17 @@ type Command struct {
 	Substituted bool
 	// Source is the original source text of this simple command (for messages).
 	Source string
+	// PipedIn is true when the command's standard input is the output of the command
+	// before it in a pipeline (`curl x | sh`), or of one before the group it is in.
+	PipedIn bool
+	// PipedFrom is 1 + the index in Script.Commands of the simple command whose output
+	// is this command's input (`echo x | sh`: sh's PipedFrom is 1), or 0 when there is
+	// none or the input comes from a compound command.
+	PipedFrom int
+	// NestedError is set when the command runs a literal script through a shell
+	// (sh -c, eval) that Parse did not follow because it does not parse or is over the
+	// limits: what it runs was not seen. It wraps ErrTooDeep or ErrTooLarge when so.
+	NestedError error
 }
 
 // Word is one shell word.
@@ -57,6 +98,9 @@ type Redirect struct {
 	FD string
 	// Target is the word after the operator (the delimiter for heredocs).
 	Target Word
+	// Body is a here-document's body (Literal when it has no expansion, as after a
+	// quoted delimiter: <<'EOF').
+	Body Word
 	// Write is true for redirects that write a file (>, >>, >|, &>, &>>, <>,
 	// and >& with a target that is not an fd number or "-"); false for <,
 	// heredocs and fd duplications.
