@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -171,5 +172,87 @@ func waitFor(t *testing.T, ok func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestScheduledRunKeepsTheProjectsTightening: a repository that asks for read-only with
+// secret.txt protected is held to it by a scheduled run too. A write of the protected
+// file is refused without a question (no escalation can allow it); another write asks,
+// and the person's "allow once" makes exactly that path writable for that one run.
+func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-project-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("sandbox_mode = \"read-only\"\n[isolation]\nprotected = [\"secret.txt\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "secret.txt"), []byte("original\n"), 0o644)
+
+	wait := func(id uint) dispatch.Run {
+		t.Helper()
+		var r dispatch.Run
+		waitFor(t, func() bool {
+			r, _ = c.Dispatch.Run(ctx, id)
+			return dispatch.Finished(r.Status)
+		})
+		return r
+	}
+	secret, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "overwrite", Cwd: repo, Argv: []string{"sh", "-c", "echo pwned > secret.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Dispatch.RunNow(ctx, secret.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := wait(r.ID)
+	if got.Status != dispatch.StatusDenied || !strings.Contains(got.Reason, "read-only (project "+filepath.Join(repo, ".airlock", "policy.toml")) {
+		t.Fatalf("run over the protected file: %s (%s)", got.Status, got.Reason)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "secret.txt")); string(b) != "original\n" {
+		t.Fatalf("secret.txt was overwritten: %q", b)
+	}
+
+	other, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "notes", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt && echo pwned > secret.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both writes are denials; one of them no grant can lift: refused, nothing asked.
+	r, _ = c.Dispatch.RunNow(ctx, other.Name)
+	if got := wait(r.ID); got.Status != dispatch.StatusDenied {
+		t.Fatalf("a run that also writes the protected file: %s (%s)", got.Status, got.Reason)
+	}
+	notes, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "notes-only", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := answerNext(t, c, true)
+	r, _ = c.Dispatch.RunNow(ctx, notes.Name)
+	p := <-asked
+	got = wait(r.ID)
+	if got.Status != dispatch.StatusSucceeded || p.Kind != permission.KindIsolationEscalation {
+		t.Fatalf("allowed once: %s (%s), asked %+v", got.Status, got.Reason, p)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "notes.txt")); string(b) != "n\n" {
+		t.Fatalf("notes.txt: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "secret.txt")); string(b) != "original\n" {
+		t.Fatalf("secret.txt was overwritten: %q", b)
+	}
+	// Once is once: the next run asks again.
+	asked = answerNext(t, c, false)
+	r, _ = c.Dispatch.RunNow(ctx, notes.Name)
+	if p := <-asked; p.ID == "" {
+		t.Fatal("the next run did not ask")
+	}
+	if got := wait(r.ID); got.Status != dispatch.StatusDenied {
+		t.Fatalf("denied the second time: %s (%s)", got.Status, got.Reason)
 	}
 }

@@ -12,8 +12,10 @@ import (
 func TestAllowWithoutScopeRemembersP1ForTheSession(t *testing.T) {
 	ctx := context.Background()
 	b, ev := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}))
-	noSession := bash("make build")
-	noSession.Context.Session, noSession.Context.Run = "", "run-7"
+	inRun := bash("make build")
+	inRun.Context.Session, inRun.Context.Run = "", "7"
+	noSession := bash("make test")
+	noSession.Context.Session = ""
 	p2 := Request{Tool: ToolOpsApply, Params: params("plan_id", "p1"), Context: Context{Session: "s1", Department: "dev"}}
 	tests := []struct {
 		name        string
@@ -27,7 +29,9 @@ func TestAllowWithoutScopeRemembersP1ForTheSession(t *testing.T) {
 		{"P1 from the tray", bash("go vet ./..."), ByTray, false, ScopeSession, true},
 		{"P1 from a notification", bash("go build ./..."), ByNotification, false, ScopeSession, true},
 		{"P1 from the CLI", bash("cargo check"), ByAPI, false, ScopeSession, true},
-		{"P1 without a session", noSession, ByWindow, true, ScopeOnce, false},
+		// A run is the session of what it starts: remembered for the rest of the run.
+		{"P1 in a run", inRun, ByWindow, true, ScopeSession, true},
+		{"P1 without a session or a run", noSession, ByWindow, true, ScopeOnce, false},
 		{"P2", p2, ByWindow, true, ScopeOnce, false},
 		{"interactive-only", bash("rm -rf ~"), ByWindow, true, ScopeOnce, false},
 	}
@@ -45,6 +49,12 @@ func TestAllowWithoutScopeRemembersP1ForTheSession(t *testing.T) {
 		if got := again.Verdict == Allow && again.Layer == LayerGrant; got != tt.remembered {
 			t.Errorf("%s: the same call again = %s by %s, want remembered %v", tt.name, again.Verdict, again.Layer, tt.remembered)
 		}
+	}
+	// A run's grant is that run's only.
+	otherRun := inRun
+	otherRun.Context.Run = "8"
+	if d := b.Check(ctx, otherRun).Decision; d.Verdict != Ask {
+		t.Errorf("another run's call: %s by %s, want ask", d.Verdict, d.Layer)
 	}
 	// The session grant is this session's only, and for this exact call only.
 	other := bash("npm run lint")

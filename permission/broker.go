@@ -444,7 +444,7 @@ func (e *pendingEntry) scopes() []Scope {
 		return []Scope{ScopeOnce}
 	}
 	out := []Scope{ScopeOnce}
-	if e.req.Context.Session != "" {
+	if e.req.Context.SessionKey() != "" {
 		out = append(out, ScopeSession)
 	}
 	// Always is remembered for a department or a place; a request without either would
@@ -534,7 +534,7 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 			}
 			g := GrantRecord{Tool: e.req.Tool, Pattern: pattern, Scope: d.Scope, CreatedBy: a.By, RequestID: id}
 			if d.Scope == ScopeSession {
-				g.Session = e.req.Context.Session
+				g.Session = e.req.Context.SessionKey()
 			} else {
 				g.Department, g.Workspace = e.req.Context.Department, grantPlace(e.req.Context)
 			}

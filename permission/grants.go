@@ -151,7 +151,7 @@ func (a *activeGrant) applies(tool string, c Context) bool {
 	}
 	switch a.rec.Scope {
 	case ScopeSession:
-		return c.Session != "" && a.rec.Session == c.Session
+		return c.SessionKey() != "" && a.rec.Session == c.SessionKey()
 	case ScopeAlways:
 		if a.rec.Department != "" || c.Department != "" {
 			return a.rec.Department == c.Department

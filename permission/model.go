@@ -243,3 +243,15 @@ const (
 	ByCLITTY       = "cli-tty"
 	ByAPI          = "api"
 )
+
+// SessionKey names what a "session" grant is remembered for: the agent session, or the
+// dispatch run (a run is the session of the agents and commands it starts).
+func (c Context) SessionKey() string {
+	if c.Session != "" {
+		return c.Session
+	}
+	if c.Run != "" {
+		return "run-" + c.Run
+	}
+	return ""
+}

@@ -84,11 +84,12 @@ func TestOpaqueCommandsUnderPolicies(t *testing.T) {
 				t.Errorf("approval_policy never: %.80q = %s, want deny", oc.cmd, d.Verdict)
 			}
 		}
-		// What looks alike and is harmless keeps running unasked under untrusted.
+		// What looks alike and is harmless is a plain P1 (untrusted asks it as on-request
+		// does, never less): not P2, and "always" may be offered.
 		if pol == "untrusted" {
 			for _, cmd := range []string{`echo $((1+2))`, `test -v HOME`, `cat go.mod | wc -l`} {
-				if d := b.Check(ctx, bash(cmd)).Decision; d.Verdict != Allow {
-					t.Errorf("untrusted %q = %s (%v), want allow", cmd, d.Verdict, d.Reasons)
+				if d := b.Check(ctx, bash(cmd)).Decision; d.Tier != P1 || d.InteractiveOnly {
+					t.Errorf("untrusted %q = %s %s (%v), want a plain P1", cmd, d.Verdict, d.Tier, d.Reasons)
 				}
 			}
 		}

@@ -29,7 +29,11 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 		return nil
 	}
 	if p.Mode == ModeReadOnly {
-		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs, Grant: writeGrant(abs),
+		var grant *Grant
+		if !p.isProtected(abs) {
+			grant = writeGrant(abs) // a protected path stays read-only even for one call
+		}
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs, Grant: grant,
 			Why:  "sandbox_mode is read-only (" + p.Sources[KeyMode].String() + "), which allows no writes",
 			Hint: "run with --sandbox workspace-write to write inside the working directory"}
 	}
@@ -155,4 +159,34 @@ func (p Policy) CheckNetwork(host string) error {
 		hint = "read-only mode has no network; run with --sandbox workspace-write --network"
 	}
 	return &IsolationDeniedError{Reason: ReasonNetwork, Path: host, Why: why, Hint: hint, Grant: &Grant{Network: true}}
+}
+
+// isProtected reports whether path (absolute) is, or lies in, a protected path: an
+// absolute one, one reached through a link, or a protected name in any component.
+func (p Policy) isProtected(path string) bool {
+	real, err := resolvePath(path, true)
+	if err != nil {
+		real = path
+	}
+	for i, prot := range p.Protected {
+		if within(path, prot) || within(real, prot) || (i < len(p.protectedReal) && p.protectedReal[i] != "" && within(real, p.protectedReal[i])) {
+			return true
+		}
+	}
+	// Protected names apply inside the working directory and the writable roots.
+	for _, base := range append([]string{p.Cwd}, p.WritableRoots...) {
+		if base == "" || !within(real, base) {
+			continue
+		}
+		rel, err := filepath.Rel(base, real)
+		if err != nil {
+			continue
+		}
+		for _, c := range strings.Split(rel, "/") {
+			if slices.Contains(p.ProtectedNames, c) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -137,6 +137,9 @@ func (p Policy) Escalate(g Grant) (Policy, error) {
 					return Policy{}, fmt.Errorf("escalation: %s is inside %s, which stays hidden", real, h)
 				}
 			}
+			if p.isProtected(real) {
+				return Policy{}, fmt.Errorf("escalation: %s is a protected path, which stays read-only", real)
+			}
 			if !slices.ContainsFunc(roots, func(r string) bool { return within(real, r) }) {
 				roots = append(roots, real)
 			}

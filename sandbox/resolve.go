@@ -46,6 +46,9 @@ type Inputs struct {
 	Cwd string
 	// Home is the user's home directory; empty means os.UserHomeDir.
 	Home string
+	// Recorded, when set, says the flag layer is a recorded policy (for example "the
+	// policy the run recorded when it started"): sources name it instead of a flag.
+	Recorded string
 	// TrustProject applies the project files in full (AIRLOCK_TRUST_PROJECT_CONFIG=1 in
 	// the environment, parsed once by the caller); otherwise they may only tighten.
 	TrustProject bool
@@ -91,7 +94,12 @@ func Resolve(in Inputs) (Policy, error) {
 	if in.FilePath != "" {
 		fileDetail = "config " + in.FilePath
 	}
-	flag := func(name string) Source { return Source{LayerFlag, "flag --" + name} }
+	flag := func(name string) Source {
+		if in.Recorded != "" {
+			return Source{LayerFlag, in.Recorded}
+		}
+		return Source{LayerFlag, "flag --" + name}
+	}
 	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
 
 	// Untrusted project files: apply only what tightens.
@@ -199,7 +207,12 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 	if in.FilePath != "" {
 		fileDetail = "config " + in.FilePath
 	}
-	flag := func(name string) Source { return Source{LayerFlag, "flag --" + name} }
+	flag := func(name string) Source {
+		if in.Recorded != "" {
+			return Source{LayerFlag, in.Recorded}
+		}
+		return Source{LayerFlag, "flag --" + name}
+	}
 	envSrc := func(name string) Source { return Source{LayerEnv, "env " + name} }
 	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
 
@@ -302,8 +315,8 @@ func (p *Policy) applyUntrusted(pp *ProjectPolicy) {
 		switch {
 		case err != nil:
 			p.ignore(pp, KeyMode, err.Error())
-		case m.strictness() > p.Mode.strictness():
-			p.Mode = m
+		case m.strictness() >= p.Mode.strictness():
+			p.Mode = m // equal: the project is why it stays so, whatever set it first
 			p.Sources[KeyMode] = src
 		case m != p.Mode:
 			p.ignore(pp, KeyMode, fmt.Sprintf("%q is less strict than %q; %s", m, p.Mode, how))

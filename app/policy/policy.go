@@ -153,7 +153,7 @@ func (in Inputs) sandboxInputs(trust bool) sandbox.Inputs {
 	home := env("HOME")
 	return sandbox.Inputs{
 		Flags: in.Flags.Sandbox, Env: sEnv, File: FileLayer(in.File), FilePath: in.FilePath,
-		Cwd: in.Cwd, Home: home, TrustProject: trust, State: in.State,
+		Cwd: in.Cwd, Home: home, TrustProject: trust, State: in.State, Recorded: recorded(in.Recorded),
 		// The hidden defaults (socket, bus, keyring) come from the real environment
 		// even for a recorded run: they say where the host keeps them.
 		HiddenEnv: env,
@@ -220,4 +220,11 @@ func StateOf(p paths.Paths) []string {
 		}
 	}
 	return out
+}
+
+func recorded(r bool) string {
+	if r {
+		return "the policy recorded when the run or session started"
+	}
+	return ""
 }

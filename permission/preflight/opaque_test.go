@@ -211,8 +211,12 @@ func TestOpaqueIsP2(t *testing.T) {
 func TestOpaqueLookalikes(t *testing.T) {
 	opts := Options{Home: "/home/u"}
 	for _, cmd := range opaqueLookalikes {
-		if a := Analyze(cmd, opts); len(a.Findings) != 0 {
-			t.Errorf("Analyze(%q) = %+v, want nothing", cmd, a.Findings)
+		for _, f := range Analyze(cmd, opts).Findings {
+			// Archiving the whole home reads the credentials in it: that is another
+			// finding (credential_read), not opaque execution or data loss.
+			if f.Category != CategoryCredentialRead {
+				t.Errorf("Analyze(%q) = %+v, want no opaque or destructive finding", cmd, f)
+			}
 		}
 	}
 }
