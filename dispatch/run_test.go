@@ -45,8 +45,8 @@ func TestNoProgressWatchdog(t *testing.T) {
 	}
 	// A run that keeps printing is not stuck.
 	// (its total run time is several times the no-progress limit.)
-	tk2 := h.task(TaskSpec{Name: "chatty", Cwd: h.ws, NoProgressTimeout: 3 * time.Second,
-		Argv: []string{"sh", "-c", "for i in $(seq 1 60); do echo $i; sleep 0.2; done"}})
+	tk2 := h.task(TaskSpec{Name: "chatty", Cwd: h.ws, NoProgressTimeout: 8 * time.Second,
+		Argv: []string{"sh", "-c", "for i in $(seq 1 100); do echo $i; sleep 0.2; done"}})
 	h.wait(h.runNow(tk2.Name).ID, StatusSucceeded)
 }
 
