@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // gateVerdict is the start gate's answer for one start.
@@ -46,7 +47,7 @@ func (d *Dispatcher) gate(ctx context.Context, t Task, r Run) (gateVerdict, erro
 	if r.PolicyOverride != nil {
 		v.policy = *r.PolicyOverride
 	}
-	never := v.policy.ApprovalPolicy == "never"
+	never := v.policy.ApprovalPolicy == string(permission.PolicyNever)
 	known, err := d.depts.Known(ctx, t.Cwd)
 	if err != nil {
 		return v, fmt.Errorf("gate: %w", err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/airlock-app/airlock/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // procExecutor is a real executor for tests: the command runs in its own process group,

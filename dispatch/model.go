@@ -2,12 +2,13 @@ package dispatch
 
 import (
 	"fmt"
-	"github.com/airlock-app/airlock/sandbox"
 	"slices"
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Overlap policies: what a new occurrence does while a run of the same task is active.

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -17,7 +18,8 @@ type Policy struct {
 
 // DefaultPolicy is the safe default of DESIGN.md §3.
 func DefaultPolicy() Policy {
-	return Policy{SandboxMode: "workspace-write", ApprovalPolicy: "on-request", Backend: "auto", ExecutionMode: "local"}
+	return Policy{SandboxMode: string(sandbox.ModeWorkspaceWrite), ApprovalPolicy: string(permission.PolicyOnRequest),
+		Backend: string(sandbox.BackendAuto), ExecutionMode: string(sandbox.ExecLocal)}
 }
 
 // Apply returns p with the fields that d sets replaced.

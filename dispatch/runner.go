@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/airlock-app/airlock/sandbox"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,9 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 var (
@@ -479,7 +481,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	reason = RedactString(reason, secrets)
 	var escalation *Run
-	if result.SandboxDenied && status == StatusFailed && p.ApprovalPolicy == "on-failure" && r.Trigger != TriggerEscalation {
+	if result.SandboxDenied && status == StatusFailed && p.ApprovalPolicy == string(permission.PolicyOnFailure) && r.Trigger != TriggerEscalation {
 		if result.Grant == nil || result.Grant.IsZero() {
 			reason += "; no escalation can lift this denial, so nothing was asked"
 		} else if escalation = d.escalate(r, t, p, RedactString(result.Denial, secrets), *result.Grant); escalation != nil {

@@ -2,9 +2,10 @@ package permission
 
 import (
 	"encoding/json"
-	"github.com/airlock-app/airlock/sandbox"
 	"strings"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Verdict is the outcome of the pipeline for one request.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // The Dispatch page's façade: tasks with their schedule in words, next runs, effective
@@ -536,8 +538,8 @@ func timeTexts(ts []time.Time) []string {
 // working directory, plus what will hold every run of the task.
 func taskWarnings(t dispatch.Task, eff dispatch.Policy, dept departments.Department, hasDept bool, home string) []string {
 	out := []string{}
-	full := eff.SandboxMode == "full-access" || eff.SandboxMode == "danger-full-access"
-	if full && eff.ApprovalPolicy == "never" {
+	mode, _ := sandbox.ParseMode(eff.SandboxMode)
+	if mode == sandbox.ModeFullAccess && eff.ApprovalPolicy == string(permission.PolicyNever) {
 		out = append(out, "Full access with approval never: every run may change anything your user can, and nothing asks you first.")
 	}
 	if home != "" && filepath.Clean(t.Cwd) == filepath.Clean(home) {
