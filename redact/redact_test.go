@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -307,4 +308,47 @@ func FuzzWriter(f *testing.F) {
 			t.Fatalf("secret %q leaked from %q: %q", secret, text, out.String())
 		}
 	})
+}
+
+// FuzzArgvAndJSON checks that the structured forms never panic and are idempotent, and
+// that JSON stays valid.
+func FuzzArgvAndJSON(f *testing.F) {
+	f.Add("mysql\x00--password\x00hunter2")
+	f.Add("curl\x00-u\x00bob:pw\x00-H\x00Authorization: Bearer x")
+	f.Fuzz(func(t *testing.T, s string) {
+		argv := strings.Split(s, "\x00")
+		once := Argv(argv)
+		if len(once) != len(argv) {
+			t.Fatalf("Argv changed the number of words: %q -> %q", argv, once)
+		}
+		if twice := Argv(once); strings.Join(twice, "\x00") != strings.Join(once, "\x00") {
+			t.Fatalf("Argv not idempotent: %q -> %q -> %q", argv, once, twice)
+		}
+		b, err := JSON(map[string]any{"argv": argv, "text": s, s: s})
+		if err != nil || !json.Valid(b) {
+			t.Fatalf("JSON: %v %s", err, b)
+		}
+		again, err := RawJSON(b)
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("JSON not idempotent:\n%s\n%s", b, again)
+		}
+	})
+}
+
+// TestIdempotentOnTokenSoup redacts long random mixes of the pieces the rules look for
+// (names, separators, quotes, markers, key prefixes): each result is a fixed point.
+func TestIdempotentOnTokenSoup(t *testing.T) {
+	toks := []string{"a", "=", " ", "\n", "\"", "'", "\\", "token", "--password", "Bearer", "Basic", "://", "@", ":", "-----BEGIN PRIVATE KEY-----",
+		"-----END PRIVATE KEY-----", "mysql", "-p", "curl", "-u", "x:y", "sk-", "aaaaaaaaaaaaaaaaaaaaaaaa", "eyJ", ".", M, "$X", "${", "}", ";", "|", "Cookie:", "=>"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var b strings.Builder
+		for range r.IntN(2000) {
+			b.WriteString(toks[r.IntN(len(toks))])
+		}
+		s := b.String()
+		if out := String(s); String(out) != out {
+			t.Fatalf("not idempotent on %q", s)
+		}
+	}
 }
