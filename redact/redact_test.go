@@ -286,6 +286,15 @@ func FuzzString(f *testing.F) {
 				t.Fatalf("not idempotent on %q:\n%q\n%q", in, got, again)
 			}
 		}
+		// A key of a known shape is one whatever shares its line.
+		for _, key := range []string{"sk-ant-api03-Zq9xS3cr3tValZq9xS3cr3tVal", "ghp_Zq9xS3cr3tValZq9xS3cr3tValZq9xS3cr3tVal",
+			"AKIAZQ9XS3CR3TVAL123", "glpat-Zq9xS3cr3tValZq9xS3cr3tVal", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJaOXhTM2NyM3RWYWwifQ.sig"} {
+			in := before + " " + key + " " + after
+			got := String(in)
+			if strings.Contains(got, key[len(key)-12:]) && !strings.Contains(before+after, key[len(key)-12:]) {
+				t.Fatalf("key %q survived in %q", key, got)
+			}
+		}
 	})
 }
 
