@@ -60,6 +60,14 @@ func (r *AuditRecord) redact() {
 	r.Task = redact.String(r.Task)
 }
 
+// BeforeSave redacts a grant's pattern before it is written: a grant for a command with
+// a credential is remembered, and matched (Grants.Match), in redacted form.
+func (g *GrantRecord) BeforeSave(tx *gorm.DB) error {
+	g.Pattern = redact.String(g.Pattern)
+	redactMap(tx, map[string]func(string) string{"pattern": redact.String})
+	return nil
+}
+
 // redactJSONText redacts a JSON document keeping it valid; text that is not JSON is
 // redacted as text.
 func redactJSONText(s string) string {

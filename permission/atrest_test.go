@@ -139,6 +139,20 @@ func TestPendingRequestSecretsNeverAtRest(t *testing.T) {
 	if err != nil || d.Verdict != Allow || !jsonEqual(d.Params, away.Params) {
 		t.Fatalf("caller back after the answer got %+v, %v; want an allow with its own params", d, err)
 	}
+	// The allow was remembered for the session, stored redacted: the same command with
+	// its real credentials is still covered by it.
+	var grants []GrantRecord
+	db.Find(&grants)
+	if len(grants) > 0 {
+		again := bash(secretCommand)
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		d, err := b2.Await(actx, again)
+		cancel()
+		if err != nil || d.Verdict != Allow || d.Layer != LayerGrant {
+			t.Fatalf("the remembered allow did not cover the same command: %+v, %v", d, err)
+		}
+	}
+
 	if err := b2.FlushAudit(ctx); err != nil {
 		t.Fatal(err)
 	}
