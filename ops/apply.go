@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ApplyOptions are what the caller presents besides the token. The command, snapshot
@@ -161,14 +163,14 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	run, runErr := s.runner.Run(ctx, RunSpec{Command: p.Apply, Dir: p.Workdir, Timeout: timeout, OutputCap: s.outCap,
 		Network: p.Network, Purpose: "apply", PlanID: rec.ID})
 	raw := combinedOutput(run)
-	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: Redact(p.Apply.String()), ExitCode: run.ExitCode,
+	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: redact.String(p.Apply.String()), ExitCode: run.ExitCode,
 		TimedOut: run.TimedOut, Truncated: run.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw),
 		CreatedAt: s.nowUTC()}
 	out.ExitCode, out.TimedOut, out.Duration = run.ExitCode, run.TimedOut, run.Duration
 	switch {
 	case runErr != nil:
 		out.ExitCode = -1
-		out.Reason = "the command could not run: " + Redact(runErr.Error())
+		out.Reason = "the command could not run: " + redact.String(runErr.Error())
 		outArt.Content = out.Reason
 	case run.TimedOut:
 		out.Reason = fmt.Sprintf("timed out after %s", timeout)
@@ -201,7 +203,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 func (s *Service) redeem(ctx context.Context, tokenHash, planID, planHash string, now int64, by string) (bool, error) {
 	res := s.db.WithContext(ctx).Exec(`UPDATE ops_approval_tokens SET used_at = ?, used_by = ?
 		WHERE token_hash = ? AND plan_id = ? AND plan_hash = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
-		now, Redact(by), tokenHash, planID, planHash, now)
+		now, redact.String(by), tokenHash, planID, planHash, now)
 	if res.Error != nil {
 		return false, res.Error
 	}
@@ -227,11 +229,11 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	}
 	if opt.ApplyCommand != nil && !opt.ApplyCommand.Equal(p.Apply) {
 		return nil, &DriftError{Field: FieldApplyCommand, Detail: fmt.Sprintf("the command presented (%s) is not the approved one (%s)",
-			Redact(opt.ApplyCommand.String()), p.Apply.String())}
+			redact.String(opt.ApplyCommand.String()), p.Apply.String())}
 	}
 	if opt.SnapshotCommand != nil && !opt.SnapshotCommand.Equal(p.Snapshot) {
 		return nil, &DriftError{Field: FieldSnapshotCommand, Detail: fmt.Sprintf("the snapshot command presented (%s) is not the approved one (%s)",
-			Redact(opt.SnapshotCommand.String()), p.Snapshot.String())}
+			redact.String(opt.SnapshotCommand.String()), p.Snapshot.String())}
 	}
 	if opt.Workdir != "" && filepath.Clean(opt.Workdir) != p.Workdir {
 		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the working directory presented (%s) is not the approved one (%s)", opt.Workdir, p.Workdir)}
@@ -262,11 +264,11 @@ func (s *Service) snapshot(ctx context.Context, planID string, p *OperationPlan,
 	res, err := s.runner.Run(ctx, RunSpec{Command: p.Snapshot, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
 		ReadOnly: true, Network: p.Network, Purpose: "snapshot", PlanID: planID})
 	raw := combinedOutput(res)
-	art := &Artifact{PlanID: planID, Kind: kind, Source: Redact(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+	art := &Artifact{PlanID: planID, Kind: kind, Source: redact.String(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		Truncated: res.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw), CreatedAt: s.nowUTC()}
 	if err != nil {
 		art.ExitCode = -1
-		art.Content = "the snapshot command could not run: " + Redact(err.Error())
+		art.Content = "the snapshot command could not run: " + redact.String(err.Error())
 	}
 	if dberr := s.db.WithContext(context.WithoutCancel(ctx)).Create(art).Error; dberr != nil {
 		s.log.Error("ops: could not store a snapshot", "plan", planID, "kind", kind, "err", dberr)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ApproveOptions carry a person's approval. They are filled by the app from a typed answer
@@ -213,7 +215,7 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	now := s.nowUTC()
 	comp := p.components()
 	row := &ApprovalToken{TokenHash: tokenHash(token), PlanID: rec.ID, PlanHash: rec.Hash, ApplyHash: comp.Apply,
-		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), ApprovedBy: Redact(opt.By),
+		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), ApprovedBy: redact.String(opt.By),
 		CreatedAt: now.UnixNano(), ExpiresAt: now.Add(ttl).UnixNano()}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&PlanRecord{}).Where("id = ? AND hash = ? AND status IN ?", rec.ID, rec.Hash, []Status{StatusDiffed, StatusExpired}).

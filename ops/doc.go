@@ -19,7 +19,7 @@
 //   - [Service.Journal] and [Service.VerifyJournal] (ops_journal) query and check the
 //     append-only, hash-chained, HMAC-authenticated journal.
 //
-// Credentials are redacted ([Redact]) before anything is stored. Commands of a plan are
+// Credentials are redacted (package redact) before anything is stored. Commands of a plan are
 // stored exactly (what is hashed is what runs), so a plan whose commands carry a credential
 // is refused instead, naming the field.
 //

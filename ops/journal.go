@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Journal events.
@@ -89,14 +91,14 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 	}
 	detail := ""
 	if rec.Detail != nil {
-		b, err := redactedJSON(rec.Detail)
+		b, err := redact.JSON(rec.Detail)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: encode detail: %w", rec.Event, err)
 		}
 		detail = string(b)
 	}
 	e := &JournalEntry{Project: rec.Project, PlanID: rec.PlanID, Event: rec.Event, Status: rec.Status,
-		Actor: Redact(rec.Actor), Detail: detail}
+		Actor: redact.String(rec.Actor), Detail: detail}
 
 	s.journalMu.Lock()
 	defer s.journalMu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 const tamperProject = "name:tamper"
@@ -253,7 +255,7 @@ func TestJournalRedactsDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := e.svc.Journal(context.Background(), JournalQuery{Project: tamperProject})
-	if strings.Contains(entries[0].Detail, "ghp_") || !strings.Contains(entries[0].Detail, Redacted) {
+	if strings.Contains(entries[0].Detail, "ghp_") || !strings.Contains(entries[0].Detail, redact.Marker) {
 		t.Fatalf("detail: %s", entries[0].Detail)
 	}
 	e.journalOK(t, tamperProject)

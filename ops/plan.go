@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Status is where a plan stands in the flow:
@@ -212,8 +214,11 @@ func (p *OperationPlan) Validate() error {
 		if _, err := ParseReadOnlyCommand(a.Command); err != nil {
 			return fieldErr(f+".command", err.Error())
 		}
-		if kinds := redactionKinds(a.Command); len(kinds) > 0 {
+		if kinds := redact.Kinds(a.Command); len(kinds) > 0 {
 			return fieldErr(f+".command", "carries a credential ("+kinds[0]+"): assertions are stored exactly; read credentials from the environment instead")
+		}
+		if kinds := redact.Kinds(a.ExpectText); len(kinds) > 0 {
+			return fieldErr(f+".expect_text", "carries a credential ("+kinds[0]+"): assertions are stored exactly; check for a part of the output that is not secret")
 		}
 		if a.ExpectExit != nil && (*a.ExpectExit < 0 || *a.ExpectExit > 255) {
 			return fieldErr(f+".expect_exit", "must be between 0 and 255")
