@@ -76,7 +76,11 @@ func TestJournalTamperingIsDetectedAndNamed(t *testing.T) {
 		{"delete the newest row and the head", func(t *testing.T, e *env) {
 			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE seq = 8`)
 			mustExec(t, e.db, `DELETE FROM ops_journal_heads`)
-		}, ProblemHead, 7},
+		}, ProblemTruncated, 8}, // the anchor outside the database still says 8
+		{"delete every row of the project and its head", func(t *testing.T, e *env) {
+			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE project = ?`, tamperProject)
+			mustExec(t, e.db, `DELETE FROM ops_journal_heads WHERE project = ?`, tamperProject)
+		}, ProblemTruncated, 1},
 		{"delete the newest row and the head, then keep using the journal", func(t *testing.T, e *env) {
 			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE seq = 8`)
 			mustExec(t, e.db, `DELETE FROM ops_journal_heads`)
@@ -200,7 +204,7 @@ func problemList(ps []JournalProblem) string {
 func TestJournalUnderAnotherKey(t *testing.T) {
 	e := newEnv(t)
 	fillJournal(t, e, 3)
-	other, err := New(Config{DB: e.db, Runner: LocalRunner{}, Keys: newMemKeys(t)})
+	other, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: newMemKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +212,12 @@ func TestJournalUnderAnotherKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || len(rep.Problems) != 1 || rep.Problems[0].Kind != ProblemKey {
+	// The anchor, written under the real key, does not authenticate either.
+	kinds := map[string]bool{}
+	for _, p := range rep.Problems {
+		kinds[p.Kind] = true
+	}
+	if rep.OK || len(rep.Problems) != 2 || !kinds[ProblemKey] || !kinds[ProblemAnchor] {
 		t.Fatalf("journal under another key: %+v", rep)
 	}
 }
@@ -220,7 +229,7 @@ func TestJournalSurvivesRestartAndIsProjectScoped(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new service over the same database and key (an app restart) continues the chain.
-	again, err := New(Config{DB: e.db, Runner: LocalRunner{}, Keys: e.keys})
+	again, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +273,7 @@ func TestJournalRedactsDetail(t *testing.T) {
 func TestJournalConcurrentWritersOnTwoConnections(t *testing.T) {
 	e := newEnv(t)
 	other := openDB(t, e.dbDir+"/airlock.db")
-	svc2, err := New(Config{DB: other, Runner: LocalRunner{}, Keys: e.keys})
+	svc2, err := New(Config{DB: other, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
 	if err != nil {
 		t.Fatal(err)
 	}

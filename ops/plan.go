@@ -201,6 +201,17 @@ func (p *OperationPlan) Validate() error {
 	if len(p.Inputs) > maxAssertions {
 		return fieldErr("inputs", fmt.Sprintf("has more than %d files", maxAssertions))
 	}
+	if len(p.Inputs) > 0 {
+		// The apply runs on the approved copies: each input must be named where the
+		// command can be pointed at its copy.
+		spec := RunSpec{Command: p.Apply, Dir: p.Workdir}
+		for _, in := range p.Inputs {
+			spec.Inputs = append(spec.Inputs, StagedInput{Path: in, SHA256: strings.Repeat("0", 64)})
+		}
+		if _, err := spec.CommandFor(StagedPath); err != nil {
+			return err
+		}
+	}
 	if len(p.Verify) == 0 {
 		return fieldErr("verify", "needs at least one read-only assertion to check the outcome")
 	}
