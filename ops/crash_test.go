@@ -16,6 +16,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	swapperMain()
 	if os.Getenv("OPS_TEST_CHILD") == "apply" {
 		os.Exit(childApply())
 	}
