@@ -132,7 +132,8 @@ func (a journalAnchor) advance(key []byte, heads map[string]JournalHead) error {
 		return fmt.Errorf("journal anchor: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err == nil {
+	_, err = tmp.Write(b)
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

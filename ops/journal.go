@@ -365,8 +365,12 @@ func verifyRows(key []byte, project string, rows []JournalEntry, head, anchor *J
 		maxPos = max(maxPos, head.Seq)
 	}
 	if anchor != nil && anchor.Seq > maxPos {
+		held := "none of them"
+		if maxPos > 0 {
+			held = fmt.Sprintf("entries only up to seq %d", maxPos)
+		}
 		add(ProblemTruncated, maxPos+1, 0, "%d entries expected, %d found: the journal was truncated (the anchor kept outside the database says the last entry is seq %d; "+
-			"entries after seq %d were deleted, with the database's head)", anchor.Seq, authentic, anchor.Seq, maxPos)
+			"the database holds %s: the newest entries were deleted with its head)", anchor.Seq, authentic, anchor.Seq, held)
 		maxPos = anchor.Seq
 	}
 	if anchor != nil {
