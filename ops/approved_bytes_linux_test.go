@@ -124,7 +124,7 @@ func TestApprovedInputIsKeptInTheStateDirectory(t *testing.T) {
 	if err != nil || string(b) != approvedSQL {
 		t.Fatalf("approved copy: %q %v", b, err)
 	}
-	if fi, err := os.Stat(copyPath); err != nil || fi.Mode().Perm() != 0o400 {
+	if fi, err := os.Stat(copyPath); err != nil || fi.Mode().Perm() != 0o500 {
 		t.Fatalf("approved copy mode: %v %v", fi.Mode(), err)
 	}
 	// A damaged copy refuses the apply before the token is spent.

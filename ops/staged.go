@@ -26,7 +26,7 @@ type StagedInput struct {
 	Copy string `json:"-"`
 }
 
-// inputStore keeps approved input files content-addressed: <dir>/<sha256>, mode 0400.
+// inputStore keeps approved input files content-addressed: <dir>/<sha256>, mode 0500.
 type inputStore struct{ dir string }
 
 func (st inputStore) path(sum string) string { return filepath.Join(st.dir, sum) }
@@ -74,7 +74,8 @@ func (st inputStore) put(sum string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(0o400); err != nil {
+	// Read-only; executable too, for an input that is the script the apply runs.
+	if err := tmp.Chmod(0o500); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -282,10 +283,16 @@ func rewriteShell(src string, names []inputName) (string, error) {
 		text     string
 	}
 	var edits []edit
+	hdocs := map[*syntax.Word]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil {
+			// A here-document body is not a word: quoting a path in it would change
+			// the text. An input named only there is "not named".
+			hdocs[r.Hdoc] = true
+		}
 		w, ok := n.(*syntax.Word)
-		if !ok {
-			return true
+		if !ok || hdocs[w] {
+			return !ok
 		}
 		lit, ok := literalWord(w)
 		if !ok {

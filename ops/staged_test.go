@@ -23,6 +23,7 @@ func TestCommandForPointsTheCommandAtTheApprovedCopies(t *testing.T) {
 		{"token in a shell word", Command{Shell: "sqlite3 db '.read migrate.sql'"}, Command{Shell: "sqlite3 db '.read /copy/migrate.sql'"}},
 		{"similar names left alone", Command{Shell: "cp migrate.sql.bak x; sqlite3 db < migrate.sql"}, Command{Shell: "cp migrate.sql.bak x; sqlite3 db < /copy/migrate.sql"}},
 		{"inside a subshell", Command{Shell: "(cd . && sqlite3 db < migrate.sql)"}, Command{Shell: "(cd . && sqlite3 db < /copy/migrate.sql)"}},
+		{"the program itself", Command{Argv: []string{"./migrate.sql", "--yes"}}, Command{Argv: []string{"/copy/migrate.sql", "--yes"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,6 +43,7 @@ func TestInputsTheCommandDoesNotNameAreRefused(t *testing.T) {
 		"through a var":  {Shell: "F=migrate.sql; sqlite3 db < $F"},
 		"by a glob":      {Shell: "cat *.sql | sqlite3 db"},
 		"another prefix": {Argv: []string{"psql", "-fmigrate.sql"}},
+		"a heredoc body": {Shell: "sqlite3 db <<EOF\n.read migrate.sql\nEOF\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := basePlan()

@@ -64,6 +64,11 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 	switch c.Kind() {
 	case "argv":
 		argv = c.Argv
+		if len(files) > 0 && argv[0] != spec.Command.Argv[0] {
+			// The program is an approved input, placed in the sandbox's /tmp: it is found
+			// there, not on the host, so a shell inside starts it.
+			argv = append([]string{"/bin/sh", "-c", `exec "$0" "$@"`}, argv...)
+		}
 	case "shell":
 		argv = []string{"/bin/sh", "-c", c.Shell}
 	default:

@@ -142,4 +142,13 @@ func TestStagedCopyIsReadOnlyInTheSandbox(t *testing.T) {
 	if b, _ := os.ReadFile(cp); string(b) != "approved\n" {
 		t.Fatalf("the copy changed: %q", b)
 	}
+	// An input that is the program the apply runs is run from its copy.
+	script := filepath.Join(state, strings.Repeat("cd", 32))
+	os.WriteFile(script, []byte("#!/bin/sh\necho approved script\n"), 0o500)
+	os.WriteFile(filepath.Join(dir, "deploy.sh"), []byte("#!/bin/sh\necho swapped script\n"), 0o755)
+	res, err = r.Run(context.Background(), ops.RunSpec{Command: ops.Command{Argv: []string{"./deploy.sh"}}, Dir: dir, Purpose: "apply",
+		Inputs: []ops.StagedInput{{Path: "deploy.sh", SHA256: strings.Repeat("cd", 32), Copy: script}}})
+	if err != nil || string(res.Stdout) != "approved script\n" {
+		t.Fatalf("script input: %q %q %v", res.Stdout, res.Stderr, err)
+	}
 }
