@@ -119,7 +119,9 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	if err := s.adoptHeads(ctx); err != nil {
-		return nil, err
+		// A keyring that does not answer yet must not keep the ops flow from opening;
+		// the next append anchors its project anyway.
+		s.log.Warn("ops: the journal heads could not be anchored at start", "err", err)
 	}
 	return s, nil
 }
