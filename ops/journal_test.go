@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -296,5 +298,30 @@ func TestJournalConcurrentWritersOnTwoConnections(t *testing.T) {
 	rep, err := e.svc.VerifyJournal(context.Background(), tamperProject)
 	if err != nil || !rep.OK || rep.Entries != 100 || rep.LastSeq != 100 {
 		t.Fatalf("%+v %v", rep, err)
+	}
+}
+
+// A journal written before the anchor existed is anchored when the service opens, from
+// the heads that authenticate; a wipe after that is caught.
+func TestOpenAnchorsAJournalWrittenBeforeAnchoring(t *testing.T) {
+	e := newEnv(t)
+	fillJournal(t, e, 4)
+	anchor := filepath.Join(e.state, "journal-anchor.json")
+	if err := os.Remove(anchor); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := Open(context.Background(), Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := svc.VerifyJournal(context.Background(), tamperProject); err != nil || !rep.OK {
+		t.Fatalf("after adoption: %+v %v", rep, err)
+	}
+	dropGuards(t, e)
+	mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE project = ?`, tamperProject)
+	mustExec(t, e.db, `DELETE FROM ops_journal_heads WHERE project = ?`, tamperProject)
+	rep, _ := svc.VerifyJournal(context.Background(), tamperProject)
+	if rep.OK || rep.Expected != 4 || rep.Problems[0].Kind != ProblemTruncated {
+		t.Fatalf("after the wipe: %+v", rep)
 	}
 }

@@ -112,8 +112,9 @@ type OperationPlan struct {
 	Steps          []Step      `json:"steps"`
 	Verify         []Assertion `json:"verify"`
 	// Inputs are files the apply reads (a migration script, a terraform plan file),
-	// relative to Workdir. Their sha256 is pinned when the diff is attached and when the
-	// plan is approved; an apply refuses if any changed since (drift in "inputs").
+	// relative to Workdir. Their sha256 is pinned when the diff is attached; at approval
+	// their bytes are kept, and the apply command, which must name each input as a word,
+	// is run on those copies. An apply refuses if any changed since (drift in "inputs").
 	Inputs []string `json:"inputs,omitempty"`
 }
 
