@@ -96,6 +96,16 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	if derr != nil {
 		return refuse(derr, derr.Error())
 	}
+	// What runs reads the approved copies; a copy that is not intact, or an input the
+	// command does not name, refuses before the token is spent.
+	staged, err := s.inputs.staged(decodeDigests(tok.Inputs))
+	if err != nil {
+		return refuse(err, err.Error())
+	}
+	applySpec := RunSpec{Command: p.Apply, Dir: p.Workdir, Network: p.Network, Purpose: "apply", PlanID: rec.ID, Inputs: staged}
+	if _, err := applySpec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
+		return refuse(err, err.Error())
+	}
 
 	// Redeem: the one conditional UPDATE that decides who runs.
 	won, err := s.redeem(ctx, th, rec.ID, tok.PlanHash, now, opt.By)
@@ -143,7 +153,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	}
 	if _, err := s.appendJournal(bg, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyStarted, Status: StatusApplying,
 		Actor: opt.By, Detail: map[string]any{"hash": rec.Hash, "apply": p.Apply.String(), "snapshot": p.Snapshot.String(),
-			"workdir": p.Workdir, "timeout": timeout.String(), "pid": os.Getpid(), "approval_ref": th[:12]}}); err != nil {
+			"workdir": p.Workdir, "timeout": timeout.String(), "pid": os.Getpid(), "approval_ref": th[:12], "inputs": staged}}); err != nil {
 		// Never run what the journal cannot record.
 		s.finishApply(bg, rec, &ApplyResult{PlanID: rec.ID, PlanHash: rec.Hash, Status: StatusFailed, ExitCode: -1,
 			Reason: "the journal could not record the start: nothing ran"}, opt.By)
@@ -160,8 +170,8 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 			return out, &ApplyError{PlanID: rec.ID, Reason: out.Reason}
 		}
 	}
-	run, runErr := s.runner.Run(ctx, RunSpec{Command: p.Apply, Dir: p.Workdir, Timeout: timeout, OutputCap: s.outCap,
-		Network: p.Network, Purpose: "apply", PlanID: rec.ID})
+	applySpec.Timeout, applySpec.OutputCap = timeout, s.outCap
+	run, runErr := s.runner.Run(ctx, applySpec)
 	raw := combinedOutput(run)
 	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: redact.String(p.Apply.String()), ExitCode: run.ExitCode,
 		TimedOut: run.TimedOut, Truncated: run.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw),
@@ -244,6 +254,16 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	}
 	if real != p.Workdir {
 		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s now resolves to %s (a symlink changed)", p.Workdir, real)}
+	}
+	if tok.WorkdirID != "" {
+		id, err := dirIdentity(p.Workdir)
+		if err != nil {
+			return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s cannot be read: %v", p.Workdir, err)}
+		}
+		if id != tok.WorkdirID {
+			return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("%s is not the directory that was approved (device:inode %s, now %s): "+
+				"another directory was moved to its path; put the approved one back, or attach a fresh diff and approve again", p.Workdir, tok.WorkdirID, id)}
+		}
 	}
 	inputs, err := digestInputs(p.Workdir, p.Inputs)
 	if err != nil {
