@@ -1628,6 +1628,7 @@ export namespace ops {
 	export class JournalReport {
 	    project: string;
 	    entries: number;
+	    expected: number;
 	    last_seq: number;
 	    ok: boolean;
 	    problems?: JournalProblem[];
@@ -1640,6 +1641,7 @@ export namespace ops {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.project = source["project"];
 	        this.entries = source["entries"];
+	        this.expected = source["expected"];
 	        this.last_seq = source["last_seq"];
 	        this.ok = source["ok"];
 	        this.problems = this.convertValues(source["problems"], JournalProblem);
