@@ -156,10 +156,15 @@ func TestBootFallsBackToTCGWhenKVMFails(t *testing.T) {
 	if v.Accel != "tcg" || !strings.Contains(v.Warning, "TCG") {
 		t.Errorf("accel %q, warning %q: want tcg with a warning", v.Accel, v.Warning)
 	}
-	if KVMUsable() && !strings.Contains(v.Warning, "failed to set MSR") {
+	// Why: the wrapper's error, or — on a machine so loaded that the KVM probe itself timed
+	// out first — the probe's own reason. Either way the person reads why.
+	why := func(s string) bool {
+		return strings.Contains(s, "failed to set MSR") || strings.Contains(s, "did not boot under KVM")
+	}
+	if KVMUsable() && !why(v.Warning) {
 		t.Errorf("the warning does not say why KVM was not used: %q", v.Warning)
 	}
-	if KVMUsable() && !strings.Contains(KVMFallback(), "failed to set MSR") {
+	if KVMUsable() && !why(KVMFallback()) {
 		t.Errorf("KVMFallback (the status the person sees) = %q", KVMFallback())
 	}
 	if out, res := run(t, v, "uname", "-r"); res.ExitCode != 0 || strings.TrimSpace(out) == "" {
