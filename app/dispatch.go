@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // registeringExecutor records each run's sandbox pid for as long as it runs, so the
@@ -102,6 +103,8 @@ type authorizeBody struct {
 	Dir          string `json:"dir"`
 	ConfirmHome  bool   `json:"confirmHome"`
 	Confirmation string `json:"confirmation"`
+	// Password proves the person to the operating system (answerer).
+	Password string `json:"password,omitempty"`
 }
 
 func (c *Core) dispatchRoutes() {
@@ -307,19 +310,25 @@ func (c *Core) dispatchRoutes() {
 			localapi.WriteError(w, err)
 			return
 		}
-		peer, _ := localapi.PeerFrom(r.Context())
-		if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
-				Message: "authorizing a directory needs a person: the caller has no terminal",
-				Hint:    "run `airlock authorize DIR` in a terminal, or use Authorize this directory in the window"})
-			return
-		}
 		if b.Confirmation != filepath.Base(filepath.Clean(b.Dir)) && b.Confirmation != filepath.Clean(b.Dir) {
 			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
 				Message: "the typed confirmation does not name the directory", Hint: "type the directory's name when `airlock authorize` asks"})
 			return
 		}
-		v, err := c.Dispatch.Authorize(r.Context(), b.Dir, "cli-tty", b.ConfirmHome)
+		proof := personProof{Password: b.Password}
+		if b.Password == "" {
+			proof.Confirmation = b.Confirmation // terminal_proof = "tty"
+		}
+		by, err := c.answerer(r, proof, nil) // the name was checked above
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if !permission.ByPerson(by) {
+			localapi.WriteError(w, c.needPerson("authorizing a directory", "airlock authorize "+b.Dir))
+			return
+		}
+		v, err := c.Dispatch.Authorize(r.Context(), b.Dir, by, b.ConfirmHome)
 		ok(w, v, err)
 	})
 	h("GET /v1/places", func(w http.ResponseWriter, r *http.Request) {

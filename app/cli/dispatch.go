@@ -440,7 +440,11 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]any{"dir": dir, "confirmHome": confirmHome, "confirmation": typed}
+			pw, err := passwordOnTTY(cmd.Context(), e, "authorizing a directory", "use Authorize this directory in the window")
+			if err != nil {
+				return err
+			}
+			body := map[string]any{"dir": dir, "confirmHome": confirmHome, "confirmation": typed, "password": pw}
 			return getJSON(cmd.Context(), e, "POST", "/v1/authorize", body, func(w io.Writer, m map[string]any) {
 				place, _ := m["place"].(map[string]any)
 				rel, _ := m["released"].([]any)
