@@ -154,18 +154,7 @@ func (c *Core) pamService() (service, source string) {
 
 // ProofStatus is how a person at a terminal proves presence, for `airlock status` and
 // the CLI (GET /v1/approvals/proof).
-type ProofStatus struct {
-	// TerminalProof is os or tty.
-	TerminalProof string `json:"terminalProof"`
-	// PAMService and PAMSource name the PAM service used under os, and why.
-	PAMService string `json:"pamService,omitempty"`
-	PAMSource  string `json:"pamSource,omitempty"`
-	// PAM is false when this core was built without PAM: under os, only the window can
-	// then answer what needs a person.
-	PAM bool `json:"pam"`
-	// Note says what the choice means.
-	Note string `json:"note"`
-}
+type ProofStatus = localapi.ProofSummary
 
 // Proof reports the terminal proof in force.
 func (c *Core) Proof() ProofStatus {

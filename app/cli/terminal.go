@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // openTerminal opens the controlling terminal, where a person answers what only a
@@ -28,24 +30,15 @@ func openTerminal(what, window string) (*os.File, error) {
 	return tty, nil
 }
 
-// proofView is GET /v1/approvals/proof: how the core wants a person at a terminal to
-// prove presence.
-type proofView struct {
-	TerminalProof string `json:"terminalProof"` // os | tty
-	PAMService    string `json:"pamService"`
-	PAM           bool   `json:"pam"`
-	Note          string `json:"note"`
-}
-
 // terminalProof asks the core how a person proves presence at a terminal.
-func terminalProof(ctx context.Context, e *env) (proofView, error) {
+func terminalProof(ctx context.Context, e *env) (localapi.ProofSummary, error) {
 	c, err := e.client()
 	if err != nil {
-		return proofView{}, err
+		return localapi.ProofSummary{}, err
 	}
-	var p proofView
+	var p localapi.ProofSummary
 	if err := c.Do(ctx, "GET", "/v1/approvals/proof", nil, &p); err != nil {
-		return proofView{}, err
+		return localapi.ProofSummary{}, err
 	}
 	return p, nil
 }
