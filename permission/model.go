@@ -234,7 +234,7 @@ type Answer struct {
 	// caller: window | tray | notification | cli-os-proof | cli-tty | api.
 	By string `json:"by"`
 	// Interactive is true when the answer came from a person: a click in the window or a
-	// typed confirmation on a TTY. Interactive-only requests refuse answers without it.
+	// terminal where the person proved presence. Interactive-only requests refuse answers without it.
 	Interactive bool `json:"interactive"`
 }
 
