@@ -98,8 +98,10 @@ func TestAPIAnswerIsNeverTheWindow(t *testing.T) {
 	if p := c.Broker.Pending(); p[0].Tier != permission.P2 || p[0].InteractiveOnly {
 		t.Fatalf("not a plain P2: %+v", p[0])
 	}
-	if code, m := post(t, hc, "/v1/approvals/"+p2+"/answer", forged); code != http.StatusForbidden || m["code"] != "needs_person" || !strings.Contains(fmt.Sprint(m), "login password") {
-		t.Fatalf("P2 answered by:\"window\" over the API: %d %v", code, m)
+	for _, body := range []string{`{"allow":true,"by":"window"}`, forged} {
+		if code, m := post(t, hc, "/v1/approvals/"+p2+"/answer", body); code != http.StatusForbidden || m["code"] != "needs_person" || !strings.Contains(fmt.Sprint(m), "login password") {
+			t.Fatalf("P2 answered %s over the API: %d %v", body, code, m)
+		}
 	}
 	destructive, _ := pending(t, c, bashReq("rm -rf ~", ws))
 	if code, m := post(t, hc, "/v1/approvals/"+destructive+"/answer", forged); code != http.StatusForbidden || m["code"] != "interactive_only" {
