@@ -126,8 +126,13 @@ func (c *Core) dispatchRoutes() {
 			Name     string               `json:"name"`
 			Dir      string               `json:"dir"`
 			Defaults departments.Defaults `json:"defaults"`
+			personProof
 		}
 		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if err := c.requirePerson(r, b.personProof, widening(b.Defaults), "a department", "airlock dept add "+b.Name+" DIR …"); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
@@ -139,12 +144,19 @@ func (c *Core) dispatchRoutes() {
 		ok(w, v, err)
 	})
 	h("PUT /v1/departments/{name}/defaults", func(w http.ResponseWriter, r *http.Request) {
-		var d departments.Defaults
-		if err := localapi.ReadJSON(r, &d); err != nil {
+		var b struct {
+			departments.Defaults
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		v, err := c.Departments.SetDefaults(r.Context(), r.PathValue("name"), d)
+		if err := c.requirePerson(r, b.personProof, widening(b.Defaults), "department defaults", "airlock dept set "+r.PathValue("name")+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		v, err := c.Departments.SetDefaults(r.Context(), r.PathValue("name"), b.Defaults)
 		ok(w, v, err)
 	})
 	h("DELETE /v1/departments/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -161,12 +173,21 @@ func (c *Core) dispatchRoutes() {
 		ok(w, views, err)
 	})
 	h("POST /v1/tasks", func(w http.ResponseWriter, r *http.Request) {
-		var spec dispatch.TaskSpec
-		if err := localapi.ReadJSON(r, &spec); err != nil {
+		// Creating a task approves its command for every run: one that widens access
+		// (full-access, approval never) is the person's act, proven as an answer is.
+		var b struct {
+			dispatch.TaskSpec
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		t, err := c.Dispatch.CreateTask(r.Context(), spec)
+		if err := c.requirePerson(r, b.personProof, widening(b.Overrides), "a task", "airlock task add --name "+b.Name+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.CreateTask(r.Context(), b.TaskSpec)
 		if err != nil {
 			ok(w, nil, err)
 			return
@@ -182,12 +203,29 @@ func (c *Core) dispatchRoutes() {
 		ok(w, c.Dispatch.View(t, 5), nil)
 	})
 	h("PATCH /v1/tasks/{name}", func(w http.ResponseWriter, r *http.Request) {
-		var p dispatch.TaskPatch
-		if err := localapi.ReadJSON(r, &p); err != nil {
+		var b struct {
+			dispatch.TaskPatch
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		t, err := c.Dispatch.EditTask(r.Context(), r.PathValue("name"), p)
+		// A new command (or directory) under a task that already runs with full access
+		// or approval never is a new approval of that access.
+		var widens []string
+		if b.Overrides != nil {
+			widens = widening(*b.Overrides)
+		} else if b.Argv != nil || b.Cwd != nil {
+			if cur, err := c.Dispatch.Task(r.Context(), r.PathValue("name")); err == nil {
+				widens = widening(cur.Overrides)
+			}
+		}
+		if err := c.requirePerson(r, b.personProof, widens, "a task", "airlock task edit "+r.PathValue("name")+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.EditTask(r.Context(), r.PathValue("name"), b.TaskPatch)
 		if err != nil {
 			ok(w, nil, err)
 			return

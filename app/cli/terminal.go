@@ -111,3 +111,39 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }
+
+// widensAccess names what in a department's or task's defaults (as the CLI sends them)
+// widens access so that nothing would ask: the core asks the person's proof for it.
+func widensAccess(d map[string]any) bool {
+	m, _ := d["sandbox_mode"].(string)
+	a, _ := d["approval_policy"].(string)
+	return m == "full-access" || m == "danger-full-access" || a == "never"
+}
+
+// proofForWidening adds the person's proof to body when defaults widen access: the
+// login password under terminal_proof = "os", or confirmation under "tty".
+func proofForWidening(ctx context.Context, e *env, body, defaults map[string]any, what, confirmation string) error {
+	if !widensAccess(defaults) {
+		return nil
+	}
+	const window = "do it in the Airlock window"
+	p, err := terminalProof(ctx, e)
+	if err != nil {
+		return err
+	}
+	if p.TerminalProof == "tty" {
+		tty, err := openTerminal(what, window)
+		if err != nil {
+			return err
+		}
+		tty.Close()
+		body["confirmation"] = confirmation
+		return nil
+	}
+	pw, err := passwordOnTTY(ctx, e, what, window)
+	if err != nil {
+		return err
+	}
+	body["password"] = pw
+	return nil
+}
