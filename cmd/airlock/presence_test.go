@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -109,7 +110,7 @@ func TestFakeTerminalsAnswerNothing(t *testing.T) {
 		}
 	}
 	// The person types the password at the prompt, and it is not echoed.
-	res := in.typeAtPrompt("login password", password+"\n", "approvals", "allow", id)
+	res := in.typeAtPrompt("Type your login password", password+"\n", "approvals", "allow", id)
 	if d := <-decided; d["verdict"] != "allow" || d["answeredBy"] != "cli-os-proof" {
 		t.Fatalf("decision %v\n%s", d, res)
 	}
@@ -179,5 +180,29 @@ func TestStatusNamesTheTerminalProof(t *testing.T) {
 	human, _, _ := in.run("status")
 	if !strings.Contains(human, "terminal proof") || !strings.Contains(human, "weaker") {
 		t.Fatalf("status does not name the weaker proof:\n%s", human)
+	}
+}
+
+// A task that runs with full access is approved by the person: without a terminal the
+// CLI refuses, a curl to the API is refused, and the login password at a terminal
+// creates it.
+func TestFullAccessTaskNeedsThePerson(t *testing.T) {
+	in := newInstance(t)
+	password := in.pamProof("")
+	in.startDaemon()
+	dir := t.TempDir()
+	c := in.cmd("task", "add", "--name", "wide", "--cwd", dir, "--sandbox", "full-access", "--", "true")
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs a person") {
+		t.Fatalf("full-access task without a terminal: %v %s", err, out)
+	}
+	raw, _ := exec.Command("curl", "-s", "--unix-socket", filepath.Join(in.home, "run", "airlock.sock"), "-X", "POST", "http://airlock/v1/tasks",
+		"-d", `{"name":"wide","argv":["true"],"cwd":"`+dir+`","overrides":{"sandbox_mode":"full-access","approval_policy":"never"}}`).Output()
+	if !strings.Contains(string(raw), "not_interactive") || !strings.Contains(string(raw), "login password") {
+		t.Fatalf("full-access task over the API: %s", raw)
+	}
+	out := in.typeAtPrompt("Type your login password", password+"\n", "task", "add", "--name", "wide", "--cwd", dir, "--sandbox", "full-access", "--", "true")
+	if !strings.Contains(out, "task       wide") {
+		t.Fatalf("full-access task with the password:\n%s", out)
 	}
 }
