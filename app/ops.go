@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"strconv"
 
 	"github.com/airlock-app/airlock/app/localapi"
@@ -33,7 +34,7 @@ func (c *Core) openOps(ctx context.Context) error {
 		Policy: c.opsPolicy,
 	}}
 	svc, err := ops.Open(ctx, ops.Config{
-		DB: c.DB, Runner: runner, Publisher: c.Bus,
+		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: filepath.Join(c.Paths.DataDir, "ops"),
 		Keys: ops.StoredKeySource{Store: c.Secrets, IsNotFound: func(e error) bool { return errors.Is(e, secrets.ErrNotFound) }},
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/redact"
 )
 
 // permissionSettings maps config.toml's permission keys onto the broker's settings.
@@ -214,6 +215,6 @@ func (c *Core) noteDenial(ctx context.Context, req permission.Request, d permiss
 	if paused, err := c.Dispatch.RecordDenial(ctx, uint(id), subject); err != nil {
 		slog.Warn("record a denial for its run", "run", id, "error", err)
 	} else if paused {
-		slog.Info("run paused after the same request was denied three times", "run", id, "request", subject)
+		slog.Info("run paused after the same request was denied three times", "run", id, "request", redact.String(subject))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -32,16 +33,14 @@ func (c *Core) probeSandbox(ctx context.Context) {
 	c.Bus.Publish(eventbus.TopicSandboxStatus, st)
 }
 
+// effectiveSandboxBackend is the backend the one resolution gives (flags > environment
+// > config.toml > default), the one the probes evaluate.
 func (c *Core) effectiveSandboxBackend() (sandbox.Backend, error) {
-	st := c.Config.State()
-	v := "auto"
-	if st.File.Isolation.Backend != nil {
-		v = *st.File.Isolation.Backend
+	g, err := policy.Global(c.policyInputs("", policy.Flags{}, false))
+	if err != nil {
+		return sandbox.BackendAuto, err
 	}
-	if e := c.getenv(sandbox.EnvBackend); e != "" {
-		v = e
-	}
-	return sandbox.ParseBackend(v)
+	return g.Backend, nil
 }
 
 // SandboxStatus waits for the start-up probes (or ctx) and returns them.

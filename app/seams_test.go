@@ -220,3 +220,24 @@ func TestProjectDenyRulesHoldOnEverySurface(t *testing.T) {
 		t.Errorf("broken project file: %+v", d)
 	}
 }
+
+// TestTrustIsParsedOnce: AIRLOCK_TRUST_PROJECT_CONFIG means the same to the sandbox and to
+// the permission settings, whatever its spelling; a value that is not a boolean trusts
+// nothing anywhere.
+func TestTrustIsParsedOnce(t *testing.T) {
+	project := "sandbox_mode = \"workspace-write\"\n[[permission.rules]]\ntool = \"bash\"\npattern = \"ls *\"\naction = \"allow\"\n"
+	for _, tc := range []struct {
+		value   string
+		trusted bool
+	}{{"1", true}, {"true", true}, {"yes", true}, {"0", false}, {"maybe", false}} {
+		c, repo, _ := seamCore(t, "sandbox_mode = \"read-only\"\n", project, map[string]string{"AIRLOCK_TRUST_PROJECT_CONFIG": tc.value})
+		ctx := context.Background()
+		pol, err := c.sandboxPolicyFor(ctx, permission.Request{Tool: "bash", Context: permission.Context{Cwd: repo}})
+		sandboxTrusted := err == nil && pol.Mode == sandbox.ModeWorkspaceWrite
+		eff, _, err := c.permissionFor(ctx, permission.Request{Context: permission.Context{Cwd: repo}})
+		permTrusted := err == nil && eff.ProjectTrusted && len(eff.Rules) == 1
+		if sandboxTrusted != tc.trusted || permTrusted != tc.trusted {
+			t.Errorf("AIRLOCK_TRUST_PROJECT_CONFIG=%s: sandbox trusts %v, permission trusts %v, want %v", tc.value, sandboxTrusted, permTrusted, tc.trusted)
+		}
+	}
+}

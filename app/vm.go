@@ -177,9 +177,10 @@ func (c *Core) auditRoute(rt sandboxexec.Route) {
 		subject += " → " + rt.Where
 	}
 	reasons, _ := json.Marshal([]string{rt.Reason})
+	// The row is redacted as it is written (permission.AuditRecord.BeforeSave).
 	rec := permission.AuditRecord{
-		RequestID: fmt.Sprintf("run-%d-route", rt.RunID), Tool: permission.ToolExec, Subject: permission.Redact(subject),
-		Verdict: verdict, Layer: permission.LayerIsolation, Reasons: permission.Redact(string(reasons)),
+		RequestID: fmt.Sprintf("run-%d-route", rt.RunID), Tool: permission.ToolExec, Subject: subject,
+		Verdict: verdict, Layer: permission.LayerIsolation, Reasons: string(reasons),
 		Run: fmt.Sprint(rt.RunID), Cwd: rt.Cwd, AskedBy: "dispatch", AnsweredBy: "execution_mode " + rt.Mode, CreatedAt: time.Now().UTC(),
 	}
 	if rt.Asked {

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Cancel cancels a run: a running one is killed with its whole process tree; a queued or
@@ -47,6 +49,8 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 // a run. The same request denied MaxSameDenials times pauses the run (its process tree is
 // stopped and its concurrency slot given back) and tells the person; it returns true then.
 func (d *Dispatcher) RecordDenial(ctx context.Context, id uint, subject string) (bool, error) {
+	// Counted, stored and shown in its redacted form (the run record keeps no credential).
+	subject = redact.String(subject)
 	r, err := d.Run(ctx, id)
 	if err != nil {
 		return false, err

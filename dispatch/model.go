@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/redact"
 	"gorm.io/gorm"
 
 	"github.com/airlock-app/airlock/sandbox"
@@ -167,8 +168,51 @@ type HostAllowance struct {
 }
 
 // covers reports whether the allowance was given for this command in this directory.
+// The stored argv is redacted (Run.BeforeSave), so the command is compared in that form.
 func (a *HostAllowance) covers(argv []string, dir string) bool {
-	return a != nil && a.Dir == dir && slices.Equal(a.Argv, argv)
+	return a != nil && a.Dir == dir && slices.Equal(redact.Argv(a.Argv), redact.Argv(argv))
+}
+
+// BeforeSave redacts what a run record keeps of its command and output (why it failed
+// or was denied, the sandbox's denial, the subjects denied during the run, the command
+// a host allowance was given for) before it is written, whatever the write looks like:
+// Create, Save, or Updates with a struct or a map. The secrets dispatch injected are
+// redacted from reasons before they get here (their values are known only to the run).
+func (r *Run) BeforeSave(tx *gorm.DB) error {
+	r.redact()
+	if d, ok := tx.Statement.Dest.(*Run); ok && d != r {
+		d.redact()
+	}
+	if m, ok := tx.Statement.Dest.(map[string]any); ok {
+		for k, v := range m {
+			s, isString := v.(string)
+			if !isString {
+				continue
+			}
+			switch k {
+			case "reason", "Reason", "denial", "Denial":
+				m[k] = redact.String(s)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Run) redact() {
+	r.Reason = redact.String(r.Reason)
+	r.Denial = redact.String(r.Denial)
+	if len(r.Denials) > 0 {
+		out := make(map[string]int, len(r.Denials))
+		for k, n := range r.Denials {
+			out[redact.String(k)] += n
+		}
+		r.Denials = out
+	}
+	if r.HostAllowed != nil {
+		a := *r.HostAllowed
+		a.Argv = redact.Argv(a.Argv)
+		r.HostAllowed = &a
+	}
 }
 
 // stateRow is a small key/value table (heartbeat for the digest; whether dispatch is

@@ -1,97 +1,24 @@
 package dispatch
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
-// redactedMark replaces every secret value in run output.
-const redactedMark = "[redacted]"
-
-// redactor removes secret values from a byte stream whose chunks may split a secret: it
-// holds back a tail that could be the beginning of a secret until more arrives or it is
-// flushed.
-type redactor struct {
-	secrets [][]byte // longest first
-	hold    int
-	pending []byte
-}
-
-func newRedactor(values []string) *redactor {
-	r := &redactor{}
-	for _, v := range values {
-		if v == "" {
-			continue
-		}
-		r.secrets = append(r.secrets, []byte(v))
-		if len(v)-1 > r.hold {
-			r.hold = len(v) - 1
-		}
-	}
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
-	return r
-}
-
-// write returns the bytes that are safe to emit.
-func (r *redactor) write(p []byte) []byte {
-	if len(r.secrets) == 0 {
-		return p
-	}
-	r.pending = append(r.pending, p...)
-	for _, s := range r.secrets {
-		r.pending = bytes.ReplaceAll(r.pending, s, []byte(redactedMark))
-	}
-	// Hold back only a tail that could be the start of a secret: any secret starting
-	// earlier is complete inside pending, so it was replaced above. Output that cannot be
-	// a secret's beginning streams live at once.
-	cut := len(r.pending)
-	for i := max(0, len(r.pending)-r.hold); i < len(r.pending); i++ {
-		if r.startsSecret(r.pending[i:]) {
-			cut = i
-			break
-		}
-	}
-	if cut == 0 {
-		return nil
-	}
-	out := append([]byte(nil), r.pending[:cut]...)
-	r.pending = append(r.pending[:0], r.pending[cut:]...)
-	return out
-}
-
-// startsSecret reports whether tail is a proper prefix of some secret.
-func (r *redactor) startsSecret(tail []byte) bool {
-	for _, s := range r.secrets {
-		if len(tail) < len(s) && bytes.HasPrefix(s, tail) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *redactor) flush() []byte {
-	out := r.pending
-	r.pending = nil
-	return out
-}
-
-// RedactString removes every secret value from s.
-func RedactString(s string, values []string) string {
-	r := newRedactor(values)
-	return string(append(r.write([]byte(s)), r.flush()...))
-}
-
 // runLog writes a run's combined output to its log file (capped, with a truncation
-// marker), with secrets redacted, and hands every chunk to onChunk for live streaming.
+// marker), redacted line by line (credentials of known shapes, and the exact values of
+// the secrets injected into the run), and hands every line to onChunk for live
+// streaming.
 type runLog struct {
 	mu        sync.Mutex
 	f         *os.File
-	red       *redactor
+	red       *redact.Writer
+	secrets   []string
 	limit     int64
 	written   int64
 	dropped   int64
@@ -104,7 +31,8 @@ func openRunLog(path string, limit int64, secrets []string, onChunk func([]byte)
 	if err != nil {
 		return nil, fmt.Errorf("open run log: %w", err)
 	}
-	l := &runLog{f: f, red: newRedactor(secrets), limit: limit, onChunk: onChunk}
+	l := &runLog{f: f, secrets: secrets, limit: limit, onChunk: onChunk}
+	l.red = redact.NewWriter(emitter{l}, secrets)
 	l.lastWrite.Store(time.Now().UnixNano())
 	return l, nil
 }
@@ -114,8 +42,16 @@ func (l *runLog) Write(p []byte) (int, error) {
 	l.lastWrite.Store(time.Now().UnixNano())
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.emit(l.red.write(p))
+	_, _ = l.red.Write(p) // emitter never fails
 	return len(p), nil
+}
+
+// emitter receives the redacted lines (with l.mu held).
+type emitter struct{ l *runLog }
+
+func (e emitter) Write(b []byte) (int, error) {
+	e.l.emit(b)
+	return len(b), nil
 }
 
 func (l *runLog) emit(b []byte) {
@@ -150,7 +86,9 @@ func (l *runLog) idle() time.Duration {
 func (l *runLog) note(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	msg := fmt.Sprintf("\n[airlock] "+format+"\n", args...)
+	// The output so far comes first, even a line without its newline yet.
+	_ = l.red.Flush()
+	msg := redact.StringWithSecrets(fmt.Sprintf("\n[airlock] "+format+"\n", args...), l.secrets)
 	_, _ = l.f.WriteString(msg)
 	if l.onChunk != nil {
 		l.onChunk([]byte(msg))
@@ -160,7 +98,7 @@ func (l *runLog) note(format string, args ...any) {
 // close flushes, writes the truncation marker if needed and returns the bytes kept.
 func (l *runLog) close() (written int64, truncated bool, err error) {
 	l.mu.Lock()
-	l.emit(l.red.flush())
+	_ = l.red.Flush()
 	truncated = l.dropped > 0
 	if truncated {
 		_, _ = fmt.Fprintf(l.f, "\n[airlock] log truncated: kept the first %d bytes, dropped %d more\n", l.written, l.dropped)

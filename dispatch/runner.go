@@ -17,6 +17,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/redact"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -429,7 +430,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	argv := ap.argv()
 	if !slices.Equal(argv, t.Argv) {
 		lg.note("a before_tool_use hook rewrote the command: %s → %s",
-			RedactString(commandLine(t.Argv), secrets), RedactString(commandLine(argv), secrets))
+			commandLine(redact.Argv(t.Argv)), commandLine(redact.Argv(argv))) // note hides the injected values
 	}
 
 	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
@@ -479,12 +480,12 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	case result.ExitCode != 0:
 		status, reason = StatusFailed, fmt.Sprintf("exit status %d", result.ExitCode)
 	}
-	reason = RedactString(reason, secrets)
+	reason = redact.StringWithSecrets(reason, secrets)
 	var escalation *Run
 	if result.SandboxDenied && status == StatusFailed && p.ApprovalPolicy == string(permission.PolicyOnFailure) && r.Trigger != TriggerEscalation {
 		if result.Grant == nil || result.Grant.IsZero() {
 			reason += "; no escalation can lift this denial, so nothing was asked"
-		} else if escalation = d.escalate(r, t, p, RedactString(result.Denial, secrets), *result.Grant); escalation != nil {
+		} else if escalation = d.escalate(r, t, p, redact.StringWithSecrets(result.Denial, secrets), *result.Grant); escalation != nil {
 			reason += fmt.Sprintf("; asked you to re-run it with %s (run #%d)", result.Grant, escalation.ID)
 		}
 	}

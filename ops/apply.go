@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ApplyOptions are what the caller presents besides the token. The command, snapshot
@@ -94,6 +96,16 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	if derr != nil {
 		return refuse(derr, derr.Error())
 	}
+	// What runs reads the approved copies; a copy that is not intact, or an input the
+	// command does not name, refuses before the token is spent.
+	staged, err := s.inputs.staged(decodeDigests(tok.Inputs))
+	if err != nil {
+		return refuse(err, err.Error())
+	}
+	applySpec := RunSpec{Command: p.Apply, Dir: p.Workdir, Network: p.Network, Purpose: "apply", PlanID: rec.ID, Inputs: staged}
+	if _, err := applySpec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
+		return refuse(err, err.Error())
+	}
 
 	// Redeem: the one conditional UPDATE that decides who runs.
 	won, err := s.redeem(ctx, th, rec.ID, tok.PlanHash, now, opt.By)
@@ -141,7 +153,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	}
 	if _, err := s.appendJournal(bg, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyStarted, Status: StatusApplying,
 		Actor: opt.By, Detail: map[string]any{"hash": rec.Hash, "apply": p.Apply.String(), "snapshot": p.Snapshot.String(),
-			"workdir": p.Workdir, "timeout": timeout.String(), "pid": os.Getpid(), "approval_ref": th[:12]}}); err != nil {
+			"workdir": p.Workdir, "timeout": timeout.String(), "pid": os.Getpid(), "approval_ref": th[:12], "inputs": staged}}); err != nil {
 		// Never run what the journal cannot record.
 		s.finishApply(bg, rec, &ApplyResult{PlanID: rec.ID, PlanHash: rec.Hash, Status: StatusFailed, ExitCode: -1,
 			Reason: "the journal could not record the start: nothing ran"}, opt.By)
@@ -158,17 +170,17 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 			return out, &ApplyError{PlanID: rec.ID, Reason: out.Reason}
 		}
 	}
-	run, runErr := s.runner.Run(ctx, RunSpec{Command: p.Apply, Dir: p.Workdir, Timeout: timeout, OutputCap: s.outCap,
-		Network: p.Network, Purpose: "apply", PlanID: rec.ID})
+	applySpec.Timeout, applySpec.OutputCap = timeout, s.outCap
+	run, runErr := s.runner.Run(ctx, applySpec)
 	raw := combinedOutput(run)
-	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: Redact(p.Apply.String()), ExitCode: run.ExitCode,
+	outArt := &Artifact{PlanID: rec.ID, Kind: ArtifactApplyOutput, Source: redact.String(p.Apply.String()), ExitCode: run.ExitCode,
 		TimedOut: run.TimedOut, Truncated: run.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw),
 		CreatedAt: s.nowUTC()}
 	out.ExitCode, out.TimedOut, out.Duration = run.ExitCode, run.TimedOut, run.Duration
 	switch {
 	case runErr != nil:
 		out.ExitCode = -1
-		out.Reason = "the command could not run: " + Redact(runErr.Error())
+		out.Reason = "the command could not run: " + redact.String(runErr.Error())
 		outArt.Content = out.Reason
 	case run.TimedOut:
 		out.Reason = fmt.Sprintf("timed out after %s", timeout)
@@ -201,7 +213,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 func (s *Service) redeem(ctx context.Context, tokenHash, planID, planHash string, now int64, by string) (bool, error) {
 	res := s.db.WithContext(ctx).Exec(`UPDATE ops_approval_tokens SET used_at = ?, used_by = ?
 		WHERE token_hash = ? AND plan_id = ? AND plan_hash = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
-		now, Redact(by), tokenHash, planID, planHash, now)
+		now, redact.String(by), tokenHash, planID, planHash, now)
 	if res.Error != nil {
 		return false, res.Error
 	}
@@ -227,11 +239,11 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	}
 	if opt.ApplyCommand != nil && !opt.ApplyCommand.Equal(p.Apply) {
 		return nil, &DriftError{Field: FieldApplyCommand, Detail: fmt.Sprintf("the command presented (%s) is not the approved one (%s)",
-			Redact(opt.ApplyCommand.String()), p.Apply.String())}
+			redact.String(opt.ApplyCommand.String()), p.Apply.String())}
 	}
 	if opt.SnapshotCommand != nil && !opt.SnapshotCommand.Equal(p.Snapshot) {
 		return nil, &DriftError{Field: FieldSnapshotCommand, Detail: fmt.Sprintf("the snapshot command presented (%s) is not the approved one (%s)",
-			Redact(opt.SnapshotCommand.String()), p.Snapshot.String())}
+			redact.String(opt.SnapshotCommand.String()), p.Snapshot.String())}
 	}
 	if opt.Workdir != "" && filepath.Clean(opt.Workdir) != p.Workdir {
 		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the working directory presented (%s) is not the approved one (%s)", opt.Workdir, p.Workdir)}
@@ -242,6 +254,16 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	}
 	if real != p.Workdir {
 		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s now resolves to %s (a symlink changed)", p.Workdir, real)}
+	}
+	if tok.WorkdirID != "" {
+		id, err := dirIdentity(p.Workdir)
+		if err != nil {
+			return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the approved working directory %s cannot be read: %v", p.Workdir, err)}
+		}
+		if id != tok.WorkdirID {
+			return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("%s is not the directory that was approved (device:inode %s, now %s): "+
+				"another directory was moved to its path; put the approved one back, or attach a fresh diff and approve again", p.Workdir, tok.WorkdirID, id)}
+		}
 	}
 	inputs, err := digestInputs(p.Workdir, p.Inputs)
 	if err != nil {
@@ -262,11 +284,11 @@ func (s *Service) snapshot(ctx context.Context, planID string, p *OperationPlan,
 	res, err := s.runner.Run(ctx, RunSpec{Command: p.Snapshot, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
 		ReadOnly: true, Network: p.Network, Purpose: "snapshot", PlanID: planID})
 	raw := combinedOutput(res)
-	art := &Artifact{PlanID: planID, Kind: kind, Source: Redact(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+	art := &Artifact{PlanID: planID, Kind: kind, Source: redact.String(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		Truncated: res.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw), CreatedAt: s.nowUTC()}
 	if err != nil {
 		art.ExitCode = -1
-		art.Content = "the snapshot command could not run: " + Redact(err.Error())
+		art.Content = "the snapshot command could not run: " + redact.String(err.Error())
 	}
 	if dberr := s.db.WithContext(context.WithoutCancel(ctx)).Create(art).Error; dberr != nil {
 		s.log.Error("ops: could not store a snapshot", "plan", planID, "kind", kind, "err", dberr)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ApproveOptions carry a person's approval. They are filled by the app from a typed answer
@@ -198,12 +200,18 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := digestInputs(p.Workdir, p.Inputs)
+	// The inputs are read once and kept: the apply runs these bytes, whatever happens
+	// to the files in the working directory afterwards.
+	inputs, err := s.inputs.capture(p.Workdir, p.Inputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("approve plan %s: %w", rec.ID, err)
 	}
 	if d := compareDigests(decodeDigests(diff.Inputs), inputs, "since the diff was attached (attach a fresh diff)"); d != nil {
 		return nil, d
+	}
+	workdirID, err := dirIdentity(p.Workdir)
+	if err != nil {
+		return nil, &DriftError{Field: FieldWorkdir, Detail: fmt.Sprintf("the working directory %s cannot be read: %v", p.Workdir, err)}
 	}
 	raw := make([]byte, 32)
 	if _, err := io.ReadFull(s.random, raw); err != nil {
@@ -213,7 +221,7 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	now := s.nowUTC()
 	comp := p.components()
 	row := &ApprovalToken{TokenHash: tokenHash(token), PlanID: rec.ID, PlanHash: rec.Hash, ApplyHash: comp.Apply,
-		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), ApprovedBy: Redact(opt.By),
+		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), WorkdirID: workdirID, ApprovedBy: redact.String(opt.By),
 		CreatedAt: now.UnixNano(), ExpiresAt: now.Add(ttl).UnixNano()}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&PlanRecord{}).Where("id = ? AND hash = ? AND status IN ?", rec.ID, rec.Hash, []Status{StatusDiffed, StatusExpired}).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Command is an exact command: either Argv, executed directly without a shell, or Shell,
@@ -89,13 +91,13 @@ func (c Command) validate(field string, required bool) error {
 // findCredential reports where a command carries a credential the redactor would hide.
 func findCredential(c Command) (where, what string) {
 	if c.Shell != "" {
-		if kinds := redactionKinds(c.Shell); len(kinds) > 0 {
+		if kinds := redact.Kinds(c.Shell); len(kinds) > 0 {
 			return ".shell", kinds[0]
 		}
 		return "", ""
 	}
 	// Judge argv joined, so `--password hunter2` split over two words is seen.
-	if kinds := redactionKinds(strings.Join(c.Argv, " ")); len(kinds) > 0 {
+	if kinds := redact.Kinds(strings.Join(c.Argv, " ")); len(kinds) > 0 {
 		return ".argv", kinds[0]
 	}
 	return "", ""

@@ -16,6 +16,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	swapperMain()
 	if os.Getenv("OPS_TEST_CHILD") == "apply" {
 		os.Exit(childApply())
 	}
@@ -27,7 +28,7 @@ func childApply() int {
 	key, _ := hex.DecodeString(os.Getenv("OPS_TEST_KEY"))
 	now, _ := time.Parse(time.RFC3339Nano, os.Getenv("OPS_TEST_NOW"))
 	db := openDB(&childTB{}, os.Getenv("OPS_TEST_DB"))
-	svc, err := New(Config{DB: db, Runner: LocalRunner{}, Keys: memKeys{key: key}, Now: func() time.Time { return now }})
+	svc, err := New(Config{DB: db, Runner: LocalRunner{}, StateDir: filepath.Join(filepath.Dir(os.Getenv("OPS_TEST_DB")), "state"), Keys: memKeys{key: key}, Now: func() time.Time { return now }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -97,7 +98,7 @@ func TestKill9DuringApply(t *testing.T) {
 
 	// The next start of the app reopens the database and recovers.
 	db := openDB(t, filepath.Join(e.dbDir, "airlock.db"))
-	svc, err := New(Config{DB: db, Runner: LocalRunner{}, Keys: e.keys, Now: e.clock.Now})
+	svc, err := New(Config{DB: db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"slices"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // DiffInput is what ops_diff takes. Give exactly one of Run (run the plan's diff command),
@@ -97,17 +99,17 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 		res, err := s.runner.Run(ctx, RunSpec{Command: cmd, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
 			ReadOnly: true, Network: p.Network, Purpose: "diff", PlanID: rec.ID})
 		if err != nil {
-			return nil, fmt.Errorf("diff plan %s: run %s: %w", rec.ID, Redact(cmd.String()), err)
+			return nil, fmt.Errorf("diff plan %s: run %s: %w", rec.ID, redact.String(cmd.String()), err)
 		}
 		if res.TimedOut {
-			return nil, fmt.Errorf("diff plan %s: %s timed out after %s: nothing attached", rec.ID, Redact(cmd.String()), s.readTO)
+			return nil, fmt.Errorf("diff plan %s: %s timed out after %s: nothing attached", rec.ID, redact.String(cmd.String()), s.readTO)
 		}
 		if !slices.Contains(accept, res.ExitCode) {
 			return nil, fmt.Errorf("diff plan %s: %s exited %d (accepted: %v): nothing attached; output: %s", rec.ID,
-				Redact(cmd.String()), res.ExitCode, accept, excerpt(Redact(string(res.Stderr)+string(res.Stdout))))
+				redact.String(cmd.String()), res.ExitCode, accept, excerpt(redact.String(string(res.Stderr)+string(res.Stdout))))
 		}
 		raw := combinedOutput(res)
-		art.Source = Redact(cmd.String())
+		art.Source = redact.String(cmd.String())
 		art.ExitCode = res.ExitCode
 		art.Truncated = res.Truncated
 		art.Size = int64(len(raw))
@@ -230,7 +232,7 @@ func storedText(b []byte) string {
 	if len(b) > maxStoredArtifact {
 		b = b[:maxStoredArtifact]
 	}
-	return Redact(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
+	return redact.String(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
 }
 
 func excerpt(s string) string {

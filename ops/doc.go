@@ -19,12 +19,21 @@
 //   - [Service.Journal] and [Service.VerifyJournal] (ops_journal) query and check the
 //     append-only, hash-chained, HMAC-authenticated journal.
 //
-// Credentials are redacted ([Redact]) before anything is stored. Commands of a plan are
+// Credentials are redacted (package redact) before anything is stored. Commands of a plan are
 // stored exactly (what is hashed is what runs), so a plan whose commands carry a credential
 // is refused instead, naming the field.
 //
 // A plan's input files (a migration script, a plan file) have their sha256 pinned when
-// the diff is made and when the plan is approved; an apply refuses if one changed.
+// the diff is made; at approval each is read once and those bytes are kept in the state
+// directory ([Config.StateDir], inputs/<sha256>). The apply runs on the copies: every
+// mention of an input in the apply command is pointed at its copy ([RunSpec.CommandFor]),
+// which the sandbox binds read-only into its private /tmp, so a file swapped after
+// approval cannot change what runs; an input that changed since approval is drift, and so
+// is another directory moved to the working directory's path (pinned by device and inode).
+//
+// The journal's head is also kept outside the database, in one HMAC'd anchor file in the
+// state directory, so deleting a project's entries together with its head is reported as
+// a truncation rather than verifying as an empty journal.
 //
 // The package reaches the outside world only through small interfaces taken by [New]:
 // [Runner] (the sandbox; package ops/sandboxrunner implements it with sandbox.Exec, and

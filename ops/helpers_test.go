@@ -96,6 +96,7 @@ type env struct {
 	pub   *recorder
 	dir   string // the plans' working directory
 	dbDir string
+	state string // the service's state directory (input copies, journal anchor)
 }
 
 func newEnv(t testing.TB) *env {
@@ -107,8 +108,8 @@ func newEnv(t testing.TB) *env {
 	}
 	dir, _ = filepath.EvalSymlinks(dir)
 	e := &env{db: openDB(t, filepath.Join(root, "airlock.db")), clock: &testClock{now: time.Date(2026, 9, 4, 12, 0, 0, 0, time.UTC)},
-		keys: newMemKeys(t), pub: &recorder{}, dir: dir, dbDir: root}
-	svc, err := New(Config{DB: e.db, Runner: LocalRunner{}, Keys: e.keys, Publisher: e.pub, Now: e.clock.Now,
+		keys: newMemKeys(t), pub: &recorder{}, dir: dir, dbDir: root, state: filepath.Join(root, "state")}
+	svc, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys, Publisher: e.pub, Now: e.clock.Now,
 		ReadTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)

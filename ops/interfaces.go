@@ -25,6 +25,10 @@ type RunSpec struct {
 	Purpose string
 	// PlanID names the plan the run belongs to.
 	PlanID string
+	// Inputs are the approved copies of the plan's input files (apply only). A runner must
+	// run [RunSpec.CommandFor] with each copy placed where that command reads it, never
+	// Command as it stands: the files in Dir may have been swapped since approval.
+	Inputs []StagedInput
 }
 
 // RunResult is what a [Runner] reports about a command that started.

@@ -5,12 +5,15 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Journal events.
@@ -89,14 +92,14 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 	}
 	detail := ""
 	if rec.Detail != nil {
-		b, err := redactedJSON(rec.Detail)
+		b, err := redact.JSON(rec.Detail)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: encode detail: %w", rec.Event, err)
 		}
 		detail = string(b)
 	}
 	e := &JournalEntry{Project: rec.Project, PlanID: rec.PlanID, Event: rec.Event, Status: rec.Status,
-		Actor: Redact(rec.Actor), Detail: detail}
+		Actor: redact.String(rec.Actor), Detail: detail}
 
 	s.journalMu.Lock()
 	defer s.journalMu.Unlock()
@@ -143,6 +146,10 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 	})
 	if err != nil {
 		return nil, fmt.Errorf("append %s to the ops journal of %s: %w", rec.Event, rec.Project, err)
+	}
+	// The head also goes outside the database, so a wipe of the project's rows shows.
+	if err := s.anchor.advance(key, map[string]JournalHead{rec.Project: {Project: rec.Project, Seq: e.Seq, Hash: e.Hash}}); err != nil {
+		s.log.Error("ops: could not anchor the journal head outside the database", "project", rec.Project, "err", err)
 	}
 	s.pub.Publish(TopicJournalAppended, JournalEvent{Project: e.Project, Seq: e.Seq, PlanID: e.PlanID, Event: e.Event})
 	return e, nil
@@ -220,8 +227,11 @@ func (p JournalProblem) String() string {
 
 // JournalReport is the outcome of [Service.VerifyJournal].
 type JournalReport struct {
-	Project  string           `json:"project"`
-	Entries  int              `json:"entries"`
+	Project string `json:"project"`
+	Entries int    `json:"entries"`
+	// Expected is how many entries the journal should hold: the anchor's last seq when it
+	// is ahead of what the database holds (a truncation), Entries otherwise.
+	Expected int              `json:"expected"`
 	LastSeq  int64            `json:"last_seq"`
 	OK       bool             `json:"ok"`
 	Problems []JournalProblem `json:"problems,omitempty"`
@@ -252,7 +262,26 @@ func (s *Service) VerifyJournal(ctx context.Context, project string) (JournalRep
 		head = &heads[0]
 	}
 	rep.Entries = len(rows)
-	rep.Problems = verifyRows(key, project, rows, head)
+	var anchor *JournalHead
+	anchored, aerr := s.anchor.read(key)
+	switch {
+	case aerr == nil:
+		if a, ok := anchored[project]; ok {
+			anchor = &JournalHead{Project: project, Seq: a.Seq, Hash: a.Hash}
+		}
+	case errors.Is(aerr, errAnchorMissing):
+		if len(rows) > 0 || head != nil {
+			rep.Problems = append(rep.Problems, JournalProblem{Kind: ProblemAnchor, Detail: fmt.Sprintf("%s (%s): it was deleted; "+
+				"the database alone cannot show whether entries were deleted with their head", aerr, s.anchor.path)})
+		}
+	default:
+		rep.Problems = append(rep.Problems, JournalProblem{Kind: ProblemAnchor, Detail: aerr.Error()})
+	}
+	rep.Expected = rep.Entries
+	if anchor != nil {
+		rep.Expected = int(max(anchor.Seq, int64(rep.Entries)))
+	}
+	rep.Problems = append(rep.Problems, verifyRows(key, project, rows, head, anchor)...)
 	for _, r := range rows {
 		rep.LastSeq = max(rep.LastSeq, r.Seq)
 	}
@@ -269,7 +298,7 @@ func (s *Service) VerifyJournal(ctx context.Context, project string) (JournalRep
 // edit, or a move when the content matches at another seq; a row without a valid MAC is
 // an edit when it sits in a hole of the written order and an insertion otherwise; holes
 // nothing explains are deletions; rows stored out of written order were reordered.
-func verifyRows(key []byte, project string, rows []JournalEntry, head *JournalHead) []JournalProblem {
+func verifyRows(key []byte, project string, rows []JournalEntry, head, anchor *JournalHead) []JournalProblem {
 	var problems []JournalProblem
 	add := func(kind string, seq int64, id uint, format string, args ...any) {
 		problems = append(problems, JournalProblem{Kind: kind, Seq: seq, ID: id, Detail: fmt.Sprintf(format, args...)})
@@ -333,8 +362,23 @@ func verifyRows(key []byte, project string, rows []JournalEntry, head *JournalHe
 	for sq := range placedAt {
 		maxPos = max(maxPos, sq)
 	}
+	authentic := len(placedAt)
 	if headOK {
 		maxPos = max(maxPos, head.Seq)
+	}
+	if anchor != nil && anchor.Seq > maxPos {
+		held := "none of them"
+		if maxPos > 0 {
+			held = fmt.Sprintf("entries only up to seq %d", maxPos)
+		}
+		add(ProblemTruncated, maxPos+1, 0, "%d entries expected, %d found: the journal was truncated (the anchor kept outside the database says the last entry is seq %d; "+
+			"the database holds %s: the newest entries were deleted with its head)", anchor.Seq, authentic, anchor.Seq, held)
+		maxPos = anchor.Seq
+	}
+	if anchor != nil {
+		if i, ok := placedAt[anchor.Seq]; ok && rows[i].Hash != anchor.Hash {
+			add(ProblemHead, anchor.Seq, rows[i].ID, "the entry at seq %d is not the one the anchor outside the database recorded", anchor.Seq)
+		}
 	}
 	explained := map[int64]bool{}
 

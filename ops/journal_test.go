@@ -3,10 +3,14 @@ package ops
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 const tamperProject = "name:tamper"
@@ -76,7 +80,11 @@ func TestJournalTamperingIsDetectedAndNamed(t *testing.T) {
 		{"delete the newest row and the head", func(t *testing.T, e *env) {
 			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE seq = 8`)
 			mustExec(t, e.db, `DELETE FROM ops_journal_heads`)
-		}, ProblemHead, 7},
+		}, ProblemTruncated, 8}, // the anchor outside the database still says 8
+		{"delete every row of the project and its head", func(t *testing.T, e *env) {
+			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE project = ?`, tamperProject)
+			mustExec(t, e.db, `DELETE FROM ops_journal_heads WHERE project = ?`, tamperProject)
+		}, ProblemTruncated, 1},
 		{"delete the newest row and the head, then keep using the journal", func(t *testing.T, e *env) {
 			mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE seq = 8`)
 			mustExec(t, e.db, `DELETE FROM ops_journal_heads`)
@@ -200,7 +208,7 @@ func problemList(ps []JournalProblem) string {
 func TestJournalUnderAnotherKey(t *testing.T) {
 	e := newEnv(t)
 	fillJournal(t, e, 3)
-	other, err := New(Config{DB: e.db, Runner: LocalRunner{}, Keys: newMemKeys(t)})
+	other, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: newMemKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +216,12 @@ func TestJournalUnderAnotherKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || len(rep.Problems) != 1 || rep.Problems[0].Kind != ProblemKey {
+	// The anchor, written under the real key, does not authenticate either.
+	kinds := map[string]bool{}
+	for _, p := range rep.Problems {
+		kinds[p.Kind] = true
+	}
+	if rep.OK || len(rep.Problems) != 2 || !kinds[ProblemKey] || !kinds[ProblemAnchor] {
 		t.Fatalf("journal under another key: %+v", rep)
 	}
 }
@@ -220,7 +233,7 @@ func TestJournalSurvivesRestartAndIsProjectScoped(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new service over the same database and key (an app restart) continues the chain.
-	again, err := New(Config{DB: e.db, Runner: LocalRunner{}, Keys: e.keys})
+	again, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +266,7 @@ func TestJournalRedactsDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := e.svc.Journal(context.Background(), JournalQuery{Project: tamperProject})
-	if strings.Contains(entries[0].Detail, "ghp_") || !strings.Contains(entries[0].Detail, Redacted) {
+	if strings.Contains(entries[0].Detail, "ghp_") || !strings.Contains(entries[0].Detail, redact.Marker) {
 		t.Fatalf("detail: %s", entries[0].Detail)
 	}
 	e.journalOK(t, tamperProject)
@@ -264,7 +277,7 @@ func TestJournalRedactsDetail(t *testing.T) {
 func TestJournalConcurrentWritersOnTwoConnections(t *testing.T) {
 	e := newEnv(t)
 	other := openDB(t, e.dbDir+"/airlock.db")
-	svc2, err := New(Config{DB: other, Runner: LocalRunner{}, Keys: e.keys})
+	svc2, err := New(Config{DB: other, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,5 +300,30 @@ func TestJournalConcurrentWritersOnTwoConnections(t *testing.T) {
 	rep, err := e.svc.VerifyJournal(context.Background(), tamperProject)
 	if err != nil || !rep.OK || rep.Entries != 100 || rep.LastSeq != 100 {
 		t.Fatalf("%+v %v", rep, err)
+	}
+}
+
+// A journal written before the anchor existed is anchored when the service opens, from
+// the heads that authenticate; a wipe after that is caught.
+func TestOpenAnchorsAJournalWrittenBeforeAnchoring(t *testing.T) {
+	e := newEnv(t)
+	fillJournal(t, e, 4)
+	anchor := filepath.Join(e.state, "journal-anchor.json")
+	if err := os.Remove(anchor); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := Open(context.Background(), Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := svc.VerifyJournal(context.Background(), tamperProject); err != nil || !rep.OK {
+		t.Fatalf("after adoption: %+v %v", rep, err)
+	}
+	dropGuards(t, e)
+	mustExec(t, e.db, `DELETE FROM ops_journal_entries WHERE project = ?`, tamperProject)
+	mustExec(t, e.db, `DELETE FROM ops_journal_heads WHERE project = ?`, tamperProject)
+	rep, _ := svc.VerifyJournal(context.Background(), tamperProject)
+	if rep.OK || rep.Expected != 4 || rep.Problems[0].Kind != ProblemTruncated {
+		t.Fatalf("after the wipe: %+v", rep)
 	}
 }

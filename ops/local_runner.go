@@ -25,12 +25,17 @@ type LocalRunner struct {
 
 // Run implements [Runner].
 func (r LocalRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
+	// Nothing confines the command here: it reads the approved copies where they are kept.
+	c, err := spec.CommandFor(func(in StagedInput) string { return in.Copy })
+	if err != nil {
+		return RunResult{ExitCode: -1}, fmt.Errorf("run: %w", err)
+	}
 	var argv []string
-	switch spec.Command.Kind() {
+	switch c.Kind() {
 	case "argv":
-		argv = spec.Command.Argv
+		argv = c.Argv
 	case "shell":
-		argv = []string{"/bin/sh", "-c", spec.Command.Shell}
+		argv = []string{"/bin/sh", "-c", c.Shell}
 	default:
 		return RunResult{}, errors.New("run: empty command")
 	}
@@ -58,7 +63,7 @@ func (r LocalRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
 	if err := cmd.Start(); err != nil {
 		return RunResult{ExitCode: -1}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	_ = killGroup(cmd.Process.Pid) // whatever the command left running dies with it
 	res := RunResult{ExitCode: -1, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
 		Truncated: stdout.truncated() || stderr.truncated(), Duration: time.Since(start)}

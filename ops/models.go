@@ -45,12 +45,15 @@ type ApprovalToken struct {
 	WorkdirHash  string `gorm:"size:64;not null"`
 	DiffSHA256   string `gorm:"column:diff_sha256;size:64;not null"`
 	Inputs       string // JSON []InputDigest pinned at approval ("" when the plan has none)
-	ApprovedBy   string
-	CreatedAt    int64 `gorm:"not null"`
-	ExpiresAt    int64 `gorm:"not null"`
-	UsedAt       *int64
-	UsedBy       string
-	RevokedAt    *int64 // set when the plan was rejected or superseded while the token was live
+	// WorkdirID is "device:inode" of the working directory when it was approved ("" for
+	// approvals made before it was recorded).
+	WorkdirID  string
+	ApprovedBy string
+	CreatedAt  int64 `gorm:"not null"`
+	ExpiresAt  int64 `gorm:"not null"`
+	UsedAt     *int64
+	UsedBy     string
+	RevokedAt  *int64 // set when the plan was rejected or superseded while the token was live
 }
 
 // TableName is ops_approval_tokens.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Status is where a plan stands in the flow:
@@ -112,8 +114,9 @@ type OperationPlan struct {
 	Steps          []Step      `json:"steps"`
 	Verify         []Assertion `json:"verify"`
 	// Inputs are files the apply reads (a migration script, a terraform plan file),
-	// relative to Workdir. Their sha256 is pinned when the diff is attached and when the
-	// plan is approved; an apply refuses if any changed since (drift in "inputs").
+	// relative to Workdir. Their sha256 is pinned when the diff is attached; at approval
+	// their bytes are kept, and the apply command, which must name each input as a word,
+	// is run on those copies. An apply refuses if any changed since (drift in "inputs").
 	Inputs []string `json:"inputs,omitempty"`
 }
 
@@ -201,6 +204,17 @@ func (p *OperationPlan) Validate() error {
 	if len(p.Inputs) > maxAssertions {
 		return fieldErr("inputs", fmt.Sprintf("has more than %d files", maxAssertions))
 	}
+	if len(p.Inputs) > 0 {
+		// The apply runs on the approved copies: each input must be named where the
+		// command can be pointed at its copy.
+		spec := RunSpec{Command: p.Apply, Dir: p.Workdir}
+		for _, in := range p.Inputs {
+			spec.Inputs = append(spec.Inputs, StagedInput{Path: in, SHA256: strings.Repeat("0", 64)})
+		}
+		if _, err := spec.CommandFor(StagedPath); err != nil {
+			return err
+		}
+	}
 	if len(p.Verify) == 0 {
 		return fieldErr("verify", "needs at least one read-only assertion to check the outcome")
 	}
@@ -212,8 +226,11 @@ func (p *OperationPlan) Validate() error {
 		if _, err := ParseReadOnlyCommand(a.Command); err != nil {
 			return fieldErr(f+".command", err.Error())
 		}
-		if kinds := redactionKinds(a.Command); len(kinds) > 0 {
+		if kinds := redact.Kinds(a.Command); len(kinds) > 0 {
 			return fieldErr(f+".command", "carries a credential ("+kinds[0]+"): assertions are stored exactly; read credentials from the environment instead")
+		}
+		if kinds := redact.Kinds(a.ExpectText); len(kinds) > 0 {
+			return fieldErr(f+".expect_text", "carries a credential ("+kinds[0]+"): assertions are stored exactly; check for a part of the output that is not secret")
 		}
 		if a.ExpectExit != nil && (*a.ExpectExit < 0 || *a.ExpectExit > 255) {
 			return fieldErr(f+".expect_exit", "must be between 0 and 255")

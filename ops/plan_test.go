@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 func basePlan() OperationPlan {
@@ -144,7 +146,7 @@ func TestCreatePlanRedactsText(t *testing.T) {
 	in.Intent = "rotate the key AKIAIOSFODNN7EXAMPLE"
 	in.Steps[0].Description = "uses token=abcdef123456"
 	v := e.create(t, in)
-	if v.Plan.Intent != "rotate the key "+Redacted || v.Plan.Steps[0].Description != "uses token="+Redacted {
+	if v.Plan.Intent != "rotate the key "+redact.Marker || v.Plan.Steps[0].Description != "uses token="+redact.Marker {
 		t.Fatalf("not redacted: %q / %q", v.Plan.Intent, v.Plan.Steps[0].Description)
 	}
 	var rec PlanRecord

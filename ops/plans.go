@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ProjectKeyForDir is the project key of a working directory: "dir:" followed by its
@@ -71,7 +73,7 @@ func (s *Service) CreatePlan(ctx context.Context, in PlanInput) (*PlanView, erro
 	now := s.nowUTC()
 	rec := &PlanRecord{ID: id, Project: p.Project, Hash: p.Hash(), Spec: string(spec), Status: StatusDraft,
 		Provider: p.Target.Provider, Account: p.Target.Account, Region: p.Target.Region, Device: p.Target.Device,
-		Intent: p.Intent, Supersedes: in.Supersedes, CreatedBy: Redact(in.By), CreatedAt: now, UpdatedAt: now}
+		Intent: p.Intent, Supersedes: in.Supersedes, CreatedBy: redact.String(in.By), CreatedAt: now, UpdatedAt: now}
 
 	var old *PlanRecord
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -150,18 +152,20 @@ func resolveDir(dir string) (string, error) {
 }
 
 // redactPlanText redacts the free-text fields. Commands are not redacted (what is hashed
-// is what runs); Validate refuses a command that carries a credential.
+// is what runs); Validate refuses a command or an expected text that carries a credential.
 func redactPlanText(p *OperationPlan) {
-	p.Intent = Redact(p.Intent)
-	p.Target.Account = Redact(p.Target.Account)
-	p.Target.Device = Redact(p.Target.Device)
+	p.Intent = redact.String(p.Intent)
+	p.Target.Provider = redact.String(p.Target.Provider)
+	p.Target.Account = redact.String(p.Target.Account)
+	p.Target.Region = redact.String(p.Target.Region)
+	p.Target.Device = redact.String(p.Target.Device)
 	for i := range p.Steps {
-		p.Steps[i].Description = Redact(p.Steps[i].Description)
-		p.Steps[i].Effect = Redact(p.Steps[i].Effect)
-		p.Steps[i].Rollback = Redact(p.Steps[i].Rollback)
+		p.Steps[i].Description = redact.String(p.Steps[i].Description)
+		p.Steps[i].Effect = redact.String(p.Steps[i].Effect)
+		p.Steps[i].Rollback = redact.String(p.Steps[i].Rollback)
 	}
 	for i := range p.Verify {
-		p.Verify[i].Name = Redact(p.Verify[i].Name)
+		p.Verify[i].Name = redact.String(p.Verify[i].Name)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -24,11 +25,15 @@ const (
 	maxStoredArtifact   = 4 << 20 // content kept per artifact
 )
 
-// Config is what [New] needs. DB, Runner and Keys are required.
+// Config is what [New] needs. DB, Runner, Keys and StateDir are required.
 type Config struct {
-	DB        *gorm.DB
-	Runner    Runner
-	Keys      KeySource
+	DB     *gorm.DB
+	Runner Runner
+	Keys   KeySource
+	// StateDir is Airlock's hidden ops state (the app passes <data dir>/ops, which every
+	// sandbox hides): the approved copies of input files (inputs/<sha256>) and the
+	// journal's anchor (journal-anchor.json), kept outside the database.
+	StateDir  string
 	Publisher Publisher        // optional; events are dropped without one
 	Now       func() time.Time // optional; time.Now by default (tests inject a clock)
 	Random    io.Reader        // optional; crypto/rand by default
@@ -51,6 +56,8 @@ type Service struct {
 	applyTO time.Duration
 	outCap  int
 	readTO  time.Duration
+	inputs  inputStore
+	anchor  journalAnchor
 
 	keyMu sync.Mutex
 	key   []byte
@@ -71,9 +78,12 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("ops: Config.Runner is required")
 	case cfg.Keys == nil:
 		return nil, errors.New("ops: Config.Keys is required (the journal's HMAC key source)")
+	case cfg.StateDir == "" || !filepath.IsAbs(cfg.StateDir):
+		return nil, errors.New("ops: Config.StateDir is required, an absolute path (Airlock's hidden state, e.g. <data dir>/ops)")
 	}
 	s := &Service{db: cfg.DB, runner: cfg.Runner, keys: cfg.Keys, pub: cfg.Publisher, now: cfg.Now, random: cfg.Random,
-		log: cfg.Logger, applyTO: cfg.ApplyTimeout, outCap: cfg.OutputCap, readTO: cfg.ReadTimeout}
+		log: cfg.Logger, applyTO: cfg.ApplyTimeout, outCap: cfg.OutputCap, readTO: cfg.ReadTimeout,
+		inputs: inputStore{dir: filepath.Join(cfg.StateDir, "inputs")}, anchor: journalAnchor{path: filepath.Join(cfg.StateDir, "journal-anchor.json")}}
 	if s.pub == nil {
 		s.pub = noPublisher{}
 	}
@@ -98,7 +108,8 @@ func New(cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// Open is [New] followed by [Service.Recover].
+// Open is [New] followed by [Service.Recover]; it also anchors, outside the database, the
+// authentic journal heads the anchor does not hold yet (a journal written before anchoring).
 func Open(ctx context.Context, cfg Config) (*Service, error) {
 	s, err := New(cfg)
 	if err != nil {
@@ -106,6 +117,11 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if _, err := s.Recover(ctx); err != nil {
 		return nil, err
+	}
+	if err := s.adoptHeads(ctx); err != nil {
+		// A keyring that does not answer yet must not keep the ops flow from opening;
+		// the next append anchors its project anyway.
+		s.log.Warn("ops: the journal heads could not be anchored at start", "err", err)
 	}
 	return s, nil
 }

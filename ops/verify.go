@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // AssertionResult is the evidence of one assertion.
@@ -48,7 +50,7 @@ func (s *Service) Verify(ctx context.Context, planID, by string) (*VerifyResult,
 	}
 	out := &VerifyResult{PlanID: rec.ID, Status: StatusVerified}
 	for i, a := range p.Verify {
-		r := AssertionResult{Index: i, Name: a.Name, Command: Redact(a.Command), WantExit: a.WantExit(), ExpectText: a.ExpectText, ExitCode: -1}
+		r := AssertionResult{Index: i, Name: a.Name, Command: redact.String(a.Command), WantExit: a.WantExit(), ExpectText: a.ExpectText, ExitCode: -1}
 		cmd, perr := ParseReadOnlyCommand(a.Command)
 		if perr != nil {
 			r.Reason = "refused: " + perr.Error()
@@ -59,7 +61,7 @@ func (s *Service) Verify(ctx context.Context, planID, by string) (*VerifyResult,
 			r.ExitCode, r.SHA256, r.Output = res.ExitCode, sha256Hex(raw), storedText(raw)
 			switch {
 			case rerr != nil:
-				r.ExitCode, r.Reason = -1, "could not run: "+Redact(rerr.Error())
+				r.ExitCode, r.Reason = -1, "could not run: "+redact.String(rerr.Error())
 			case res.TimedOut:
 				r.Reason = fmt.Sprintf("timed out after %s", s.readTO)
 			case res.ExitCode != a.WantExit():

@@ -65,8 +65,7 @@ func (w *auditWriter) loop() {
 	}
 	for it := range w.queue {
 		if it.rec != nil {
-			redactRecord(it.rec)
-			batch = append(batch, it.rec)
+			batch = append(batch, it.rec) // redacted by AuditRecord.BeforeSave
 		}
 		if it.flush != nil || len(batch) >= 200 || len(w.queue) == 0 {
 			write()
@@ -83,7 +82,6 @@ func (w *auditWriter) add(rec *AuditRecord) {
 	defer w.mu.RUnlock()
 	if w.closed {
 		// After Close the table is written directly (rare: a late timer or answer).
-		redactRecord(rec)
 		w.wmu.Lock()
 		err := w.db.Create(rec).Error
 		w.wmu.Unlock()
@@ -126,12 +124,6 @@ func (w *auditWriter) close() {
 	close(w.queue)
 	w.mu.Unlock()
 	w.wg.Wait()
-}
-
-// redactRecord removes credentials before a record is stored (off the decision path).
-func redactRecord(r *AuditRecord) {
-	r.Subject = Redact(r.Subject)
-	r.Reasons = Redact(r.Reasons)
 }
 
 // auditRecord builds the audit row of a decision.

@@ -19,6 +19,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Publisher receives the broker's events; the app's event bus implements it.
@@ -285,11 +286,24 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 // attach re-joins a pending request with the same ID, or returns the answer given while
 // its caller was away. ok is false when the request must be evaluated afresh.
 func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error) {
+	// A request recovered after a restart was read back redacted: it is compared with
+	// the caller's in that form, and then runs with the caller's real parameters.
 	b.mu.Lock()
 	if e, ok := b.pending[req.ID]; ok && !e.claimed {
-		if !sameRequest(askedAs(e.req, e.asked), req) {
+		if !sameRequest(askedAs(e.req, e.asked), req) && !(e.recovered && sameAtRest(askedAs(e.req, e.asked), req)) {
 			b.mu.Unlock()
 			return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
+		}
+		if e.recovered {
+			if len(e.asked) == 0 {
+				e.ask.Params = realParams(e.ask.Params, e.req.Params, req.Params)
+				e.req.Params = req.Params
+			} else {
+				// A hook rewrote them: the rewritten params are kept (recover expired the
+				// request if redaction changed them).
+				e.asked = req.Params
+			}
+			e.req.Context, e.req.Escalation, e.recovered = req.Context, req.Escalation, false
 		}
 		e.waiters++
 		b.mu.Unlock()
@@ -302,14 +316,15 @@ func (b *Broker) attach(ctx context.Context, req Request) (Decision, bool, error
 	if err != nil || rec.ID == "" || rec.Status != StatusAnswered {
 		return Decision{}, false, nil
 	}
-	var stored Request
-	if json.Unmarshal([]byte(rec.RequestJSON), &stored) != nil || !sameRequest(askedAs(stored, json.RawMessage(rec.AskedParams)), req) {
+	var was Request
+	if json.Unmarshal([]byte(rec.RequestJSON), &was) != nil || !sameAtRest(askedAs(was, json.RawMessage(rec.AskedParams)), req) {
 		return Decision{}, false, fmt.Errorf("attach to %s: %w", req.ID, ErrRequestMismatch)
 	}
 	var d Decision
 	if err := json.Unmarshal([]byte(rec.AnswerJSON), &d); err != nil {
 		return Decision{}, false, nil
 	}
+	d.Params = realParams(d.Params, askedAs(was, json.RawMessage(rec.AskedParams)).Params, req.Params)
 	// The answer is delivered once; the same ID later is a new question.
 	b.writeMu.Lock()
 	res := b.db.WithContext(context.WithoutCancel(ctx)).Model(&PendingRecord{}).
@@ -341,6 +356,22 @@ func sameRequest(a, b Request) bool {
 	ca, _ := json.Marshal(a.Context)
 	cb, _ := json.Marshal(b.Context)
 	return bytes.Equal(ca, cb) && (a.Escalation == nil) == (b.Escalation == nil)
+}
+
+// sameAtRest reports whether req is the request stored (redacted) as stored.
+func sameAtRest(stored, req Request) bool {
+	r, err := atRest(req)
+	return err == nil && sameRequest(stored, r)
+}
+
+// realParams is what a decision read back from the database runs with: the caller's
+// own parameters when the decision's are the stored (redacted) request's, which is
+// what they were before redaction. Parameters a hook rewrote stay as they are.
+func realParams(decided, storedReq, callers json.RawMessage) json.RawMessage {
+	if len(decided) > 0 && jsonEqual(decided, storedReq) {
+		return callers
+	}
+	return decided
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
@@ -437,7 +468,7 @@ func denyWith(d Decision, l Layer, reason string) Decision {
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
 	if b.pub != nil {
-		b.pub.Publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: Redact(describe(req)), Decision: d})
+		b.pub.Publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: redact.String(describe(req)), Decision: d})
 	}
 }
 
@@ -477,7 +508,7 @@ func (e *pendingEntry) defaultScope() Scope {
 
 func (e *pendingEntry) view() PendingRequest {
 	p := PendingRequest{
-		ID: e.req.ID, Request: e.req, Summary: Redact(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
+		ID: e.req.ID, Request: e.req, Summary: redact.String(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
 		InteractiveOnly: e.ask.InteractiveOnly, Reasons: e.ask.Reasons, Scopes: e.scopes(),
 		CreatedAt: e.created, CallerWaiting: e.waiters > 0,
 	}
@@ -591,7 +622,7 @@ func validateAnswer(e *pendingEntry, a Answer) error {
 		return fmt.Errorf("%w: a P2 request asks a person every time, and an answer from the %s is not one: %s", ErrNeedsPerson, a.By, personWayOut(e.req.ID))
 	}
 	if a.Pattern != "" && a.Pattern != e.req.Subject() && a.By != ByWindow {
-		return fmt.Errorf("%w: pattern %q is wider than the request's own call %q: from the %s a grant covers that call only; leave the pattern out, or choose a wider one in the Airlock window", ErrBadAnswer, a.Pattern, Redact(e.req.Subject()), a.By)
+		return fmt.Errorf("%w: pattern %q is wider than the request's own call %q: from the %s a grant covers that call only; leave the pattern out, or choose a wider one in the Airlock window", ErrBadAnswer, a.Pattern, redact.String(e.req.Subject()), a.By)
 	}
 	switch a.Scope {
 	case "", ScopeOnce:
@@ -652,6 +683,9 @@ func realDir(p string) string {
 	return filepath.Clean(p)
 }
 
+// persistPending writes a request that waits for a person. What reaches the database is
+// redacted (PendingRecord.BeforeSave): the command, parameters and reasons, so a
+// credential in a command is never at rest; e keeps the real request in memory.
 func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
 	reqJSON, err := json.Marshal(e.req)
 	if err != nil {
@@ -659,7 +693,7 @@ func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
 	}
 	askJSON, _ := json.Marshal(e.ask)
 	rec := PendingRecord{
-		ID: e.req.ID, Tool: e.req.Tool, Subject: Redact(e.req.Subject()), RequestJSON: string(reqJSON),
+		ID: e.req.ID, Tool: e.req.Tool, Subject: e.req.Subject(), RequestJSON: string(reqJSON),
 		DecisionJSON: string(askJSON), AskedParams: string(e.asked), Tier: e.ask.Tier, Kind: e.ask.Kind, InteractiveOnly: e.ask.InteractiveOnly,
 		Status: StatusPending, CallerPID: e.req.Context.Caller.PID, CreatedAt: e.created, UpdatedAt: e.created,
 	}
@@ -675,7 +709,8 @@ func (b *Broker) persistPending(ctx context.Context, e *pendingEntry) error {
 	return nil
 }
 
-// recover reloads the requests that were pending when the app stopped.
+// recover reloads the requests that were pending when the app stopped. They come back
+// redacted, as stored; the caller that re-attaches supplies the real parameters.
 func (b *Broker) recover(ctx context.Context) error {
 	var rows []PendingRecord
 	if err := b.db.WithContext(ctx).Where("status = ?", StatusPending).Order("created_at").Find(&rows).Error; err != nil {
@@ -700,6 +735,13 @@ func (b *Broker) recover(ctx context.Context) error {
 		if pid := r.CallerPID; pid > 0 && !processAlive(pid) {
 			e.claimed = true
 			b.complete(e, denyWith(e.ask, LayerPolicy, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
+			continue
+		}
+		if len(e.asked) > 0 && bytes.Contains(e.ask.Params, []byte(redact.Marker)) {
+			// A hook rewrote the params and they carried a credential, which is not kept:
+			// the caller asks again and the hook rewrites them anew.
+			e.claimed = true
+			b.complete(e, denyWith(e.ask, LayerPolicy, "its parameters, rewritten by a hook, held a credential that is not kept across a restart; expired at start-up, ask again"), StatusExpired)
 			continue
 		}
 		b.pending[r.ID] = e

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/redact"
 )
 
 // ErrGrantNotFound is returned when revoking a grant that does not exist or is revoked.
@@ -23,6 +25,9 @@ type Grants struct {
 	mu     sync.RWMutex
 	active map[string]*activeGrant   // by id
 	byTool map[string][]*activeGrant // active grants by tool
+	// redacted counts the active grants whose pattern was redacted when stored
+	// (GrantRecord.BeforeSave): only then is a subject also matched in redacted form.
+	redacted int
 }
 
 type activeGrant struct {
@@ -54,6 +59,9 @@ func OpenGrants(ctx context.Context, db *gorm.DB) (*Grants, error) {
 // insert adds an active grant to the in-memory indexes; the caller holds mu (or owns g).
 func (g *Grants) insert(r GrantRecord) {
 	a := &activeGrant{rec: r, pattern: CompilePattern(r.Pattern)}
+	if strings.Contains(r.Pattern, redact.Marker) {
+		g.redacted++
+	}
 	g.active[r.ID] = a
 	g.byTool[r.Tool] = append(g.byTool[r.Tool], a)
 }
@@ -65,6 +73,9 @@ func (g *Grants) remove(id string) {
 		return
 	}
 	delete(g.active, id)
+	if strings.Contains(a.rec.Pattern, redact.Marker) {
+		g.redacted--
+	}
 	list := g.byTool[a.rec.Tool]
 	for i, x := range list {
 		if x == a {
@@ -190,6 +201,24 @@ func (g *Grants) Match(tool, subject string, segments []Segment, c Context) *Gra
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	if rec := g.match(tool, subject, segments, c); rec != nil || g.redacted == 0 {
+		return rec
+	}
+	// A grant given for a command with a credential was stored redacted: it matches the
+	// command in that form (the person saw and allowed it redacted too).
+	red := redact.String(subject)
+	if red == subject {
+		return nil
+	}
+	redSegs := make([]Segment, len(segments))
+	for i, sg := range segments {
+		redSegs[i] = Segment{Source: redact.String(sg.Source), Unwrapped: redact.String(sg.Unwrapped)}
+	}
+	return g.match(tool, red, redSegs, c)
+}
+
+// match is Match on the subject as given; the caller holds mu.
+func (g *Grants) match(tool, subject string, segments []Segment, c Context) *GrantRecord {
 	list := g.byTool[tool]
 	globs := 0
 	for _, a := range list {

@@ -57,6 +57,37 @@ type ExecRequest struct {
 	// MicroVM runs the command when Policy.ExecutionMode is "sandbox" (sandbox/vm's
 	// Pool.SandboxExec or vm.ExecOnce provide one). Without it that mode is refused.
 	MicroVM MicroVM
+	// ReadOnlyFiles are host files bound read-only at a path inside the sandbox (under
+	// /tmp, the sandbox's own tmpfs, so nothing outside can swap them). Only bubblewrap
+	// places them; every other backend refuses a request that has them.
+	ReadOnlyFiles []ReadOnlyFile
+}
+
+// ReadOnlyFile is one entry of [ExecRequest.ReadOnlyFiles].
+type ReadOnlyFile struct {
+	Source string // host path
+	Target string // absolute path inside the sandbox, under /tmp
+}
+
+// ErrCannotPlaceFiles is returned when a request has ReadOnlyFiles and the backend that
+// would run it cannot place them.
+var ErrCannotPlaceFiles = errors.New("this command needs files placed read-only inside the sandbox, which only bubblewrap can do: install bubblewrap (apt install bubblewrap)")
+
+func refuseFiles(req ExecRequest, backend string) error {
+	if len(req.ReadOnlyFiles) == 0 {
+		return nil
+	}
+	return &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w (backend %s)", ErrCannotPlaceFiles, backend)}
+}
+
+func checkReadOnlyFiles(files []ReadOnlyFile) error {
+	for _, f := range files {
+		t := filepath.Clean(f.Target)
+		if !filepath.IsAbs(f.Source) || t != f.Target || !within(t, "/tmp") || t == "/tmp" {
+			return execErr(ExitSandboxFailed, "exec: read-only file %s → %s: the source must be absolute and the target a clean path under /tmp", f.Source, f.Target)
+		}
+	}
+	return nil
 }
 
 // MicroVM runs one command inside the micro-VM. req.Cwd is absolute and req.Env already
@@ -75,6 +106,9 @@ var ErrMicroVMUnavailable = errors.New(`execution_mode "sandbox" runs commands i
 func execMicroVM(ctx context.Context, req ExecRequest) (Result, bool, error) {
 	if req.Policy.ExecutionMode != ExecSandbox {
 		return Result{}, false, nil
+	}
+	if err := refuseFiles(req, BackendNameMicroVM); err != nil {
+		return Result{}, true, err
 	}
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
 		return Result{}, true, execErr(ExitSandboxFailed, "exec: no command given")
@@ -155,6 +189,9 @@ type prepared struct {
 func prepare(req ExecRequest) (*prepared, error) {
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
 		return nil, execErr(ExitSandboxFailed, "exec: no command given")
+	}
+	if err := checkReadOnlyFiles(req.ReadOnlyFiles); err != nil {
+		return nil, err
 	}
 	if req.Policy.Mode == "" || req.Policy.Cwd == "" {
 		return nil, execErr(ExitSandboxFailed, "exec: the policy is not resolved (call sandbox.Resolve)")

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,9 +58,15 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	}
 	p := req.Policy
 	if p.Mode == ModeFullAccess {
+		if err := refuseFiles(req, BackendNameNone); err != nil {
+			return Result{Backend: BackendNameNone}, err
+		}
 		return runDirect(ctx, pr, BackendNameNone, "")
 	}
 	if p.Backend == BackendApp {
+		if err := refuseFiles(req, BackendNameApp); err != nil {
+			return Result{Backend: BackendNameApp}, err
+		}
 		if err := checkAppOnly(pr, false); err != nil {
 			return Result{Backend: BackendNameApp}, err
 		}
@@ -75,9 +82,15 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 			return res, err
 		}
 		// bwrap could not build the sandbox (e.g. user namespaces blocked): fall back.
+		if ferr := refuseFiles(req, BackendNameLandlock); ferr != nil {
+			return res, errors.Join(err, ferr)
+		}
 		res, err = runLandlock(ctx, pr)
 		res.Warning = joinWarn("bubblewrap could not start the sandbox; Landlock was used instead", res.Warning)
 		return res, err
+	}
+	if err := refuseFiles(req, BackendNameLandlock); err != nil {
+		return Result{}, err
 	}
 	if landlockAvailable() {
 		return runLandlock(ctx, pr)
@@ -182,6 +195,9 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
+	for _, f := range pr.req.ReadOnlyFiles {
+		args = append(args, "--ro-bind", f.Source, f.Target)
+	}
 	args = append(args, "--")
 	args = append(args, pr.req.Argv...)
 

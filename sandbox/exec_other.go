@@ -22,6 +22,9 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := refuseFiles(req, runtime.GOOS); err != nil {
+		return Result{}, err
+	}
 	p := req.Policy
 	argv := pr.req.Argv
 	res := Result{Backend: BackendNameNone}

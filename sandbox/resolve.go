@@ -90,17 +90,8 @@ func Resolve(in Inputs) (Policy, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	fileDetail := "config file"
-	if in.FilePath != "" {
-		fileDetail = "config " + in.FilePath
-	}
-	flag := func(name string) Source {
-		if in.Recorded != "" {
-			return Source{LayerFlag, in.Recorded}
-		}
-		return Source{LayerFlag, "flag --" + name}
-	}
-	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
+	flag, fileSrc := in.flagSource, in.fileSource
+	fileDetail := in.fileDetail()
 
 	// Untrusted project files: apply only what tightens.
 	for _, pp := range in.Project {
@@ -203,18 +194,8 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 	var err error
 	trust := in.TrustProject
 
-	fileDetail := "config file"
-	if in.FilePath != "" {
-		fileDetail = "config " + in.FilePath
-	}
-	flag := func(name string) Source {
-		if in.Recorded != "" {
-			return Source{LayerFlag, in.Recorded}
-		}
-		return Source{LayerFlag, "flag --" + name}
-	}
+	flag, fileSrc := in.flagSource, in.fileSource
 	envSrc := func(name string) Source { return Source{LayerEnv, "env " + name} }
-	fileSrc := func(key string) Source { return Source{LayerFile, fileDetail + " " + key} }
 
 	// Scalars: walk layers from weakest to strongest; a trusted project sits between file and env.
 	type scalar struct {
@@ -302,6 +283,25 @@ func (p *Policy) applyModeImplications() {
 			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "implied by sandbox_mode full-access (" + p.Sources[KeyMode].String() + ")"}
 		}
 	}
+}
+
+// fileDetail names the config file in sources.
+func (in Inputs) fileDetail() string {
+	if in.FilePath != "" {
+		return "config " + in.FilePath
+	}
+	return "config file"
+}
+
+// fileSource is the source of a key set by the config file.
+func (in Inputs) fileSource(key string) Source { return Source{LayerFile, in.fileDetail() + " " + key} }
+
+// flagSource is the source of a value the flag layer set: a flag, or the recorded policy.
+func (in Inputs) flagSource(name string) Source {
+	if in.Recorded != "" {
+		return Source{LayerFlag, in.Recorded}
+	}
+	return Source{LayerFlag, "flag --" + name}
 }
 
 // applyUntrusted applies the tightening parts of an untrusted project file and

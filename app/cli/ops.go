@@ -355,6 +355,14 @@ func opsJournalCmd(e *env) *cobra.Command {
 				})
 				summary := fmt.Sprintf("journal of %v: %d entries", m["project"], len(entries))
 				if v, ok := m["verification"].(map[string]any); ok {
+					// The verified count is the whole journal's, not the page listed; the
+					// anchor outside the database says how many there should be.
+					found, _ := v["entries"].(float64)
+					expected, _ := v["expected"].(float64)
+					summary = fmt.Sprintf("journal of %v: %d entries", m["project"], int(found))
+					if expected > found {
+						summary += fmt.Sprintf(" (%d expected: the journal was truncated)", int(expected))
+					}
 					ps, _ := v["problems"].([]any)
 					for _, p := range ps {
 						pm, _ := p.(map[string]any)

@@ -70,9 +70,20 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 // around the working directory, Airlock's own state hidden. A broken config file stops
 // the command: running with settings the person did not write is worse than not running.
 func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error) {
-	p, err := e.paths()
+	in, err := e.policyInputs(policy.Flags{Sandbox: f.layer(fs)}, f.cwd)
 	if err != nil {
 		return sandbox.Policy{}, err
+	}
+	r, err := policy.Resolve(in)
+	return r.Sandbox, err
+}
+
+// policyInputs are the one resolution's inputs for this command line: config.toml as
+// the person wrote it (a broken file stops the command), the environment, the flags.
+func (e *env) policyInputs(flags policy.Flags, cwd string) (policy.Inputs, error) {
+	p, err := e.paths()
+	if err != nil {
+		return policy.Inputs{}, err
 	}
 	var file config.File
 	data, err := config.ReadFile(p.ConfigFile)
@@ -82,16 +93,12 @@ func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error)
 	var ce *config.Error
 	switch {
 	case errors.As(err, &ce):
-		return sandbox.Policy{}, fmt.Errorf("%w (fix config.toml; `airlock config show` checks it)", err)
+		return policy.Inputs{}, fmt.Errorf("%w (fix config.toml; `airlock config show` checks it)", err)
 	case err == nil:
 	case !errors.Is(err, os.ErrNotExist):
-		return sandbox.Policy{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
+		return policy.Inputs{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
 	}
-	r, err := policy.Resolve(policy.Inputs{
-		File: file, FilePath: p.ConfigFile, Getenv: e.getenv, Flags: policy.Flags{Sandbox: f.layer(fs)},
-		Cwd: f.cwd, State: policy.StateOf(p),
-	})
-	return r.Sandbox, err
+	return policy.Inputs{File: file, FilePath: p.ConfigFile, Getenv: e.getenv, Flags: flags, Cwd: cwd, State: policy.StateOf(p)}, nil
 }
 
 func newExecCmd(e *env) *cobra.Command {
@@ -329,34 +336,33 @@ func newSandboxCmd(e *env) *cobra.Command {
 		Short: "Probe bubblewrap, user namespaces, Landlock, seccomp and KVM, and say what to do about each missing piece",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			requested := sandbox.BackendAuto
+			var flags policy.Flags
 			if backend != "" {
-				b, err := sandbox.ParseBackend(backend)
-				if err != nil {
-					return err
-				}
-				requested = b
-			} else if v := e.getenv(sandbox.EnvBackend); v != "" {
-				b, err := sandbox.ParseBackend(v)
-				if err != nil {
-					return fmt.Errorf("%s: %w", sandbox.EnvBackend, err)
-				}
-				requested = b
+				flags.Sandbox.Backend = &backend
 			}
+			in, err := e.policyInputs(flags, "")
+			if err != nil {
+				return err
+			}
+			g, err := policy.Global(in) // the backend as every surface resolves it
+			if err != nil {
+				return err
+			}
+			requested := g.Backend
 			st := sandbox.ProbeStatus(cmd.Context(), requested)
 			report := sandboxStatusReport{Status: st}
 			if p, err := e.paths(); err == nil {
 				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
 				report.MicroVM = &vm
 			}
-			err := e.print(report, func(w io.Writer) { printSandboxStatus(w, report) })
+			err = e.print(report, func(w io.Writer) { printSandboxStatus(w, report) })
 			if err == nil && st.Error != "" {
 				return &exitError{code: ExitError, err: nil}
 			}
 			return err
 		},
 	}
-	status.Flags().StringVar(&backend, "backend", "", "the backend setting to evaluate: auto | os | app (default: AIRLOCK_SANDBOX_BACKEND or auto)")
+	status.Flags().StringVar(&backend, "backend", "", "the backend setting to evaluate: auto | os | app (default: the effective one: AIRLOCK_SANDBOX_BACKEND, config.toml, or auto)")
 	cmd.AddCommand(status, newSandboxInstallCmd(e))
 	return cmd
 }

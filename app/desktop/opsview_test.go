@@ -392,7 +392,7 @@ func TestOpsApplyFailureFromTheWindow(t *testing.T) {
 	core, _ := openCore(t)
 	needKeyring(t, core)
 	f := NewFacade(core)
-	p := newOpsPlan(t, core, opsWorkdir(t), "cp missing.conf app.conf")
+	p := newOpsPlan(t, core, opsWorkdir(t), "cp new.conf no-such-dir/app.conf")
 	if _, err := f.OpsRunDiff(p.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/redact"
 )
 
 // Approval is a request waiting for a person, as the window lists it and the popup shows
@@ -48,10 +49,18 @@ func approvalView(p permission.PendingRequest) Approval {
 	}
 	return Approval{
 		ID: p.ID, Tool: p.Request.Tool, Summary: p.Summary, Tier: string(p.Tier), Kind: string(p.Kind),
-		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, Scopes: scopes, Params: permission.Redact(indentParams(p.Request.Params)), CreatedAt: p.CreatedAt, Deadline: p.Deadline,
+		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, Scopes: scopes, Params: indentParams(redactedParams(p.Request.Params)), CreatedAt: p.CreatedAt, Deadline: p.Deadline,
 		Session: c.Session, Run: c.Run, Task: c.Task, Department: c.Department, Cwd: c.Cwd,
 		Mode: c.Policy.Mode, Network: c.Policy.Network,
 	}
+}
+
+// redactedParams hides the credentials in the parameters, keeping them valid JSON.
+func redactedParams(raw json.RawMessage) json.RawMessage {
+	if b, err := redact.RawJSON(raw); err == nil {
+		return b
+	}
+	return json.RawMessage(redact.String(string(raw)))
 }
 
 // indentParams shows raw JSON parameters indented; text that is not JSON is shown as it is.

@@ -44,12 +44,33 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 		return ops.RunResult{ExitCode: -1}, fmt.Errorf("sandbox policy for %s: %w", spec.Dir, err)
 	}
 	pol = PolicyFor(pol, spec)
+	// The apply reads the approved copies of its inputs, bound read-only into the
+	// sandbox's own /tmp, where no process outside it can swap them. Without a sandbox
+	// (full access) the copies are read where Airlock keeps them.
+	var files []sandbox.ReadOnlyFile
+	place := func(in ops.StagedInput) string {
+		if pol.Mode == sandbox.ModeFullAccess {
+			return in.Copy
+		}
+		at := ops.StagedPath(in)
+		files = append(files, sandbox.ReadOnlyFile{Source: in.Copy, Target: at})
+		return at
+	}
+	c, err := spec.CommandFor(place)
+	if err != nil {
+		return ops.RunResult{ExitCode: -1}, fmt.Errorf("sandboxrunner (%s): %w", purpose(spec), err)
+	}
 	var argv []string
-	switch spec.Command.Kind() {
+	switch c.Kind() {
 	case "argv":
-		argv = spec.Command.Argv
+		argv = c.Argv
+		if len(files) > 0 && argv[0] != spec.Command.Argv[0] {
+			// The program is an approved input, placed in the sandbox's /tmp: it is found
+			// there, not on the host, so a shell inside starts it.
+			argv = append([]string{"/bin/sh", "-c", `exec "$0" "$@"`}, argv...)
+		}
 	case "shell":
-		argv = []string{"/bin/sh", "-c", spec.Command.Shell}
+		argv = []string{"/bin/sh", "-c", c.Shell}
 	default:
 		return ops.RunResult{ExitCode: -1}, errors.New("sandboxrunner: empty command")
 	}
@@ -60,7 +81,7 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 	stdout, stderr := &capped{max: limit}, &capped{max: limit}
 	start := time.Now()
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
-		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart})
+		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart, ReadOnlyFiles: files})
 	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
 		Truncated: stdout.dropped() || stderr.dropped(), TimedOut: res.TimedOut, Duration: time.Since(start)}
 	if res.TimedOut || res.Signal != "" {

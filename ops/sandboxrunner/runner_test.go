@@ -149,7 +149,8 @@ func TestWorkedExampleUnderTheSandbox(t *testing.T) {
 	}
 	key := make(memKeys, 32)
 	rand.Read(key)
-	svc, err := ops.New(ops.Config{DB: db, Runner: Runner{Policy: workspaceWrite(false)}, Keys: key})
+	state := filepath.Join(root, "state") // hidden from the sandbox, as the app hides its data dir
+	svc, err := ops.New(ops.Config{DB: db, Runner: Runner{Policy: workspaceWrite(false), HiddenPaths: []string{root + "/state"}}, Keys: key, StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}

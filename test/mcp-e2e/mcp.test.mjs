@@ -233,22 +233,35 @@ test("bash cannot reach Airlock's socket from inside the sandbox", async () => {
   assert.equal(res.structuredContent.stdout, "hidden\n", JSON.stringify(res));
 });
 
-test("a write outside the workspace is an isolation error", async () => {
+test("a write outside the workspace asks for exactly that escalation; denied, nothing is written", async () => {
   const target = path.join(OUTSIDE, "escape.txt");
-  const res = await silently("write_file", { path: target, content: "no" });
-  assert.ok(res.isError);
-  assert.match(text(res), /isolation error/);
-  assert.ok(!fs.existsSync(target));
-  const dotdot = await silently("write_file", { path: "../outside/escape.txt", content: "no" });
-  assert.ok(dotdot.isError);
-  assert.match(text(dotdot), /isolation error/);
-  assert.ok(!fs.existsSync(target));
+  for (const p of [target, "../outside/escape.txt"]) {
+    const call = client.callTool({ name: "write_file", arguments: { path: p, content: "no" } });
+    const req = await waitPending("write_file");
+    assert.equal(req.kind, "isolation_escalation");
+    assert.match(req.reasons.join(" "), /allowing it once gives .*outside writable, for this one call/);
+    assert.deepEqual(req.scopes, ["once"], "an escalation is never remembered");
+    await run(BIN, ["approvals", "deny", req.id, "--reason", "stay in the workspace"]);
+    const res = await call;
+    assert.ok(res.isError);
+    assert.match(text(res), /stay in the workspace/);
+    assert.ok(!fs.existsSync(target));
+  }
+  // A protected path: no escalation can allow it, so it is refused without asking.
+  const git = await silently("write_file", { path: ".git/config", content: "no" });
+  assert.ok(git.isError);
+  assert.match(text(git), /isolation error.*protected path/s);
 });
 
-test("web_fetch with the network off is refused", async () => {
-  const res = await silently("web_fetch", { url: "https://example.com/" });
+test("web_fetch with the network off asks for the network for that one call; denied, it is refused", async () => {
+  const call = client.callTool({ name: "web_fetch", arguments: { url: "https://example.com/" } });
+  const req = await waitPending("web_fetch");
+  assert.equal(req.kind, "isolation_escalation");
+  assert.match(req.reasons.join(" "), /the network on, for this one call/);
+  await run(BIN, ["approvals", "deny", req.id]);
+  const res = await call;
   assert.ok(res.isError);
-  assert.match(text(res), /isolation error.*network/s);
+  assert.match(text(res), /Airlock blocked web_fetch/);
 });
 
 test("the ops tools walk a plan to apply with a token a person approved on a TTY", async () => {

@@ -1,3 +1,24 @@
+export namespace app {
+	
+	export class ProjectLayer {
+	    path: string;
+	    applied: string[];
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectLayer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.applied = source["applied"];
+	        this.ignored = source["ignored"];
+	    }
+	}
+
+}
+
 export namespace config {
 	
 	export class Problem {
@@ -554,6 +575,7 @@ export namespace desktop {
 	    grants: GrantRow[];
 	    grantsError?: string;
 	    ignored: string[];
+	    projects: app.ProjectLayer[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionsView(source);
@@ -573,6 +595,7 @@ export namespace desktop {
 	        this.grants = this.convertValues(source["grants"], GrantRow);
 	        this.grantsError = source["grantsError"];
 	        this.ignored = source["ignored"];
+	        this.projects = this.convertValues(source["projects"], app.ProjectLayer);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -950,6 +973,7 @@ export namespace dispatch {
 	    owner?: string;
 	    policy: Policy;
 	    policy_override?: Policy;
+	    grant?: sandbox.Grant;
 	    parent_run_id?: number;
 	    cwd: string;
 	    department?: string;
@@ -993,6 +1017,7 @@ export namespace dispatch {
 	        this.owner = source["owner"];
 	        this.policy = this.convertValues(source["policy"], Policy);
 	        this.policy_override = this.convertValues(source["policy_override"], Policy);
+	        this.grant = this.convertValues(source["grant"], sandbox.Grant);
 	        this.parent_run_id = source["parent_run_id"];
 	        this.cwd = source["cwd"];
 	        this.department = source["department"];
@@ -1603,6 +1628,7 @@ export namespace ops {
 	export class JournalReport {
 	    project: string;
 	    entries: number;
+	    expected: number;
 	    last_seq: number;
 	    ok: boolean;
 	    problems?: JournalProblem[];
@@ -1615,6 +1641,7 @@ export namespace ops {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.project = source["project"];
 	        this.entries = source["entries"];
+	        this.expected = source["expected"];
 	        this.last_seq = source["last_seq"];
 	        this.ok = source["ok"];
 	        this.problems = this.convertValues(source["problems"], JournalProblem);
@@ -1908,6 +1935,22 @@ export namespace paths {
 
 export namespace sandbox {
 	
+	export class Grant {
+	    writable?: string[];
+	    network?: boolean;
+	    readable?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Grant(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.writable = source["writable"];
+	        this.network = source["network"];
+	        this.readable = source["readable"];
+	    }
+	}
 	export class Probe {
 	    name: string;
 	    ok: boolean;

@@ -1,0 +1,7 @@
+//go:build linux
+
+package ops
+
+import "github.com/airlock-app/airlock/ops/internal/swaptest"
+
+func swapperMain() { swaptest.Main() }
