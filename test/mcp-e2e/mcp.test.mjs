@@ -97,16 +97,16 @@ async function silently(name, args) {
 
 // typeOnTTY answers like a person at a terminal: `airlock approvals allow ID [flags]`
 // under a pseudo-terminal, typing the login password when asked.
-function typeOnTTY(id, ...flags) {
+function typeOnTTY(id, flags = "", password = process.env.AIRLOCK_E2E_PASSWORD) {
   return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id} ${flags.join(" ")}`, "/dev/null"], { env: process.env });
+    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id} ${flags}`, "/dev/null"], { env: process.env });
     let out = "";
     let typed = false;
     child.stdout.on("data", (d) => {
       out += d;
       if (!typed && out.includes("Type your login password")) {
         typed = true;
-        child.stdin.write(process.env.AIRLOCK_E2E_PASSWORD + "\n");
+        child.stdin.write(password + "\n");
       }
     });
     child.on("exit", (code) => {
@@ -292,6 +292,8 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
   const ap = await waitPending("ops_approve");
   assert.ok(ap.interactiveOnly, "ops_approve needs a person");
   await assert.rejects(run(BIN, ["approvals", "allow", ap.id]), "no script approves a plan");
+  // Nor one that fakes a terminal and types what `approvals list` shows.
+  await assert.rejects(typeOnTTY(ap.id, "", ap.id.slice(0, 8)), /not accepted/, "a fake terminal approves a plan");
   await typeOnTTY(ap.id);
   const approved = await approving;
   assert.ok(!approved.isError, text(approved));
@@ -317,7 +319,7 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
   for (const ev of ["planned", "diff_attached", "approved", "apply_started", "apply_finished", "verified"]) {
     assert.ok(events.includes(ev), `journal has ${ev}: ${events}`);
   }
-  assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-tty");
+  assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-os-proof");
 });
 
 // The hook adapter, against the same daemon, with Claude Code's documented event shapes.
