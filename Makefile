@@ -15,15 +15,15 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
 	dunst libglib2.0-bin \
 	chromium sqlite3 git curl ca-certificates python3 \
-	qemu-system-x86 qemu-utils e2fsprogs
+	qemu-system-x86 qemu-utils e2fsprogs libpam0g-dev
 
-.PHONY: all deps apt-deps frontend-deps build build-cli build-desktop run test vet staticcheck \
+.PHONY: all deps apt-deps pam-service frontend-deps build build-cli build-desktop run test vet staticcheck \
 	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image sandbox-test-image clean
 
 all: build
 
 ## deps: install what is missing (apt packages when root, npm packages)
-deps: apt-deps frontend-deps
+deps: apt-deps pam-service frontend-deps
 
 apt-deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -33,6 +33,15 @@ apt-deps:
 		echo "  sudo apt-get update && sudo apt-get install -y $$missing"; exit 1; fi; \
 	echo "apt: installing $$missing"; \
 	apt-get update -q && apt-get install -y -q --no-install-recommends $$missing
+
+# Airlock's PAM service: at a terminal, a person proves presence with their login password,
+# checked by the core with the system's common-auth and common-account (installed when root).
+pam-service:
+	@if [ -f /etc/pam.d/airlock ]; then echo "pam: /etc/pam.d/airlock present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "No /etc/pam.d/airlock: terminal answers use the sudo (else login) PAM service. To install Airlock's:"; \
+		echo "  sudo install -m 0644 build/linux/airlock.pam /etc/pam.d/airlock"; exit 0; fi; \
+	install -m 0644 build/linux/airlock.pam /etc/pam.d/airlock && echo "pam: installed /etc/pam.d/airlock"
 
 frontend-deps: frontend/node_modules/.package-lock.json
 

@@ -63,6 +63,7 @@ type Core struct {
 	flags     map[string]any
 	api       *localapi.Server
 	sandboxes *sandboxPIDs
+	presence  *presence // proves a person at a terminal (app/presence.go)
 	cancel    context.CancelFunc
 
 	sandbox  sandboxState
@@ -92,7 +93,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{Kind: opts.Kind, Paths: p, Bus: eventbus.New(), Secrets: secrets.New(),
-		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs(),
+		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs(), presence: newPresence(),
 		sandbox: sandboxState{done: make(chan struct{})}}
 
 	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))

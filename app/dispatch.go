@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // registeringExecutor records each run's sandbox pid for as long as it runs, so the
@@ -102,6 +103,8 @@ type authorizeBody struct {
 	Dir          string `json:"dir"`
 	ConfirmHome  bool   `json:"confirmHome"`
 	Confirmation string `json:"confirmation"`
+	// Password proves the person to the operating system (answerer).
+	Password string `json:"password,omitempty"`
 }
 
 func (c *Core) dispatchRoutes() {
@@ -123,8 +126,13 @@ func (c *Core) dispatchRoutes() {
 			Name     string               `json:"name"`
 			Dir      string               `json:"dir"`
 			Defaults departments.Defaults `json:"defaults"`
+			personProof
 		}
 		if err := localapi.ReadJSON(r, &b); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if err := c.requirePerson(r, b.personProof, widening(b.Defaults), "a department", "airlock dept add "+b.Name+" DIR …"); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
@@ -136,12 +144,19 @@ func (c *Core) dispatchRoutes() {
 		ok(w, v, err)
 	})
 	h("PUT /v1/departments/{name}/defaults", func(w http.ResponseWriter, r *http.Request) {
-		var d departments.Defaults
-		if err := localapi.ReadJSON(r, &d); err != nil {
+		var b struct {
+			departments.Defaults
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		v, err := c.Departments.SetDefaults(r.Context(), r.PathValue("name"), d)
+		if err := c.requirePerson(r, b.personProof, widening(b.Defaults), "department defaults", "airlock dept set "+r.PathValue("name")+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		v, err := c.Departments.SetDefaults(r.Context(), r.PathValue("name"), b.Defaults)
 		ok(w, v, err)
 	})
 	h("DELETE /v1/departments/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -158,12 +173,21 @@ func (c *Core) dispatchRoutes() {
 		ok(w, views, err)
 	})
 	h("POST /v1/tasks", func(w http.ResponseWriter, r *http.Request) {
-		var spec dispatch.TaskSpec
-		if err := localapi.ReadJSON(r, &spec); err != nil {
+		// Creating a task approves its command for every run: one that widens access
+		// (full-access, approval never) is the person's act, proven as an answer is.
+		var b struct {
+			dispatch.TaskSpec
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		t, err := c.Dispatch.CreateTask(r.Context(), spec)
+		if err := c.requirePerson(r, b.personProof, widening(b.Overrides), "a task", "airlock task add --name "+b.Name+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.CreateTask(r.Context(), b.TaskSpec)
 		if err != nil {
 			ok(w, nil, err)
 			return
@@ -179,12 +203,29 @@ func (c *Core) dispatchRoutes() {
 		ok(w, c.Dispatch.View(t, 5), nil)
 	})
 	h("PATCH /v1/tasks/{name}", func(w http.ResponseWriter, r *http.Request) {
-		var p dispatch.TaskPatch
-		if err := localapi.ReadJSON(r, &p); err != nil {
+		var b struct {
+			dispatch.TaskPatch
+			personProof
+		}
+		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		t, err := c.Dispatch.EditTask(r.Context(), r.PathValue("name"), p)
+		// A new command (or directory) under a task that already runs with full access
+		// or approval never is a new approval of that access.
+		var widens []string
+		if b.Overrides != nil {
+			widens = widening(*b.Overrides)
+		} else if b.Argv != nil || b.Cwd != nil {
+			if cur, err := c.Dispatch.Task(r.Context(), r.PathValue("name")); err == nil {
+				widens = widening(cur.Overrides)
+			}
+		}
+		if err := c.requirePerson(r, b.personProof, widens, "a task", "airlock task edit "+r.PathValue("name")+" …"); err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		t, err := c.Dispatch.EditTask(r.Context(), r.PathValue("name"), b.TaskPatch)
 		if err != nil {
 			ok(w, nil, err)
 			return
@@ -307,19 +348,25 @@ func (c *Core) dispatchRoutes() {
 			localapi.WriteError(w, err)
 			return
 		}
-		peer, _ := localapi.PeerFrom(r.Context())
-		if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
-				Message: "authorizing a directory needs a person: the caller has no terminal",
-				Hint:    "run `airlock authorize DIR` in a terminal, or use Authorize this directory in the window"})
-			return
-		}
 		if b.Confirmation != filepath.Base(filepath.Clean(b.Dir)) && b.Confirmation != filepath.Clean(b.Dir) {
 			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
 				Message: "the typed confirmation does not name the directory", Hint: "type the directory's name when `airlock authorize` asks"})
 			return
 		}
-		v, err := c.Dispatch.Authorize(r.Context(), b.Dir, "cli-tty", b.ConfirmHome)
+		proof := personProof{Password: b.Password}
+		if b.Password == "" {
+			proof.Confirmation = b.Confirmation // terminal_proof = "tty"
+		}
+		by, err := c.answerer(r, proof, nil) // the name was checked above
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if !permission.ByPerson(by) {
+			localapi.WriteError(w, c.needPerson("authorizing a directory", "airlock authorize "+b.Dir))
+			return
+		}
+		v, err := c.Dispatch.Authorize(r.Context(), b.Dir, by, b.ConfirmHome)
 		ok(w, v, err)
 	})
 	h("GET /v1/places", func(w http.ResponseWriter, r *http.Request) {

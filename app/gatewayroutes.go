@@ -97,7 +97,7 @@ func (c *Core) gatewayRoutes() {
 			localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d})
 			return
 		}
-		if d.AnsweredBy != permission.ByWindow && d.AnsweredBy != permission.ByCLITTY {
+		if !permission.ByPerson(d.AnsweredBy) {
 			// The broker never lets anything but a person allow ops_approve; refuse
 			// anyway rather than mint a token on someone else's word.
 			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",

@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/ops/sandboxrunner"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // registeringRunner runs ops commands in the sandbox and records each sandbox's pid
@@ -54,6 +55,8 @@ type planFile struct {
 type approveBody struct {
 	TTL               string `json:"ttl,omitempty"`
 	ConfirmHashPrefix string `json:"confirmHashPrefix"`
+	// Password proves the person to the operating system (answerer).
+	Password string `json:"password,omitempty"`
 }
 
 func (c *Core) opsRoutes() {
@@ -93,23 +96,31 @@ func (c *Core) opsRoutes() {
 	h("GET /v1/ops/plans/{id}/approval", func(w http.ResponseWriter, r *http.Request) {
 		respond(w, func() (any, error) { return c.Ops.ApprovalPrompt(r.Context(), r.PathValue("id")) })
 	})
-	// Approve mints the single-use token. Over the API only a person at a terminal can:
-	// the caller must have one, and must have typed the plan hash's first characters.
+	// Approve mints the single-use token. Over the API only a person at a terminal can,
+	// proven as the approvals answer is (answerer), and having typed the plan hash's
+	// first characters.
 	h("POST /v1/ops/plans/{id}/approve", func(w http.ResponseWriter, r *http.Request) {
 		var b approveBody
 		if err := localapi.ReadJSON(r, &b); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}
-		peer, _ := localapi.PeerFrom(r.Context())
-		if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
-				Message: ops.ErrNotInteractive.Error(), Hint: "run `airlock ops approve PLAN` in a terminal, or approve in the Airlock window"})
+		proof := personProof{Password: b.Password}
+		if b.Password == "" {
+			proof.Confirmation = b.ConfirmHashPrefix // terminal_proof = "tty"
+		}
+		by, err := c.answerer(r, proof, nil) // ops checks the hash prefix itself
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
+		}
+		if !permission.ByPerson(by) {
+			localapi.WriteError(w, c.needPerson("approving a plan", "airlock ops approve "+r.PathValue("id")))
 			return
 		}
 		in := ops.ApproveInput{PlanID: r.PathValue("id"), TTL: b.TTL, ConfirmHashPrefix: b.ConfirmHashPrefix}
 		respond(w, func() (any, error) {
-			return c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: "cli-tty", Interactive: true})
+			return c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: by, Interactive: true})
 		})
 	})
 	h("POST /v1/ops/plans/{id}/reject", func(w http.ResponseWriter, r *http.Request) {

@@ -73,11 +73,18 @@ func (c *Core) RevokeGrant(ctx context.Context, id string) error {
 	return nil
 }
 
-// answerRequest is the body of POST /v1/approvals/{id}/answer.
+// answerRequest is the body of POST /v1/approvals/{id}/answer. Who answered is not in
+// it: the core sets that from how the answer arrived (answerer), so a `by` or
+// `interactive` the caller sends is ignored.
 type answerRequest struct {
-	permission.Answer
-	// Confirmation is what the person typed at the TTY (the request id's first characters).
-	Confirmation string `json:"confirmation,omitempty"`
+	Allow   bool             `json:"allow"`
+	Scope   permission.Scope `json:"scope,omitempty"`
+	Pattern string           `json:"pattern,omitempty"`
+	Reason  string           `json:"reason,omitempty"`
+	personProof
+	// By and Interactive are accepted and ignored: a caller's word for who it is.
+	By          string `json:"by,omitempty"`
+	Interactive bool   `json:"interactive,omitempty"`
 }
 
 func (c *Core) permissionRoutes() {
@@ -110,6 +117,10 @@ func (c *Core) permissionRoutes() {
 	c.api.Handle("GET /v1/approvals", func(w http.ResponseWriter, r *http.Request) {
 		localapi.WriteJSON(w, http.StatusOK, c.Broker.Pending())
 	})
+	// How a person at a terminal proves presence: the CLI asks the password under os.
+	c.api.Handle("GET /v1/approvals/proof", func(w http.ResponseWriter, r *http.Request) {
+		localapi.WriteJSON(w, http.StatusOK, c.Proof())
+	})
 	c.api.Handle("POST /v1/approvals/{id}/answer", func(w http.ResponseWriter, r *http.Request) {
 		var a answerRequest
 		if err := localapi.ReadJSON(r, &a); err != nil {
@@ -117,19 +128,16 @@ func (c *Core) permissionRoutes() {
 			return
 		}
 		id := r.PathValue("id")
-		if a.Interactive {
-			// Over the API, "a person answered" is the CLI's claim after a typed
-			// confirmation on its terminal: hold it to that.
-			peer, _ := localapi.PeerFrom(r.Context())
-			if err := checkInteractiveClaim(peer, id, a); err != nil {
-				localapi.WriteError(w, err)
-				return
-			}
-			a.By = permission.ByCLITTY
-		} else if a.By == "" {
-			a.By = permission.ByAPI
+		by, err := c.answerer(r, a.personProof, func(typed string) bool {
+			// The first 6 characters of the id, or the whole id when it is shorter (run-2).
+			return len(typed) >= min(6, len(id)) && strings.HasPrefix(id, typed)
+		})
+		if err != nil {
+			localapi.WriteError(w, err)
+			return
 		}
-		d, err := c.Broker.Answer(r.Context(), id, a.Answer)
+		d, err := c.Broker.Answer(r.Context(), id, permission.Answer{Allow: a.Allow, Scope: a.Scope, Pattern: a.Pattern,
+			Reason: a.Reason, By: by, Interactive: permission.ByPerson(by)})
 		if err != nil {
 			localapi.WriteError(w, brokerError(err))
 			return
@@ -175,30 +183,15 @@ func (c *Core) permissionRoutes() {
 	})
 }
 
-// checkInteractiveClaim holds an API answer that claims a person typed it to what the
-// CLI does: the caller has a controlling terminal and echoed the request's id prefix.
-func checkInteractiveClaim(peer localapi.Peer, id string, a answerRequest) error {
-	if !peer.Unix || peer.PID <= 0 || !hasControllingTTY(peer.PID) {
-		return &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
-			Message: "this answer claims a person typed it, but the caller has no terminal",
-			Hint:    "answer in the Airlock window, or run `airlock approvals allow` in a terminal"}
-	}
-	// The first 6 characters of the id, or the whole id when it is shorter (run-2).
-	if len(a.Confirmation) < min(6, len(id)) || a.Confirmation == "" || !strings.HasPrefix(id, a.Confirmation) {
-		return &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
-			Message: "the typed confirmation does not match the request",
-			Hint:    "type the first characters of the request id when `airlock approvals allow` asks"}
-	}
-	return nil
-}
-
 // brokerError turns the broker's errors into API errors with a way out.
 func brokerError(err error) error {
 	switch {
 	case errors.Is(err, permission.ErrNotPending):
 		return &localapi.Error{Status: http.StatusNotFound, Code: "not_pending", Message: err.Error(), Hint: "it was answered or expired; list what waits with `airlock approvals list`"}
 	case errors.Is(err, permission.ErrInteractiveOnly):
-		return &localapi.Error{Status: http.StatusForbidden, Code: "interactive_only", Message: err.Error(), Hint: "this request needs a person: answer it in the Airlock window or with `airlock approvals allow` in a terminal"}
+		return &localapi.Error{Status: http.StatusForbidden, Code: "interactive_only", Message: err.Error(), Hint: "this request needs a person: answer it in the Airlock window, or with `airlock approvals allow ID` at a terminal and type your login password"}
+	case errors.Is(err, permission.ErrNeedsPerson):
+		return &localapi.Error{Status: http.StatusForbidden, Code: "needs_person", Message: err.Error(), Hint: "answer it in the Airlock window, or with `airlock approvals allow ID` at a terminal and type your login password"}
 	case errors.Is(err, permission.ErrBadAnswer), errors.Is(err, permission.ErrRequestMismatch):
 		return &localapi.Error{Status: http.StatusBadRequest, Code: "bad_answer", Message: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -38,10 +38,11 @@ func (c *Core) Status(ctx context.Context) Status {
 		sb = &localapi.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error}
 	default:
 	}
+	proof := c.Proof()
 	return Status{
 		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
-		Config: c.configView(), Keyring: kr, Previous: c.Previous, Sandbox: sb,
+		Config: c.configView(), Keyring: kr, Previous: c.Previous, Sandbox: sb, Approvals: &proof,
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -38,6 +40,9 @@ var (
 	ErrBadAnswer       = errors.New("answer not accepted")
 	ErrClosed          = errors.New("permission broker closed")
 	ErrRequestMismatch = errors.New("request id reused for a different request")
+	// ErrNeedsPerson: the answer needs a person (a P2 allow, an always grant) and came
+	// through a surface that is not one.
+	ErrNeedsPerson = errors.New("this answer needs a person")
 )
 
 // BrokerOptions configure NewBroker.
@@ -96,8 +101,11 @@ type pendingEntry struct {
 	waiters   int
 	recovered bool
 	claimed   bool
-	done      chan struct{}
-	final     Decision
+	// place is where an always grant of it applies (alwaysPlace); "" offers none
+	// unless the request names a department.
+	place string
+	done  chan struct{}
+	final Decision
 }
 
 // PendingRequest is a request waiting for a person, as surfaces show it.
@@ -247,7 +255,8 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 		b.record(req, d)
 		return d, nil
 	}
-	e := &pendingEntry{req: req, ask: d, created: time.Now().UTC(), waiters: 1, done: make(chan struct{})}
+	e := &pendingEntry{req: req, ask: d, created: time.Now().UTC(), waiters: 1, done: make(chan struct{}),
+		place: alwaysPlace(req.Context, b.preflight.Home)}
 	if !jsonEqual(asked, req.Params) {
 		e.asked = asked
 	}
@@ -480,7 +489,7 @@ func (e *pendingEntry) scopes() []Scope {
 	}
 	// Always is remembered for a department or a place; a request without either would
 	// make a grant that applies everywhere, so it is not offered.
-	if e.req.Context.Department != "" || grantPlace(e.req.Context) != "" {
+	if e.req.Context.Department != "" || e.place != "" {
 		out = append(out, ScopeAlways)
 	}
 	return out
@@ -529,11 +538,14 @@ func (b *Broker) Pending() []PendingRequest {
 	return out
 }
 
-// Answer answers a pending request. A deny is accepted from any surface. An allow of an
-// interactive-only request needs Interactive (a click in the window, or a typed
-// confirmation on a TTY) and By window or cli-tty; P2 allows are refused from the tray
-// and notifications; session and always scopes exist for P1 only. An allow without a
-// scope is remembered for the session when the request offers that, else once.
+// Answer answers a pending request. a.By is the surface the answer came through, which
+// the core sets (never the caller). A deny is accepted from any surface. An allow of an
+// interactive-only or P2 request, and an always grant, need a person: the window, or a
+// terminal where the person proved presence (ByPerson, with Interactive); the tray and
+// notifications answer P1 only. Session and always scopes exist for P1 only, and a
+// pattern wider than the request's own subject can be chosen only in the window. An
+// allow without a scope is remembered for the session when the request offers that,
+// else once.
 func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, error) {
 	b.mu.Lock()
 	e, ok := b.pending[id]
@@ -567,7 +579,7 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 			if d.Scope == ScopeSession {
 				g.Session = e.req.Context.SessionKey()
 			} else {
-				g.Department, g.Workspace = e.req.Context.Department, grantPlace(e.req.Context)
+				g.Department, g.Workspace = e.req.Context.Department, e.place
 			}
 			if _, err := b.grants.Add(ctx, g); err != nil {
 				d.Reasons = append(d.Reasons, "the grant could not be remembered: "+err.Error())
@@ -581,22 +593,36 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 	return d, nil
 }
 
+// ByPerson reports whether an answer that arrived through surface by may be a person's:
+// a click in the window, or a terminal where the person proved presence to the
+// operating system (or, with terminal_proof = "tty", merely had a terminal).
+func ByPerson(by string) bool {
+	return by == ByWindow || by == ByCLIOSProof || by == ByCLITTY
+}
+
+// personWayOut says where a person answers a request.
+func personWayOut(id string) string {
+	return fmt.Sprintf("answer it in the Airlock window, or run `airlock approvals allow %s` at a terminal and type your login password", id)
+}
+
 func validateAnswer(e *pendingEntry, a Answer) error {
 	switch a.By {
-	case ByWindow, ByTray, ByNotification, ByCLITTY, ByAPI:
+	case ByWindow, ByTray, ByNotification, ByCLIOSProof, ByCLITTY, ByAPI:
 	default:
-		return fmt.Errorf("%w: by %q: want window, tray, notification, cli-tty or api", ErrBadAnswer, a.By)
+		return fmt.Errorf("%w: by %q: want window, tray, notification, cli-os-proof, cli-tty or api", ErrBadAnswer, a.By)
 	}
 	if !a.Allow {
 		return nil
 	}
-	if e.ask.InteractiveOnly {
-		if !a.Interactive || (a.By != ByWindow && a.By != ByCLITTY) {
-			return fmt.Errorf("%w (%s): only a person can allow it, with a click in Airlock's window or a typed confirmation on a terminal (`airlock approvals allow %s` from a TTY)", ErrInteractiveOnly, e.ask.Kind, e.req.ID)
-		}
+	person := ByPerson(a.By) && a.Interactive
+	if e.ask.InteractiveOnly && !person {
+		return fmt.Errorf("%w (%s): only a person can allow it, and an answer from the %s is not one: %s", ErrInteractiveOnly, e.ask.Kind, a.By, personWayOut(e.req.ID))
 	}
-	if (e.ask.Tier == P2 || e.ask.InteractiveOnly) && (a.By == ByTray || a.By == ByNotification) {
-		return fmt.Errorf("%w: P2 requests cannot be allowed from the %s; open Airlock's window", ErrBadAnswer, a.By)
+	if e.ask.Tier == P2 && !person {
+		return fmt.Errorf("%w: a P2 request asks a person every time, and an answer from the %s is not one: %s", ErrNeedsPerson, a.By, personWayOut(e.req.ID))
+	}
+	if a.Pattern != "" && a.Pattern != e.req.Subject() && a.By != ByWindow {
+		return fmt.Errorf("%w: pattern %q is wider than the request's own call %q: from the %s a grant covers that call only; leave the pattern out, or choose a wider one in the Airlock window", ErrBadAnswer, a.Pattern, redact.String(e.req.Subject()), a.By)
 	}
 	switch a.Scope {
 	case "", ScopeOnce:
@@ -610,14 +636,51 @@ func validateAnswer(e *pendingEntry, a Answer) error {
 				return fmt.Errorf("%w: %s requests ask every time, so only --once can be chosen", ErrBadAnswer, e.ask.Tier)
 			}
 			if a.Scope == ScopeAlways {
-				return fmt.Errorf("%w: scope always needs the request's department, workspace or working directory, and this request has none; use once or session", ErrBadAnswer)
+				return fmt.Errorf("%w: scope always needs the request's department, or a workspace or working directory that is neither / nor above the home directory, and this request has none; use once or session", ErrBadAnswer)
 			}
 			return fmt.Errorf("%w: scope %s needs a session; use once or always", ErrBadAnswer, a.Scope)
+		}
+		if a.Scope == ScopeAlways && !person {
+			return fmt.Errorf("%w: an always grant allows every later call like it without asking, and an answer from the %s is not a person's: allow it for the session instead, or %s", ErrNeedsPerson, a.By, strings.Replace(personWayOut(e.req.ID), "allow "+e.req.ID, "allow "+e.req.ID+" --always", 1))
 		}
 	default:
 		return fmt.Errorf("%w: scope %q: want once, session or always", ErrBadAnswer, a.Scope)
 	}
 	return nil
+}
+
+// alwaysPlace is where an always grant of a request without a department applies: its
+// workspace when that holds its working directory, else the working directory, symlinks
+// resolved. It is "" — no always grant — when that place is `/` or above the home
+// directory: a request naming `/` as its workspace would otherwise turn one answer into
+// an allow of every later call of every agent.
+func alwaysPlace(c Context, home string) string {
+	home = realDir(home)
+	cwd, ws := realDir(c.Cwd), realDir(c.Workspace)
+	place := cwd
+	if ws != "" && (cwd == "" || within(cwd, ws)) && !tooBroad(ws, home) {
+		place = ws
+	}
+	if place == "" || tooBroad(place, home) {
+		return ""
+	}
+	return place
+}
+
+// tooBroad reports whether dir is `/` or a directory above home.
+func tooBroad(dir, home string) bool {
+	return dir == string(filepath.Separator) || (home != "" && dir != home && within(home, dir))
+}
+
+// realDir is an absolute directory with its symlinks resolved ("" for a relative one).
+func realDir(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // persistPending writes a request that waits for a person. What reaches the database is
@@ -668,6 +731,7 @@ func (b *Broker) recover(ctx context.Context) error {
 		if r.Deadline != nil {
 			e.deadline = *r.Deadline
 		}
+		e.place = alwaysPlace(e.req.Context, b.preflight.Home)
 		if pid := r.CallerPID; pid > 0 && !processAlive(pid) {
 			e.claimed = true
 			b.complete(e, denyWith(e.ask, LayerPolicy, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)

@@ -137,7 +137,7 @@ func TestInteractiveOnlyAnswers(t *testing.T) {
 			t.Fatalf("answer %+v accepted for an interactive-only request", a)
 		}
 	}
-	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByAPI}); !errors.Is(err, ErrInteractiveOnly) || !strings.Contains(err.Error(), "TTY") {
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByAPI}); !errors.Is(err, ErrInteractiveOnly) || !strings.Contains(err.Error(), "login password") {
 		t.Fatalf("error does not explain the way out: %v", err)
 	}
 	d, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByCLITTY, Interactive: true})
@@ -246,10 +246,18 @@ func TestP2OnlyOnce(t *testing.T) {
 	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByTray}); err == nil {
 		t.Fatal("P2 allowed from the tray")
 	}
-	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByAPI}); err != nil {
-		t.Fatalf("P2 (not interactive-only) from the API: %v", err)
+	// A P2 asks a person every time: an API answer is not one, even claiming to be.
+	for _, a := range []Answer{{Allow: true, By: ByAPI}, {Allow: true, By: ByAPI, Interactive: true}} {
+		if _, err := b.Answer(ctx, p.ID, a); !errors.Is(err, ErrNeedsPerson) || !strings.Contains(err.Error(), "Airlock window") {
+			t.Fatalf("P2 %+v from the API = %v", a, err)
+		}
 	}
-	<-ch
+	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByCLIOSProof, Interactive: true}); err != nil {
+		t.Fatalf("P2 from a terminal with OS proof: %v", err)
+	}
+	if got := <-ch; got.AnsweredBy != ByCLIOSProof {
+		t.Fatalf("caller got %+v", got)
+	}
 }
 
 func TestTimeoutAndCancel(t *testing.T) {

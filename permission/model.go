@@ -230,9 +230,11 @@ type Answer struct {
 	Scope   Scope  `json:"scope,omitempty"`   // default: session when the request offers it (P1 with a session), else once
 	Pattern string `json:"pattern,omitempty"` // for session/always grants; default: the exact subject
 	Reason  string `json:"reason,omitempty"`
-	By      string `json:"by"` // window | tray | notification | cli-tty | api
+	// By is the surface the answer arrived through, set by the core, never taken from a
+	// caller: window | tray | notification | cli-os-proof | cli-tty | api.
+	By string `json:"by"`
 	// Interactive is true when the answer came from a person: a click in the window or a
-	// typed confirmation on a TTY. Interactive-only requests refuse answers without it.
+	// terminal where the person proved presence. Interactive-only requests refuse answers without it.
 	Interactive bool `json:"interactive"`
 }
 
@@ -243,6 +245,9 @@ const (
 	ByNotification = "notification"
 	ByCLITTY       = "cli-tty"
 	ByAPI          = "api"
+	// ByCLIOSProof is an answer at a terminal whose person proved presence to the
+	// operating system (their login password, checked by PAM in the core).
+	ByCLIOSProof = "cli-os-proof"
 )
 
 // SessionKey names what a "session" grant is remembered for: the agent session, or the

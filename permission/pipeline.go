@@ -279,7 +279,7 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	verdict, layer := Ask, LayerTier
 	switch {
 	case interactive:
-		d.Reasons = append(d.Reasons, "interactive-only: only a person in the window or on a TTY can allow it")
+		d.Reasons = append(d.Reasons, "interactive-only: only a person can allow it, in the window or at a terminal with their login password")
 	case tier == P0 && !forceAsk:
 		verdict = Allow
 	case tier.rank() <= P1.rank():

@@ -39,12 +39,27 @@ export AIRLOCK_BIN=$root/build/bin/airlock
 # The tests start `airlock` by name, as the README's configurations do.
 export PATH=$root/build/bin:$PATH
 mkdir -p "$AIRLOCK_HOME" "$AIRLOCK_E2E_WORKSPACE" "$AIRLOCK_E2E_OUTSIDE"
+# The person proves presence at a terminal with a password checked by PAM in the core
+# ([approvals] terminal_proof = "os"). The daemon runs as root here, whose password is not
+# the test's to set: a PAM service of the test's own asks for the password through the core's
+# conversation (pam_exec expose_authtok) and accepts only this one.
+[[ $(id -u) == 0 ]] || fail "installing the test's PAM service needs root"
+export AIRLOCK_E2E_PASSWORD="e2e-$RANDOM$RANDOM"
+pam_service="airlock-mcp-e2e-$$"
+printf '%s' "$AIRLOCK_E2E_PASSWORD" >"$base/password"
+chmod 600 "$base/password"
+printf '#!/bin/bash\nIFS= read -r -d "" pw || true\n[ "$pw" = "$(cat %s)" ]\n' "$base/password" >"$base/pam-check"
+chmod 700 "$base/pam-check"
+printf 'auth required pam_exec.so expose_authtok quiet %s\naccount required pam_permit.so\n' "$base/pam-check" >"/etc/pam.d/$pam_service"
+mkdir -p "$AIRLOCK_HOME/config"
+printf '[approvals]\npam_service = "%s"\n' "$pam_service" >"$AIRLOCK_HOME/config/config.toml"
 unset AIRLOCK_SANDBOX_MODE AIRLOCK_NETWORK AIRLOCK_APPROVAL_POLICY AIRLOCK_EXECUTION_MODE
 
 "$root/build/bin/airlockd" >"$base/airlockd.log" 2>&1 &
 daemon=$!
 cleanup() {
 	kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+	rm -f "/etc/pam.d/$pam_service"
 	if [[ ${status:-1} != 0 ]]; then
 		echo "mcp-e2e: daemon log ($base/airlockd.log):" >&2
 		tail -n 40 "$base/airlockd.log" >&2 || true

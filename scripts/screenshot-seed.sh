@@ -22,7 +22,12 @@ task() { api POST /v1/tasks "$1" >/dev/null; }
 task "{\"name\":\"nightly-report\",\"argv\":[\"sh\",\"-c\",\"echo collecting sources; sleep 0.3; echo 42 papers summarised > summary.txt; echo report written\"],\"cwd\":\"$work/research\",\"department\":\"research\",\"schedule\":\"0 2 * * *\",\"time_zone\":\"Europe/Madrid\"}"
 task "{\"name\":\"weekly-deps\",\"argv\":[\"sh\",\"-c\",\"echo checking dependencies; echo all up to date\"],\"cwd\":\"$work/platform\",\"department\":\"platform\",\"schedule\":\"0 9 * * 1\",\"time_zone\":\"Europe/Madrid\"}"
 task "{\"name\":\"site-build\",\"argv\":[\"sh\",\"-c\",\"echo building the site; exit 2\"],\"cwd\":\"$work/site\",\"schedule\":\"*/30 * * * *\",\"time_zone\":\"UTC\"}"
-task "{\"name\":\"prune-caches\",\"argv\":[\"sh\",\"-c\",\"echo pruning\"],\"cwd\":\"$work/platform\",\"department\":\"platform\",\"schedule\":\"30 3 * * *\",\"time_zone\":\"UTC\",\"overrides\":{\"sandbox_mode\":\"full-access\",\"approval_policy\":\"never\"}}"
+# Full access with approval never is the person's act (the window, or the CLI with the login
+# password), never a script's over the API: the seed writes it into the database directly, as
+# the person would have set it in the window.
+task "{\"name\":\"prune-caches\",\"argv\":[\"sh\",\"-c\",\"echo pruning\"],\"cwd\":\"$work/platform\",\"department\":\"platform\",\"schedule\":\"30 3 * * *\",\"time_zone\":\"UTC\"}"
+db=$(api GET /v1/status | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["database"])')
+sqlite3 -cmd '.timeout 5000' "$db" "UPDATE tasks SET override_sandbox_mode = 'full-access', override_approval_policy = 'never' WHERE name = 'prune-caches';"
 
 # weekly-deps is not run: its department's cloudops posture asks for every command (P2).
 for t in nightly-report nightly-report; do

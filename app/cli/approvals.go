@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // The CLI does not link the permission package (it pulls the database in); these are
@@ -130,16 +129,18 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 	if p == nil {
 		return fmt.Errorf("no pending request %s (answered elsewhere, or expired): see `airlock approvals list`", id)
 	}
-	body := map[string]any{"allow": allow, "scope": scope, "reason": reason, "by": "api"}
-	// A person at a terminal is asked to confirm what they allow; an interactive-only
-	// request accepts nothing less.
-	if allow && (p.InteractiveOnly || p.Tier == "P2") {
-		confirmation, err := confirmOnTTY(p)
+	// Who answers is the core's fact, from how the answer arrives: this body names no
+	// surface. What needs a person (P2, interactive-only, an always grant) goes with
+	// the person's proof, typed at this terminal.
+	body := map[string]any{"allow": allow, "scope": scope, "reason": reason}
+	if allow && (p.InteractiveOnly || p.Tier == "P2" || scope == "always") {
+		proof, err := proveOnTTY(ctx, e, p)
 		if err != nil {
 			return err
 		}
-		body["interactive"] = true
-		body["confirmation"] = confirmation
+		for k, v := range proof {
+			body[k] = v
+		}
 	}
 	c, err := e.client()
 	if err != nil {
@@ -158,21 +159,32 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 	})
 }
 
-// confirmOnTTY shows the request on the controlling terminal and reads the typed
-// confirmation from it: the first characters of the request id. Without a terminal it
-// refuses: no script answers for a person.
-func confirmOnTTY(p *pendingView) (string, error) {
-	tty, err := openTerminal("this request", "answer it in the Airlock window")
+// proveOnTTY shows the request on the controlling terminal and asks the person to
+// prove they are there: their login password, which the core checks with PAM
+// (terminal_proof = "os"), or — under the weaker "tty" — the request id's first
+// characters. Without a terminal it refuses: no script answers for a person.
+func proveOnTTY(ctx context.Context, e *env, p *pendingView) (map[string]any, error) {
+	const window = "answer it in the Airlock window"
+	proof, err := terminalProof(ctx, e)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	tty, err := openTerminal("this request", window)
+	if err != nil {
+		return nil, err
 	}
 	defer tty.Close()
-	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
-		return "", errors.New("this request needs a person: /dev/tty is not a terminal; answer in the Airlock window")
-	}
 	fmt.Fprintf(tty, "\n  %s  %s\n", p.Tier, p.Summary)
 	for _, r := range p.Reasons {
 		fmt.Fprintf(tty, "  why: %s\n", r)
+	}
+	if proof.TerminalProof != "tty" {
+		tty.Close()
+		pw, err := passwordOnTTY(ctx, e, "this request", window)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"password": pw}, nil
 	}
 	prefix := p.ID
 	if len(prefix) > 8 {
@@ -181,13 +193,13 @@ func confirmOnTTY(p *pendingView) (string, error) {
 	fmt.Fprintf(tty, "\n  To allow it, type %s and press Enter (anything else cancels): ", prefix)
 	line, err := bufio.NewReader(tty).ReadString('\n')
 	if err != nil {
-		return "", errors.New("no confirmation typed: nothing was allowed")
+		return nil, errors.New("no confirmation typed: nothing was allowed")
 	}
 	line = strings.TrimSpace(line)
 	if line != prefix {
-		return "", errors.New("the confirmation did not match: nothing was allowed")
+		return nil, errors.New("the confirmation did not match: nothing was allowed")
 	}
-	return line, nil
+	return map[string]any{"confirmation": line}, nil
 }
 
 func newGrantsCmd(e *env) *cobra.Command {

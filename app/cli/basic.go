@@ -79,6 +79,13 @@ func printStatus(w io.Writer, st localapi.Status) {
 		}
 		fmt.Fprintf(tw, "sandbox\t%s\n", line)
 	}
+	if p := st.Approvals; p != nil {
+		line := p.TerminalProof
+		if p.TerminalProof == "os" && p.PAM {
+			line += " (login password, PAM service " + p.PAMService + ", " + p.PAMSource + ")"
+		}
+		fmt.Fprintf(tw, "terminal proof\t%s — %s\n", line, p.Note)
+	}
 	if st.Keyring.OK {
 		fmt.Fprintf(tw, "keyring\tok\n")
 	} else {

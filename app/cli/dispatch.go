@@ -76,6 +76,9 @@ func newDeptCmd(e *env) *cobra.Command {
 				return err
 			}
 			body := map[string]any{"name": args[0], "dir": dir, "defaults": df.value(cmd)}
+			if err := proofForWidening(cmd.Context(), e, body, df.value(cmd), "a department with full access or approval never", args[0]); err != nil {
+				return err
+			}
 			return getJSON(cmd.Context(), e, "POST", "/v1/departments", body, func(w io.Writer, d map[string]any) {
 				fmt.Fprintf(w, "department %v: %v (%v)\n", d["name"], d["directory"], d["status"])
 			})
@@ -202,6 +205,9 @@ func newTaskCmd(e *env) *cobra.Command {
 				"department": af.dept, "overrides": af.df.value(cmd), "env": envm, "secrets": af.secrets,
 				"timeout": af.timeout, "no_progress_timeout": af.noProgress, "overlap": af.overlap, "missed": af.missed,
 				"hold_deadline": af.hold, "disabled": af.disabled}
+			if err := proofForWidening(cmd.Context(), e, spec, af.df.value(cmd), "a task with full access or approval never", af.name); err != nil {
+				return err
+			}
 			return getJSON(cmd.Context(), e, "POST", "/v1/tasks", spec, printTask)
 		},
 	}
@@ -248,6 +254,21 @@ func newTaskCmd(e *env) *cobra.Command {
 					return err
 				}
 				p["env"] = m
+			}
+			widen := ef.df.value(cmd)
+			if _, ok := p["overrides"]; !ok && (p["argv"] != nil || p["cwd"] != nil) {
+				// A new command under a task that runs with full access is a new approval of it.
+				if c, err := e.client(); err == nil {
+					var cur struct {
+						Overrides map[string]any `json:"overrides"`
+					}
+					if c.Do(cmd.Context(), "GET", "/v1/tasks/"+url.PathEscape(args[0]), nil, &cur) == nil {
+						widen = cur.Overrides
+					}
+				}
+			}
+			if err := proofForWidening(cmd.Context(), e, p, widen, "a task with full access or approval never", args[0]); err != nil {
+				return err
 			}
 			return getJSON(cmd.Context(), e, "PATCH", "/v1/tasks/"+url.PathEscape(args[0]), p, printTask)
 		},
@@ -440,7 +461,11 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]any{"dir": dir, "confirmHome": confirmHome, "confirmation": typed}
+			pw, err := passwordOnTTY(cmd.Context(), e, "authorizing a directory", "use Authorize this directory in the window")
+			if err != nil {
+				return err
+			}
+			body := map[string]any{"dir": dir, "confirmHome": confirmHome, "confirmation": typed, "password": pw}
 			return getJSON(cmd.Context(), e, "POST", "/v1/authorize", body, func(w io.Writer, m map[string]any) {
 				place, _ := m["place"].(map[string]any)
 				rel, _ := m["released"].([]any)

@@ -133,7 +133,11 @@ func opsApproveCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]string{"ttl": ttl, "confirmHashPrefix": typed}
+			pw, err := passwordOnTTY(cmd.Context(), e, "approving a plan", "approve it in the Airlock window")
+			if err != nil {
+				return err
+			}
+			body := map[string]string{"ttl": ttl, "confirmHashPrefix": typed, "password": pw}
 			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/approve", body, func(w io.Writer, m map[string]any) {
 				fmt.Fprintf(w, "approved plan %v (hash %v)\n\n  token: %v\n\nIt is shown only this once, is valid until %v, and works once:\n  airlock ops apply %v --token %v\n",
 					m["plan_id"], m["plan_hash"], m["token"], m["expires_at"], m["plan_id"], m["token"])

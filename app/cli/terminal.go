@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // openTerminal opens the controlling terminal, where a person answers what only a
@@ -20,4 +28,122 @@ func openTerminal(what, window string) (*os.File, error) {
 		return nil, fmt.Errorf("%s needs a person at a terminal: /dev/tty is not one; or %s", what, window)
 	}
 	return tty, nil
+}
+
+// terminalProof asks the core how a person proves presence at a terminal.
+func terminalProof(ctx context.Context, e *env) (localapi.ProofSummary, error) {
+	c, err := e.client()
+	if err != nil {
+		return localapi.ProofSummary{}, err
+	}
+	var p localapi.ProofSummary
+	if err := c.Do(ctx, "GET", "/v1/approvals/proof", nil, &p); err != nil {
+		return localapi.ProofSummary{}, err
+	}
+	return p, nil
+}
+
+// passwordOnTTY asks for the login password on the terminal when the core proves a
+// person with the operating system (terminal_proof = "os"); it returns "" under "tty",
+// where what was typed is all the core asks. The core checks the password with PAM; a
+// script that fakes a terminal (script -qc, pty.spawn) cannot type it.
+func passwordOnTTY(ctx context.Context, e *env, what, window string) (string, error) {
+	p, err := terminalProof(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	if p.TerminalProof == "tty" {
+		return "", nil
+	}
+	if !p.PAM {
+		return "", fmt.Errorf("%s needs a person, and this Airlock core has no PAM to check a password: %s", what, window)
+	}
+	tty, err := openTerminal(what, window)
+	if err != nil {
+		return "", err
+	}
+	defer tty.Close()
+	pw, err := readPassword(tty, fmt.Sprintf("\n  Type your login password to confirm it is you (checked by the system, PAM service %s): ", p.PAMService))
+	if err != nil {
+		return "", err
+	}
+	if pw == "" {
+		return "", fmt.Errorf("no password typed: nothing was done; %s", window)
+	}
+	return pw, nil
+}
+
+// readPassword reads one line from the terminal with echo off, restoring the terminal
+// afterwards (also on Ctrl-C).
+func readPassword(tty *os.File, prompt string) (string, error) {
+	fd := int(tty.Fd())
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return "", fmt.Errorf("read the password: /dev/tty is not a terminal: %w", err)
+	}
+	quiet := *old
+	quiet.Lflag &^= unix.ECHO
+	quiet.Lflag |= unix.ICANON | unix.ISIG | unix.ECHONL
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
+		return "", fmt.Errorf("read the password: turn echo off: %w", err)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+			fmt.Fprintln(tty)
+			os.Exit(130)
+		case <-stop:
+		}
+	}()
+	defer func() {
+		close(stop)
+		signal.Stop(sig)
+		_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+	}()
+	fmt.Fprint(tty, prompt)
+	line, err := bufio.NewReader(tty).ReadString('\n')
+	if err != nil && line == "" {
+		return "", errors.New("no password typed: nothing was done")
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// widensAccess names what in a department's or task's defaults (as the CLI sends them)
+// widens access so that nothing would ask: the core asks the person's proof for it.
+func widensAccess(d map[string]any) bool {
+	m, _ := d["sandbox_mode"].(string)
+	a, _ := d["approval_policy"].(string)
+	return m == "full-access" || m == "danger-full-access" || a == "never"
+}
+
+// proofForWidening adds the person's proof to body when defaults widen access: the
+// login password under terminal_proof = "os", or confirmation under "tty".
+func proofForWidening(ctx context.Context, e *env, body, defaults map[string]any, what, confirmation string) error {
+	if !widensAccess(defaults) {
+		return nil
+	}
+	const window = "do it in the Airlock window"
+	p, err := terminalProof(ctx, e)
+	if err != nil {
+		return err
+	}
+	if p.TerminalProof == "tty" {
+		tty, err := openTerminal(what, window)
+		if err != nil {
+			return err
+		}
+		tty.Close()
+		body["confirmation"] = confirmation
+		return nil
+	}
+	pw, err := passwordOnTTY(ctx, e, what, window)
+	if err != nil {
+		return err
+	}
+	body["password"] = pw
+	return nil
 }

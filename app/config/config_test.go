@@ -24,6 +24,8 @@ func TestParseReportsLineAndColumn(t *testing.T) {
 		{"bad tier", "[permission.tiers]\nbash = \"P3\"\n", 2, 1, "P0 (silent)"},
 		{"wrong type", "[sandbox_workspace_write]\nnetwork_access = \"yes\"\n", 2, 18, ""},
 		{"tcp not loopback", "[api]\ntcp_address = \"0.0.0.0:8080\"\n", 2, 1, "loopback"},
+		{"bad terminal proof", "[approvals]\nterminal_proof = \"none\"\n", 2, 1, "is not one of os, tty"},
+		{"pam service as a path", "[approvals]\npam_service = \"../tmp/permit\"\n", 2, 1, "name a service of /etc/pam.d"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,6 +66,9 @@ roots = ["~/Airlock"]
 [ops]
 strict = false
 
+[approvals]
+terminal_proof = "os"
+
 [permission.tiers]
 bash = "P1"
 
@@ -83,7 +88,7 @@ command = ["/usr/local/bin/my-reviewer"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *f.SandboxMode != "workspace-write" || f.Permission.Tiers["bash"] != "P1" || len(f.Permission.Rules) != 1 || f.Hooks.BeforeToolUse[0].Command[0] != "/usr/local/bin/my-hook" {
+	if *f.SandboxMode != "workspace-write" || f.Permission.Tiers["bash"] != "P1" || len(f.Permission.Rules) != 1 || *f.Approvals.TerminalProof != "os" || f.Hooks.BeforeToolUse[0].Command[0] != "/usr/local/bin/my-hook" {
 		t.Fatalf("decoded %+v", f)
 	}
 }

@@ -15,6 +15,7 @@ type File struct {
 	Isolation             Isolation      `toml:"isolation"`
 	Workspace             Workspace      `toml:"workspace"`
 	Ops                   Ops            `toml:"ops"`
+	Approvals             Approvals      `toml:"approvals"`
 	Permission            Permission     `toml:"permission"`
 	Hooks                 Hooks          `toml:"hooks"`
 	Reviewer              Reviewer       `toml:"reviewer"`
@@ -42,6 +43,19 @@ type Workspace struct {
 // Ops is [ops].
 type Ops struct {
 	Strict *bool `toml:"strict"`
+}
+
+// Approvals is [approvals]: how a person at a terminal proves presence when answering
+// what only a person may answer (P2, interactive-only, always grants, ops approve,
+// authorize).
+type Approvals struct {
+	// TerminalProof is "os" (the default: the login password, checked by PAM in the
+	// core) or "tty" (the weaker choice: having a terminal is enough, which any process
+	// can fake with script(1)).
+	TerminalProof *string `toml:"terminal_proof"`
+	// PAMService names the PAM service in /etc/pam.d that checks the password; empty:
+	// airlock when installed, else sudo, else login, else other.
+	PAMService *string `toml:"pam_service"`
 }
 
 // Permission is [permission].

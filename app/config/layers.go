@@ -48,6 +48,8 @@ var Defaults = map[string]any{
 	"isolation.protected":                    []string{},
 	"workspace.roots":                        []string{"~/Airlock"},
 	"ops.strict":                             false,
+	"approvals.terminal_proof":               "os",
+	"approvals.pam_service":                  "",
 	"dispatch.concurrency":                   2,
 	"dispatch.log_max_age":                   "720h",
 	"dispatch.log_max_total":                 "1GiB",
@@ -72,6 +74,8 @@ func fileValues(f File) map[string]any {
 	str("dispatch.log_max_total", f.Dispatch.LogMaxTotal)
 	str("dispatch.run_log_cap", f.Dispatch.RunLogCap)
 	str("api.tcp_address", f.API.TCPAddress)
+	str("approvals.terminal_proof", f.Approvals.TerminalProof)
+	str("approvals.pam_service", f.Approvals.PAMService)
 	if f.SandboxWorkspaceWrite.NetworkAccess != nil {
 		out["sandbox_workspace_write.network_access"] = *f.SandboxWorkspaceWrite.NetworkAccess
 	}

@@ -130,6 +130,8 @@ var choices = map[string][]string{
 	"approvals_reviewer": {"user", "auto_review"},
 	"execution_mode":     {"local", "sandbox", "auto"},
 	"isolation.backend":  {"auto", "os", "app"},
+	// tty is the named weaker choice: a terminal is forged by `script` in one line.
+	"approvals.terminal_proof": {"os", "tty"},
 }
 
 // owned are the keys whose values the sandbox parses: config checks them with the
@@ -179,6 +181,10 @@ func validate(f File) []violation {
 	out = checkChoice(out, "approvals_reviewer", f.ApprovalsReviewer)
 	out = checkChoice(out, "execution_mode", f.ExecutionMode)
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
+	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
+	if s := f.Approvals.PAMService; s != nil && !validPAMService(*s) {
+		out = append(out, violation{"approvals.pam_service", fmt.Sprintf("approvals.pam_service = %q: name a service of /etc/pam.d (letters, digits, '.', '_' and '-'), or leave it out to use airlock, sudo or login", *s)})
+	}
 	for tool, tier := range f.Permission.Tiers {
 		if tier != "P0" && tier != "P1" && tier != "P2" {
 			out = append(out, violation{"permission.tiers." + tool, fmt.Sprintf("tier of %q is %q: use P0 (silent), P1 (asks once) or P2 (asks every time)", tool, tier)})
@@ -316,4 +322,18 @@ func joinKey(it unstable.Iterator) (string, *unstable.Node) {
 		parts = append(parts, string(n.Data))
 	}
 	return strings.Join(parts, "."), first
+}
+
+// validPAMService reports whether s is a plain PAM service name: a file name in
+// /etc/pam.d, never a path.
+func validPAMService(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -24,6 +24,24 @@ type Status struct {
 	Previous *PreviousStart `json:"previous,omitempty"`
 	// Sandbox is the backend runs get on this machine (absent while the probes run).
 	Sandbox *SandboxSummary `json:"sandbox,omitempty"`
+	// Approvals is how a person at a terminal proves presence.
+	Approvals *ProofSummary `json:"approvals,omitempty"`
+}
+
+// ProofSummary is how a person at a terminal proves presence when answering what only a
+// person may answer ([approvals] terminal_proof), also GET /v1/approvals/proof.
+type ProofSummary struct {
+	// TerminalProof is os (the login password, checked by PAM in the core) or tty (the
+	// weaker choice: having a terminal is enough).
+	TerminalProof string `json:"terminalProof"`
+	// PAMService and PAMSource name the PAM service used under os, and why it was chosen.
+	PAMService string `json:"pamService,omitempty"`
+	PAMSource  string `json:"pamSource,omitempty"`
+	// PAM is false when the core was built without PAM: under os, only the window can
+	// then answer what needs a person.
+	PAM bool `json:"pam"`
+	// Note says what the choice means.
+	Note string `json:"note"`
 }
 
 // SandboxSummary is the sandbox's state in one line: the backend and what is wrong.

@@ -348,6 +348,7 @@ func (in *instance) waitPending(n int) []map[string]any {
 
 func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
 	in := newInstance(t)
+	password := in.pamProof("")
 	in.startDaemon()
 	ws := t.TempDir()
 	req := `{"tool":"write_file","params":{"path":"` + ws + `/notes.md","content":"x"},"context":{"cwd":"` + ws + `","session":"s1"}}`
@@ -356,9 +357,11 @@ func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
 	if list[0]["tier"] != "P1" {
 		t.Fatalf("pending %v", list[0])
 	}
-	if out, stderr, code := in.run("approvals", "allow", list[0]["id"].(string), "--always"); code != 0 {
-		t.Fatalf("allow: exit %d %s %s", code, out, stderr)
+	// An always grant needs the person: without a terminal it is refused, with the way out.
+	if _, stderr, code := in.run("approvals", "allow", list[0]["id"].(string), "--always"); code == 0 || !strings.Contains(stderr, "needs a person") {
+		t.Fatalf("allow --always without a terminal: exit %d %s", code, stderr)
 	}
+	in.onTTY(password+"\n", "approvals", "allow", list[0]["id"].(string), "--always")
 	if d := <-first; d["verdict"] != "allow" || d["layer"] != "person" {
 		t.Fatalf("first decision %v", d)
 	}
@@ -434,7 +437,7 @@ func TestInteractiveOnlyNeedsAPerson(t *testing.T) {
 		"http://airlock/v1/approvals/"+id+"/answer", "-d", `{"allow":true,"interactive":true,"confirmation":"`+id[:8]+`","by":"cli-tty"}`)
 	claim.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	raw, _ := claim.Output()
-	if !strings.Contains(string(raw), "not_interactive") {
+	if !strings.Contains(string(raw), "not_proven") {
 		t.Fatalf("forged interactive answer: %s", raw)
 	}
 	// A plain API allow is refused too.
@@ -483,6 +486,7 @@ func (in *instance) onTTY(input string, args ...string) string {
 func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
 	needKeyring(t)
 	in := newInstance(t)
+	password := in.pamProof("")
 	in.startDaemon()
 	shop := filepath.Join(t.TempDir(), "shop")
 	os.MkdirAll(shop, 0o755)
@@ -522,7 +526,11 @@ func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
 	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs a person at a terminal") {
 		t.Fatalf("approve without a terminal: %v %s", err, out)
 	}
-	out := in.onTTY(hash[:8]+"\n", "ops", "approve", id)
+	// A fake terminal that types the hash (as `ops approve` shows it) approves nothing.
+	if out := in.onTTYAllowFail(hash[:8]+"\n"+hash[:8]+"\n", "ops", "approve", id); strings.Contains(out, "token: ") || !strings.Contains(out, "not accepted") {
+		t.Fatalf("approve without the password:\n%s", out)
+	}
+	out := in.onTTY(hash[:8]+"\n"+password+"\n", "ops", "approve", id)
 	i := strings.Index(out, "token: ")
 	if i < 0 {
 		t.Fatalf("no token printed:\n%s", out)
@@ -554,6 +562,7 @@ func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
 func TestGateHoldsUntilAuthorized(t *testing.T) {
 	needKeyring(t)
 	in := newInstance(t)
+	password := in.pamProof("")
 	in.startDaemon()
 	base, err := os.MkdirTemp("/var/tmp", "airlock-gate-")
 	if err != nil {
@@ -583,7 +592,7 @@ func TestGateHoldsUntilAuthorized(t *testing.T) {
 	if out, err := c.CombinedOutput(); err == nil {
 		t.Fatalf("authorize without a terminal succeeded: %s", out)
 	}
-	res := in.onTTY("legacy-api\n", "authorize", legacy)
+	res := in.onTTY("legacy-api\n"+password+"\n", "authorize", legacy)
 	if !strings.Contains(res, "1 waiting run(s) released") {
 		t.Fatalf("authorize: %s", res)
 	}
@@ -608,7 +617,7 @@ func TestGateHoldsUntilAuthorized(t *testing.T) {
 		t.Fatalf("report: %q %v", data, err)
 	}
 	// Authorizing the home directory needs the second confirmation.
-	out = in.onTTYAllowFail("root\n", "authorize", "/root")
+	out = in.onTTYAllowFail("root\n"+password+"\n", "authorize", "/root")
 	if !strings.Contains(out, "confirm-home") {
 		t.Fatalf("authorizing home without --confirm-home: %s", out)
 	}
@@ -749,6 +758,8 @@ func TestDispatchPauseResumeFromTheCLI(t *testing.T) {
 // typing the whole id; a shorter prefix is not enough.
 func TestShortRequestIDIsConfirmedWhole(t *testing.T) {
 	in := newInstance(t)
+	// The typed id is the confirmation of the weaker terminal_proof = "tty".
+	in.writeConfig("[approvals]\nterminal_proof = \"tty\"\n")
 	in.startDaemon()
 	ws := t.TempDir()
 	decided := in.awaitOverAPI(`{"id":"run-2","tool":"bash","params":{"command":"rm -rf ~"},"context":{"cwd":"` + ws + `","session":"s1"}}`)

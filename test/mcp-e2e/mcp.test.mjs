@@ -1,8 +1,10 @@
 // End-to-end test of `airlock mcp` with the official TypeScript MCP SDK client.
 // Run by scripts/mcp-e2e.sh, which starts airlockd with its own AIRLOCK_HOME and sets
 // AIRLOCK_BIN, AIRLOCK_E2E_WORKSPACE (not under /tmp) and AIRLOCK_E2E_OUTSIDE.
-// The person is played by `airlock approvals allow|deny`, and for P2 and interactive-only
-// requests by a typed confirmation on a pseudo-terminal (script(1)), as a person would.
+// The person is played by `airlock approvals allow|deny`, and for P2, interactive-only
+// requests and always grants by the login password typed on a pseudo-terminal (script(1)),
+// as a person would (scripts/mcp-e2e.sh gives the core a PAM service that accepts
+// AIRLOCK_E2E_PASSWORD).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -93,18 +95,18 @@ async function silently(name, args) {
   }
 }
 
-// typeOnTTY answers like a person at a terminal: `airlock approvals allow ID` under a
-// pseudo-terminal, typing the first 8 characters of the id when asked.
-function typeOnTTY(id) {
+// typeOnTTY answers like a person at a terminal: `airlock approvals allow ID [flags]`
+// under a pseudo-terminal, typing the login password when asked.
+function typeOnTTY(id, flags = "", password = process.env.AIRLOCK_E2E_PASSWORD) {
   return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id}`, "/dev/null"], { env: process.env });
+    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id} ${flags}`, "/dev/null"], { env: process.env });
     let out = "";
     let typed = false;
     child.stdout.on("data", (d) => {
       out += d;
-      if (!typed && out.includes("press Enter")) {
+      if (!typed && out.includes("Type your login password")) {
         typed = true;
-        child.stdin.write(id.slice(0, 8) + "\n");
+        child.stdin.write(password + "\n");
       }
     });
     child.on("exit", (code) => {
@@ -152,7 +154,7 @@ test("write_file asks (P1); allowed always, the second write is silent", async (
   const p = await waitPending("write_file");
   assert.equal(p.tier, "P1");
   await new Promise((r) => setTimeout(r, 2500)); // long enough for a progress notification
-  await run(BIN, ["approvals", "allow", p.id, "--always"]);
+  await typeOnTTY(p.id, "--always");
   const res = await call;
   assert.ok(!res.isError, text(res));
   assert.equal(fs.readFileSync(path.join(WS, "notes/a.txt"), "utf8"), "first\n");
@@ -169,7 +171,7 @@ test("edit_file says clearly when the text is not found or not unique", async ()
   // edit_file is P1 too: allow it always for this file first.
   const call = client.callTool({ name: "edit_file", arguments: { path: "notes/a.txt", old_string: "x", new_string: "y" } });
   const p = await waitPending("edit_file");
-  await run(BIN, ["approvals", "allow", p.id, "--always"]);
+  await typeOnTTY(p.id, "--always");
   const res = await call;
   assert.ok(res.isError);
   assert.match(text(res), /occurs 2 times \(lines 1, 2\)/);
@@ -290,6 +292,8 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
   const ap = await waitPending("ops_approve");
   assert.ok(ap.interactiveOnly, "ops_approve needs a person");
   await assert.rejects(run(BIN, ["approvals", "allow", ap.id]), "no script approves a plan");
+  // Nor one that fakes a terminal and types what `approvals list` shows.
+  await assert.rejects(typeOnTTY(ap.id, "", ap.id.slice(0, 8)), /not accepted/, "a fake terminal approves a plan");
   await typeOnTTY(ap.id);
   const approved = await approving;
   assert.ok(!approved.isError, text(approved));
@@ -315,7 +319,7 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
   for (const ev of ["planned", "diff_attached", "approved", "apply_started", "apply_finished", "verified"]) {
     assert.ok(events.includes(ev), `journal has ${ev}: ${events}`);
   }
-  assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-tty");
+  assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-os-proof");
 });
 
 // The hook adapter, against the same daemon, with Claude Code's documented event shapes.

@@ -1,0 +1,279 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/permission"
+)
+
+// Terminal proofs ([approvals] terminal_proof).
+const (
+	// proofOS: the person types their login password, which the core checks through PAM.
+	proofOS = "os"
+	// proofTTY is the named weaker choice: a terminal is enough, and any process of the
+	// user can get one (script -qc, pty.spawn, setsid + openpty).
+	proofTTY = "tty"
+)
+
+// Errors of the presence proof.
+var (
+	// errNotProven: PAM refused the password (or the account).
+	errNotProven = errors.New("the password was not accepted")
+	// errProofLocked: too many wrong passwords in a row; no attempt is made for a while.
+	errProofLocked = errors.New("too many wrong passwords in a row")
+	// errNoPAM: this build of the core has no PAM (it was built without cgo).
+	errNoPAM = errors.New("this Airlock core was built without PAM")
+)
+
+// Failed attempts are limited per user: after maxFailures wrong passwords in a row,
+// attempts are refused for lockout, doubling on every further failure up to maxLockout.
+const (
+	maxFailures = 5
+	lockout     = 30 * time.Second
+	maxLockout  = 15 * time.Minute
+)
+
+// presence proves to the operating system that a person is at a terminal: their login
+// password, checked with a PAM conversation in the core for the socket peer's user.
+type presence struct {
+	// authenticate runs the PAM conversation (pamAuthenticate); confDir is "" for
+	// /etc/pam.d (tests point it at a directory of their own services).
+	authenticate func(ctx context.Context, service, confDir, user, password string) error
+	confDir      string
+	userName     func(uid int) (string, error)
+	now          func() time.Time
+
+	attempt sync.Mutex // one PAM conversation at a time: no racing past the limit
+	mu      sync.Mutex
+	fails   map[int]*failState
+}
+
+type failState struct {
+	count int
+	until time.Time
+}
+
+func newPresence() *presence {
+	return &presence{authenticate: pamAuthenticate, userName: lookupUserName, now: time.Now, fails: map[int]*failState{}}
+}
+
+func lookupUserName(uid int) (string, error) {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil {
+		return "", fmt.Errorf("the user of uid %d: %w", uid, err)
+	}
+	return u.Username, nil
+}
+
+// verify checks password for the user of uid with PAM service, counting failures.
+func (p *presence) verify(ctx context.Context, uid int, service, password string) error {
+	p.attempt.Lock()
+	defer p.attempt.Unlock()
+	p.mu.Lock()
+	f := p.fails[uid]
+	if f != nil && p.now().Before(f.until) {
+		wait := f.until.Sub(p.now()).Round(time.Second)
+		p.mu.Unlock()
+		return fmt.Errorf("%w (%d): terminal answers are refused for %s", errProofLocked, f.count, wait)
+	}
+	p.mu.Unlock()
+	name, err := p.userName(uid)
+	if err != nil {
+		return err
+	}
+	err = p.authenticate(ctx, service, p.confDir, name, password)
+	if errors.Is(err, errNoPAM) {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil {
+		delete(p.fails, uid)
+		return nil
+	}
+	if f == nil {
+		f = &failState{}
+		p.fails[uid] = f
+	}
+	f.count++
+	if f.count >= maxFailures {
+		d := lockout << (f.count - maxFailures)
+		if d > maxLockout || d <= 0 {
+			d = maxLockout
+		}
+		f.until = p.now().Add(d)
+	}
+	slog.Warn("a terminal answer's password was refused", "user", name, "service", service, "failures", f.count, "error", err)
+	return fmt.Errorf("%w by PAM (service %s, user %s): %v", errNotProven, service, name, err)
+}
+
+// terminalProof is the configured [approvals] terminal_proof (default os).
+func (c *Core) terminalProof() string {
+	if c.Config != nil {
+		if v := c.Config.State().File.Approvals.TerminalProof; v != nil && *v == proofTTY {
+			return proofTTY
+		}
+	}
+	return proofOS
+}
+
+// pamService is the PAM service that checks the password, and why it was chosen: the
+// configured one, else Airlock's own (/etc/pam.d/airlock, installed by `make deps` as
+// root), else sudo's, login's or other's stack.
+func (c *Core) pamService() (service, source string) {
+	if c.Config != nil {
+		if v := c.Config.State().File.Approvals.PAMService; v != nil && *v != "" {
+			return *v, "approvals.pam_service"
+		}
+	}
+	dir := "/etc/pam.d"
+	if c.presence.confDir != "" {
+		dir = c.presence.confDir
+	}
+	for _, s := range []string{"airlock", "sudo", "login"} {
+		if _, err := os.Stat(filepath.Join(dir, s)); err == nil {
+			if s == "airlock" {
+				return s, "Airlock's own service"
+			}
+			return s, "fallback: no /etc/pam.d/airlock"
+		}
+	}
+	return "other", "fallback: no /etc/pam.d/airlock, sudo or login"
+}
+
+// ProofStatus is how a person at a terminal proves presence, for `airlock status` and
+// the CLI (GET /v1/approvals/proof).
+type ProofStatus = localapi.ProofSummary
+
+// Proof reports the terminal proof in force.
+func (c *Core) Proof() ProofStatus {
+	s := ProofStatus{TerminalProof: c.terminalProof(), PAM: pamAvailable}
+	s.PAMService, s.PAMSource = c.pamService()
+	if s.TerminalProof == proofTTY {
+		s.Note = "weaker: any process of yours can get a terminal (script -qc, pty.spawn), so it can answer what only you should; set [approvals] terminal_proof = \"os\""
+	} else if !s.PAM {
+		s.Note = "this build has no PAM: answer what needs a person in the Airlock window"
+	} else {
+		s.Note = "at a terminal you type your login password, checked by PAM in the core"
+	}
+	return s
+}
+
+// personProof is what a terminal caller sends to prove that a person answers.
+type personProof struct {
+	// Password is the login password, typed on /dev/tty with echo off (terminal_proof os).
+	Password string `json:"password,omitempty"`
+	// Confirmation is what was typed at the terminal (terminal_proof tty): the request
+	// id's first characters, the plan hash's or the directory's name.
+	Confirmation string `json:"confirmation,omitempty"`
+}
+
+// answerer establishes who answers a request that arrived over the local API, from how
+// it arrived — never from what the caller says: cli-os-proof when the caller sent the
+// login password and PAM accepted it, cli-tty under terminal_proof = "tty" when the
+// caller has a controlling terminal and confirmed (confirmed checks what was typed),
+// and api otherwise. A proof that was offered and failed is an error with the way out.
+// The approvals answer, ops approve and authorize all go through it.
+func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) bool) (string, error) {
+	peer, _ := localapi.PeerFrom(r.Context())
+	if !peer.Unix {
+		if p.Password != "" || p.Confirmation != "" {
+			return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven",
+				Message: "a person proves presence over the unix socket only, never over TCP",
+				Hint:    "answer in the Airlock window, or with the airlock command at a terminal on this machine"}
+		}
+		return permission.ByAPI, nil
+	}
+	if p.Password != "" {
+		service, _ := c.pamService()
+		err := c.presence.verify(r.Context(), peer.UID, service, p.Password)
+		switch {
+		case err == nil:
+			return permission.ByCLIOSProof, nil
+		case errors.Is(err, errProofLocked):
+			return "", &localapi.Error{Status: http.StatusTooManyRequests, Code: "proof_locked", Message: err.Error(),
+				Hint: "wait, or answer in the Airlock window"}
+		case errors.Is(err, errNoPAM):
+			return "", &localapi.Error{Status: http.StatusForbidden, Code: "no_pam", Message: err.Error(),
+				Hint: "answer in the Airlock window (or set [approvals] terminal_proof = \"tty\", the weaker choice)"}
+		case errors.Is(err, errNotProven):
+			return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven", Message: err.Error() + "; nothing was answered",
+				Hint: "run the command again at a terminal and type your login password, or answer in the Airlock window"}
+		}
+		return "", fmt.Errorf("prove presence: %w", err)
+	}
+	if p.Confirmation == "" {
+		return permission.ByAPI, nil
+	}
+	if c.terminalProof() != proofTTY {
+		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven",
+			Message: "a typed confirmation is not proof of a person here ([approvals] terminal_proof = \"os\"): a terminal can be faked by any process",
+			Hint:    "run the command at a terminal and type your login password when asked, or answer in the Airlock window"}
+	}
+	if peer.PID <= 0 || !hasControllingTTY(peer.PID) {
+		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+			Message: "this answer claims a person typed it, but the caller has no terminal",
+			Hint:    "answer in the Airlock window, or run the airlock command in a terminal"}
+	}
+	if confirmed != nil && !confirmed(p.Confirmation) {
+		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
+			Message: "the typed confirmation does not match", Hint: "type exactly what the airlock command asks for"}
+	}
+	return permission.ByCLITTY, nil
+}
+
+// needPerson is the error of an act only a person may do, asked over the API without
+// proof. what names the act ("approving a plan"); cli is the command that does it at a
+// terminal.
+func (c *Core) needPerson(what, cli string) error {
+	how := "type your login password when it asks"
+	if c.terminalProof() == proofTTY {
+		how = "type what it asks for"
+	}
+	return &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+		Message: what + " needs a person, and this request came over the API without proof of one",
+		Hint:    fmt.Sprintf("do it in the Airlock window, or run `%s` at a terminal and %s", cli, how)}
+}
+
+// widening names what in d widens a run's access so that nothing would ask at night:
+// full-access (no sandbox) or approval_policy never (nothing asks, P1 is allowed).
+// Set over the API, such a task or department needs the person, as an answer does.
+func widening(d departments.Defaults) []string {
+	var out []string
+	if m := strings.TrimSpace(strings.ToLower(d.SandboxMode)); m == "full-access" || m == "danger-full-access" {
+		out = append(out, "sandbox_mode full-access")
+	}
+	if strings.TrimSpace(strings.ToLower(d.ApprovalPolicy)) == "never" {
+		out = append(out, "approval_policy never")
+	}
+	return out
+}
+
+// requirePerson refuses, unless the caller proved a person (answerer), a change over
+// the API that widens access (what); cli is the command that does it at a terminal.
+func (c *Core) requirePerson(r *http.Request, p personProof, what []string, subject, cli string) error {
+	if len(what) == 0 {
+		return nil
+	}
+	by, err := c.answerer(r, p, nil)
+	if err != nil {
+		return err
+	}
+	if permission.ByPerson(by) {
+		return nil
+	}
+	return c.needPerson(subject+" with "+strings.Join(what, " and "), cli)
+}
