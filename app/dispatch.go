@@ -132,7 +132,13 @@ func (c *Core) dispatchRoutes() {
 			localapi.WriteError(w, err)
 			return
 		}
-		if err := c.requirePerson(r, b.personProof, widening(b.Defaults), "a department", "airlock dept add "+b.Name+" DIR …"); err != nil {
+		what := widening(b.Defaults)
+		// A department's directory becomes a known place, where runs start without being
+		// held: a new one over the API is the person's to decide, as authorizing it is.
+		if k, err := c.Departments.Known(r.Context(), b.Dir); err == nil && !k.Known {
+			what = append(what, "a new known place ("+k.Path+")")
+		}
+		if err := c.requirePerson(r, b.personProof, what, "a department", "airlock dept add "+b.Name+" DIR …"); err != nil {
 			localapi.WriteError(w, err)
 			return
 		}

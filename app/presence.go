@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Terminal proofs ([approvals] terminal_proof).
@@ -253,10 +254,10 @@ func (c *Core) needPerson(what, cli string) error {
 // Set over the API, such a task or department needs the person, as an answer does.
 func widening(d departments.Defaults) []string {
 	var out []string
-	if m := strings.TrimSpace(strings.ToLower(d.SandboxMode)); m == "full-access" || m == "danger-full-access" {
+	if m, err := sandbox.ParseMode(d.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
 		out = append(out, "sandbox_mode full-access")
 	}
-	if strings.TrimSpace(strings.ToLower(d.ApprovalPolicy)) == "never" {
+	if p, err := permission.ParseApprovalPolicy(d.ApprovalPolicy); err == nil && p == permission.PolicyNever {
 		out = append(out, "approval_policy never")
 	}
 	return out

@@ -341,6 +341,7 @@ func TestWideningTasksNeedThePerson(t *testing.T) {
 	c.presence.confDir = pamServices(t)
 	c.presence.userName = func(int) (string, error) { return name, nil }
 	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "inner"), 0o755)
 	task := func(name, overrides, extra string) string {
 		return `{"name":"` + name + `","argv":["true"],"cwd":"` + dir + `","overrides":` + overrides + extra + `}`
 	}
@@ -354,6 +355,10 @@ func TestWideningTasksNeedThePerson(t *testing.T) {
 		{"full-access task, wrong password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"nope"`), http.StatusForbidden},
 		{"full-access department", "/v1/departments", `{"name":"ops","dir":"` + dir + `","defaults":{"sandbox_mode":"full-access"}}`, http.StatusForbidden},
 		{"an ordinary task", "/v1/tasks", task("plain", `{}`, ""), http.StatusOK},
+		// A department's directory becomes a known place: a new one needs the person too.
+		{"a department in a new place", "/v1/departments", `{"name":"fresh","dir":"` + dir + `","defaults":{}}`, http.StatusForbidden},
+		{"a department in a new place, with the password", "/v1/departments", `{"name":"fresh","dir":"` + dir + `","defaults":{},"password":"` + password + `"}`, http.StatusOK},
+		{"a department inside a known place", "/v1/departments", `{"name":"inner","dir":"` + filepath.Join(dir, "inner") + `","defaults":{}}`, http.StatusOK},
 		{"full-access task with the password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"`+password+`"`), http.StatusOK},
 	} {
 		code, m := post(t, hc, tt.path, tt.body)

@@ -17,6 +17,16 @@
 #   APP=… FLOOR=… scripts/bench-desktop.sh   # compare two builds (FLOOR is then the "before")
 # Needs build/bin/airlock-desktop and build/bin/airlock (make build); builds wails-floor.
 set -euo pipefail
+# A department in a place that is not known yet needs a person over the API (as authorizing
+# it does): the scratch directory is made a workspace root first (config.toml reloads live).
+known_root() {
+	local cfg=${AIRLOCK_HOME:?}/config/config.toml
+	mkdir -p "$(dirname "$cfg")"
+	grep -q '^\[workspace\]' "$cfg" 2>/dev/null || printf '\n[workspace]\nroots = ["~/Airlock", "%s"]\n' "$1" >>"$cfg"
+	for _ in $(seq 100); do api GET /v1/places | grep -q "\"$1\"" && return 0; sleep 0.1; done
+	echo "the core did not take $1 as a workspace root" >&2
+	return 1
+}
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 RUNS=${RUNS:-5} SETTLE=${SETTLE:-5} IDLE=${IDLE:-60} RUNS_LISTED=${RUNS_LISTED:-1000}
@@ -148,6 +158,7 @@ for name in floor airlock; do
 		api() { curl -sS --fail-with-body --max-time 30 --unix-socket "$sock" -X "$1" -H 'Content-Type: application/json' --data "${3:-{\}}" "http://airlock$2"; }
 		dir=$home/bench-work
 		mkdir -p "$dir"
+		AIRLOCK_HOME=$home known_root "$dir"
 		api POST /v1/departments "{\"name\":\"bench\",\"dir\":\"$dir\"}" >/dev/null
 		api POST /v1/tasks "{\"name\":\"bench\",\"argv\":[\"true\"],\"cwd\":\"$dir\",\"department\":\"bench\",\"overlap\":\"allow\"}" >/dev/null
 		say "creating $RUNS_LISTED runs through the local API"

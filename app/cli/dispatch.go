@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 type defaultsFlags struct {
@@ -79,9 +81,20 @@ func newDeptCmd(e *env) *cobra.Command {
 			if err := proofForWidening(cmd.Context(), e, body, df.value(cmd), "a department with full access or approval never", args[0]); err != nil {
 				return err
 			}
-			return getJSON(cmd.Context(), e, "POST", "/v1/departments", body, func(w io.Writer, d map[string]any) {
+			printDept := func(w io.Writer, d map[string]any) {
 				fmt.Fprintf(w, "department %v: %v (%v)\n", d["name"], d["directory"], d["status"])
-			})
+			}
+			err = getJSON(cmd.Context(), e, "POST", "/v1/departments", body, printDept)
+			var ae *localapi.Error
+			if errors.As(err, &ae) && ae.Code == "not_interactive" && body["password"] == nil && body["confirmation"] == nil {
+				// A directory that is not a known place yet becomes one: the core asks for
+				// the person, as authorizing it would.
+				if perr := addProof(cmd.Context(), e, body, "a department in a directory that is not a known place yet", args[0]); perr != nil {
+					return fmt.Errorf("%w (%v)", err, perr)
+				}
+				return getJSON(cmd.Context(), e, "POST", "/v1/departments", body, printDept)
+			}
+			return err
 		},
 	}
 	df.register(add)

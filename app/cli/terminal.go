@@ -126,6 +126,12 @@ func proofForWidening(ctx context.Context, e *env, body, defaults map[string]any
 	if !widensAccess(defaults) {
 		return nil
 	}
+	return addProof(ctx, e, body, what, confirmation)
+}
+
+// addProof adds the person's proof to body: the login password under terminal_proof =
+// "os", or confirmation under "tty".
+func addProof(ctx context.Context, e *env, body map[string]any, what, confirmation string) error {
 	const window = "do it in the Airlock window"
 	p, err := terminalProof(ctx, e)
 	if err != nil {

@@ -329,8 +329,11 @@ test('Browse opens the system directory picker in the app window, and what is ch
 test('a department whose directory disappears shows as missing, live, and is removed after a confirmation', async () => {
   const dir = join(work, 'soon-gone');
   mkdirSync(dir);
-  const added = await app.api('POST', '/v1/departments', { name: 'e2e-soon-gone', dir, defaults: {} });
-  assert.equal(added.status, 200, JSON.stringify(added.body));
+  // Over the API a department in a new place needs proof of a person; the window is one.
+  const refused = await app.api('POST', '/v1/departments', { name: 'e2e-soon-gone', dir, defaults: {} });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(refused.body.hint ?? JSON.stringify(refused.body), /window/);
+  await page.evaluate(([d]) => window.go.desktop.Facade.AddDepartment('e2e-soon-gone', d, {}), [dir]);
   await go('#/departments');
   const row = page.locator('[data-department="e2e-soon-gone"]');
   await row.waitFor({ timeout: 10_000 });

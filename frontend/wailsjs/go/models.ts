@@ -1188,6 +1188,26 @@ export namespace localapi {
 		    return a;
 		}
 	}
+	export class ProofSummary {
+	    terminalProof: string;
+	    pamService?: string;
+	    pamSource?: string;
+	    pam: boolean;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProofSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.terminalProof = source["terminalProof"];
+	        this.pamService = source["pamService"];
+	        this.pamSource = source["pamSource"];
+	        this.pam = source["pam"];
+	        this.note = source["note"];
+	    }
+	}
 	export class SandboxSummary {
 	    backend: string;
 	    warning?: string;
@@ -1216,6 +1236,7 @@ export namespace localapi {
 	    keyring: KeyringView;
 	    previous?: PreviousStart;
 	    sandbox?: SandboxSummary;
+	    approvals?: ProofSummary;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -1233,6 +1254,7 @@ export namespace localapi {
 	        this.keyring = this.convertValues(source["keyring"], KeyringView);
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
+	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
