@@ -404,7 +404,8 @@ func dispatchError(err error) error {
 		return &localapi.Error{Status: http.StatusPreconditionRequired, Code: "confirm_home", Message: err.Error()}
 	case errors.Is(err, dispatch.ErrOverlap):
 		return &localapi.Error{Status: http.StatusConflict, Code: "overlap", Message: err.Error()}
-	case strings.Contains(err.Error(), "not found"), strings.Contains(err.Error(), "no such"):
+	case errors.Is(err, dispatch.ErrNotFound), errors.Is(err, departments.ErrNotFound):
+		// The domains' sentinels, never the message: "bwrap not found" is no 404.
 		return &localapi.Error{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
 	}
 	var le *localapi.Error

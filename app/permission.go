@@ -154,7 +154,7 @@ func (c *Core) permissionRoutes() {
 	})
 	c.api.Handle("DELETE /v1/grants/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if err := c.RevokeGrant(r.Context(), r.PathValue("id")); err != nil {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusNotFound, Code: "no_grant", Message: err.Error(), Hint: "list grants with `airlock grants list`"})
+			localapi.WriteError(w, brokerError(err))
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, map[string]string{"revoked": r.PathValue("id")})
@@ -186,6 +186,8 @@ func (c *Core) permissionRoutes() {
 // brokerError turns the broker's errors into API errors with a way out.
 func brokerError(err error) error {
 	switch {
+	case errors.Is(err, permission.ErrGrantNotFound):
+		return &localapi.Error{Status: http.StatusNotFound, Code: "no_grant", Message: err.Error(), Hint: "list grants with `airlock grants list`"}
 	case errors.Is(err, permission.ErrNotPending):
 		return &localapi.Error{Status: http.StatusNotFound, Code: "not_pending", Message: err.Error(), Hint: "it was answered or expired; list what waits with `airlock approvals list`"}
 	case errors.Is(err, permission.ErrInteractiveOnly):
