@@ -311,14 +311,19 @@ func (c *Core) dispatchRoutes() {
 			return
 		}
 		defer f.Close()
-		fi, _ := f.Stat()
+		fi, err := f.Stat()
+		if err != nil {
+			ok(w, nil, fmt.Errorf("run #%d log: %w", id, err))
+			return
+		}
 		if offset < 0 || offset > fi.Size() {
 			offset = fi.Size()
 		}
 		buf := make([]byte, min(int64(1<<20), fi.Size()-offset))
-		n, _ := f.ReadAt(buf, offset)
-		if n < len(buf) && !errors.Is(err, io.EOF) {
-			buf = buf[:n]
+		n, err := f.ReadAt(buf, offset)
+		if n < len(buf) && err != nil && !errors.Is(err, io.EOF) {
+			ok(w, nil, fmt.Errorf("run #%d log: %w", id, err))
+			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, map[string]any{"offset": offset + int64(n), "data": string(buf[:n]), "size": fi.Size()})
 	})
