@@ -144,11 +144,14 @@ func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
 		wantV  Verdict
 		// reviewed says the reviewer is consulted (the control case: no raise).
 		reviewed bool
+		// allowRule adds a trusted allow rule for the command: it does not answer either.
+		allowRule bool
 	}{
 		{name: "raised, on-request: the person is asked", hook: `{"decision":"elevate","reason":"production"}`, policy: "on-request", wantV: Ask},
 		{name: "raised with an explicit tier", hook: `{"decision":"elevate","tier":"P2"}`, policy: "on-request", wantV: Ask},
 		{name: "raised, never: denied with the reason", hook: `{"decision":"elevate","reason":"production"}`, policy: "never", wantV: Deny},
 		{name: "not raised: the reviewer answers", hook: `{"decision":"continue"}`, policy: "on-request", wantV: Allow, reviewed: true},
+		{name: "raised, and an allow rule matches: the person is still asked", hook: `{"decision":"elevate","reason":"production"}`, policy: "on-request", wantV: Ask, allowRule: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,6 +162,9 @@ func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
 			s := hookSettings(hook, "20s")
 			s.ApprovalPolicy, s.ApprovalsReviewer = c.policy, "auto_review"
 			s.Reviewer = ReviewerSection{Command: []string{rev}, Timeout: "20s"}
+			if c.allowRule {
+				s.Permission.Rules = []RuleSetting{{Tool: "bash", Pattern: "make *", Action: "allow"}}
+			}
 			b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, s))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

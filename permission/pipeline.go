@@ -266,10 +266,15 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	case ActionDeny:
 		return finish(Deny, LayerRule, "denied by rule "+m.Rule.String())
 	case ActionAllow:
-		if !interactive {
+		if !interactive && !hookRaisedP2 {
 			return finish(Allow, LayerRule, "allowed by rule "+m.Rule.String())
 		}
-		ev.Notes = append(ev.Notes, "rule "+m.Rule.String()+" cannot satisfy an interactive-only request")
+		if hookRaisedP2 {
+			// A hook asked for a person: no rule answers for them.
+			ev.Notes = append(ev.Notes, "rule "+m.Rule.String()+" cannot satisfy a request a hook raised to P2")
+		} else {
+			ev.Notes = append(ev.Notes, "rule "+m.Rule.String()+" cannot satisfy an interactive-only request")
+		}
 	case ActionAsk:
 		forceAsk = true
 		d.Reasons = append(d.Reasons, "rule "+m.Rule.String()+" asks")
