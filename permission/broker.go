@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/redact"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Publisher receives the broker's events; the app's event bus implements it.
@@ -121,6 +122,8 @@ type PendingRequest struct {
 	CreatedAt       time.Time  `json:"createdAt"`
 	Deadline        *time.Time `json:"deadline,omitempty"`
 	CallerWaiting   bool       `json:"callerWaiting"` // false for a request recovered at start-up whose caller has not re-attached
+	// Grant is what allowing an isolation escalation gives, for that one call.
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // DecidedEvent is the payload of permission.decided.
@@ -510,7 +513,7 @@ func (e *pendingEntry) view() PendingRequest {
 	p := PendingRequest{
 		ID: e.req.ID, Request: e.req, Summary: redact.String(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
 		InteractiveOnly: e.ask.InteractiveOnly, Reasons: e.ask.Reasons, Scopes: e.scopes(),
-		CreatedAt: e.created, CallerWaiting: e.waiters > 0,
+		CreatedAt: e.created, CallerWaiting: e.waiters > 0, Grant: e.ask.Grant,
 	}
 	if !e.deadline.IsZero() {
 		dl := e.deadline

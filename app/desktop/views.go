@@ -35,6 +35,9 @@ type Approval struct {
 	Cwd        string `json:"cwd,omitempty"`
 	Mode       string `json:"mode,omitempty"`
 	Network    bool   `json:"network"`
+	// Gives is what allowing an isolation escalation gives, for that one call, in words
+	// ("" for other requests).
+	Gives string `json:"gives,omitempty"`
 }
 
 func approvalView(p permission.PendingRequest) Approval {
@@ -51,8 +54,15 @@ func approvalView(p permission.PendingRequest) Approval {
 		ID: p.ID, Tool: p.Request.Tool, Summary: p.Summary, Tier: string(p.Tier), Kind: string(p.Kind),
 		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, Scopes: scopes, Params: indentParams(redactedParams(p.Request.Params)), CreatedAt: p.CreatedAt, Deadline: p.Deadline,
 		Session: c.Session, Run: c.Run, Task: c.Task, Department: c.Department, Cwd: c.Cwd,
-		Mode: c.Policy.Mode, Network: c.Policy.Network,
+		Mode: c.Policy.Mode, Network: c.Policy.Network, Gives: gives(p),
 	}
+}
+
+func gives(p permission.PendingRequest) string {
+	if p.Grant == nil || p.Grant.IsZero() {
+		return ""
+	}
+	return p.Grant.String()
 }
 
 // redactedParams hides the credentials in the parameters, keeping them valid JSON.

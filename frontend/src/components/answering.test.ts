@@ -135,6 +135,19 @@ describe('PermissionPopup', () => {
     expect(onanswer).toHaveBeenCalledWith('b1', false, 'once');
   });
 
+  it('says exactly what allowing an escalation gives, and that it is not remembered', () => {
+    const esc = p2({ id: 'e1', tool: 'write_file', kind: 'isolation_escalation', summary: 'write_file /etc/hosts',
+      gives: '/etc writable, for this one call', reasons: ['sandbox denied write of /etc/hosts: it is outside the writable roots'] });
+    const el = render(PermissionPopup, { queue: [esc], home: '/home/ana', onanswer: async () => {}, onaside: () => {} });
+    const gives = el.querySelector('[data-testid="popup-gives"]')!;
+    expect(gives.textContent).toContain('/etc writable, for this one call');
+    expect(gives.textContent).toContain('not remembered');
+    expect(buttons(el)).not.toContain('Allow always ▾');
+    // Other requests say nothing of it.
+    const other = render(PermissionPopup, { queue: [p1({ id: 'w9' })], home: '/home/ana', onanswer: async () => {}, onaside: () => {} });
+    expect(other.querySelector('[data-testid="popup-gives"]')).toBeNull();
+  });
+
   it('Esc puts the queue aside without answering', () => {
     const onanswer = vi.fn(async () => {});
     const onaside = vi.fn();

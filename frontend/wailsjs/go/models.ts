@@ -211,6 +211,7 @@ export namespace desktop {
 	    cwd?: string;
 	    mode?: string;
 	    network: boolean;
+	    gives?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Approval(source);
@@ -236,6 +237,7 @@ export namespace desktop {
 	        this.cwd = source["cwd"];
 	        this.mode = source["mode"];
 	        this.network = source["network"];
+	        this.gives = source["gives"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
