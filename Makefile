@@ -76,14 +76,20 @@ run: deps build
 test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 	@echo "make test: all checks passed"
 
+# Every build tag's files: the agent binary, the production desktop build (the frontend
+# embedded) and the bindings generator's view of the façade.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags agent ./app/cli ./cmd/airlock
+	$(GO) vet -tags production,webkit2_41 . ./frontend ./app/desktop
+	$(GO) vet -tags bindings,webkit2_41 ./app/desktop
 
 staticcheck:
 	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	staticcheck ./...
 	staticcheck -tags agent ./app/cli ./cmd/airlock
+	staticcheck -tags production,webkit2_41 . ./frontend ./app/desktop
+	staticcheck -tags bindings,webkit2_41 ./app/desktop
 
 # Inside a private D-Bus session with a fresh, unlocked gnome-keyring, so the keyring
 # tests use the real Secret Service.
