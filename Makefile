@@ -81,6 +81,7 @@ test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags agent ./app/cli ./cmd/airlock
+	@[ -d frontend/dist ] || { echo "vet: frontend/dist is missing (the production build embeds it): run make build first"; exit 1; }
 	$(GO) vet -tags production,webkit2_41 . ./frontend ./app/desktop
 	$(GO) vet -tags bindings,webkit2_41 ./app/desktop
 
