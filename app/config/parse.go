@@ -108,7 +108,7 @@ func decodeError(path string, err error) error {
 			row, col := de.Position()
 			key := strings.Join(de.Key(), ".")
 			e.Problems = append(e.Problems, Problem{Line: row, Column: col, Key: key,
-				Message: fmt.Sprintf("unknown key %q: check its spelling against DESIGN.md §3 (airlock config show lists every key)", key)})
+				Message: fmt.Sprintf("unknown key %q: check its spelling against the README's Configuration section (airlock config show lists every key)", key)})
 		}
 		return e
 	}
