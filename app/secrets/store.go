@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // Service is the keyring service name every Airlock secret is stored under.
@@ -29,7 +31,7 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-var validName = lazyRegexp(`^[A-Za-z0-9_.:-]{1,128}$`)
+var validName = lazyre.New(`^[A-Za-z0-9_.:-]{1,128}$`)
 
 // Store reads and writes secrets in the keyring.
 type Store struct {

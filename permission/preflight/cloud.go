@@ -3,6 +3,7 @@ package preflight
 import (
 	"strings"
 
+	"github.com/airlock-app/airlock/internal/lazyre"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
@@ -207,9 +208,9 @@ func (a *analyzer) kubectl(cl call) {
 }
 
 var (
-	commitWord    = lazyRegexp(`(?i)(^|[^\w-])commit\b`)
-	commitConfirm = lazyRegexp(`(?i)commit-confirm|commit\s+confirm`)
-	gitCommit     = lazyRegexp(`(?i)\bgit(\s+-\S+)*\s+commit\b`)
+	commitWord    = lazyre.New(`(?i)(^|[^\w-])commit\b`)
+	commitConfirm = lazyre.New(`(?i)commit-confirm|commit\s+confirm`)
+	gitCommit     = lazyre.New(`(?i)\bgit(\s+-\S+)*\s+commit\b`)
 )
 
 // remoteCommit reports a network device commit without an automatic rollback timer.

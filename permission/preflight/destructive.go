@@ -3,6 +3,8 @@ package preflight
 import (
 	"path"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // destructive checks local data-loss and system commands.
@@ -335,8 +337,8 @@ var sqlClients = set("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhous
 	"snowsql", "bq", "trino", "presto", "spanner-cli", "osql", "isql", "valkey-cli")
 
 var (
-	sqlDestructive = lazyRegexp(`(?i)\bdrop\s+(table|database|schema|index|view|user|role|keyspace|collection|materialized\s+view)\b|\btruncate\s+(table\s+)?["\x60\w]|\bflush(all|db)\b|dropDatabase\s*\(|\.drop\s*\(`)
-	sqlDeleteAll   = lazyRegexp(`(?i)\bdelete\s+from\s+[\w."\x60\[\]]+\s*(;|$|["'])`)
+	sqlDestructive = lazyre.New(`(?i)\bdrop\s+(table|database|schema|index|view|user|role|keyspace|collection|materialized\s+view)\b|\btruncate\s+(table\s+)?["\x60\w]|\bflush(all|db)\b|dropDatabase\s*\(|\.drop\s*\(`)
+	sqlDeleteAll   = lazyre.New(`(?i)\bdelete\s+from\s+[\w."\x60\[\]]+\s*(;|$|["'])`)
 )
 
 // sqlReason returns why a SQL text destroys data, if it does.

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/airlock-app/airlock/internal/lazyre"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
@@ -698,16 +699,16 @@ func firstOperand(c shellcmd.Command, cl call) *shellcmd.Word {
 
 var (
 	// oneLinerHome matches code that names the home directory.
-	oneLinerHome = lazyRegexp(`~|\$HOME|\bHOME\b|homedir|expanduser|Path\.home|Dir\.home|USERPROFILE|getpwuid`)
+	oneLinerHome = lazyre.New(`~|\$HOME|\bHOME\b|homedir|expanduser|Path\.home|Dir\.home|USERPROFILE|getpwuid`)
 	// oneLinerAbsolute captures the absolute paths written as string literals.
-	oneLinerAbsolute = lazyRegexp(`['"\x60(]\s*(/[^'"\x60\s)]*)`)
+	oneLinerAbsolute = lazyre.New(`['"\x60(]\s*(/[^'"\x60\s)]*)`)
 	// oneLinerDeletes matches the common ways to delete files.
-	oneLinerDeletes = lazyRegexp(`rmtree|\bremove\s*\(|\bunlink|rmdir|removedirs|\brmSync|\brm\s*\(|fs\.rm|promises\.rm|rimraf|File\.delete|FileUtils\.rm|\.delete\s*\(|Deno\.remove|\bshred|truncate|rm_r|remove_tree`)
+	oneLinerDeletes = lazyre.New(`rmtree|\bremove\s*\(|\bunlink|rmdir|removedirs|\brmSync|\brm\s*\(|fs\.rm|promises\.rm|rimraf|File\.delete|FileUtils\.rm|\.delete\s*\(|Deno\.remove|\bshred|truncate|rm_r|remove_tree`)
 	// oneLinerWrites matches the common ways to write files.
-	oneLinerWrites = lazyRegexp(`open\s*\([^)]*['"][^'"]*[wax+][^'"]*['"]|write_text|write_bytes|writeFile|appendFile|createWriteStream|File\.write|IO\.write|File\.open\s*\([^)]*['"][wa]|>>?\s*['"$]|copyfile|shutil\.(copy|move)|\brename|chmod|chown|symlink|os\.link|mkdir|file_put_contents|fopen\s*\([^)]*['"][wax]`)
+	oneLinerWrites = lazyre.New(`open\s*\([^)]*['"][^'"]*[wax+][^'"]*['"]|write_text|write_bytes|writeFile|appendFile|createWriteStream|File\.write|IO\.write|File\.open\s*\([^)]*['"][wa]|>>?\s*['"$]|copyfile|shutil\.(copy|move)|\brename|chmod|chown|symlink|os\.link|mkdir|file_put_contents|fopen\s*\([^)]*['"][wax]`)
 	// oneLinerExec matches the common ways to run a command or evaluate code built at
 	// run time (what is left once the literal commands inlineShell follows are removed).
-	oneLinerExec = lazyRegexp(`os\.system|subprocess\.\w|popen|os\.exec|os\.spawn|\bspawn|execSync|execFile|child_process\.\w|\bsystem\s*\(|\bsystem\s+[$@]|\bexec\s*\(|\bexec\s+[$@]|\beval\s*[({]|\beval\s+\$|\bcompile\s*\(|\bFunction\s*\(|%x[{(\[]|IO\.popen|Open3|shell_exec|passthru|proc_open|pcntl_exec|Runtime\.|ProcessBuilder|\bvm\.run`)
+	oneLinerExec = lazyre.New(`os\.system|subprocess\.\w|popen|os\.exec|os\.spawn|\bspawn|execSync|execFile|child_process\.\w|\bsystem\s*\(|\bsystem\s+[$@]|\bexec\s*\(|\bexec\s+[$@]|\beval\s*[({]|\beval\s+\$|\bcompile\s*\(|\bFunction\s*\(|%x[{(\[]|IO\.popen|Open3|shell_exec|passthru|proc_open|pcntl_exec|Runtime\.|ProcessBuilder|\bvm\.run`)
 )
 
 // outsidePath reports whether code names the home directory or an absolute path other

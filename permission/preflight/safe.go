@@ -3,6 +3,7 @@ package preflight
 import (
 	"strings"
 
+	"github.com/airlock-app/airlock/internal/lazyre"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
@@ -52,7 +53,7 @@ func runsOwnScript(c shellcmd.Command) bool {
 var versionProbes = set("go", "node", "python", "python3", "npm", "pnpm", "yarn", "cargo", "rustc", "ruby",
 	"java", "javac", "gcc", "g++", "clang", "make", "deno", "bun", "terraform", "kubectl", "docker", "pip", "pip3")
 
-var sedPrint = lazyRegexp(`^(\d+|\$)(,(\d+|\$))?p$`)
+var sedPrint = lazyre.New(`^(\d+|\$)(,(\d+|\$))?p$`)
 
 // safeCommand reports whether one simple command is known-safe and read-only.
 func safeCommand(c shellcmd.Command) bool {

@@ -3,6 +3,8 @@ package preflight
 import (
 	"path"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // selfApproval flags commands that would answer Airlock's own questions: its approval,
@@ -99,7 +101,7 @@ var syntheticInput = set("xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool"
 
 var interpreters = set("python", "python3", "python2", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "tclsh", "pwsh")
 
-var airlockCLIText = lazyRegexp(`\bairlock(-desktop)?['",\s]+(approvals|authorize|places|grants|config|secret|ops['",\s]+approve)\b`)
+var airlockCLIText = lazyre.New(`\bairlock(-desktop)?['",\s]+(approvals|authorize|places|grants|config|secret|ops['",\s]+approve)\b`)
 
 // airlockCommand reports whether airlock's argv runs one of its approval, authorization,
 // grant, config or secret commands (reads such as `approvals list` excepted).

@@ -3,6 +3,8 @@ package preflight
 import (
 	"regexp"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // More data-loss commands: the ones that throw away uncommitted work, stashes, history,
@@ -189,9 +191,9 @@ func (a *analyzer) ansible(cl call) {
 
 var (
 	// inlineTree matches library calls that delete a directory tree.
-	inlineTree = lazyRegexp(`shutil\.rmtree|rmtree\s*\(|FileUtils\.(rm_r|rm_rf|remove_dir|remove_entry)|\brm_rf\b|remove_tree|\.(rmSync|rmdirSync|rm|rmdir|promises\.rm)\s*\([^)]*recursive\s*:\s*true|Deno\.remove\s*\([^)]*recursive|rimraf|File::Path|rmtree`)
+	inlineTree = lazyre.New(`shutil\.rmtree|rmtree\s*\(|FileUtils\.(rm_r|rm_rf|remove_dir|remove_entry)|\brm_rf\b|remove_tree|\.(rmSync|rmdirSync|rm|rmdir|promises\.rm)\s*\([^)]*recursive\s*:\s*true|Deno\.remove\s*\([^)]*recursive|rimraf|File::Path|rmtree`)
 	// inlineShell captures a literal command string an interpreter hands to a shell.
-	inlineShell = lazyRegexp(`(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|system|exec|execSync|spawnSync|shell_exec|passthru|\x60)\s*\(?\s*(?:r|b)?("([^"\\]|\\.)*"|'([^'\\]|\\.)*')`)
+	inlineShell = lazyre.New(`(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|system|exec|execSync|spawnSync|shell_exec|passthru|\x60)\s*\(?\s*(?:r|b)?("([^"\\]|\\.)*"|'([^'\\]|\\.)*')`)
 )
 
 // inlineCode returns the program text of `python -c CODE`, `perl -e CODE`, `node -e

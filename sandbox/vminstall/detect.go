@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // MinQEMUMajor is the oldest system QEMU used instead of downloading the runtime
@@ -132,7 +134,7 @@ func probeKVM(ctx context.Context, qemu string) error {
 	return nil
 }
 
-var qemuVersionRE = lazyRegexp(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)
+var qemuVersionRE = lazyre.New(`QEMU emulator version (\d+)\.(\d+)(?:\.(\d+))?`)
 
 // ParseQEMUVersion reads `qemu-system-* --version` output ("QEMU emulator version 7.2.18
 // (Debian 1:7.2+dfsg-7+deb12u18)") and returns "7.2.18" and the major version.

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/lazyre"
 )
 
 // Artifact kinds. The runtime is downloaded in the "runtime" stage, the others in the
@@ -43,8 +45,8 @@ type Manifest struct {
 }
 
 var (
-	artifactNameRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	sha256RE       = lazyRegexp(`^[0-9a-f]{64}$`)
+	artifactNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	sha256RE       = lazyre.New(`^[0-9a-f]{64}$`)
 )
 
 // ParseManifest decodes and validates a manifest. base (the manifest's own URL, may be
