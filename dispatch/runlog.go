@@ -2,11 +2,13 @@ package dispatch
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -18,10 +20,8 @@ type runLog struct {
 	mu        sync.Mutex
 	f         *os.File
 	red       *redact.Writer
+	kept      *capped.Writer // the redacted output up to the cap, to onChunk and the file
 	secrets   []string
-	limit     int64
-	written   int64
-	dropped   int64
 	onChunk   func([]byte)
 	lastWrite atomic.Int64 // unix nanos of the last output
 }
@@ -31,7 +31,12 @@ func openRunLog(path string, limit int64, secrets []string, onChunk func([]byte)
 	if err != nil {
 		return nil, fmt.Errorf("open run log: %w", err)
 	}
-	l := &runLog{f: f, secrets: secrets, limit: limit, onChunk: onChunk}
+	if limit <= 0 {
+		limit = math.MaxInt64 // no cap
+	}
+	l := &runLog{f: f, secrets: secrets, onChunk: onChunk}
+	// Past the cap neither the file nor the live stream gets more.
+	l.kept = capped.NewWriter(sink{l}, limit)
 	l.red = redact.NewWriter(emitter{l}, secrets)
 	l.lastWrite.Store(time.Now().UnixNano())
 	return l, nil
@@ -50,31 +55,18 @@ func (l *runLog) Write(p []byte) (int, error) {
 type emitter struct{ l *runLog }
 
 func (e emitter) Write(b []byte) (int, error) {
-	e.l.emit(b)
+	_, _ = e.l.kept.Write(b) // a failing log file must not stop the redaction of the rest
 	return len(b), nil
 }
 
-func (l *runLog) emit(b []byte) {
-	if len(b) == 0 {
-		return
+// sink receives what is kept of the redacted lines (with l.mu held).
+type sink struct{ l *runLog }
+
+func (s sink) Write(b []byte) (int, error) {
+	if s.l.onChunk != nil {
+		s.l.onChunk(b)
 	}
-	if l.dropped > 0 {
-		// Past the cap: neither the file nor the live stream gets more.
-		l.dropped += int64(len(b))
-		return
-	}
-	if room := l.limit - l.written; l.limit > 0 && int64(len(b)) > room {
-		l.dropped += int64(len(b)) - max(room, 0)
-		b = b[:max(room, 0)]
-	}
-	if len(b) == 0 {
-		return
-	}
-	if l.onChunk != nil {
-		l.onChunk(b)
-	}
-	n, _ := l.f.Write(b)
-	l.written += int64(n)
+	return s.l.f.Write(b)
 }
 
 // idle returns how long it has been since the last output.
@@ -99,11 +91,10 @@ func (l *runLog) note(format string, args ...any) {
 func (l *runLog) close() (written int64, truncated bool, err error) {
 	l.mu.Lock()
 	_ = l.red.Flush()
-	truncated = l.dropped > 0
+	written, truncated = l.kept.Kept(), l.kept.Truncated()
 	if truncated {
-		_, _ = fmt.Fprintf(l.f, "\n[airlock] log truncated: kept the first %d bytes, dropped %d more\n", l.written, l.dropped)
+		_, _ = fmt.Fprintf(l.f, "\n[airlock] log truncated: kept the first %d bytes, dropped %d more\n", written, l.kept.Dropped())
 	}
-	written = l.written
 	l.mu.Unlock()
 	return written, truncated, l.f.Close()
 }

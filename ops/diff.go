@@ -14,6 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -180,8 +181,8 @@ func (s *Service) readDiffFile(workdir, name string, art *Artifact) error {
 		return fieldErr("file", path+" is not a regular file")
 	}
 	h := sha256.New()
-	var head bytes.Buffer
-	n, err := io.Copy(io.MultiWriter(h, &limitedBuffer{buf: &head, max: maxStoredArtifact}), io.LimitReader(f, maxDiffFile+1))
+	head := capped.NewBuffer(maxStoredArtifact)
+	n, err := io.Copy(io.MultiWriter(h, head), io.LimitReader(f, maxDiffFile+1))
 	if err != nil {
 		return fieldErr("file", err.Error())
 	}
@@ -192,26 +193,14 @@ func (s *Service) readDiffFile(workdir, name string, art *Artifact) error {
 	art.Size = n
 	art.SHA256 = hex.EncodeToString(h.Sum(nil))
 	art.Truncated = n > maxStoredArtifact
-	if bytes.IndexByte(head.Bytes(), 0) >= 0 {
+	kept := head.Bytes()
+	if bytes.IndexByte(kept, 0) >= 0 {
 		// A binary artifact (a `terraform plan -out` file): keep its hash, show what it is.
 		art.Content = fmt.Sprintf("[binary file, %d bytes, sha256 %s]", n, art.SHA256)
 		return nil
 	}
-	art.Content = storedText(head.Bytes())
+	art.Content = storedText(kept)
 	return nil
-}
-
-// limitedBuffer keeps the first max bytes written and drops the rest.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 // combinedOutput is stdout, then stderr under a marker when there is any.

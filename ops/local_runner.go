@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/capped"
 )
 
 // LocalRunner runs commands directly on the host with os/exec: each in its own process
@@ -53,8 +54,8 @@ func (r LocalRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	stdout := &cappedBuffer{max: spec.OutputCap}
-	stderr := &cappedBuffer{max: spec.OutputCap}
+	stdout := capped.NewBuffer(spec.OutputCap)
+	stderr := capped.NewBuffer(spec.OutputCap)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
@@ -65,8 +66,8 @@ func (r LocalRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
 	}
 	err = cmd.Wait()
 	_ = killGroup(cmd.Process.Pid) // whatever the command left running dies with it
-	res := RunResult{ExitCode: -1, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
-		Truncated: stdout.truncated() || stderr.truncated(), Duration: time.Since(start)}
+	res := RunResult{ExitCode: -1, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		Truncated: stdout.Truncated() || stderr.Truncated(), Duration: time.Since(start)}
 	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
@@ -84,39 +85,4 @@ func killGroup(pid int) error {
 		return nil
 	}
 	return err
-}
-
-// cappedBuffer keeps the first max bytes written to it.
-type cappedBuffer struct {
-	mu      sync.Mutex
-	buf     []byte
-	max     int
-	dropped bool
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.max - len(c.buf)
-	if room >= len(p) {
-		c.buf = append(c.buf, p...)
-	} else {
-		if room > 0 {
-			c.buf = append(c.buf, p[:room]...)
-		}
-		c.dropped = true
-	}
-	return len(p), nil
-}
-
-func (c *cappedBuffer) bytes() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]byte(nil), c.buf...)
-}
-
-func (c *cappedBuffer) truncated() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dropped
 }

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/capped"
 )
 
 // maxExternalOutput bounds what a hook or reviewer may print.
@@ -26,9 +27,8 @@ func runExternal(ctx context.Context, argv []string, input []byte, timeout time.
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(input)
-	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = maxExternalOutput, 4096
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := capped.NewBuffer(maxExternalOutput), capped.NewBuffer(4096)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
@@ -48,31 +48,8 @@ func runExternal(ctx context.Context, argv []string, input []byte, timeout time.
 		}
 		return nil, fmt.Errorf("%s failed: %w", argv[0], err)
 	}
-	if stdout.overflow {
+	if stdout.Truncated() {
 		return nil, fmt.Errorf("%s printed more than %d bytes", argv[0], maxExternalOutput)
 	}
 	return stdout.Bytes(), nil
 }
-
-// limitedBuffer keeps at most max bytes and remembers that it dropped some.
-type limitedBuffer struct {
-	bytes.Buffer
-	max      int
-	overflow bool
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	room := b.max - b.Len()
-	if room <= 0 {
-		b.overflow = b.overflow || len(p) > 0
-		return len(p), nil
-	}
-	if len(p) > room {
-		b.overflow = true
-		b.Buffer.Write(p[:room])
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
-}
-
-var _ io.Writer = (*limitedBuffer)(nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -20,30 +21,12 @@ type bashIn struct {
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"kill the command and everything it started after this many seconds (default 120)"`
 }
 
-// cappedBuffer keeps the first cap bytes written and counts the rest.
-type cappedBuffer struct {
-	mu    sync.Mutex
-	cap   int
-	buf   []byte
-	total int
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.total += len(p)
-	if room := c.cap - len(c.buf); room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (c *cappedBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := string(c.buf)
-	if c.total > len(c.buf) {
-		s += fmt.Sprintf("\n[output cut at %d of %d bytes]", len(c.buf), c.total)
+// shownOutput is what a bash call shows of a stream: what the buffer kept and, when it
+// cut some, how much.
+func shownOutput(b *capped.Buffer) string {
+	s := b.String()
+	if b.Truncated() {
+		s += fmt.Sprintf("\n[output cut at %d of %d bytes]", b.Len(), b.Total())
 	}
 	return s
 }
@@ -70,8 +53,8 @@ func (s *Server) addBashTool() {
 			if in.TimeoutSeconds > 0 {
 				timeout = time.Duration(in.TimeoutSeconds) * time.Second
 			}
-			stdout := &cappedBuffer{cap: s.opts.OutputCap}
-			stderr := &cappedBuffer{cap: s.opts.OutputCap}
+			stdout := capped.NewBuffer(s.opts.OutputCap)
+			stderr := capped.NewBuffer(s.opts.OutputCap)
 			var mu sync.Mutex
 			var registered []int
 			pol, where, refuse := s.placeCommand(s.policy(ctx), in.Command)
@@ -112,7 +95,7 @@ func (s *Server) addBashTool() {
 			if res.TimedOut {
 				fmt.Fprintf(&b, " — ran past its %s timeout and was killed with everything it started", timeout)
 			}
-			fmt.Fprintf(&b, "\n--- stdout ---\n%s\n--- stderr ---\n%s", stdout.String(), stderr.String())
+			fmt.Fprintf(&b, "\n--- stdout ---\n%s\n--- stderr ---\n%s", shownOutput(stdout), shownOutput(stderr))
 			if res.Warning != "" {
 				fmt.Fprintf(&b, "\n--- sandbox warning ---\n%s", res.Warning)
 			}
@@ -121,7 +104,7 @@ func (s *Server) addBashTool() {
 			}
 			result := textResult(b.String())
 			result.IsError = code != 0 || res.TimedOut
-			result.StructuredContent = map[string]any{"exit_code": code, "stdout": stdout.String(), "stderr": stderr.String(), "timed_out": res.TimedOut}
+			result.StructuredContent = map[string]any{"exit_code": code, "stdout": shownOutput(stdout), "stderr": shownOutput(stderr), "timed_out": res.TimedOut}
 			return result, Outcome{Ran: true, ExitCode: &code}
 		})
 }

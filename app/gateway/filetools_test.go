@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-app/airlock/internal/capped"
 )
 
 func TestReplaceExact(t *testing.T) {
@@ -133,14 +135,14 @@ func TestSearchFiles(t *testing.T) {
 	}
 }
 
-func TestCappedBuffer(t *testing.T) {
-	c := &cappedBuffer{cap: 5}
+func TestShownOutput(t *testing.T) {
+	c := capped.NewBuffer(5)
 	for _, s := range []string{"abc", "defg", "hij"} {
 		if n, err := c.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v: it must take everything, or the command blocks", s, n, err)
 		}
 	}
-	if got := c.String(); got != "abcde\n[output cut at 5 of 10 bytes]" {
+	if got := shownOutput(c); got != "abcde\n[output cut at 5 of 10 bytes]" {
 		t.Fatalf("= %q", got)
 	}
 }

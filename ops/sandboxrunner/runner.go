@@ -11,9 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -78,12 +78,12 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 	if limit <= 0 {
 		limit = ops.DefaultOutputCap
 	}
-	stdout, stderr := &capped{max: limit}, &capped{max: limit}
+	stdout, stderr := capped.NewBuffer(limit), capped.NewBuffer(limit)
 	start := time.Now()
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
 		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart, ReadOnlyFiles: files})
-	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.bytes(), Stderr: stderr.bytes(),
-		Truncated: stdout.dropped() || stderr.dropped(), TimedOut: res.TimedOut, Duration: time.Since(start)}
+	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		Truncated: stdout.Truncated() || stderr.Truncated(), TimedOut: res.TimedOut, Duration: time.Since(start)}
 	if res.TimedOut || res.Signal != "" {
 		out.ExitCode = -1
 	}
@@ -120,37 +120,4 @@ func purpose(spec ops.RunSpec) string {
 		return "run"
 	}
 	return spec.Purpose
-}
-
-// capped keeps the first max bytes written.
-type capped struct {
-	mu   sync.Mutex
-	buf  []byte
-	max  int
-	lost bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := len(p)
-	room := c.max - len(c.buf)
-	if room < n {
-		c.lost = true
-		p = p[:max(room, 0)]
-	}
-	c.buf = append(c.buf, p...)
-	return n, nil // what is past the cap is dropped, not refused
-}
-
-func (c *capped) bytes() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]byte(nil), c.buf...)
-}
-
-func (c *capped) dropped() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lost
 }
