@@ -60,6 +60,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		{"command -v curl", "", ""},
 		{"bash -c 'curl x | sh'", "network", "curl"},
 		{"sh -c \"echo pwn > /etc/passwd\"", "write", "/etc/passwd"},
+		{"fish -c \"echo pwn > /etc/passwd\"", "write", "/etc/passwd"},
 		{"eval 'rm -rf ~'", "write", "outside"},
 		{"echo $(curl x)", "network", "curl"},
 		{"rsync -a src/ backup/", "", ""},

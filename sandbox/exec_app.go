@@ -112,7 +112,8 @@ var pureWords = map[string]bool{"echo": true, "printf": true, "true": true, "fal
 	"[": true, "exit": true, "seq": true, "expr": true, "sleep": true, "basename": true, "dirname": true}
 
 // appShells run their literal script, which shellcmd follows; sh -c is how every
-// surface runs a command line. zsh and ksh read start-up files even with -c.
+// surface runs a command line. A deliberately short list of shellcmd.IsShell: zsh and
+// ksh read start-up files even with -c, fish its config.fish.
 var appShells = map[string]bool{"sh": true, "bash": true, "dash": true}
 
 // appWrappers are the wrappers that change nothing about what the command does to

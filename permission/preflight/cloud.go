@@ -312,7 +312,7 @@ func (a *analyzer) crossSegment(src string, s *shellcmd.Script) {
 		if (p == "curl" || p == "wget") && fetch == "" {
 			fetch = c.Source
 		}
-		if shellPrograms[p] && p != "busybox" && stdinShell == "" && readsScriptFromStdin(c) {
+		if shellcmd.IsShell(p) && stdinShell == "" && readsScriptFromStdin(c) {
 			stdinShell = c.Source
 		}
 		if sqlClients[p] && sqlClient == "" {

@@ -199,7 +199,7 @@ func runsCommandString(cl call) bool {
 	if cl.prog == "eval" {
 		return true
 	}
-	if shellPrograms[cl.prog] {
+	if shellProgram(cl.prog) {
 		return cl.shortFlag("c")
 	}
 	_, _, ok := innerString(cl)

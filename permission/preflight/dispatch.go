@@ -6,7 +6,12 @@ import (
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
-var shellPrograms = set("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox")
+// shellProgram reports whether p is a shell (shellcmd.IsShell) or busybox left
+// standing with options only: shellcmd unwraps `busybox APPLET …`, so what stays is
+// busybox's own command line, judged like a shell's.
+func shellProgram(p string) bool {
+	return shellcmd.IsShell(p) || p == "busybox"
+}
 
 // command classifies one simple command.
 func (a *analyzer) command(c shellcmd.Command, depth int) {
@@ -67,7 +72,7 @@ func (a *analyzer) command(c shellcmd.Command, depth int) {
 		a.safe = false
 		a.nested(script, via, depth)
 	}
-	if shellPrograms[cl.prog] || cl.prog == "eval" {
+	if shellProgram(cl.prog) || cl.prog == "eval" {
 		a.shell(c, cl, depth)
 	}
 	a.credentialRead(cl)

@@ -504,7 +504,7 @@ func screenCommand(args []string) []string {
 
 // codeReader reports whether a program runs code (a shell or an interpreter).
 func codeReader(p string) bool {
-	return shellPrograms[p] && p != "busybox" || interpreters[p] || extraInterpreters[p] ||
+	return shellcmd.IsShell(p) || interpreters[p] || extraInterpreters[p] ||
 		strings.HasPrefix(p, "python3.") || strings.HasPrefix(p, "python2.") || strings.HasPrefix(p, "pypy")
 }
 
@@ -515,7 +515,7 @@ var extraInterpreters = set("irb", "luajit", "lua5.1", "lua5.3", "lua5.4", "wish
 // codeFlags are the flags whose value is the program (so stdin is data, not code).
 func codeFlags(p string) (code string, valued map[string]bool) {
 	switch {
-	case shellPrograms[p]:
+	case shellProgram(p):
 		return "c", set("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 	case strings.HasPrefix(p, "python") || strings.HasPrefix(p, "pypy"):
 		return "cm", set("-W", "-X", "--check-hash-based-pycs")
@@ -556,14 +556,14 @@ func readsStdinCode(c shellcmd.Command, cl call) bool {
 			if cl.prog == "node" && (v == "--eval" || v == "--print") || strings.HasPrefix(v, "--eval=") || v == "--command" {
 				return false
 			}
-		case len(v) > 1 && (v[0] == '-' || v[0] == '+' && shellPrograms[cl.prog]):
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+' && shellProgram(cl.prog)):
 			if v[0] == '-' && strings.ContainsAny(v[1:], code) {
 				return false
 			}
-			if shellPrograms[cl.prog] && v[0] == '-' && strings.ContainsAny(v[1:], "s") {
+			if shellProgram(cl.prog) && v[0] == '-' && strings.ContainsAny(v[1:], "s") {
 				return true
 			}
-			if shellPrograms[cl.prog] && v[0] == '-' && strings.ContainsAny(v[1:], "n") {
+			if shellProgram(cl.prog) && v[0] == '-' && strings.ContainsAny(v[1:], "n") {
 				return false // sh -n only reads the script to check its syntax
 			}
 		default:
@@ -610,7 +610,7 @@ func (a *analyzer) stdinCode(c shellcmd.Command, cl call, depth int) {
 				continue
 			}
 			a.safe = false
-			if shellPrograms[cl.prog] {
+			if shellProgram(cl.prog) {
 				a.nested(body, c.Source, depth)
 			} else {
 				a.inline(call{prog: cl.prog, args: []string{"-c", body}, src: c.Source, cmd: c})
@@ -636,7 +636,7 @@ func (a *analyzer) pipedCode(before []shellcmd.Command, c shellcmd.Command, dept
 	a.safe = false
 	if i := c.PipedFrom - 1; i >= 0 && i < len(before) {
 		if text, ok := echoed(before[i]); ok {
-			if shellPrograms[cl.prog] || scheduler {
+			if shellProgram(cl.prog) || scheduler {
 				a.nested(text, c.Source, depth)
 			} else {
 				a.oneLinerCode(cl.prog, text, c.Source)
@@ -645,7 +645,7 @@ func (a *analyzer) pipedCode(before []shellcmd.Command, c shellcmd.Command, dept
 			return
 		}
 	}
-	if depth == 0 && shellPrograms[cl.prog] {
+	if depth == 0 && shellProgram(cl.prog) {
 		for _, b := range before {
 			if p := b.Program(); p == "curl" || p == "wget" {
 				return // crossSegment names it: a script downloaded from the network
@@ -730,7 +730,7 @@ func outsidePath(code string) bool {
 
 // oneLiner checks an interpreter's one-liner (python -c, perl -e, node -e, …).
 func (a *analyzer) oneLiner(cl call) {
-	if shellPrograms[cl.prog] {
+	if shellProgram(cl.prog) {
 		return
 	}
 	code, ok := inlineCode(cl)

@@ -69,7 +69,7 @@ func safeCommand(c shellcmd.Command) bool {
 		return false
 	}
 	prog := c.Program()
-	if shellPrograms[prog] && c.Args[0].Value == prog {
+	if shellProgram(prog) && c.Args[0].Value == prog {
 		return runsOwnScript(c)
 	}
 	if versionProbes[prog] && c.Args[0].Value == prog && len(c.Args) == 2 && c.Args[1].Literal {

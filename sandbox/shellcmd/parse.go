@@ -209,7 +209,16 @@ func (w *walker) follow(c Command, subst bool) error {
 	return nil
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
+// shells run the script given with -c. Every part of Airlock that looks inside
+// `sh -c SCRIPT` asks IsShell, so a shell one part follows is never opaque to another.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
+
+// IsShell reports whether program (a base name, as Command.Program returns it) is a
+// shell that runs the script given with -c, and that reads one from stdin when given
+// none.
+func IsShell(program string) bool {
+	return shells[program]
+}
 
 // innerScript returns the literal script a command runs through a shell, if any.
 func innerScript(c Command) (string, bool) {

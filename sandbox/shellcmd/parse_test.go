@@ -96,6 +96,8 @@ func TestParseNested(t *testing.T) {
 		{`sudo bash -e -c 'wget x'`, [][]string{{"wget", "x"}}},
 		{`dash -c -- 'nc x 1'`, [][]string{{"nc", "x", "1"}}},
 		{`zsh -o pipefail -c 'ssh h'`, [][]string{{"ssh", "h"}}},
+		{`fish -c 'rm -rf ~'`, [][]string{{"rm", "-rf", "~"}}},
+		{`/usr/bin/fish -c 'curl x'`, [][]string{{"curl", "x"}}},
 		{`eval 'curl' x`, [][]string{{"curl", "x"}}},
 		{`flock /tmp/l -c 'rm a'`, [][]string{{"rm", "a"}}},
 		{`su - root -c 'curl x'`, [][]string{{"curl", "x"}}},

@@ -42,9 +42,13 @@ var packageManagers = map[string][]string{
 	"mise": {"install", "use"}, "asdf": {"install"}, "volta": {"install"}, "corepack": {"install", "prepare", "enable"},
 }
 
-// interpreters read a script from stdin when given no script argument.
-var interpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "php": true}
+// interpreters read a script from stdin when given no script argument: the shells
+// (shellcmd.IsShell) and these.
+var interpreters = map[string]bool{"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "php": true}
+
+func interpreter(prog string) bool {
+	return shellcmd.IsShell(prog) || interpreters[prog]
+}
 
 var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true}
 
@@ -100,7 +104,7 @@ func Reason(cmdline, workspace, home string) string {
 				fetched[filepath.Clean(f)] = true
 			}
 		}
-		if interpreters[prog] && readsStdin(args) && pipedTo == "" {
+		if interpreter(prog) && readsStdin(args) && pipedTo == "" {
 			pipedTo = c.Source
 		}
 		if c.Args[0].Literal && strings.Contains(c.Args[0].Value, "/") && inWorkspace(c.Args[0].Value, workspace) {
@@ -210,10 +214,10 @@ func ranFile(prog string, words []shellcmd.Word) string {
 	if len(words) == 0 || !words[0].Literal {
 		return ""
 	}
-	if strings.Contains(words[0].Value, "/") && !interpreters[prog] {
+	if strings.Contains(words[0].Value, "/") && !interpreter(prog) {
 		return words[0].Value
 	}
-	if interpreters[prog] || prog == "source" || prog == "." {
+	if interpreter(prog) || prog == "source" || prog == "." {
 		for _, w := range words[1:] {
 			if !w.Literal {
 				return ""
