@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/realpath"
 )
 
 // Layer is one configuration layer as the app maps it in (flags, config.toml,
@@ -365,11 +367,11 @@ func realDir(dir, base string) (string, error) {
 			dir = filepath.Join(base, dir)
 		}
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	real, _, err := realpath.Resolve(dir, realpath.Options{})
 	if err != nil {
 		return "", err
 	}
-	st, err := os.Stat(real)
+	st, err := os.Stat(real) // also what says a missing directory is missing
 	if err != nil {
 		return "", err
 	}
