@@ -794,21 +794,3 @@ func (b *Broker) Close() error {
 	b.audit.close()
 	return nil
 }
-
-// CheckOffline evaluates a request like Broker.Check without a database or a running
-// broker (no remembered grants are consulted), for `airlock check` when no daemon runs.
-func CheckOffline(ctx context.Context, e Effective, iso Isolation, pf preflight.Options, req Request) (Evaluation, error) {
-	if e.ApprovalPolicy == "" {
-		e = DefaultEffective()
-	}
-	cfg, err := compile(e)
-	if err != nil {
-		return Evaluation{}, fmt.Errorf("check: %w", err)
-	}
-	b := &Broker{preflight: pf}
-	b.cfg.Store(cfg)
-	b.SetIsolation(iso)
-	ev := b.evaluate(ctx, &req, evalMode{})
-	ev.Notes = append(ev.Notes, "remembered grants were not consulted (no running Airlock)")
-	return ev, nil
-}

@@ -14,6 +14,6 @@
 // an Answer with Interactive set, from the window or a TTY.
 //
 // Entry points: Resolve (configuration), Migrate, NewBroker, Broker.Await,
-// Broker.Pending, Broker.Answer, Broker.Check, CheckOffline, Broker.Grants,
+// Broker.Pending, Broker.Answer, Broker.Check, Broker.Grants,
 // Broker.Audit, Broker.AfterToolUse.
 package permission

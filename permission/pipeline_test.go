@@ -301,12 +301,12 @@ func TestTaskGrant(t *testing.T) {
 	}
 }
 
-func TestCheckOffline(t *testing.T) {
+// TestCheckEvaluation: Broker.Check evaluates without asking, with the rule, the findings
+// and the policy that decided, as POST /v1/permission/check returns it.
+func TestCheckEvaluation(t *testing.T) {
 	e := effective(t, Settings{Permission: PermissionSection{Rules: []RuleSetting{{Tool: "bash", Pattern: "git push *", Action: "ask"}}}})
-	ev, err := CheckOffline(context.Background(), e, nil, preflight.Options{Home: "/home/u"}, bash("git push --force origin main"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, _ := newBroker(t, openDB(t, t.TempDir()), e)
+	ev := b.Check(context.Background(), bash("git push --force origin main"))
 	if ev.Decision.Verdict != Ask || ev.Decision.Kind != KindBashDestructive || ev.Rule == nil || ev.Rule.Pattern != "git push *" || len(ev.Findings) == 0 {
 		t.Fatalf("offline check = %+v", ev)
 	}
