@@ -56,28 +56,6 @@ func (d Defaults) Normalize() (Defaults, error) {
 	return d, nil
 }
 
-// Over returns d with every field that upper sets replaced by upper's value: upper is the
-// more specific layer (a task's overrides over its department's defaults).
-func (d Defaults) Over(upper Defaults) Defaults {
-	if upper.Posture != "" {
-		d.Posture = upper.Posture
-	}
-	if upper.SandboxMode != "" {
-		d.SandboxMode = upper.SandboxMode
-	}
-	if upper.Network != nil {
-		v := *upper.Network
-		d.Network = &v
-	}
-	if upper.ApprovalPolicy != "" {
-		d.ApprovalPolicy = upper.ApprovalPolicy
-	}
-	if upper.ExecutionMode != "" {
-		d.ExecutionMode = upper.ExecutionMode
-	}
-	return d
-}
-
 func oneOf(s string, set []string) bool {
 	for _, v := range set {
 		if s == v {
