@@ -96,7 +96,7 @@ func (a Assertion) WantExit() int {
 
 // OperationPlan is the content of a plan: everything its canonical hash covers.
 type OperationPlan struct {
-	Project string `json:"project"` // project key, see [ProjectKeyForDir]
+	Project string `json:"project"` // project key: "dir:<working directory, symlinks resolved>" or "name:<name>"
 	Target  Target `json:"target"`
 	Intent  string `json:"intent"`
 	// Apply is the exact mutation.

@@ -16,20 +16,6 @@ import (
 	"github.com/airlock-app/airlock/redact"
 )
 
-// ProjectKeyForDir is the project key of a working directory: "dir:" followed by its
-// absolute path with symlinks resolved. A named project uses "name:<name>".
-func ProjectKeyForDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("project of %s: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("project of %s: %w", dir, err)
-	}
-	return "dir:" + real, nil
-}
-
 // PlanInput is what ops_plan takes: the plan's content, and optionally the id of an older
 // plan for the same target that this one replaces.
 type PlanInput struct {
