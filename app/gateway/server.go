@@ -90,9 +90,6 @@ func NewServer(opts Options) *Server {
 // Session is the broker session id every request of this server carries.
 func (s *Server) Session() string { return s.session }
 
-// MCP returns the underlying SDK server (for in-memory tests).
-func (s *Server) MCP() *mcp.Server { return s.mcp }
-
 // Run serves on the transport until the client goes away or ctx ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
 
