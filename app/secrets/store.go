@@ -11,7 +11,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
 // Service is the keyring service name every Airlock secret is stored under.

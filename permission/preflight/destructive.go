@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
 // destructive checks local data-loss and system commands.

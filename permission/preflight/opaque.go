@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 

@@ -3,7 +3,7 @@ package preflight
 import (
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
 // selfApproval flags commands that would answer Airlock's own questions: its approval,

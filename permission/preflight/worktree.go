@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
 // More data-loss commands: the ones that throw away uncommitted work, stashes, history,

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/airlock-app/airlock/internal/lazyre"
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
 // MinQEMUMajor is the oldest system QEMU used instead of downloading the runtime
