@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/airlock-app/airlock/internal/realpath"
+	"github.com/airlock-app/airlock/sandbox/realpath"
 )
 
 // resolvePath resolves p the way the kernel would (realpath.Resolve): the deepest

@@ -1,7 +1,8 @@
-// Package realpath resolves a path the way the kernel does, for every part of Airlock
-// that judges a path: the sandbox (may this run write there?) and the departments (is
-// this place known?) must land on the same directory for the same path, or one could
-// pass what the other refuses.
+// Package realpath resolves a path the way the kernel does, for every part of the
+// sandbox that judges a path. The departments (is this place known?) must land on the
+// same directory for the same path, or one could pass what the other refuses; they import
+// no other Airlock package, so they walk a path with a copy of this walk, and
+// TestGateAndSandboxAgree keeps the two equal.
 package realpath
 
 import (

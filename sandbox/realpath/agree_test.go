@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/airlock-app/airlock/departments"
-	"github.com/airlock-app/airlock/internal/realpath"
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/realpath"
 )
 
 // TestGateAndSandboxAgree: for a path behind many symbolic links, the departments side
@@ -70,10 +70,17 @@ func TestGateAndSandboxAgree(t *testing.T) {
 		{"41 links along the path", self + strings.Repeat("/self", realpath.MaxLinks), false},
 		{"a loop", filepath.Join(base, "loop-a"), false},
 		{"a link out of the workspace", escape, false},
+		{"a link, then ..", escape + "/../ws", true}, // .. from where the link leads: base/ws
+		{"a missing rest", ws + "/new/a/../b", true},
+		{"a dangling link", link("missing/x", "ws/dangling"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, _, gateErr := departments.Resolve(tc.place)
+			res, exists, gateErr := departments.Resolve(tc.place)
+			want, wantExists, wantErr := realpath.Resolve(tc.place, realpath.Options{})
+			if res != want || exists != wantExists || (gateErr == nil) != (wantErr == nil) {
+				t.Fatalf("departments.Resolve(%s) = %q, %v, %v; realpath.Resolve = %q, %v, %v", tc.place, res, exists, gateErr, want, wantExists, wantErr)
+			}
 			known := gateErr == nil && departments.Within(res, ws)
 			if known != tc.known {
 				t.Fatalf("gate: Resolve(%s) = %q, %v; want known %v", tc.place, res, gateErr, tc.known)
@@ -82,6 +89,9 @@ func TestGateAndSandboxAgree(t *testing.T) {
 			werr := pol.CheckWrite(filepath.Join(tc.place, "report.txt"))
 			if (werr == nil) != known {
 				t.Errorf("sandbox: CheckWrite in %s = %v, but the gate says known = %v (%q, %v)", tc.place, werr, known, res, gateErr)
+			}
+			if !exists {
+				return // no run starts in a missing directory
 			}
 			// A run may start there exactly when the gate can resolve the place, and then in the same directory.
 			run, cwdErr := sandbox.Resolve(sandbox.Inputs{Cwd: tc.place, Home: filepath.Join(base, "home"),
