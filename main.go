@@ -2,7 +2,7 @@
 // (database, configuration, local API, and later dispatch and the approval broker) and
 // shows the window. Build it with scripts/build-desktop.sh (`wails build -tags
 // webkit2_41`); the command line, `airlock`, is a separate executable that links no
-// WebKit (DESIGN.md §1).
+// WebKit.
 //
 // Only one core runs per user (per AIRLOCK_HOME). A second launch asks the running window
 // to come to the front and exits 0; if the headless daemon holds the core instead, it

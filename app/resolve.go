@@ -18,7 +18,7 @@ import (
 	"github.com/airlock-app/airlock/sandbox"
 )
 
-// The core's side of the one resolution (DESIGN.md §3): every request, run, MCP call and
+// The core's side of the one resolution: every request, run, MCP call and
 // ops command the core decides gets its policy from policyInputs → policy.Resolve, and its
 // permission settings from permissionFor on the same project files.
 

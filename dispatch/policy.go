@@ -16,7 +16,7 @@ type Policy struct {
 	ExecutionMode  string `json:"execution_mode"`
 }
 
-// DefaultPolicy is the safe default of DESIGN.md §3.
+// DefaultPolicy is the safe default (README, Configuration).
 func DefaultPolicy() Policy {
 	return Policy{SandboxMode: string(sandbox.ModeWorkspaceWrite), ApprovalPolicy: string(permission.PolicyOnRequest),
 		Backend: string(sandbox.BackendAuto), ExecutionMode: string(sandbox.ExecLocal)}

@@ -8,7 +8,7 @@ import (
 )
 
 // The six tools, as the MCP server and the CLI call them. Inputs and outputs are plain
-// JSON-friendly structs. Tiers (DESIGN.md §5): ops_plan, ops_diff, ops_verify and
+// JSON-friendly structs. Tiers: ops_plan, ops_diff, ops_verify and
 // ops_journal are P0; ops_apply is P2; ops_approve is interactive-only — the app passes a
 // person's answer as an [Attestation], never anything from the agent's input.
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// An allow that names no scope follows DESIGN.md §5: a P1 request asks the first time
+// An allow that names no scope follows the tiers: a P1 request asks the first time
 // and is then remembered for the rest of its session (this tool, this exact call); once
 // is the exception the person picks. P2, interactive-only and session-less requests
 // offer once only, so that is what they get.

@@ -498,7 +498,7 @@ func (e *pendingEntry) scopes() []Scope {
 	return out
 }
 
-// defaultScope is the scope of an allow that names none (DESIGN.md §5): a P1 request
+// defaultScope is the scope of an allow that names none: a P1 request
 // is remembered for the rest of its session, so it asks the first time only; once is
 // the exception the person picks, and all that P2, interactive-only and session-less
 // requests offer.

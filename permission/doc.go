@@ -2,7 +2,7 @@
 // dangerous-command preflight, hooks, approval policies, the reviewer, the approval
 // broker, remembered grants and the audit of every decision.
 //
-// A Request (tool, params, context) goes through DESIGN.md §5 in order: the sandbox's
+// A Request (tool, params, context) goes through these steps in order: the sandbox's
 // isolation verdict (Isolation; a denial becomes an interactive-only
 // isolation_escalation), beforeToolUse hooks (block, rewrite, elevate; failure blocks),
 // the preflight classifier for shell commands (package preflight: bash_destructive and

@@ -135,7 +135,7 @@ func TestAfterHookGetsOutcome(t *testing.T) {
 }
 
 // A hook that raises a request to P2 asks for a person: the auto reviewer must not
-// answer it (DESIGN.md §5 steps 2 and 7), under any approval policy.
+// answer it (the permission pipeline, steps 2 and 7), under any approval policy.
 func TestHookRaisedP2IsNotForTheReviewer(t *testing.T) {
 	cases := []struct {
 		name   string

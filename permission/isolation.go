@@ -9,8 +9,8 @@ import (
 	"github.com/airlock-app/airlock/sandbox"
 )
 
-// Isolation is the sandbox's application-layer verdict on a request (DESIGN.md §5 step
-// 1). Check returns nil when the sandbox policy allows the call, or an error (the
+// Isolation is the sandbox's application-layer verdict on a request (the
+// pipeline's step 1). Check returns nil when the sandbox policy allows the call, or an error (the
 // sandbox's *IsolationDeniedError) naming what it denies and the way out. A denial
 // becomes an interactive-only isolation_escalation request; under approval_policy
 // never it is denied at once.

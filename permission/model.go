@@ -109,7 +109,7 @@ const (
 	ToolAuthorizeDirectory = "authorize_directory"
 )
 
-// ApprovalPolicy says when the person is asked (DESIGN.md §5 step 6).
+// ApprovalPolicy says when the person is asked (the permission pipeline, step 6).
 type ApprovalPolicy string
 
 // Approval policies.

@@ -56,7 +56,7 @@ type evalMode struct {
 
 var strictMessage = "ops.strict is on: destructive shell commands are denied. Make the change through the ops flow instead: ops_plan → ops_diff → ops_approve → ops_apply"
 
-// evaluate runs DESIGN.md §5 steps 1–7 (the person is step 7's fallback, handled by the
+// evaluate runs the pipeline's steps 1–7 of the package doc (the person is step 7's fallback, handled by the
 // broker when the verdict is ask).
 func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Evaluation {
 	cfg, cfgErr := b.configFor(ctx, req)

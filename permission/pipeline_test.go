@@ -22,7 +22,7 @@ var reviewerScripts = map[string]string{
 	"garbage":  `cat >/dev/null; echo 'sure, go ahead'`,
 }
 
-// expectMatrix states DESIGN.md §5 steps 5–7 for a non-shell tool of a tier.
+// expectMatrix states the pipeline's steps 5–7 for a non-shell tool of a tier.
 func expectMatrix(pol ApprovalPolicy, tier Tier, interactive bool, rev string) (Verdict, Layer) {
 	if interactive {
 		if pol == PolicyNever {

@@ -4,7 +4,7 @@ package permission
 // (P2), the network is on, ops tools keep their default tiers.
 const PostureCloudOps = "cloudops"
 
-// DefaultTiers is the tier table of DESIGN.md §5. Tools not listed are P1.
+// DefaultTiers is the default tier table (README, Connecting agents). Tools not listed are P1.
 func DefaultTiers() map[string]Tier {
 	return map[string]Tier{
 		"read_file":    P0,

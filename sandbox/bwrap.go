@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// bwrapBaseFlags are the namespace and capability flags of DESIGN.md §4. As
+// bwrapBaseFlags are the namespace and capability flags of the OS layer (README, "What Airlock promises"). As
 // root, bwrap without --unshare-user --cap-drop ALL keeps every capability.
 var bwrapBaseFlags = []string{
 	"--new-session", "--die-with-parent",

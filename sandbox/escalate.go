@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// Grant is the extra access one call gets when a person allows its escalation
-// (DESIGN.md §4): these paths writable, or the network on, and nothing else. It is
+// Grant is the extra access one call gets when a person allows its escalation:
+// these paths writable, or the network on, and nothing else. It is
 // never remembered: the policy of the next call is the policy in force.
 type Grant struct {
 	// Writable are real absolute paths (files or directories) made writable.

@@ -37,7 +37,7 @@ func (pp *ProjectPolicy) ignore(key, reason string) {
 	pp.Ignored = append(pp.Ignored, Ignored{File: pp.File, Key: key, Reason: reason})
 }
 
-// projectFile mirrors the sandbox keys of config.toml (DESIGN.md §3).
+// projectFile mirrors the sandbox keys of config.toml.
 type projectFile struct {
 	SandboxMode   any `toml:"sandbox_mode"`
 	ExecutionMode any `toml:"execution_mode"`

@@ -1,4 +1,4 @@
-// Package config reads Airlock's trusted config.toml (DESIGN.md §3), validates it with
+// Package config reads Airlock's trusted config.toml, validates it with
 // the line and column of every mistake, layers it under flags and the environment, and
 // keeps the last good configuration when the file on disk breaks.
 //

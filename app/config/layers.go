@@ -36,7 +36,7 @@ var EnvVars = map[string]string{
 	"execution_mode":                         "AIRLOCK_EXECUTION_MODE",
 }
 
-// Defaults are the safe defaults of DESIGN.md §3.
+// Defaults are the safe defaults (README, Configuration).
 var Defaults = map[string]any{
 	"sandbox_mode":                           "workspace-write",
 	"approval_policy":                        "on-request",

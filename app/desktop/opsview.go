@@ -228,7 +228,7 @@ func (f *Facade) OpsReject(id, reason string) (*ops.PlanView, error) {
 	return svc.Reject(ctx, id, reason, permission.ByWindow)
 }
 
-// OpsApply redeems the token and runs the approved plan (DESIGN.md §6: ops_apply needs
+// OpsApply redeems the token and runs the approved plan (ops_apply needs
 // the single-use token; the window holds it only while it shows it after approving, or
 // the person pastes it). It returns when the apply ends; ops.plan.updated says
 // "applying" meanwhile. An apply that ran and failed returns its result with the reason

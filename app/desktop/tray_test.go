@@ -322,7 +322,7 @@ func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 	}
 }
 
-// A P1 of a session offers "Allow for this session" first (DESIGN.md §5: asked the first
+// A P1 of a session offers "Allow for this session" first (asked the first
 // time, then remembered), with "Allow once" beside it; the session's allow remembers the
 // call, and the same call then runs without asking.
 func TestTrayAllowsAP1ForTheSession(t *testing.T) {

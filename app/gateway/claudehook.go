@@ -202,7 +202,7 @@ func writeClaude(w io.Writer, o ClaudeOutput) error {
 // searchesHidden refuses a Grep or Glob whose tree holds a hidden path that exists
 // (searching ~ goes through ~/.ssh). Claude Code runs these tools in its own process,
 // where Airlock cannot skip entries the way its search_files does, and reading
-// credentials through a file tool is never silent (DESIGN.md §5): the search is refused
+// credentials through a file tool is never silent: the search is refused
 // with the way out, instead of being allowed as the P0 read it looks like.
 func (h ClaudeHook) searchesHidden(ev ClaudeEvent, call MappedCall) (ClaudeOutput, bool) {
 	cwd := ev.Cwd

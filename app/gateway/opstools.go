@@ -13,7 +13,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
-// Inputs of the six ops tools (DESIGN.md §6).
+// Inputs of the six ops tools.
 type (
 	opsPlanIn struct {
 		Plan    map[string]any `json:"plan" jsonschema:"the plan, as in a plan.json: target {provider, account, region, device}, intent, workdir, apply {argv | shell}, inputs, snapshot, diff, timeout_seconds, steps [{description, effect, reversibility: reversible|hard|irreversible, blast_radius: low|med|high, rollback}], verify [{name, command, expect_text}], supersedes"`

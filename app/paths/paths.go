@@ -1,4 +1,4 @@
-// Package paths computes where Airlock keeps its files (DESIGN.md §2).
+// Package paths computes where Airlock keeps its files.
 package paths
 
 import (
@@ -9,7 +9,7 @@ import (
 	"strconv"
 )
 
-// Paths are the places on disk of DESIGN.md §2. AIRLOCK_HOME, when set, holds all of
+// Paths are the places on disk (README, "Where data lives"). AIRLOCK_HOME, when set, holds all of
 // them (tests and scripts run isolated instances side by side); otherwise XDG.
 type Paths struct {
 	ConfigFile string `json:"configFile"` // config.toml (trusted, watched)

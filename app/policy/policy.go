@@ -1,5 +1,5 @@
-// Package policy is the one resolution of Airlock's effective policy (DESIGN.md §3
-// "One resolution"): every surface — the broker, `airlock exec` and `check`, the
+// Package policy is the one resolution of Airlock's effective policy ("one
+// resolution", docs/ARCHITECTURE.md): every surface — the broker, `airlock exec` and `check`, the
 // dispatch executor at each start, the MCP tools, ops — computes the policy of a request
 // or a run here, from the same layers: command-line flags (or a run's recorded policy),
 // the environment, config.toml, and the untrusted project policy files around the

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestNoSurfaceResolvesOnItsOwn holds the code to DESIGN's "one resolution": outside this
+// TestNoSurfaceResolvesOnItsOwn holds the code to the "one resolution" of docs/ARCHITECTURE.md: outside this
 // package and the core's side of it (app/resolve.go), no code computes a sandbox policy or
 // the permission settings itself — that is how the surfaces drifted apart.
 func TestNoSurfaceResolvesOnItsOwn(t *testing.T) {

@@ -380,7 +380,7 @@ func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
 }
 
 // `airlock approvals allow ID` without a flag remembers a P1 for the rest of its session
-// (DESIGN.md §5: it asks the first time only); --once is the exception.
+// (it asks the first time only); --once is the exception.
 func TestApprovalsAllowDefaultsToTheSession(t *testing.T) {
 	in := newInstance(t)
 	in.startDaemon()

@@ -60,7 +60,7 @@ describe('PermissionPopup', () => {
     for (const want of ['write_file', 'asks once', 'Write a file', 'agent session “refactor”', 'dept. research', '~/Airlock/research', 'workspace-write', 'network off', '"path"']) {
       expect(text).toContain(want);
     }
-    // DESIGN §5: a P1 asks the first time, then is remembered for the session; once is
+    // A P1 asks the first time, then is remembered for the session; once is
     // the exception beside it.
     expect(buttons(pop)).toEqual(['Later', 'Deny', 'Allow once', 'Allow for this session', 'Allow always ▾']);
     const session = pop.querySelector('[data-action="allow-session"]')!;

@@ -1,4 +1,4 @@
-// The window's pages (DESIGN.md §8) and the hash route that names each one, so a page
+// The window's pages and the hash route that names each one, so a page
 // can be opened directly (#/settings) by the e2e tests and the screenshot script.
 
 export const pages = [

@@ -1,5 +1,5 @@
 // Words and logic of the Ops page: plans as plan → diff → approve → apply → verify →
-// journal (DESIGN.md §6). Components only render what these functions decide.
+// journal. Components only render what these functions decide.
 import type { PlanSummary } from './api';
 
 /** planTarget names what a plan changes: provider, then account, region or device. */
@@ -497,7 +497,7 @@ export async function copyText(text: string, fallback?: (text: string) => Promis
   }
 }
 
-/** TTL choices offered when approving (DESIGN.md §6: 10 minutes by default, 60 at most). */
+/** TTL choices offered when approving (10 minutes by default, 60 at most). */
 export const ttlChoices: readonly { value: string; words: string }[] = [
   { value: '10m', words: '10 minutes' },
   { value: '30m', words: '30 minutes' },

@@ -1,5 +1,5 @@
 // How the Settings page presents the effective configuration: grouped, named in words,
-// each value with the layer that set it (DESIGN.md §3).
+// each value with the layer that set it.
 import type { Setting } from './api';
 
 export interface SettingInfo {

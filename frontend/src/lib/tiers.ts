@@ -1,4 +1,4 @@
-// Permission tiers (DESIGN.md §5) and the words the UI always uses for them.
+// Permission tiers and the words the UI always uses for them.
 
 export type Tier = 'P0' | 'P1' | 'P2';
 
