@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashFor, pageFromHash, pages } from './nav';
 
 describe('navigation', () => {
-  it('has the window's five pages, landing on Waiting for you', () => {
+  it('has the five pages of the window, landing on Waiting for you', () => {
     expect(pages.map((p) => p.title)).toEqual(['Waiting for you', 'Dispatch', 'Departments', 'Ops', 'Settings']);
     expect(pageFromHash('')).toBe('waiting');
   });
