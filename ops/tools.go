@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // The six tools, as the MCP server and the CLI call them. Inputs and outputs are plain
@@ -14,12 +16,12 @@ import (
 
 // Tool names.
 const (
-	ToolPlan    = "ops_plan"
-	ToolDiff    = "ops_diff"
-	ToolApprove = "ops_approve"
-	ToolApply   = "ops_apply"
-	ToolVerify  = "ops_verify"
-	ToolJournal = "ops_journal"
+	ToolPlan    = api.ToolOpsPlan
+	ToolDiff    = api.ToolOpsDiff
+	ToolApprove = api.ToolOpsApprove
+	ToolApply   = api.ToolOpsApply
+	ToolVerify  = api.ToolOpsVerify
+	ToolJournal = api.ToolOpsJournal
 )
 
 // ToolDescriptions are one-paragraph descriptions for the MCP tool list.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -89,24 +90,24 @@ type Kind string
 const (
 	KindBashDestructive        Kind = "bash_destructive"
 	KindIsolationEscalation    Kind = "isolation_escalation"
-	KindOpsApprove             Kind = "ops_approve"
+	KindOpsApprove             Kind = api.ToolOpsApprove
 	KindDirectoryAuthorization Kind = "directory_authorization"
 	KindSelfApproval           Kind = "self_approval"
 )
 
 // Well-known tool names.
 const (
-	ToolBash               = "bash"
-	ToolExec               = "exec" // a run's own command, params {"argv": [...]}
-	ToolReadFile           = "read_file"
-	ToolWriteFile          = "write_file"
-	ToolEditFile           = "edit_file"
-	ToolListDir            = "list_dir"
-	ToolSearchFiles        = "search_files"
-	ToolWebFetch           = "web_fetch"
-	ToolOpsApprove         = "ops_approve"
-	ToolOpsApply           = "ops_apply"
-	ToolAuthorizeDirectory = "authorize_directory"
+	ToolBash               = api.ToolBash
+	ToolExec               = api.ToolExec // a run's own command, params {"argv": [...]}
+	ToolReadFile           = api.ToolReadFile
+	ToolWriteFile          = api.ToolWriteFile
+	ToolEditFile           = api.ToolEditFile
+	ToolListDir            = api.ToolListDir
+	ToolSearchFiles        = api.ToolSearchFiles
+	ToolWebFetch           = api.ToolWebFetch
+	ToolOpsApprove         = api.ToolOpsApprove
+	ToolOpsApply           = api.ToolOpsApply
+	ToolAuthorizeDirectory = api.ToolAuthorizeDirectory
 )
 
 // ApprovalPolicy says when the person is asked (the permission pipeline, step 6).

@@ -1,5 +1,7 @@
 package permission
 
+import "github.com/airlock-app/airlock/api"
+
 // PostureCloudOps is the department posture for infrastructure work: bash asks every time
 // (P2), the network is on, ops tools keep their default tiers.
 const PostureCloudOps = "cloudops"
@@ -7,22 +9,22 @@ const PostureCloudOps = "cloudops"
 // DefaultTiers is the default tier table (README, Connecting agents). Tools not listed are P1.
 func DefaultTiers() map[string]Tier {
 	return map[string]Tier{
-		"read_file":    P0,
-		"list_dir":     P0,
-		"search_files": P0,
-		"memory_query": P0,
-		"ops_plan":     P0,
-		"ops_diff":     P0,
-		"ops_verify":   P0,
-		"ops_journal":  P0,
-		"bash":         P1,
-		"exec":         P1,
-		"write_file":   P1,
-		"edit_file":    P1,
-		"web_fetch":    P1,
-		"skill":        P1,
-		"ops_apply":    P2,
-		"ops_approve":  P2,
+		api.ToolReadFile:    P0,
+		api.ToolListDir:     P0,
+		api.ToolSearchFiles: P0,
+		"memory_query":      P0,
+		api.ToolOpsPlan:     P0,
+		api.ToolOpsDiff:     P0,
+		api.ToolOpsVerify:   P0,
+		api.ToolOpsJournal:  P0,
+		api.ToolBash:        P1,
+		api.ToolExec:        P1,
+		api.ToolWriteFile:   P1,
+		api.ToolEditFile:    P1,
+		api.ToolWebFetch:    P1,
+		"skill":             P1,
+		api.ToolOpsApply:    P2,
+		api.ToolOpsApprove:  P2,
 	}
 }
 
@@ -30,7 +32,7 @@ func DefaultTiers() map[string]Tier {
 // nothing.
 func PostureTiers(posture string) map[string]Tier {
 	if posture == PostureCloudOps {
-		return map[string]Tier{"bash": P2, "exec": P2}
+		return map[string]Tier{api.ToolBash: P2, api.ToolExec: P2}
 	}
 	return nil
 }

@@ -3,18 +3,20 @@ package gateway
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Airlock's tool names, as the broker's tier table and rules know them.
 const (
-	ToolBash        = "bash"
-	ToolReadFile    = "read_file"
-	ToolWriteFile   = "write_file"
-	ToolEditFile    = "edit_file"
-	ToolListDir     = "list_dir"
-	ToolSearchFiles = "search_files"
-	ToolWebFetch    = "web_fetch"
-	ToolWebSearch   = "web_search"
+	ToolBash        = api.ToolBash
+	ToolReadFile    = api.ToolReadFile
+	ToolWriteFile   = api.ToolWriteFile
+	ToolEditFile    = api.ToolEditFile
+	ToolListDir     = api.ToolListDir
+	ToolSearchFiles = api.ToolSearchFiles
+	ToolWebFetch    = api.ToolWebFetch
+	ToolWebSearch   = api.ToolWebSearch
 )
 
 // MappedCall is a coding agent's tool call in Airlock's terms.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
@@ -47,12 +48,12 @@ type (
 
 // Ops tool names.
 const (
-	ToolOpsPlan    = "ops_plan"
-	ToolOpsDiff    = "ops_diff"
-	ToolOpsApprove = "ops_approve"
-	ToolOpsApply   = "ops_apply"
-	ToolOpsVerify  = "ops_verify"
-	ToolOpsJournal = "ops_journal"
+	ToolOpsPlan    = api.ToolOpsPlan
+	ToolOpsDiff    = api.ToolOpsDiff
+	ToolOpsApprove = api.ToolOpsApprove
+	ToolOpsApply   = api.ToolOpsApply
+	ToolOpsVerify  = api.ToolOpsVerify
+	ToolOpsJournal = api.ToolOpsJournal
 )
 
 func planPath(id string) string { return "/v1/ops/plans/" + url.PathEscape(id) }

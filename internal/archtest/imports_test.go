@@ -57,6 +57,7 @@ var rules = []rule{
 	{ID: "R9", Packages: []string{"sandbox/..."}, Forbid: []string{"..."}, Allow: []string{"sandbox/..."}},
 	{ID: "R10", Packages: []string{"departments/..."}, Forbid: []string{"..."}, Allow: []string{"departments/..."}},
 	{ID: "R11", Packages: []string{"redact/..."}, Forbid: []string{"..."}, Allow: []string{"redact/..."}},
+	{ID: "R12", Packages: []string{"api/..."}, Forbid: []string{"..."}, Allow: []string{"api/..."}},
 }
 
 // build is one configuration the import graph is listed in: the files a package

@@ -1,0 +1,35 @@
+// Package api is the leaf of Airlock's wire contract: names that cross the local API,
+// the MCP server and the hook adapter, declared once. It imports nothing of Airlock (no
+// database, no Wails), so every executable shares it. The rest of the contract (the wire
+// types, event payloads, error codes) is to move here too; see docs/ARCHITECTURE.md.
+package api
+
+// Tool names: what a request's "tool" field says, the MCP server's tool names, and the
+// tiers' and rules' keys.
+const (
+	ToolBash        = "bash"
+	ToolExec        = "exec" // a run's own command, params {"argv": [...]}
+	ToolReadFile    = "read_file"
+	ToolWriteFile   = "write_file"
+	ToolEditFile    = "edit_file"
+	ToolListDir     = "list_dir"
+	ToolSearchFiles = "search_files"
+	ToolWebFetch    = "web_fetch"
+	ToolWebSearch   = "web_search"
+
+	ToolOpsPlan    = "ops_plan"
+	ToolOpsDiff    = "ops_diff"
+	ToolOpsApprove = "ops_approve"
+	ToolOpsApply   = "ops_apply"
+	ToolOpsVerify  = "ops_verify"
+	ToolOpsJournal = "ops_journal"
+
+	// ToolAuthorizeDirectory is the request a directory authorization raises.
+	ToolAuthorizeDirectory = "authorize_directory"
+)
+
+// Tools lists every tool name above.
+var Tools = []string{
+	ToolBash, ToolExec, ToolReadFile, ToolWriteFile, ToolEditFile, ToolListDir, ToolSearchFiles, ToolWebFetch, ToolWebSearch,
+	ToolOpsPlan, ToolOpsDiff, ToolOpsApprove, ToolOpsApply, ToolOpsVerify, ToolOpsJournal, ToolAuthorizeDirectory,
+}
