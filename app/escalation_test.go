@@ -256,3 +256,58 @@ func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
 		t.Fatalf("denied the second time: %s (%s)", got.Status, got.Reason)
 	}
 }
+
+// TestProjectDenyRuleThroughTheRealSurfaces: a project's deny rule, through the real MCP
+// server, the real Claude Code hook adapter and a real scheduled run, all asking the
+// running core over its socket.
+func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-project-deny-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"deny\"\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("n\n"), 0o644)
+
+	// MCP: the agent's bash is refused by the rule, without asking anyone.
+	cs := mcpSession(t, c, repo)
+	isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat notes.txt"})
+	if !isErr || !strings.Contains(text, "cat *") || strings.Contains(text, "--- stdout ---") {
+		t.Fatalf("MCP bash under the project's deny rule: %v %s", isErr, text)
+	}
+	// The hook: Claude Code's own Bash gets a deny with the rule as the reason.
+	client := localapi.NewClient(c.Paths.Socket)
+	hook := gateway.ClaudeHook{Broker: gateway.APIBroker{Client: client}, Wait: 5 * time.Second, MCPServer: "airlock"}
+	in := `{"session_id":"s1","cwd":"` + repo + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat notes.txt"},"tool_use_id":"t1"}`
+	var out strings.Builder
+	if err := hook.Run(ctx, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) || !strings.Contains(out.String(), "cat *") {
+		t.Fatalf("hook under the project's deny rule: %s", out.String())
+	}
+	// A scheduled run's own command is refused by the same rule.
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "reader", Cwd: repo, Argv: []string{"cat", "notes.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	if got.Status != dispatch.StatusDenied || !strings.Contains(got.Reason, "cat *") {
+		t.Fatalf("scheduled run under the project's deny rule: %s (%s)", got.Status, got.Reason)
+	}
+	if len(c.Broker.Pending()) != 0 {
+		t.Fatalf("a deny rule asked someone: %+v", c.Broker.Pending())
+	}
+}
