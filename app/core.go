@@ -213,6 +213,7 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 	opts := localapi.Options{
 		Socket:         c.Paths.Socket,
 		Sandboxed:      c.sandboxes.Contains,
+		MapError:       apiError,
 		AllowedOrigins: []string{"wails://wails", "http://wails.localhost"},
 	}
 	if c.flags != nil {

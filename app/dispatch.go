@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/departments"
@@ -257,7 +259,7 @@ func (c *Core) dispatchRoutes() {
 		line, tz := r.URL.Query().Get("schedule"), r.URL.Query().Get("tz")
 		next, err := dispatch.NextTimes(line, tz, time.Now(), 5)
 		if err != nil {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_schedule", Message: err.Error()})
+			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_schedule", Message: err.Error()})
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, map[string]any{"description": dispatch.Describe(line, tz), "next": next})
@@ -278,7 +280,7 @@ func (c *Core) dispatchRoutes() {
 	runID := func(w http.ResponseWriter, r *http.Request) (uint, bool) {
 		n, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
 		if err != nil {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_id", Message: fmt.Sprintf("run id %q is not a number", r.PathValue("id")), Hint: "list runs with `airlock runs list`"})
+			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_id", Message: fmt.Sprintf("run id %q is not a number", r.PathValue("id")), Hint: "list runs with `airlock runs list`"})
 			return 0, false
 		}
 		return uint(n), true
@@ -360,7 +362,7 @@ func (c *Core) dispatchRoutes() {
 			return
 		}
 		if b.Confirmation != filepath.Base(filepath.Clean(b.Dir)) && b.Confirmation != filepath.Clean(b.Dir) {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
+			localapi.WriteError(w, &api.Error{Status: http.StatusForbidden, Code: "not_confirmed",
 				Message: "the typed confirmation does not name the directory", Hint: "type the directory's name when `airlock authorize` asks"})
 			return
 		}
@@ -401,21 +403,12 @@ func (c *Core) dispatchRoutes() {
 	})
 }
 
-// dispatchError gives the domain's errors an HTTP status; their messages say the way out.
+// dispatchError is apiError, except that dispatch's and departments' own refusals that
+// wrap no sentinel yet are 400 (TODO(edge): an ErrInvalid sentinel in each).
 func dispatchError(err error) error {
-	var conf *departments.ConfirmationRequiredError
-	switch {
-	case errors.As(err, &conf):
-		return &localapi.Error{Status: http.StatusPreconditionRequired, Code: "confirm_home", Message: err.Error()}
-	case errors.Is(err, dispatch.ErrOverlap):
-		return &localapi.Error{Status: http.StatusConflict, Code: "overlap", Message: err.Error()}
-	case errors.Is(err, dispatch.ErrNotFound), errors.Is(err, departments.ErrNotFound):
-		// The domains' sentinels, never the message: "bwrap not found" is no 404.
-		return &localapi.Error{Status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	e := apiError(err)
+	if ae, ok := e.(*api.Error); ok && ae.Code == api.CodeInternal {
+		return api.Errorf(http.StatusBadRequest, "refused", err.Error(), "")
 	}
-	var le *localapi.Error
-	if errors.As(err, &le) {
-		return err
-	}
-	return &localapi.Error{Status: http.StatusBadRequest, Code: "refused", Message: err.Error()}
+	return e
 }

@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
@@ -16,7 +17,7 @@ import (
 // sentinel it wraps, never from words in its message.
 func TestErrorsMapBySentinelNotByText(t *testing.T) {
 	status := func(err error) int {
-		var le *localapi.Error
+		var le *api.Error
 		if errors.As(err, &le) {
 			return le.Status
 		}
@@ -32,8 +33,8 @@ func TestErrorsMapBySentinelNotByText(t *testing.T) {
 		{"an unknown department", fmt.Errorf("department d: %w", departments.ErrNotFound), dispatchError, http.StatusNotFound},
 		{"a message that says not found", errors.New("bwrap not found: apt install bubblewrap"), dispatchError, http.StatusBadRequest},
 		{"a message that says no such", errors.New("open /x: no such file or directory"), dispatchError, http.StatusBadRequest},
-		{"an unknown grant", fmt.Errorf("revoke grant g: %w", permission.ErrGrantNotFound), brokerError, http.StatusNotFound},
-		{"a database failure revoking a grant", errors.New("revoke grant g: database is locked"), brokerError, http.StatusInternalServerError},
+		{"an unknown grant", fmt.Errorf("revoke grant g: %w", permission.ErrGrantNotFound), apiError, http.StatusNotFound},
+		{"a database failure revoking a grant", errors.New("revoke grant g: database is locked"), apiError, http.StatusInternalServerError},
 	} {
 		if got := status(tc.via(tc.err)); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
@@ -71,7 +73,7 @@ func (c *Core) gatewayRoutes() {
 		planID := r.PathValue("id")
 		prompt, err := c.Ops.ApprovalPrompt(r.Context(), planID)
 		if err != nil {
-			localapi.WriteError(w, opsError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		params, err := json.Marshal(map[string]any{
@@ -90,7 +92,7 @@ func (c *Core) gatewayRoutes() {
 		}
 		d, err := c.Broker.Await(r.Context(), req)
 		if err != nil {
-			localapi.WriteError(w, brokerError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		if d.Verdict != permission.Allow {
@@ -100,7 +102,7 @@ func (c *Core) gatewayRoutes() {
 		if !permission.ByPerson(d.AnsweredBy) {
 			// The broker never lets anything but a person allow ops_approve; refuse
 			// anyway rather than mint a token on someone else's word.
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+			localapi.WriteError(w, &api.Error{Status: http.StatusForbidden, Code: "not_interactive",
 				Message: fmt.Sprintf("ops_approve was allowed by %q, not by a person", d.AnsweredBy),
 				Hint:    "approve the plan in the Airlock window or with `airlock approvals allow` in a terminal"})
 			return
@@ -108,7 +110,7 @@ func (c *Core) gatewayRoutes() {
 		in := ops.ApproveInput{PlanID: planID, TTL: b.TTL, ConfirmHashPrefix: prompt.Hash}
 		res, err := c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: d.AnsweredBy, Interactive: true})
 		if err != nil {
-			localapi.WriteError(w, opsError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d, Approval: res})
@@ -124,7 +126,7 @@ func (c *Core) gatewayRoutes() {
 		}
 		peer, _ := localapi.PeerFrom(r.Context())
 		if b.PID <= 0 || !peer.Unix || !descendsFrom(b.PID, peer.PID) {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "not_your_sandbox",
+			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "not_your_sandbox",
 				Message: fmt.Sprintf("pid %d is not a process the caller started", b.PID),
 				Hint:    "register only the sandboxes your own process started"})
 			return
@@ -135,7 +137,7 @@ func (c *Core) gatewayRoutes() {
 	h("DELETE /v1/sandboxes/{pid}", func(w http.ResponseWriter, r *http.Request) {
 		pid, err := strconv.Atoi(r.PathValue("pid"))
 		if err != nil {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_pid", Message: "the pid is not a number"})
+			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_pid", Message: "the pid is not a number"})
 			return
 		}
 		reg.remove(pid)

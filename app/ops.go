@@ -69,7 +69,7 @@ func (c *Core) opsRoutes() {
 		}
 		in, err := ops.DecodePlanInput([]byte(f.Data), f.BaseDir)
 		if err != nil {
-			localapi.WriteError(w, opsError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		if in.By == "" {
@@ -151,7 +151,7 @@ func (c *Core) opsRoutes() {
 			return
 		}
 		if err != nil {
-			localapi.WriteError(w, opsError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, res)
@@ -183,32 +183,8 @@ func (c *Core) opsRoutes() {
 func respond(w http.ResponseWriter, f func() (any, error)) {
 	v, err := f()
 	if err != nil {
-		localapi.WriteError(w, opsError(err))
+		localapi.WriteError(w, apiError(err))
 		return
 	}
 	localapi.WriteJSON(w, http.StatusOK, v)
-}
-
-// opsError maps the ops flow's errors onto API errors; their messages already say the
-// way out.
-func opsError(err error) error {
-	var ve *ops.ValidationError
-	var se *ops.StatusError
-	var de *ops.DriftError
-	var he *ops.HashConfirmationError
-	switch {
-	case errors.Is(err, ops.ErrPlanNotFound):
-		return &localapi.Error{Status: http.StatusNotFound, Code: "no_plan", Message: err.Error(), Hint: "list plans with `airlock ops list`"}
-	case errors.Is(err, ops.ErrTokenUnknown), errors.Is(err, ops.ErrTokenUsed), errors.Is(err, ops.ErrTokenExpired), errors.Is(err, ops.ErrTokenOtherPlan):
-		return &localapi.Error{Status: http.StatusForbidden, Code: "bad_token", Message: err.Error()}
-	case errors.As(err, &de):
-		return &localapi.Error{Status: http.StatusConflict, Code: "drift", Message: err.Error()}
-	case errors.Is(err, ops.ErrNotInteractive), errors.As(err, &he):
-		return &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed", Message: err.Error()}
-	case errors.As(err, &ve), errors.Is(err, ops.ErrNoDiff):
-		return &localapi.Error{Status: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
-	case errors.As(err, &se), errors.Is(err, ops.ErrLiveToken):
-		return &localapi.Error{Status: http.StatusConflict, Code: "wrong_status", Message: err.Error()}
-	}
-	return err
 }

@@ -2,13 +2,14 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/eventbus"
@@ -108,7 +109,7 @@ func (c *Core) permissionRoutes() {
 		}
 		d, err := c.Broker.Await(r.Context(), req)
 		if err != nil {
-			localapi.WriteError(w, brokerError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		c.noteDenial(r.Context(), req, d)
@@ -139,7 +140,7 @@ func (c *Core) permissionRoutes() {
 		d, err := c.Broker.Answer(r.Context(), id, permission.Answer{Allow: a.Allow, Scope: a.Scope, Pattern: a.Pattern,
 			Reason: a.Reason, By: by, Interactive: permission.ByPerson(by)})
 		if err != nil {
-			localapi.WriteError(w, brokerError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, d)
@@ -154,7 +155,7 @@ func (c *Core) permissionRoutes() {
 	})
 	c.api.Handle("DELETE /v1/grants/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if err := c.RevokeGrant(r.Context(), r.PathValue("id")); err != nil {
-			localapi.WriteError(w, brokerError(err))
+			localapi.WriteError(w, apiError(err))
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, map[string]string{"revoked": r.PathValue("id")})
@@ -168,7 +169,7 @@ func (c *Core) permissionRoutes() {
 		if s := r.URL.Query().Get("since"); s != "" {
 			d, err := time.ParseDuration(s)
 			if err != nil {
-				localapi.WriteError(w, &localapi.Error{Status: http.StatusBadRequest, Code: "bad_since", Message: fmt.Sprintf("since=%q is not a duration", s), Hint: "use for example since=24h"})
+				localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_since", Message: fmt.Sprintf("since=%q is not a duration", s), Hint: "use for example since=24h"})
 				return
 			}
 			q.Since = time.Now().Add(-d)
@@ -181,25 +182,6 @@ func (c *Core) permissionRoutes() {
 		}
 		localapi.WriteJSON(w, http.StatusOK, recs)
 	})
-}
-
-// brokerError turns the broker's errors into API errors with a way out.
-func brokerError(err error) error {
-	switch {
-	case errors.Is(err, permission.ErrGrantNotFound):
-		return &localapi.Error{Status: http.StatusNotFound, Code: "no_grant", Message: err.Error(), Hint: "list grants with `airlock grants list`"}
-	case errors.Is(err, permission.ErrNotPending):
-		return &localapi.Error{Status: http.StatusNotFound, Code: "not_pending", Message: err.Error(), Hint: "it was answered or expired; list what waits with `airlock approvals list`"}
-	case errors.Is(err, permission.ErrInteractiveOnly):
-		return &localapi.Error{Status: http.StatusForbidden, Code: "interactive_only", Message: err.Error(), Hint: "this request needs a person: answer it in the Airlock window, or with `airlock approvals allow ID` at a terminal and type your login password"}
-	case errors.Is(err, permission.ErrNeedsPerson):
-		return &localapi.Error{Status: http.StatusForbidden, Code: "needs_person", Message: err.Error(), Hint: "answer it in the Airlock window, or with `airlock approvals allow ID` at a terminal and type your login password"}
-	case errors.Is(err, permission.ErrBadAnswer), errors.Is(err, permission.ErrRequestMismatch):
-		return &localapi.Error{Status: http.StatusBadRequest, Code: "bad_answer", Message: err.Error()}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &localapi.Error{Status: http.StatusRequestTimeout, Code: "gave_up", Message: err.Error()}
-	}
-	return err
 }
 
 // noteDenial tells dispatch about a denied tool call made during one of its runs

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/permission"
@@ -174,13 +176,7 @@ func (c *Core) Proof() ProofStatus {
 }
 
 // personProof is what a terminal caller sends to prove that a person answers.
-type personProof struct {
-	// Password is the login password, typed on /dev/tty with echo off (terminal_proof os).
-	Password string `json:"password,omitempty"`
-	// Confirmation is what was typed at the terminal (terminal_proof tty): the request
-	// id's first characters, the plan hash's or the directory's name.
-	Confirmation string `json:"confirmation,omitempty"`
-}
+type personProof = api.Proof
 
 // answerer establishes who answers a request that arrived over the local API, from how
 // it arrived — never from what the caller says: cli-os-proof when the caller sent the
@@ -192,7 +188,7 @@ func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) b
 	peer, _ := localapi.PeerFrom(r.Context())
 	if !peer.Unix {
 		if p.Password != "" || p.Confirmation != "" {
-			return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven",
+			return "", &api.Error{Status: http.StatusForbidden, Code: "not_proven",
 				Message: "a person proves presence over the unix socket only, never over TCP",
 				Hint:    "answer in the Airlock window, or with the airlock command at a terminal on this machine"}
 		}
@@ -205,13 +201,13 @@ func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) b
 		case err == nil:
 			return permission.ByCLIOSProof, nil
 		case errors.Is(err, errProofLocked):
-			return "", &localapi.Error{Status: http.StatusTooManyRequests, Code: "proof_locked", Message: err.Error(),
+			return "", &api.Error{Status: http.StatusTooManyRequests, Code: "proof_locked", Message: err.Error(),
 				Hint: "wait, or answer in the Airlock window"}
 		case errors.Is(err, errNoPAM):
-			return "", &localapi.Error{Status: http.StatusForbidden, Code: "no_pam", Message: err.Error(),
+			return "", &api.Error{Status: http.StatusForbidden, Code: "no_pam", Message: err.Error(),
 				Hint: "answer in the Airlock window (or set [approvals] terminal_proof = \"tty\", the weaker choice)"}
 		case errors.Is(err, errNotProven):
-			return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven", Message: err.Error() + "; nothing was answered",
+			return "", &api.Error{Status: http.StatusForbidden, Code: "not_proven", Message: err.Error() + "; nothing was answered",
 				Hint: "run the command again at a terminal and type your login password, or answer in the Airlock window"}
 		}
 		return "", fmt.Errorf("prove presence: %w", err)
@@ -220,17 +216,17 @@ func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) b
 		return permission.ByAPI, nil
 	}
 	if c.terminalProof() != proofTTY {
-		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_proven",
+		return "", &api.Error{Status: http.StatusForbidden, Code: "not_proven",
 			Message: "a typed confirmation is not proof of a person here ([approvals] terminal_proof = \"os\"): a terminal can be faked by any process",
 			Hint:    "run the command at a terminal and type your login password when asked, or answer in the Airlock window"}
 	}
 	if peer.PID <= 0 || !hasControllingTTY(peer.PID) {
-		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+		return "", &api.Error{Status: http.StatusForbidden, Code: "not_interactive",
 			Message: "this answer claims a person typed it, but the caller has no terminal",
 			Hint:    "answer in the Airlock window, or run the airlock command in a terminal"}
 	}
 	if confirmed != nil && !confirmed(p.Confirmation) {
-		return "", &localapi.Error{Status: http.StatusForbidden, Code: "not_confirmed",
+		return "", &api.Error{Status: http.StatusForbidden, Code: "not_confirmed",
 			Message: "the typed confirmation does not match", Hint: "type exactly what the airlock command asks for"}
 	}
 	return permission.ByCLITTY, nil
@@ -244,7 +240,7 @@ func (c *Core) needPerson(what, cli string) error {
 	if c.terminalProof() == proofTTY {
 		how = "type what it asks for"
 	}
-	return &localapi.Error{Status: http.StatusForbidden, Code: "not_interactive",
+	return &api.Error{Status: http.StatusForbidden, Code: "not_interactive",
 		Message: what + " needs a person, and this request came over the API without proof of one",
 		Hint:    fmt.Sprintf("do it in the Airlock window, or run `%s` at a terminal and %s", cli, how)}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
@@ -59,7 +61,7 @@ func (c *Core) sandboxRoutes() {
 	c.api.Handle("GET /v1/sandbox/status", func(w http.ResponseWriter, r *http.Request) {
 		st, ok := c.SandboxStatus(r.Context())
 		if !ok {
-			localapi.WriteError(w, &localapi.Error{Status: http.StatusServiceUnavailable, Code: "probing", Message: "the sandbox probes have not finished"})
+			localapi.WriteError(w, &api.Error{Status: http.StatusServiceUnavailable, Code: "probing", Message: "the sandbox probes have not finished"})
 			return
 		}
 		localapi.WriteJSON(w, http.StatusOK, st)

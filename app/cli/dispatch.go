@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/airlock-app/airlock/api"
 
-	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/spf13/cobra"
 )
 
 type defaultsFlags struct {
@@ -85,7 +85,7 @@ func newDeptCmd(e *env) *cobra.Command {
 				fmt.Fprintf(w, "department %v: %v (%v)\n", d["name"], d["directory"], d["status"])
 			}
 			err = getJSON(cmd.Context(), e, "POST", "/v1/departments", body, printDept)
-			var ae *localapi.Error
+			var ae *api.Error
 			if errors.As(err, &ae) && ae.Code == "not_interactive" && body["password"] == nil && body["confirmation"] == nil {
 				// A directory that is not a known place yet becomes one: the core asks for
 				// the person, as authorizing it would.

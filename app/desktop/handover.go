@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/localapi"
 )
@@ -33,7 +34,7 @@ func HandOver(ctx context.Context, running *localapi.AlreadyRunningError) error 
 	if st.Kind != string(app.KindDesktop) {
 		return fmt.Errorf("%w (pid %d) on %s: the window and the daemon share one core, so both cannot run; stop the daemon (kill %d, or Ctrl-C in its terminal) and open Airlock again", ErrDaemonRunning, st.PID, running.Socket, st.PID)
 	}
-	if err := client.Do(ctx, http.MethodPost, WindowShowPath, struct{}{}, nil); err != nil {
+	if _, err := localapi.Call(ctx, client, api.ShowWindow, api.None{}); err != nil {
 		return fmt.Errorf("ask the running Airlock window (pid %d) to come to the front: %w", st.PID, err)
 	}
 	return nil

@@ -3,12 +3,9 @@ package desktop
 import (
 	"net/http"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 )
-
-// WindowShowPath is the desktop-only route a second launch calls to bring the running
-// window to the front.
-const WindowShowPath = "/v1/window/show"
 
 // windowShower is what the route needs of the shell.
 type windowShower interface{ ShowWindow() }
@@ -18,8 +15,8 @@ type windowShower interface{ ShowWindow() }
 func (s *Shell) Routes(srv *localapi.Server) { registerRoutes(srv, s) }
 
 func registerRoutes(srv *localapi.Server, w windowShower) {
-	srv.Handle("POST "+WindowShowPath, func(rw http.ResponseWriter, _ *http.Request) {
+	localapi.Handle(srv, api.ShowWindow, func(*http.Request, api.None) (api.Shown, error) {
 		w.ShowWindow()
-		localapi.WriteJSON(rw, http.StatusOK, map[string]bool{"shown": true})
+		return api.Shown{Shown: true}, nil
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
@@ -41,8 +43,8 @@ func TestWindowShowRouteShowsTheWindow(t *testing.T) {
 	shower := &countingShower{}
 	socket := serve(t, nil, func(s *localapi.Server) { registerRoutes(s, shower) })
 	var out map[string]bool
-	if err := localapi.NewClient(socket).Do(context.Background(), http.MethodPost, WindowShowPath, struct{}{}, &out); err != nil {
-		t.Fatalf("POST %s: %v", WindowShowPath, err)
+	if err := localapi.NewClient(socket).Do(context.Background(), http.MethodPost, api.ShowWindow.Path, struct{}{}, &out); err != nil {
+		t.Fatalf("POST %s: %v", api.ShowWindow.Path, err)
 	}
 	if shower.n.Load() != 1 || !out["shown"] {
 		t.Errorf("shown %d times, answer %v; want once and shown=true", shower.n.Load(), out)
@@ -55,8 +57,8 @@ func TestWindowShowRouteRefusesSandboxedCallers(t *testing.T) {
 	shower := &countingShower{}
 	self := os.Getpid()
 	socket := serve(t, func(pid int) bool { return pid == self }, func(s *localapi.Server) { registerRoutes(s, shower) })
-	err := localapi.NewClient(socket).Do(context.Background(), http.MethodPost, WindowShowPath, struct{}{}, nil)
-	var apiErr *localapi.Error
+	err := localapi.NewClient(socket).Do(context.Background(), http.MethodPost, api.ShowWindow.Path, struct{}{}, nil)
+	var apiErr *api.Error
 	if !errors.As(err, &apiErr) || apiErr.Code != "sandboxed_caller" {
 		t.Fatalf("err = %v, want the sandboxed_caller refusal", err)
 	}
@@ -69,7 +71,7 @@ func TestWindowShowRouteRefusesSandboxedCallers(t *testing.T) {
 func TestWindowShowRouteIsPostOnly(t *testing.T) {
 	shower := &countingShower{}
 	socket := serve(t, nil, func(s *localapi.Server) { registerRoutes(s, shower) })
-	if err := localapi.NewClient(socket).Do(context.Background(), http.MethodGet, WindowShowPath, nil, nil); err == nil {
+	if err := localapi.NewClient(socket).Do(context.Background(), http.MethodGet, api.ShowWindow.Path, nil, nil); err == nil {
 		t.Error("GET succeeded")
 	}
 	if shower.n.Load() != 0 {

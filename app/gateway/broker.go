@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -120,7 +122,7 @@ func (b APIBroker) Await(ctx context.Context, req Request) (Decision, error) {
 // After implements Broker. A core without the route is not an error.
 func (b APIBroker) After(ctx context.Context, a AfterToolUse) error {
 	err := b.Client.Do(ctx, http.MethodPost, "/v1/permission/after", a, nil)
-	var ae *localapi.Error
+	var ae *api.Error
 	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusMethodNotAllowed) {
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
@@ -109,7 +111,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 		{"deny says why", &fakeBroker{d: Decision{Verdict: Deny, Tier: "P2", Layer: "person", Kind: "bash_destructive", InteractiveOnly: true, Reasons: []string{"deletes your home directory"}}}, bashEvent, Deny, "deletes your home directory"},
 		{"ask stays ask", &fakeBroker{d: Decision{Verdict: Ask, Tier: "P1", Layer: "tier"}}, bashEvent, Ask, "left the answer to you"},
 		{"dead broker asks", FailedBroker{Err: &localapi.NotRunningError{Socket: "/x.sock", Err: errors.New("connection refused")}}, bashEvent, Ask, "no Airlock app or daemon is running"},
-		{"API error asks", &fakeBroker{err: &localapi.Error{Status: 500, Code: "internal", Message: "database is locked"}}, bashEvent, Ask, "database is locked"},
+		{"API error asks", &fakeBroker{err: &api.Error{Status: 500, Code: "internal", Message: "database is locked"}}, bashEvent, Ask, "database is locked"},
 		{"nobody answers in time asks", &fakeBroker{block: true}, bashEvent, Ask, "nobody answered"},
 		{"missing socket asks", APIBroker{Client: localapi.NewClient("/nonexistent/airlock.sock")}, bashEvent, Ask, "could not decide"},
 		{"garbage input asks", &fakeBroker{d: Decision{Verdict: Allow}}, `{not json`, Ask, "could not parse"},

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // Inputs of the six ops tools.
@@ -154,7 +153,7 @@ func (s *Server) addOpsTools() {
 			err := s.opts.Client.Do(ctx, http.MethodPost, planPath(in.PlanID)+"/approve-request", body, &ans)
 			stop()
 			if err != nil {
-				var ae *localapi.Error
+				var ae *api.Error
 				if errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == "" {
 					return errorResult("this Airlock core cannot take approval requests from agents (no approve-request route): ask the person to run `airlock ops approve %s` in a terminal", in.PlanID), nil, nil
 				}

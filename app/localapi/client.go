@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
@@ -51,7 +53,7 @@ func NewClient(socket string) *Client {
 }
 
 // Do sends in (when not nil) as JSON and decodes the answer into out (when not nil).
-// API errors come back as *Error; an absent server as *NotRunningError.
+// API errors come back as *api.Error; an absent server as *NotRunningError.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -78,7 +80,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("read answer of %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode >= 400 {
-		e := &Error{Status: resp.StatusCode}
+		e := &api.Error{Status: resp.StatusCode}
 		if json.Unmarshal(raw, e) != nil || e.Message == "" {
 			e.Message = fmt.Sprintf("%s %s: %s", method, path, resp.Status)
 		}
@@ -128,4 +130,34 @@ func (c *Client) Events(ctx context.Context, topics ...string) (<-chan eventbus.
 		_ = readEvents(ctx, bufio.NewReader(resp.Body), out)
 	}()
 	return out, nil
+}
+
+// Call performs one route of the table: In goes as the JSON body, or as the URL query
+// for GET and DELETE; the answer is decoded into Out. args fill the path's {name}
+// segments in order. Errors are as Do's.
+func Call[In, Out any](ctx context.Context, c *Client, r api.Route[In, Out], in In, args ...string) (Out, error) {
+	var out Out
+	path, err := r.URL(args...)
+	if err != nil {
+		return out, err
+	}
+	var body any = in
+	if r.InQuery() {
+		q, err := api.EncodeQuery(in)
+		if err != nil {
+			return out, err
+		}
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		body = nil
+	} else if _, none := any(in).(api.None); none {
+		body = nil
+	}
+	var dst any = &out
+	if _, none := any(out).(api.None); none {
+		dst = nil
+	}
+	err = c.Do(ctx, r.Method, path, body, dst)
+	return out, err
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
@@ -19,7 +21,7 @@ func EventsHandler(bus *eventbus.Bus) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		flusher, ok := w.(http.Flusher)
 		if !ok {
-			WriteError(w, &Error{Status: http.StatusInternalServerError, Code: "no_stream", Message: "streaming is not supported on this connection"})
+			WriteError(w, &api.Error{Status: http.StatusInternalServerError, Code: "no_stream", Message: "streaming is not supported on this connection"})
 			return
 		}
 		var topics []string

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
@@ -151,7 +153,7 @@ func TestSandboxedPeerCannotChangeState(t *testing.T) {
 		t.Fatalf("reading is allowed: %v", err)
 	}
 	err := c.Do(context.Background(), "POST", "/v1/answer", map[string]string{}, nil)
-	var ae *Error
+	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != 403 || ae.Code != "sandboxed_caller" {
 		t.Fatalf("POST from a sandboxed pid = %v, want 403 sandboxed_caller", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Options configure a Server.
@@ -30,6 +32,9 @@ type Options struct {
 	// state-changing requests are refused, so no sandboxed process answers its own
 	// questions.
 	Sandboxed func(pid int) bool
+	// MapError turns a handler's error into an *api.Error (the core's one mapper); an
+	// error it leaves unmapped is a 500.
+	MapError func(error) error
 }
 
 // Server is the local API.
@@ -40,6 +45,9 @@ type Server struct {
 	http  *http.Server
 	tcp   net.Listener
 	token string
+
+	patternsMu sync.Mutex
+	patterns   []string
 
 	wg sync.WaitGroup
 }
@@ -74,7 +82,17 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 // Handle registers a handler. State-changing methods (anything but GET and HEAD) are
 // refused for sandboxed peers before the handler runs.
 func (s *Server) Handle(pattern string, h http.HandlerFunc) {
+	s.patternsMu.Lock()
+	s.patterns = append(s.patterns, pattern)
+	s.patternsMu.Unlock()
 	s.mux.Handle(pattern, h)
+}
+
+// Patterns lists the patterns registered so far, in order (the route table's test).
+func (s *Server) Patterns() []string {
+	s.patternsMu.Lock()
+	defer s.patternsMu.Unlock()
+	return append([]string(nil), s.patterns...)
 }
 
 // Serve starts accepting until Shutdown.
@@ -157,7 +175,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && peer.Unix && s.opts.Sandboxed != nil && s.opts.Sandboxed(peer.PID) {
-			WriteError(w, &Error{Status: http.StatusForbidden, Code: "sandboxed_caller",
+			WriteError(w, &api.Error{Status: http.StatusForbidden, Code: "sandboxed_caller",
 				Message: "this request comes from inside an Airlock sandbox, which may not answer approvals, authorize places, mint or redeem tokens, or change settings",
 				Hint:    "ask the person to answer in the Airlock window, the tray, or a terminal outside the sandbox"})
 			return
@@ -172,7 +190,7 @@ func (s *Server) checkTCP(r *http.Request) error {
 		host = h
 	}
 	if host != "127.0.0.1" && host != "localhost" && host != "::1" && host != "[::1]" {
-		return &Error{Status: http.StatusForbidden, Code: "bad_host", Message: fmt.Sprintf("Host %q is not a loopback name", r.Host), Hint: "connect to 127.0.0.1"}
+		return &api.Error{Status: http.StatusForbidden, Code: "bad_host", Message: fmt.Sprintf("Host %q is not a loopback name", r.Host), Hint: "connect to 127.0.0.1"}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
 		ok := false
@@ -182,13 +200,13 @@ func (s *Server) checkTCP(r *http.Request) error {
 			}
 		}
 		if !ok {
-			return &Error{Status: http.StatusForbidden, Code: "foreign_origin", Message: fmt.Sprintf("requests from the web origin %s are refused", origin), Hint: "only Airlock's own window may call the API from a browser engine"}
+			return &api.Error{Status: http.StatusForbidden, Code: "foreign_origin", Message: fmt.Sprintf("requests from the web origin %s are refused", origin), Hint: "only Airlock's own window may call the API from a browser engine"}
 		}
 	}
 	auth := r.Header.Get("Authorization")
 	given, found := strings.CutPrefix(auth, "Bearer ")
 	if !found || subtle.ConstantTimeCompare([]byte(given), []byte(s.token)) != 1 {
-		return &Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token from `airlock secret` (kept in the OS keyring as api.token)"}
+		return &api.Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token from `airlock secret` (kept in the OS keyring as api.token)"}
 	}
 	return nil
 }
@@ -227,21 +245,6 @@ func (l *uidListener) Accept() (net.Conn, error) {
 	}
 }
 
-// Error is an API error with the way out.
-type Error struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
-}
-
-func (e *Error) Error() string {
-	if e.Hint == "" {
-		return e.Message
-	}
-	return e.Message + ": " + e.Hint
-}
-
 // WriteJSON writes v with the status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -251,11 +254,11 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// WriteError writes err as JSON; an *Error keeps its status, others are 500.
+// WriteError writes err as JSON; an *api.Error keeps its status, others are 500.
 func WriteError(w http.ResponseWriter, err error) {
-	var e *Error
+	var e *api.Error
 	if !errors.As(err, &e) {
-		e = &Error{Status: http.StatusInternalServerError, Code: "internal", Message: err.Error()}
+		e = &api.Error{Status: http.StatusInternalServerError, Code: "internal", Message: err.Error()}
 	}
 	if e.Status == 0 {
 		e.Status = http.StatusBadRequest
@@ -268,7 +271,7 @@ func ReadJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 8<<20))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &Error{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf("the request body is not valid: %v", err)}
+		return &api.Error{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf("the request body is not valid: %v", err)}
 	}
 	return nil
 }
