@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -37,6 +38,9 @@ func NormalizeHost(host string) (name string, isIP bool, err error) {
 	if h == "" {
 		return "", false, fmt.Errorf("%w: empty host", ErrInvalidHost)
 	}
+	if !utf8.ValidString(h) {
+		return "", false, fmt.Errorf("%w: %q is not valid UTF-8", ErrInvalidHost, host)
+	}
 	if a, ok, err := parseIP(h); ok || err != nil {
 		return a, ok, err
 	}
@@ -53,6 +57,10 @@ func NormalizeHost(host string) (name string, isIP bool, err error) {
 	}
 	if ascii == "" || strings.HasSuffix(ascii, ".") || strings.Contains(ascii, "..") {
 		return "", false, fmt.Errorf("%w: %q has an empty label", ErrInvalidHost, host)
+	}
+	// A name must be its own normal form, or two spellings could mean two things.
+	if again, err := idnaProfile.ToASCII(ascii); err != nil || again != ascii {
+		return "", false, fmt.Errorf("%w: %q does not survive IDNA normalisation", ErrInvalidHost, host)
 	}
 	labels := strings.Split(ascii, ".")
 	if looksNumeric(labels[len(labels)-1]) {
