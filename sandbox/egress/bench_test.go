@@ -56,7 +56,9 @@ func benchDialers(b *testing.B) (target string, ds map[string]dialFunc) {
 			}
 			return c, nil
 		},
-		"socks5": func() (net.Conn, error) { return socks.(proxy.ContextDialer).DialContext(context.Background(), "tcp", target) },
+		"socks5": func() (net.Conn, error) {
+			return socks.(proxy.ContextDialer).DialContext(context.Background(), "tcp", target)
+		},
 	}
 }
 

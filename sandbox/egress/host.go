@@ -44,9 +44,7 @@ func NormalizeHost(host string) (name string, isIP bool, err error) {
 	if a, ok, err := parseIP(h); ok || err != nil {
 		return a, ok, err
 	}
-	if strings.HasSuffix(h, ".") {
-		h = h[:len(h)-1]
-	}
+	h = strings.TrimSuffix(h, ".")
 	ascii, err := idnaProfile.ToASCII(h)
 	if err != nil {
 		return "", false, fmt.Errorf("%w: %q: %v", ErrInvalidHost, host, err)

@@ -254,11 +254,10 @@ func (p *Proxy) dial(ctx context.Context, a *attempt) (net.Conn, error) {
 // countedConn is an outgoing connection: bytes written are "up", bytes read "down".
 type countedConn struct {
 	net.Conn
-	rec        Record
-	emit       func(Record)
-	up, down   atomic.Int64
-	once       sync.Once
-	halfClosed atomic.Int32
+	rec      Record
+	emit     func(Record)
+	up, down atomic.Int64
+	once     sync.Once
 }
 
 func (c *countedConn) Read(b []byte) (int, error) {
