@@ -98,9 +98,18 @@ const listenHelperEnv = "AIRLOCK_EGRESS_NETNS_LISTEN"
 const listenHelperFD = 5
 
 func init() {
-	if addr := os.Getenv(listenHelperEnv); addr != "" {
-		os.Exit(runListenHelper(addr))
+	addr := os.Getenv(listenHelperEnv)
+	if addr == "" {
+		return
 	}
+	os.Unsetenv(listenHelperEnv)
+	// Only the process listenByHelper started has the socket pair there; a stray
+	// variable in someone's environment must not turn a program into the helper.
+	var st unix.Stat_t
+	if unix.Fstat(listenHelperFD, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return
+	}
+	os.Exit(runListenHelper(addr))
 }
 
 // runListenHelper runs inside the sandbox's namespaces (nsenter put it there): it

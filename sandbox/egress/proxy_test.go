@@ -404,3 +404,25 @@ func TestSummary(t *testing.T) {
 		t.Errorf("Summarize: %d domains", n)
 	}
 }
+
+// A CONNECT client that hangs up while Decide waits cancels Decide's context, so the
+// core can withdraw its question.
+func TestDecideCancelledWhenClientLeaves(t *testing.T) {
+	entered, cancelled := make(chan struct{}), make(chan error, 1)
+	w := newWorld(t, Config{Decide: func(ctx context.Context, _ Request) (Verdict, error) {
+		close(entered)
+		<-ctx.Done()
+		cancelled <- ctx.Err()
+		return Deny, ctx.Err()
+	}}, public)
+	c, err := net.Dial("tcp", w.proxyAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "CONNECT ask.test:443 HTTP/1.1\r\nHost: ask.test:443\r\n\r\n")
+	<-entered
+	c.Close()
+	if err := <-cancelled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Decide's context ended with %v", err)
+	}
+}
