@@ -21,11 +21,11 @@ type (
 		BaseDir string         `json:"base_dir,omitempty" jsonschema:"the directory relative paths in the plan are relative to (default: the workspace)"`
 	}
 	opsDiffIn struct {
-		PlanID     string         `json:"plan_id" jsonschema:"the plan's id (op-…)"`
-		Run        bool           `json:"run,omitempty" jsonschema:"run the plan's own diff command, read-only"`
+		PlanID     string          `json:"plan_id" jsonschema:"the plan's id (op-…)"`
+		Run        bool            `json:"run,omitempty" jsonschema:"run the plan's own diff command, read-only"`
 		Command    *api.OpsCommand `json:"command,omitempty" jsonschema:"another read-only command to produce the diff: {argv: [...]} or {shell: \"...\"}"`
-		File       string         `json:"file,omitempty" jsonschema:"attach this file as the diff instead (e.g. a terraform plan output)"`
-		AcceptExit []int          `json:"accept_exit,omitempty" jsonschema:"exit statuses that mean the diff was produced (default 0 and 1; use 0 and 2 for terraform plan -detailed-exitcode)"`
+		File       string          `json:"file,omitempty" jsonschema:"attach this file as the diff instead (e.g. a terraform plan output)"`
+		AcceptExit []int           `json:"accept_exit,omitempty" jsonschema:"exit statuses that mean the diff was produced (default 0 and 1; use 0 and 2 for terraform plan -detailed-exitcode)"`
 	}
 	opsApproveIn struct {
 		PlanID string `json:"plan_id" jsonschema:"the plan's id (op-…), diffed"`
