@@ -514,3 +514,21 @@ type PlanDetail struct {
 	Evidence     []PlanArtifactView `json:"evidence"`
 	Verification *VerifyResult      `json:"verification,omitempty"`
 }
+
+// ApproveRequestParams are the parameters of the broker's interactive-only ops_approve
+// request, which an agent's approve-request raises: what the person's popup shows
+// before they approve (fields in sorted order, as the request is audited).
+type ApproveRequestParams struct {
+	ApplyCommand       string            `json:"apply_command"`
+	Diff               *PlanArtifactView `json:"diff"`
+	Hash               string            `json:"hash"`
+	Intent             string            `json:"intent"`
+	PlanID             string            `json:"plan_id"`
+	SnapshotCommand    string            `json:"snapshot_command"`
+	Steps              []OpsStep         `json:"steps"`
+	Target             OpsTarget         `json:"target"`
+	TTL                string            `json:"ttl"`
+	Workdir            string            `json:"workdir"`
+	WorstBlastRadius   BlastRadius       `json:"worst_blast_radius"`
+	WorstReversibility Reversibility     `json:"worst_reversibility"`
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/ops/sandboxrunner"
@@ -186,6 +188,56 @@ func (c *Core) OpsApprove(cl Caller, id string, in api.ApproveBody) (*api.Approv
 	defer cancel()
 	return svc.OpsApprove(ctx, api.ApproveInput{PlanID: id, TTL: in.TTL, ConfirmHashPrefix: in.ConfirmHashPrefix},
 		ops.Attestation{By: by, Interactive: true})
+}
+
+// OpsApproveRequest is an agent asking the person to approve a plan. The broker's
+// ops_approve request is interactive-only: it waits until a person answers in the window
+// or at a terminal, and only then is the token minted, attested by that answer. A
+// decision other than allow is the answer, without a token.
+func (c *Core) OpsApproveRequest(cl Caller, id, ttl string, rc permission.Context) (permission.Decision, *api.ApproveResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return permission.Decision{}, nil, err
+	}
+	ctx := cl.Context()
+	prompt, err := svc.ApprovalPrompt(ctx, id)
+	if err != nil {
+		return permission.Decision{}, nil, err
+	}
+	params, err := json.Marshal(api.ApproveRequestParams{
+		PlanID: prompt.PlanID, Hash: prompt.Hash, Intent: prompt.Intent, Target: prompt.Target,
+		ApplyCommand: prompt.ApplyCommand, SnapshotCommand: prompt.SnapshotCommand, Workdir: prompt.Workdir,
+		Steps: prompt.Steps, Diff: prompt.Diff, WorstBlastRadius: prompt.WorstBlastRadius,
+		WorstReversibility: prompt.WorstReversibility, TTL: ttl,
+	})
+	if err != nil {
+		return permission.Decision{}, nil, fmt.Errorf("describe plan %s: %w", id, err)
+	}
+	req := permission.Request{Tool: permission.ToolOpsApprove, Params: params, Context: rc}
+	if cl.r != nil {
+		if peer, ok := localapi.PeerFrom(ctx); ok && peer.PID > 0 {
+			req.Context.Caller.PID = peer.PID
+		}
+	}
+	d, err := c.Broker.Await(ctx, req)
+	if err != nil {
+		return d, nil, err
+	}
+	if d.Verdict != permission.Allow {
+		return d, nil, nil
+	}
+	if !permission.ByPerson(d.AnsweredBy) {
+		// The broker never lets anything but a person allow ops_approve; refuse anyway
+		// rather than mint a token on someone else's word.
+		return d, nil, api.Errorf(http.StatusForbidden, api.CodeNotInteractive,
+			fmt.Sprintf("ops_approve was allowed by %q, not by a person", d.AnsweredBy),
+			"approve the plan in the Airlock window or with `airlock approvals allow` in a terminal")
+	}
+	opsApproveMu.Lock()
+	defer opsApproveMu.Unlock()
+	res, err := svc.OpsApprove(ctx, api.ApproveInput{PlanID: id, TTL: ttl, ConfirmHashPrefix: prompt.Hash},
+		ops.Attestation{By: d.AnsweredBy, Interactive: true})
+	return d, res, err
 }
 
 // OpsReject records the person's "no" with their reason: the plan becomes rejected and

@@ -153,8 +153,8 @@ func (s *Server) addOpsTools() {
 			c := call{tool: ToolOpsApprove, subject: in.PlanID}
 			stop := s.progress(ctx, req, c)
 			var ans struct {
-				Decision Decision        `json:"decision"`
-				Approval json.RawMessage `json:"approval"`
+				Decision Decision           `json:"decision"`
+				Approval *api.ApproveResult `json:"approval"`
 			}
 			body := map[string]any{"ttl": in.TTL, "context": s.context("mcp")}
 			err := s.opts.Client.Do(ctx, http.MethodPost, planPath(in.PlanID)+"/approve-request", body, &ans)
@@ -166,11 +166,10 @@ func (s *Server) addOpsTools() {
 				}
 				return errorResult("ops_approve %s: %v", in.PlanID, err), nil, nil
 			}
-			if ans.Decision.Verdict != Allow || len(ans.Approval) == 0 {
+			if ans.Decision.Verdict != Allow || ans.Approval == nil {
 				return errorResult("%s", DenialText(ToolOpsApprove, in.PlanID, ans.Decision)), nil, nil
 			}
-			res, _ := renderJSON(ans.Approval)
-			return res, nil, nil
+			return jsonResult(ans.Approval), nil, nil
 		})
 	governed(s, &mcp.Tool{Name: ToolOpsApply, Annotations: &mcp.ToolAnnotations{Title: "Apply an approved plan", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		Description: "Apply an approved plan with its single-use token. The token is redeemed before anything runs; an unknown, " +
@@ -213,15 +212,4 @@ func (s *Server) addOpsTools() {
 			_, res, out := callOps(ctx, s, api.OpsJournal, q)
 			return res, out
 		})
-}
-
-func renderJSON(raw json.RawMessage) (*mcp.CallToolResult, error) {
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return errorResult("decode: %v", err), err
-	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	res := textResult(string(b))
-	res.StructuredContent = v
-	return res, nil
 }
