@@ -21,9 +21,6 @@ import (
 // windowJournalLimit is how many of a project's newest journal entries the window shows.
 const windowJournalLimit = 200
 
-// OpsPlanDetail is one plan as the Ops page shows it (api.PlanDetail).
-type OpsPlanDetail = api.PlanDetail
-
 func (f *Facade) opsService() (*ops.Service, error) {
 	if f.core == nil || f.core.Ops == nil {
 		return nil, errNoCore
