@@ -34,8 +34,7 @@ func newOpsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// opsCall performs one ops route and prints the answer: under --json as the core
-// wrote it (indented, then a blank line), else human.
+// opsCall performs one ops route and prints the answer: JSON under --json, else human.
 func opsCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, args []string, human func(io.Writer, Out)) error {
 	c, err := e.client()
 	if err != nil {
@@ -45,16 +44,7 @@ func opsCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in
 	if err != nil {
 		return err
 	}
-	if e.json {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode the answer: %w", err)
-		}
-		_, err = fmt.Fprintf(e.stdout, "%s\n\n", b)
-		return err
-	}
-	human(e.stdout, out)
-	return nil
+	return e.print(out, func(w io.Writer) { human(w, out) })
 }
 
 func opsPlanCmd(e *env) *cobra.Command {
