@@ -65,7 +65,7 @@ func needPlan(id string) error {
 }
 
 // api calls the core and renders its JSON answer, or the error with its way out.
-func (s *Server) api(ctx context.Context, method, path string, in any) (*mcp.CallToolResult, Outcome) {
+func (s *Server) api(ctx context.Context, method, path string, in any) (*mcp.CallToolResult, api.Outcome) {
 	var raw json.RawMessage
 	if err := s.opts.Client.Do(ctx, method, path, in, &raw); err != nil {
 		return errorResult("%v", err), ranOK(err)
@@ -101,7 +101,7 @@ func (s *Server) addOpsTools() {
 			intent, _ := in.Plan["intent"].(string)
 			return intent, nil
 		},
-		func(ctx context.Context, in opsPlanIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsPlanIn) (*mcp.CallToolResult, api.Outcome) {
 			data, err := json.Marshal(in.Plan)
 			if err != nil {
 				return errorResult("encode the plan: %v", err), ranOK(err)
@@ -119,7 +119,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.PlanID, needPlan(in.PlanID)
 		},
-		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, api.Outcome) {
 			body := map[string]any{"run": in.Run, "by": s.session}
 			if in.Command != nil {
 				body["command"] = in.Command
@@ -146,7 +146,7 @@ func (s *Server) addOpsTools() {
 			c := call{tool: ToolOpsApprove, subject: in.PlanID}
 			stop := s.progress(ctx, req, c)
 			var ans struct {
-				Decision Decision        `json:"decision"`
+				Decision api.Decision    `json:"decision"`
 				Approval json.RawMessage `json:"approval"`
 			}
 			body := map[string]any{"ttl": in.TTL, "context": s.context("mcp")}
@@ -159,7 +159,7 @@ func (s *Server) addOpsTools() {
 				}
 				return errorResult("ops_approve %s: %v", in.PlanID, err), nil, nil
 			}
-			if ans.Decision.Verdict != Allow || len(ans.Approval) == 0 {
+			if ans.Decision.Verdict != api.Allow || len(ans.Approval) == 0 {
 				return errorResult("%s", DenialText(ToolOpsApprove, in.PlanID, ans.Decision)), nil, nil
 			}
 			res, _ := renderJSON(ans.Approval)
@@ -175,7 +175,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.PlanID, needPlan(in.PlanID)
 		},
-		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, api.Outcome) {
 			res, out := s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/apply", map[string]any{"token": in.Token, "by": s.session})
 			if m, ok := res.StructuredContent.(map[string]any); ok && m["status"] == "failed" {
 				res.IsError = true
@@ -185,7 +185,7 @@ func (s *Server) addOpsTools() {
 	governed(s, &mcp.Tool{Name: ToolOpsVerify, Annotations: &mcp.ToolAnnotations{Title: "Verify an applied plan", ReadOnlyHint: true},
 		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
 		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
-		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, api.Outcome) {
 			return s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/verify", nil)
 		})
 	governed(s, &mcp.Tool{Name: ToolOpsJournal, Annotations: &mcp.ToolAnnotations{Title: "Read the ops journal", ReadOnlyHint: true},
@@ -200,7 +200,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.Project + in.PlanID, nil
 		},
-		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, api.Outcome) {
 			q := url.Values{}
 			for k, v := range map[string]string{"project": in.Project, "plan": in.PlanID, "status": in.Status} {
 				if v != "" {
