@@ -4,7 +4,7 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { config, desktop, dispatch, localapi, ops, sandbox } from '../../wailsjs/go/models';
+import type { api as wire, config, desktop, dispatch, localapi, ops, sandbox } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
 export type Status = localapi.Status;
@@ -17,7 +17,7 @@ export type ConfigError = config.Error;
 export type ConfigProblem = config.Problem;
 
 /** A request waiting for a person (the Waiting for you page). */
-export type Approval = desktop.Approval;
+export type Approval = wire.Approval;
 /** One entry of Waiting for you: held runs of a directory, a paused run or task, an approval. */
 export type InboxItem = dispatch.InboxItem;
 /** What authorizing a directory did, or the second confirmation it needs first. */

@@ -5,6 +5,7 @@ import {desktop} from '../models';
 import {localapi} from '../models';
 import {dispatch} from '../models';
 import {ops} from '../models';
+import {api} from '../models';
 import {sandbox} from '../models';
 import {vminstall} from '../models';
 
@@ -58,7 +59,7 @@ export function OpsRunDiff(arg1:string):Promise<ops.DiffResult>;
 
 export function OpsVerify(arg1:string):Promise<ops.VerifyResult>;
 
-export function PendingApprovals():Promise<Array<desktop.Approval>>;
+export function PendingApprovals():Promise<Array<api.Approval>>;
 
 export function PermissionsView():Promise<desktop.PermissionsView>;
 
