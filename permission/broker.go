@@ -713,10 +713,9 @@ func (b *Broker) recover(ctx context.Context) error {
 			b.complete(e, denyWith(e.ask, LayerPolicy, "the stored request could not be read; expired at start-up"), StatusExpired)
 			continue
 		}
-		// A row written before the wire's fields were renamed to snake_case names
-		// interactive_only, the kind and the request id under their old JSON keys, which
-		// decode as nothing: the columns keep them whatever the casing, so a request
-		// that needed a person still does.
+		// A row written before the wire became snake_case keeps interactiveOnly and
+		// requestId under their old JSON keys, which now decode as nothing; the columns
+		// hold them whatever the casing, so a request that needed a person still does.
 		e.ask.InteractiveOnly = e.ask.InteractiveOnly || r.InteractiveOnly
 		e.ask.Tier = e.ask.Tier.Max(r.Tier)
 		if e.ask.Kind == "" {
