@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/permission"
@@ -178,11 +179,11 @@ func (c *Core) auditRoute(rt sandboxexec.Route) {
 	}
 	reasons, _ := json.Marshal([]string{rt.Reason})
 	// The row is redacted as it is written (permission.AuditRecord.BeforeSave).
-	rec := permission.AuditRecord{
+	rec := permission.AuditRecord{AuditRecord: api.AuditRecord{
 		RequestID: fmt.Sprintf("run-%d-route", rt.RunID), Tool: permission.ToolExec, Subject: subject,
 		Verdict: verdict, Layer: permission.LayerIsolation, Reasons: string(reasons),
 		Run: fmt.Sprint(rt.RunID), Cwd: rt.Cwd, AskedBy: "dispatch", AnsweredBy: "execution_mode " + rt.Mode, CreatedAt: time.Now().UTC(),
-	}
+	}}
 	if rt.Asked {
 		rec.Kind, rec.AnsweredBy = permission.KindIsolationEscalation, rt.AnsweredBy
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
@@ -323,7 +324,7 @@ func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
 		t.Fatalf("install: %v %+v", err, st)
 	}
 
-	var route permission.AuditRecord
+	var route api.AuditRecord
 	waitUntil(t, "the micro-VM route in the audit", 30*time.Second, func() bool {
 		recs, _ := c.Broker.Audit(ctx, permission.AuditQuery{Run: fmt.Sprint(r.ID)})
 		for _, rec := range recs {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Credentials of several shapes in one command, as an agent's bash call would carry them.
@@ -184,8 +186,8 @@ func TestAuditRowSecretsNeverAtRest(t *testing.T) {
 		t.Fatalf("await: %+v %v", d, err)
 	}
 	reasons, _ := json.Marshal([]string{"denied: " + secretCommand})
-	direct := AuditRecord{RequestID: "run-1-route", Tool: ToolExec, Subject: "execution_mode auto: " + secretCommand,
-		Verdict: Deny, Layer: LayerIsolation, Reasons: string(reasons), AskedBy: "dispatch", CreatedAt: time.Now().UTC()}
+	direct := AuditRecord{api.AuditRecord{RequestID: "run-1-route", Tool: ToolExec, Subject: "execution_mode auto: " + secretCommand,
+		Verdict: Deny, Layer: LayerIsolation, Reasons: string(reasons), AskedBy: "dispatch", CreatedAt: time.Now().UTC()}}
 	if err := db.Create(&direct).Error; err != nil {
 		t.Fatal(err)
 	}

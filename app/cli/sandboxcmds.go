@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
@@ -174,7 +176,7 @@ type checkReport struct {
 	Analysis sandbox.Analysis `json:"analysis"`
 	// Permission is the running core's full evaluation: tier, preflight, the rule that
 	// matched, grants, hooks, the approval policy. Absent when no core runs.
-	Permission json.RawMessage `json:"permission,omitempty"`
+	Permission *api.Evaluation `json:"permission,omitempty"`
 	// Preflight is the dangerous-command classifier's view, computed here when no core runs.
 	Preflight *preflightView `json:"preflight,omitempty"`
 	Notes     []string       `json:"notes,omitempty"`
@@ -183,24 +185,6 @@ type checkReport struct {
 type preflightView struct {
 	Findings  []preflight.Finding `json:"findings,omitempty"`
 	KnownSafe bool                `json:"knownSafe"`
-}
-
-// permissionEvaluation is the part of the core's evaluation `check` prints in words.
-type permissionEvaluation struct {
-	Decision struct {
-		Verdict         string   `json:"verdict"`
-		Tier            string   `json:"tier"`
-		Layer           string   `json:"layer"`
-		Reasons         []string `json:"reasons"`
-		InteractiveOnly bool     `json:"interactiveOnly"`
-		Kind            string   `json:"kind"`
-	} `json:"decision"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	Rule           *struct {
-		Tool    string `json:"tool"`
-		Pattern string `json:"pattern"`
-		Action  string `json:"action"`
-	} `json:"rule"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -260,13 +244,10 @@ func printCheck(w io.Writer, r checkReport) {
 			fmt.Fprintf(w, "danger    %s: %s\n", f.Reason, f.Command)
 		}
 	}
-	if len(r.Permission) > 0 {
-		var ev permissionEvaluation
-		if json.Unmarshal(r.Permission, &ev) == nil {
-			fmt.Fprintf(w, "tier      %s (decided by %s, approval policy %s)\n", ev.Decision.Tier, ev.Decision.Layer, ev.ApprovalPolicy)
-			if ev.Rule != nil {
-				fmt.Fprintf(w, "rule      %s %s %q\n", ev.Rule.Action, ev.Rule.Tool, ev.Rule.Pattern)
-			}
+	if ev := r.Permission; ev != nil {
+		fmt.Fprintf(w, "tier      %s (decided by %s, approval policy %s)\n", ev.Decision.Tier, ev.Decision.Layer, ev.ApprovalPolicy)
+		if ev.Rule != nil {
+			fmt.Fprintf(w, "rule      %s %s %q\n", ev.Rule.Action, ev.Rule.Tool, ev.Rule.Pattern)
 		}
 	}
 	fmt.Fprintf(w, "verdict   %s\n", strings.ToUpper(r.Verdict))
@@ -283,16 +264,14 @@ func printCheck(w io.Writer, r checkReport) {
 func askCore(ctx context.Context, e *env, rep *checkReport) {
 	c, err := e.client()
 	if err == nil {
-		req := map[string]any{"tool": "bash", "params": map[string]string{"command": rep.Command},
-			"context": map[string]any{"cwd": rep.Policy.Cwd, "policy": map[string]any{"mode": rep.Policy.Mode, "network": rep.Policy.Network}}}
-		var raw json.RawMessage
-		if err = c.Do(ctx, "POST", "/v1/permission/check", req, &raw); err == nil {
-			rep.Permission = raw
-			var ev permissionEvaluation
-			if json.Unmarshal(raw, &ev) == nil {
-				rep.Verdict = ev.Decision.Verdict
-				rep.Reasons = ev.Decision.Reasons
-			}
+		params, _ := json.Marshal(map[string]string{"command": rep.Command})
+		req := api.Request{Tool: api.ToolBash, Params: params,
+			Context: api.Context{Cwd: rep.Policy.Cwd, Policy: api.PolicySummary{Mode: string(rep.Policy.Mode), Network: rep.Policy.Network}}}
+		var ev api.Evaluation
+		if ev, err = localapi.Call(ctx, c, api.PermissionCheck, req); err == nil {
+			rep.Permission = &ev
+			rep.Verdict = string(ev.Decision.Verdict)
+			rep.Reasons = ev.Decision.Reasons
 			return
 		}
 	}

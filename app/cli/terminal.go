@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
@@ -31,16 +32,12 @@ func openTerminal(what, window string) (*os.File, error) {
 }
 
 // terminalProof asks the core how a person proves presence at a terminal.
-func terminalProof(ctx context.Context, e *env) (localapi.ProofSummary, error) {
+func terminalProof(ctx context.Context, e *env) (api.ProofSummary, error) {
 	c, err := e.client()
 	if err != nil {
-		return localapi.ProofSummary{}, err
+		return api.ProofSummary{}, err
 	}
-	var p localapi.ProofSummary
-	if err := c.Do(ctx, "GET", "/v1/approvals/proof", nil, &p); err != nil {
-		return localapi.ProofSummary{}, err
-	}
-	return p, nil
+	return localapi.Call(ctx, c, api.ApprovalsProof, api.None{})
 }
 
 // passwordOnTTY asks for the login password on the terminal when the core proves a

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
-	"github.com/airlock-app/airlock/permission"
 )
 
 // errNoCore says the core part a window action needs is not running.
@@ -22,12 +23,7 @@ func (f *Facade) Answer(id string, allow bool, scope string, reason string) erro
 	if f.core.Broker == nil {
 		return errNoCore
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	_, err := f.core.Broker.Answer(ctx, id, permission.Answer{
-		Allow: allow, Scope: permission.Scope(scope), Reason: reason,
-		By: permission.ByWindow, Interactive: true,
-	})
+	_, err := f.core.AnswerApproval(app.WindowCaller(), id, api.AnswerIn{Allow: allow, Scope: api.Scope(scope), Reason: reason})
 	return err
 }
 

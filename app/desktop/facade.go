@@ -58,12 +58,9 @@ func (f *Facade) Home() string {
 // PendingApprovals lists the requests waiting for a person, oldest first: the
 // "Waiting for you" page and its count. The window re-reads it on permission.requested
 // and permission.decided.
-func (f *Facade) PendingApprovals() []Approval {
-	out := []Approval{}
-	if f.core.Broker == nil {
-		return out
-	}
-	for _, p := range f.core.Broker.Pending() {
+func (f *Facade) PendingApprovals() []api.Approval {
+	out := []api.Approval{}
+	for _, p := range f.core.PendingApprovals(app.WindowCaller()) {
 		out = append(out, approvalView(p))
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
@@ -29,7 +30,7 @@ func TestBashHonoursAutoWithTheMicroVM(t *testing.T) {
 	defer pool.Close()
 	pol := testPolicy(t, ws)
 	pol.ExecutionMode = sandbox.ExecAuto
-	b := &recordingBroker{decide: func(Request) Decision { return Decision{Verdict: Allow, Tier: "P1", Layer: "grant"} }}
+	b := &recordingBroker{decide: func(api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
 	cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: pool.SandboxExec,
 		Risk: func(c string) string { return risk.Reason(c, pol.Cwd, "/root") }})
 	host, _ := os.ReadFile("/proc/sys/kernel/osrelease")

@@ -3,6 +3,7 @@ package localapi
 import (
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/paths"
 )
@@ -28,21 +29,9 @@ type Status struct {
 	Approvals *ProofSummary `json:"approvals,omitempty"`
 }
 
-// ProofSummary is how a person at a terminal proves presence when answering what only a
-// person may answer ([approvals] terminal_proof), also GET /v1/approvals/proof.
-type ProofSummary struct {
-	// TerminalProof is os (the login password, checked by PAM in the core) or tty (the
-	// weaker choice: having a terminal is enough).
-	TerminalProof string `json:"terminalProof"`
-	// PAMService and PAMSource name the PAM service used under os, and why it was chosen.
-	PAMService string `json:"pamService,omitempty"`
-	PAMSource  string `json:"pamSource,omitempty"`
-	// PAM is false when the core was built without PAM: under os, only the window can
-	// then answer what needs a person.
-	PAM bool `json:"pam"`
-	// Note says what the choice means.
-	Note string `json:"note"`
-}
+// ProofSummary is how a person at a terminal proves presence (api.ProofSummary, the
+// answer of GET /v1/approvals/proof).
+type ProofSummary = api.ProofSummary
 
 // SandboxSummary is the sandbox's state in one line: the backend and what is wrong.
 type SandboxSummary struct {

@@ -422,7 +422,7 @@ func TestInteractiveOnlyNeedsAPerson(t *testing.T) {
 	decided := in.awaitOverAPI(`{"tool":"bash","params":{"command":"rm -rf ~"},"context":{"cwd":"` + ws + `","session":"s1"}}`)
 	list := in.waitPending(1)
 	id := list[0]["id"].(string)
-	if list[0]["tier"] != "P2" || list[0]["interactiveOnly"] != true {
+	if list[0]["tier"] != "P2" || list[0]["interactive_only"] != true {
 		t.Fatalf("pending %v", list[0])
 	}
 	// No controlling terminal (a new session): the CLI refuses to allow.

@@ -60,12 +60,12 @@ test('a P1 request raises the popup; Allow always makes the next identical reque
   const decision = await first;
   assert.equal(decision.status, 200, JSON.stringify(decision.body));
   assert.equal(decision.body.verdict, 'allow', JSON.stringify(decision.body));
-  assert.equal(decision.body.answeredBy, 'window');
+  assert.equal(decision.body.answered_by, 'window');
   await popup().waitFor({ state: 'detached', timeout: 10_000 });
 
   const second = await writeRequest('e2e-p1-b', cwd);
   assert.equal(second.body.verdict, 'allow', JSON.stringify(second.body));
-  assert.notEqual(second.body.answeredBy, 'window', 'the second request was answered by the remembered grant, not a person');
+  assert.notEqual(second.body.answered_by, 'window', 'the second request was answered by the remembered grant, not a person');
   assert.equal(await popup().count(), 0, 'the identical request raised no popup');
   assert.equal(await page.getByTestId('waiting-count').textContent(), '0');
 });

@@ -23,13 +23,13 @@ afterEach(() => {
 
 const p1 = (over: Partial<Approval> = {}): Approval =>
   ({
-    id: 'w1', tool: 'write_file', summary: 'write ~/Airlock/research/notes.md', tier: 'P1', interactiveOnly: false, reasons: [],
-    scopes: ['once', 'session', 'always'], params: '{\n  "path": "/home/ana/Airlock/research/notes.md"\n}', createdAt: '2026-11-29T10:00:00Z',
+    id: 'w1', tool: 'write_file', summary: 'write ~/Airlock/research/notes.md', tier: 'P1', interactive_only: false, reasons: [],
+    scopes: ['once', 'session', 'always'], params: '{\n  "path": "/home/ana/Airlock/research/notes.md"\n}', created_at: '2026-11-29T10:00:00Z',
     session: 'refactor', department: 'research', cwd: '/home/ana/Airlock/research', mode: 'workspace-write', network: false, ...over,
   }) as Approval;
 
 const p2 = (over: Partial<Approval> = {}): Approval =>
-  p1({ id: 'b1', tool: 'bash', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, scopes: ['once'], summary: 'git push --force origin main',
+  p1({ id: 'b1', tool: 'bash', tier: 'P2', kind: 'bash_destructive', interactive_only: true, scopes: ['once'], summary: 'git push --force origin main',
     reasons: ['data loss: rewrites the history of origin/main'], params: '{\n  "command": "git push --force origin main"\n}', network: true, ...over });
 
 const buttons = (el: Element) => [...el.querySelectorAll('footer button, .answer button')].map((b) => b.textContent!.trim());

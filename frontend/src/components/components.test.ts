@@ -86,8 +86,8 @@ describe('Waiting', () => {
 
   it('lists pending requests most urgent first, answerable in place', () => {
     const approvals = [
-      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactiveOnly: false, reasons: [], scopes: ['once', 'session', 'always'], params: '', createdAt: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
-      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, reasons: ['data loss: rewrites the remote branch history'], scopes: ['once'], params: '', createdAt: '2026-11-29T11:00:00Z', network: true },
+      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactive_only: false, reasons: [], scopes: ['once', 'session', 'always'], params: '', created_at: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
+      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactive_only: true, reasons: ['data loss: rewrites the remote branch history'], scopes: ['once'], params: '', created_at: '2026-11-29T11:00:00Z', network: true },
     ];
     const el = render(Waiting, { approvals, roots: [], home: '/home/ana' });
     const rows = [...el.querySelectorAll('[data-approval]')];

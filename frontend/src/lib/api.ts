@@ -17,7 +17,7 @@ export type ConfigError = config.Error;
 export type ConfigProblem = config.Problem;
 
 /** A request waiting for a person (the Waiting for you page). */
-export type Approval = desktop.Approval;
+export type Approval = wire.Approval;
 /** One entry of Waiting for you: held runs of a directory, a paused run or task, an approval. */
 export type InboxItem = dispatch.InboxItem;
 /** What authorizing a directory did, or the second confirmation it needs first. */

@@ -97,6 +97,74 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Approval {
+	    id: string;
+	    tool: string;
+	    summary: string;
+	    tier: string;
+	    kind?: string;
+	    interactive_only: boolean;
+	    reasons: string[];
+	    scopes: string[];
+	    params: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    deadline?: any;
+	    session?: string;
+	    run?: string;
+	    task?: string;
+	    department?: string;
+	    cwd?: string;
+	    mode?: string;
+	    network: boolean;
+	    gives?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.tier = source["tier"];
+	        this.kind = source["kind"];
+	        this.interactive_only = source["interactive_only"];
+	        this.reasons = source["reasons"];
+	        this.scopes = source["scopes"];
+	        this.params = source["params"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.task = source["task"];
+	        this.department = source["department"];
+	        this.cwd = source["cwd"];
+	        this.mode = source["mode"];
+	        this.network = source["network"];
+	        this.gives = source["gives"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InputDigest {
 	    path: string;
 	    sha256: string;
@@ -312,6 +380,74 @@ export namespace api {
 	        this.status = source["status"];
 	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
 	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Grant {
+	    writable?: string[];
+	    network?: boolean;
+	    readable?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Grant(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.writable = source["writable"];
+	        this.network = source["network"];
+	        this.readable = source["readable"];
+	    }
+	}
+	export class GrantRecord {
+	    id: string;
+	    tool: string;
+	    pattern: string;
+	    scope: string;
+	    session: string;
+	    department: string;
+	    workspace: string;
+	    created_by: string;
+	    request_id: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    revoked_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new GrantRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.scope = source["scope"];
+	        this.session = source["session"];
+	        this.department = source["department"];
+	        this.workspace = source["workspace"];
+	        this.created_by = source["created_by"];
+	        this.request_id = source["request_id"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.revoked_at = this.convertValues(source["revoked_at"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -747,6 +883,26 @@ export namespace api {
 	}
 	
 	
+	export class ProofSummary {
+	    terminal_proof: string;
+	    pam_service?: string;
+	    pam_source?: string;
+	    pam: boolean;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProofSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.terminal_proof = source["terminal_proof"];
+	        this.pam_service = source["pam_service"];
+	        this.pam_source = source["pam_source"];
+	        this.pam = source["pam"];
+	        this.note = source["note"];
+	    }
+	}
 
 }
 
@@ -942,74 +1098,6 @@ export namespace desktop {
 	        this.install = source["install"];
 	    }
 	}
-	export class Approval {
-	    id: string;
-	    tool: string;
-	    summary: string;
-	    tier: string;
-	    kind?: string;
-	    interactiveOnly: boolean;
-	    reasons: string[];
-	    scopes: string[];
-	    params: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    deadline?: any;
-	    session?: string;
-	    run?: string;
-	    task?: string;
-	    department?: string;
-	    cwd?: string;
-	    mode?: string;
-	    network: boolean;
-	    gives?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Approval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.tool = source["tool"];
-	        this.summary = source["summary"];
-	        this.tier = source["tier"];
-	        this.kind = source["kind"];
-	        this.interactiveOnly = source["interactiveOnly"];
-	        this.reasons = source["reasons"];
-	        this.scopes = source["scopes"];
-	        this.params = source["params"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.deadline = this.convertValues(source["deadline"], null);
-	        this.session = source["session"];
-	        this.run = source["run"];
-	        this.task = source["task"];
-	        this.department = source["department"];
-	        this.cwd = source["cwd"];
-	        this.mode = source["mode"];
-	        this.network = source["network"];
-	        this.gives = source["gives"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class Authorization {
 	    path: string;
 	    released: number[];
@@ -1075,34 +1163,6 @@ export namespace desktop {
 		    }
 		    return a;
 		}
-	}
-	export class GrantRow {
-	    id: string;
-	    tool: string;
-	    pattern: string;
-	    scope: string;
-	    session?: string;
-	    department?: string;
-	    workspace?: string;
-	    createdBy: string;
-	    createdAt: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new GrantRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.scope = source["scope"];
-	        this.session = source["session"];
-	        this.department = source["department"];
-	        this.workspace = source["workspace"];
-	        this.createdBy = source["createdBy"];
-	        this.createdAt = source["createdAt"];
-	    }
 	}
 	export class HookRow {
 	    when: string;
@@ -1226,7 +1286,7 @@ export namespace desktop {
 	    opsStrictFrom: string;
 	    tiers: TierRow[];
 	    rules: RuleRow[];
-	    grants: GrantRow[];
+	    grants: api.GrantRecord[];
 	    grantsError?: string;
 	    ignored: string[];
 	    projects: app.ProjectLayer[];
@@ -1246,7 +1306,7 @@ export namespace desktop {
 	        this.opsStrictFrom = source["opsStrictFrom"];
 	        this.tiers = this.convertValues(source["tiers"], TierRow);
 	        this.rules = this.convertValues(source["rules"], RuleRow);
-	        this.grants = this.convertValues(source["grants"], GrantRow);
+	        this.grants = this.convertValues(source["grants"], api.GrantRecord);
 	        this.grantsError = source["grantsError"];
 	        this.ignored = source["ignored"];
 	        this.projects = this.convertValues(source["projects"], app.ProjectLayer);
@@ -1627,7 +1687,7 @@ export namespace dispatch {
 	    owner?: string;
 	    policy: Policy;
 	    policy_override?: Policy;
-	    grant?: sandbox.Grant;
+	    grant?: api.Grant;
 	    parent_run_id?: number;
 	    cwd: string;
 	    department?: string;
@@ -1671,7 +1731,7 @@ export namespace dispatch {
 	        this.owner = source["owner"];
 	        this.policy = this.convertValues(source["policy"], Policy);
 	        this.policy_override = this.convertValues(source["policy_override"], Policy);
-	        this.grant = this.convertValues(source["grant"], sandbox.Grant);
+	        this.grant = this.convertValues(source["grant"], api.Grant);
 	        this.parent_run_id = source["parent_run_id"];
 	        this.cwd = source["cwd"];
 	        this.department = source["department"];
@@ -1842,26 +1902,6 @@ export namespace localapi {
 		    return a;
 		}
 	}
-	export class ProofSummary {
-	    terminalProof: string;
-	    pamService?: string;
-	    pamSource?: string;
-	    pam: boolean;
-	    note: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ProofSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.terminalProof = source["terminalProof"];
-	        this.pamService = source["pamService"];
-	        this.pamSource = source["pamSource"];
-	        this.pam = source["pam"];
-	        this.note = source["note"];
-	    }
-	}
 	export class SandboxSummary {
 	    backend: string;
 	    warning?: string;
@@ -1890,7 +1930,7 @@ export namespace localapi {
 	    keyring: KeyringView;
 	    previous?: PreviousStart;
 	    sandbox?: SandboxSummary;
-	    approvals?: ProofSummary;
+	    approvals?: api.ProofSummary;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -1908,7 +1948,7 @@ export namespace localapi {
 	        this.keyring = this.convertValues(source["keyring"], KeyringView);
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
-	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	        this.approvals = this.convertValues(source["approvals"], api.ProofSummary);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1963,22 +2003,6 @@ export namespace paths {
 
 export namespace sandbox {
 	
-	export class Grant {
-	    writable?: string[];
-	    network?: boolean;
-	    readable?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Grant(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.writable = source["writable"];
-	        this.network = source["network"];
-	        this.readable = source["readable"];
-	    }
-	}
 	export class Probe {
 	    name: string;
 	    ok: boolean;

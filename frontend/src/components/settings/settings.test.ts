@@ -67,7 +67,7 @@ const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
     ],
     rules: [{ index: 0, tool: 'bash', pattern: 'git status *', action: 'allow' }],
     grants: [
-      { id: 'g-1', tool: 'write_file', pattern: '~/Airlock/*', scope: 'always', department: 'research', createdBy: 'window', createdAt: '2026-11-29T11:00:00Z' },
+      { id: 'g-1', tool: 'write_file', pattern: '~/Airlock/*', scope: 'always', department: 'research', created_by: 'window', created_at: '2026-11-29T11:00:00Z' },
     ],
     ignored: [],
     ...over,

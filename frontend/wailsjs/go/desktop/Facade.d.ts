@@ -58,7 +58,7 @@ export function OpsRunDiff(arg1:string):Promise<api.DiffResult>;
 
 export function OpsVerify(arg1:string):Promise<api.VerifyResult>;
 
-export function PendingApprovals():Promise<Array<desktop.Approval>>;
+export function PendingApprovals():Promise<Array<api.Approval>>;
 
 export function PermissionsView():Promise<desktop.PermissionsView>;
 

@@ -1,12 +1,12 @@
-package permission
+package api
 
 import (
 	"encoding/json"
 	"strings"
 )
 
-// params decodes the request parameters into a map; invalid or empty params give nil.
-func (r Request) params() map[string]any {
+// ParamMap decodes the request parameters into a map; invalid or empty params give nil.
+func (r Request) ParamMap() map[string]any {
 	if len(r.Params) == 0 {
 		return nil
 	}
@@ -18,11 +18,10 @@ func (r Request) params() map[string]any {
 }
 
 // Argv returns the request's argv when its params carry one ({"argv": [...]}).
-func (r Request) Argv() []string {
-	return argvOf(r.params())
-}
+func (r Request) Argv() []string { return ArgvOf(r.ParamMap()) }
 
-func argvOf(p map[string]any) []string {
+// ArgvOf is the "argv" of decoded params, nil when there is none or it is not strings.
+func ArgvOf(p map[string]any) []string {
 	raw, ok := p["argv"].([]any)
 	if !ok {
 		return nil
@@ -40,29 +39,29 @@ func argvOf(p map[string]any) []string {
 
 // IsShell reports whether the request runs a shell command (bash or exec tools, or any
 // tool whose params carry "command" or "argv").
-func (r Request) IsShell() bool { return isShell(r.Tool, r.params()) }
+func (r Request) IsShell() bool { return IsShellCall(r.Tool, r.ParamMap()) }
 
-func isShell(tool string, p map[string]any) bool {
+// IsShellCall is IsShell of a tool and its decoded params.
+func IsShellCall(tool string, p map[string]any) bool {
 	if tool == ToolBash || tool == ToolExec {
 		return true
 	}
 	if _, ok := p["command"].(string); ok {
 		return true
 	}
-	return argvOf(p) != nil
+	return ArgvOf(p) != nil
 }
 
 // Command returns the shell command line of a shell request: params "command", or
 // params "argv" quoted for the shell. It is "" for other tools.
-func (r Request) Command() string {
-	return commandOf(r.params())
-}
+func (r Request) Command() string { return CommandOf(r.ParamMap()) }
 
-func commandOf(p map[string]any) string {
+// CommandOf is Command of decoded params.
+func CommandOf(p map[string]any) string {
 	if c, ok := p["command"].(string); ok {
 		return c
 	}
-	if argv := argvOf(p); argv != nil {
+	if argv := ArgvOf(p); argv != nil {
 		return ShellJoin(argv)
 	}
 	return ""
@@ -70,10 +69,11 @@ func commandOf(p map[string]any) string {
 
 // Subject is the text rules and grants match against: the command for shell tools, the
 // path, url or query for the usual tools, or the canonical JSON of the params otherwise.
-func (r Request) Subject() string { return subjectOf(r.params()) }
+func (r Request) Subject() string { return SubjectOf(r.ParamMap()) }
 
-func subjectOf(p map[string]any) string {
-	if c := commandOf(p); c != "" {
+// SubjectOf is Subject of decoded params.
+func SubjectOf(p map[string]any) string {
+	if c := CommandOf(p); c != "" {
 		return c
 	}
 	for _, k := range []string{"path", "url", "dir", "directory", "query", "plan_id", "planId", "name"} {
