@@ -346,8 +346,8 @@ type AuthorizeIn struct {
 // Authorization is what authorizing a directory did, or (in the window) the second
 // confirmation it needs first.
 type Authorization struct {
-	// Place is the authorized place as recorded.
-	Place AuthorizedPlace `json:"place"`
+	// Place is the authorized place as recorded (none while a confirmation is needed).
+	Place *AuthorizedPlace `json:"place,omitempty"`
 	// Path is the directory as authorized (symlinks resolved).
 	Path string `json:"path"`
 	// Released are the held runs that start now.

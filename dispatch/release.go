@@ -23,12 +23,12 @@ func (d *Dispatcher) Authorize(ctx context.Context, dir, by string, confirmHome 
 	}
 	ids, err := d.Release(ctx, pl.Path, "", fmt.Sprintf("released: %s was authorized by %s", pl.Path, pl.By))
 	if err != nil {
-		return AuthorizeResult{Place: pl, Path: pl.Path, Released: []uint{}}, err
+		return AuthorizeResult{Place: &pl, Path: pl.Path, Released: []uint{}}, err
 	}
 	if ids == nil {
 		ids = []uint{}
 	}
-	return AuthorizeResult{Place: pl, Path: pl.Path, Released: ids}, nil
+	return AuthorizeResult{Place: &pl, Path: pl.Path, Released: ids}, nil
 }
 
 // Revoke withdraws an authorized place; future runs there are held again.

@@ -539,7 +539,7 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 			}
 			in := api.AuthorizeIn{Dir: dir, ConfirmHome: confirmHome, Proof: api.Proof{Confirmation: typed, Password: pw}}
 			return dispatchCall(cmd.Context(), e, api.Authorize, in, func(w io.Writer, a api.Authorization) {
-				fmt.Fprintf(w, "authorized %v: %d waiting run(s) released\n", a.Place.Path, len(a.Released))
+				fmt.Fprintf(w, "authorized %v: %d waiting run(s) released\n", a.Path, len(a.Released))
 			})
 		},
 	}
