@@ -661,7 +661,7 @@ func withRun[In, Out any](op func(r *http.Request, id uint, in In) (Out, error))
 }
 
 func (c *Core) dispatchRoutes() {
-	apiCaller := func(r *http.Request, p api.Proof) Caller { return APICaller(r, p) }
+	// none is the caller of a route that carries no proof of a person.
 	none := func(r *http.Request) Caller { return APICaller(r, api.Proof{}) }
 	name := func(r *http.Request) string { return r.PathValue("name") }
 	// Departments.
@@ -669,13 +669,13 @@ func (c *Core) dispatchRoutes() {
 		return c.ListDepartments(none(r))
 	})
 	handle(c, api.AddDepartment, func(r *http.Request, in api.DepartmentIn) (api.Department, error) {
-		return c.AddDepartment(apiCaller(r, in.Proof), in)
+		return c.AddDepartment(APICaller(r, in.Proof), in)
 	})
 	handle(c, api.GetDepartment, func(r *http.Request, _ api.None) (api.Department, error) {
 		return c.GetDepartment(none(r), name(r))
 	})
 	handle(c, api.SetDepartmentDefaults, func(r *http.Request, in api.DefaultsIn) (api.Department, error) {
-		return c.SetDepartmentDefaults(apiCaller(r, in.Proof), name(r), in)
+		return c.SetDepartmentDefaults(APICaller(r, in.Proof), name(r), in)
 	})
 	handle(c, api.RemoveDepartment, func(r *http.Request, _ api.None) (api.Removed, error) {
 		return c.RemoveDepartment(none(r), name(r))
@@ -685,13 +685,13 @@ func (c *Core) dispatchRoutes() {
 		return c.ListTasks(none(r))
 	})
 	handle(c, api.CreateTask, func(r *http.Request, in api.TaskIn) (api.TaskRow, error) {
-		return c.CreateTask(apiCaller(r, in.Proof), in)
+		return c.CreateTask(APICaller(r, in.Proof), in)
 	})
 	handle(c, api.GetTask, func(r *http.Request, _ api.None) (api.TaskRow, error) {
 		return c.GetTask(none(r), name(r))
 	})
 	handle(c, api.EditTask, func(r *http.Request, in api.TaskPatchIn) (api.TaskRow, error) {
-		return c.EditTask(apiCaller(r, in.Proof), name(r), in)
+		return c.EditTask(APICaller(r, in.Proof), name(r), in)
 	})
 	handle(c, api.RemoveTask, func(r *http.Request, _ api.None) (api.Removed, error) {
 		return c.RemoveTask(none(r), name(r))
@@ -719,7 +719,7 @@ func (c *Core) dispatchRoutes() {
 	handle(c, api.GetRun, withRun(func(r *http.Request, id uint, _ api.None) (api.Run, error) {
 		return c.GetRun(none(r), id)
 	}))
-	// The log from ?offset= on, at most 1 MiB per call: a 2 GB log is read in pieces.
+	// A piece of the log at a time, at most 1 MiB: a 2 GB log is read in pieces.
 	handle(c, api.RunLog, withRun(func(r *http.Request, id uint, q api.LogQuery) (api.LogPiece, error) {
 		return c.RunLog(none(r), id, q)
 	}))
@@ -741,7 +741,7 @@ func (c *Core) dispatchRoutes() {
 	})
 	// Places.
 	handle(c, api.Authorize, func(r *http.Request, in api.AuthorizeIn) (api.Authorization, error) {
-		return c.AuthorizeDir(apiCaller(r, in.Proof), in)
+		return c.AuthorizeDir(APICaller(r, in.Proof), in)
 	})
 	handle(c, api.ListPlaces, func(r *http.Request, _ api.None) ([]api.KnownPlace, error) {
 		return c.ListPlaces(none(r))

@@ -127,6 +127,46 @@ func TestRunLogRoute(t *testing.T) {
 	}
 }
 
+// The runs route pages like the window: states, groups and held runs select, newest
+// first, and has_more says that older runs follow.
+func TestListRunsRoute(t *testing.T) {
+	c, _ := runCore(t)
+	cl := localapi.NewClient(c.Paths.Socket)
+	ctx := context.Background()
+	now := time.Now()
+	for i, st := range []string{dispatch.StatusSucceeded, dispatch.StatusFailed, dispatch.StatusWaitingDirectory, dispatch.StatusRunning, dispatch.StatusTimedOut} {
+		r := dispatch.Run{TaskName: "t", ScheduledAt: now.Add(time.Duration(i) * time.Second), Trigger: dispatch.TriggerManual, Status: st}
+		if err := c.DB.Create(&r).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	statuses := func(p api.RunPage) string {
+		var out []string
+		for _, r := range p.Runs {
+			out = append(out, r.Status)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		q    api.RunQuery
+		want string
+		more bool
+	}{
+		{api.RunQuery{}, "timed_out running waiting_directory failed succeeded", false},
+		{api.RunQuery{Status: "failed"}, "timed_out failed", false},
+		{api.RunQuery{Status: "succeeded,running"}, "running succeeded", false},
+		{api.RunQuery{Status: "waiting"}, "waiting_directory", false},
+		{api.RunQuery{Waiting: true}, "waiting_directory", false},
+		{api.RunQuery{Limit: 2}, "timed_out running", true},
+		{api.RunQuery{Limit: 2, Offset: 4}, "succeeded", false},
+	} {
+		page, err := localapi.Call(ctx, cl, api.ListRuns, tc.q)
+		if err != nil || statuses(page) != tc.want || page.HasMore != tc.more || page.Offset != tc.q.Offset {
+			t.Errorf("%+v: %q more %v offset %d (%v), want %q more %v", tc.q, statuses(page), page.HasMore, page.Offset, err, tc.want, tc.more)
+		}
+	}
+}
+
 func TestTaskWarnings(t *testing.T) {
 	home := "/home/ana"
 	ok := departments.Department{Name: "d", Status: departments.StatusOK}
