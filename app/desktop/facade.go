@@ -8,7 +8,6 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
-	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -94,19 +93,14 @@ func (f *Facade) SandboxStatus() (sandbox.Status, error) {
 
 // DispatchState says whether scheduled runs start on their own, with the number of
 // scheduled tasks and running runs: the sidebar footer. dispatch.state brings changes.
-func (f *Facade) DispatchState() dispatch.State {
-	if f.core.Dispatch == nil {
-		return dispatch.State{}
-	}
-	return f.core.Dispatch.State()
+func (f *Facade) DispatchState() api.DispatchState {
+	return f.core.DispatchState()
 }
 
 // SetDispatchPaused pauses (true) or resumes (false) dispatch from the window.
-func (f *Facade) SetDispatchPaused(paused bool) (dispatch.State, error) {
+func (f *Facade) SetDispatchPaused(paused bool) (api.DispatchState, error) {
 	if f.core.Dispatch == nil {
-		return dispatch.State{}, errors.New("dispatch is not running in this Airlock")
+		return api.DispatchState{}, errors.New("dispatch is not running in this Airlock")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	return f.core.Dispatch.SetPaused(ctx, paused, "window")
+	return f.core.SetDispatchPaused(app.WindowCaller(), paused)
 }

@@ -10,7 +10,7 @@ import (
 // (home is HOME; "" keeps the process's).
 func recordedPolicy(home string) func(dispatch.ExecSpec) (sandbox.Policy, error) {
 	return func(spec dispatch.ExecSpec) (sandbox.Policy, error) {
-		r, err := policy.Resolve(policy.Inputs{Getenv: homeOnly(home), Flags: policy.Flags{Sandbox: spec.Policy.SandboxLayer()}, Recorded: true, Cwd: spec.Dir})
+		r, err := policy.Resolve(policy.Inputs{Getenv: homeOnly(home), Flags: policy.Flags{Sandbox: dispatch.SandboxLayer(spec.Policy)}, Recorded: true, Cwd: spec.Dir})
 		return r.Sandbox, err
 	}
 }

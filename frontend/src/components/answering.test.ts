@@ -210,7 +210,7 @@ describe('HeldRow', () => {
       asked: '2 held run(s) of nightly-deps: /var/tmp/legacy is not inside the workspace, a department, or an authorized place', answer: 'airlock authorize /var/tmp/legacy', actions: ['authorize', 'cancel'], ...over }) as InboxItem;
 
   it('says what becomes writable and authorizes after the confirmation', async () => {
-    const onauthorize = vi.fn(async () => ({ path: '/var/tmp/legacy', released: [4, 5], needsConfirmation: false }));
+    const onauthorize = vi.fn(async () => ({ path: '/var/tmp/legacy', released: [4, 5], needs_confirmation: false }));
     const el = render(HeldRow, { item: held(), home: '/home/ana', onauthorize });
     expect(el.textContent).toContain('nightly-deps wants to start in');
     expect(el.textContent).toContain('2 runs waiting here');
@@ -225,8 +225,8 @@ describe('HeldRow', () => {
   it('asks the second confirmation for the home directory, in the core’s words', async () => {
     const onauthorize = vi.fn(async (_dir: string, confirm: boolean) =>
       confirm
-        ? { path: '/home/ana', released: [1], needsConfirmation: false }
-        : { path: '/home/ana', released: [], needsConfirmation: true, confirmation: 'authorizing /home/ana lets runs write to /home/ana/.ssh' },
+        ? { path: '/home/ana', released: [1], needs_confirmation: false }
+        : { path: '/home/ana', released: [], needs_confirmation: true, confirmation: 'authorizing /home/ana lets runs write to /home/ana/.ssh' },
     );
     const el = render(HeldRow, { item: held({ dir: '/home/ana', key: 'dir:/home/ana' }), home: '/home/ana', onauthorize });
     click(el.querySelector('[data-action="authorize"]'));

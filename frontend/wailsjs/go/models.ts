@@ -362,6 +362,201 @@ export namespace api {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class AuthorizedPlace {
+	    id: number;
+	    path: string;
+	    by: string;
+	    // Go type: time
+	    authorized_at: any;
+	    // Go type: time
+	    revoked_at?: any;
+	    revoked_by?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuthorizedPlace(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.by = source["by"];
+	        this.authorized_at = this.convertValues(source["authorized_at"], null);
+	        this.revoked_at = this.convertValues(source["revoked_at"], null);
+	        this.revoked_by = source["revoked_by"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Authorization {
+	    place?: AuthorizedPlace;
+	    path: string;
+	    released: number[];
+	    needs_confirmation: boolean;
+	    confirmation?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Authorization(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.place = this.convertValues(source["place"], AuthorizedPlace);
+	        this.path = source["path"];
+	        this.released = source["released"];
+	        this.needs_confirmation = source["needs_confirmation"];
+	        this.confirmation = source["confirmation"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Defaults {
+	    posture?: string;
+	    sandbox_mode?: string;
+	    network?: boolean;
+	    approval_policy?: string;
+	    execution_mode?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Defaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.posture = source["posture"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.execution_mode = source["execution_mode"];
+	    }
+	}
+	export class Department {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Department(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DepartmentRow {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DepartmentRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.tasks = source["tasks"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class DiffResult {
 	    plan_id: string;
 	    plan_hash: string;
@@ -380,6 +575,45 @@ export namespace api {
 	        this.status = source["status"];
 	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
 	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DispatchState {
+	    paused: boolean;
+	    // Go type: time
+	    paused_at?: any;
+	    paused_by?: string;
+	    tasks: number;
+	    running: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new DispatchState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.paused = source["paused"];
+	        this.paused_at = this.convertValues(source["paused_at"], null);
+	        this.paused_by = source["paused_by"];
+	        this.tasks = source["tasks"];
+	        this.running = source["running"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -448,6 +682,95 @@ export namespace api {
 	        this.request_id = source["request_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.revoked_at = this.convertValues(source["revoked_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HostAllowance {
+	    by: string;
+	    argv: string[];
+	    dir: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostAllowance(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.argv = source["argv"];
+	        this.dir = source["dir"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InboxItem {
+	    kind: string;
+	    key: string;
+	    asked: string;
+	    answer: string;
+	    actions: string[];
+	    tier?: string;
+	    runs?: number[];
+	    tasks?: string[];
+	    dir?: string;
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    deadline?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.key = source["key"];
+	        this.asked = source["asked"];
+	        this.answer = source["answer"];
+	        this.actions = source["actions"];
+	        this.tier = source["tier"];
+	        this.runs = source["runs"];
+	        this.tasks = source["tasks"];
+	        this.dir = source["dir"];
+	        this.since = this.convertValues(source["since"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -595,6 +918,32 @@ export namespace api {
 	}
 	
 	
+	export class LogPiece {
+	    run_id: number;
+	    start: number;
+	    end: number;
+	    size: number;
+	    data: string;
+	    truncated: boolean;
+	    missing?: string;
+	    pruned?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new LogPiece(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.start = source["start"];
+	        this.end = source["end"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	        this.truncated = source["truncated"];
+	        this.missing = source["missing"];
+	        this.pruned = source["pruned"];
+	    }
+	}
 	export class OpsCommand {
 	    argv?: string[];
 	    shell?: string;
@@ -903,6 +1252,349 @@ export namespace api {
 	        this.note = source["note"];
 	    }
 	}
+	export class RunPolicy {
+	    posture?: string;
+	    sandbox_mode: string;
+	    network: boolean;
+	    approval_policy: string;
+	    backend: string;
+	    execution_mode: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunPolicy(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.posture = source["posture"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.backend = source["backend"];
+	        this.execution_mode = source["execution_mode"];
+	    }
+	}
+	export class Run {
+	    id: number;
+	    task_id: number;
+	    // Go type: time
+	    scheduled_at: any;
+	    trigger: string;
+	    task_name: string;
+	    status: string;
+	    reason?: string;
+	    skip_reason?: string;
+	    waiting_dir?: string;
+	    waiting_dept?: string;
+	    // Go type: time
+	    held_since?: any;
+	    // Go type: time
+	    hold_until?: any;
+	    approval_id?: string;
+	    // Go type: time
+	    started_at?: any;
+	    // Go type: time
+	    finished_at?: any;
+	    exit_code?: number;
+	    signal?: string;
+	    pid?: number;
+	    owner?: string;
+	    policy: RunPolicy;
+	    policy_override?: RunPolicy;
+	    grant?: Grant;
+	    parent_run_id?: number;
+	    cwd: string;
+	    department?: string;
+	    log_path?: string;
+	    log_bytes: number;
+	    log_truncated: boolean;
+	    log_pruned: boolean;
+	    paused: boolean;
+	    denial?: string;
+	    denials?: {[key: string]: number};
+	    host_allowed?: HostAllowance;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.task_id = source["task_id"];
+	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
+	        this.trigger = source["trigger"];
+	        this.task_name = source["task_name"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.skip_reason = source["skip_reason"];
+	        this.waiting_dir = source["waiting_dir"];
+	        this.waiting_dept = source["waiting_dept"];
+	        this.held_since = this.convertValues(source["held_since"], null);
+	        this.hold_until = this.convertValues(source["hold_until"], null);
+	        this.approval_id = source["approval_id"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.finished_at = this.convertValues(source["finished_at"], null);
+	        this.exit_code = source["exit_code"];
+	        this.signal = source["signal"];
+	        this.pid = source["pid"];
+	        this.owner = source["owner"];
+	        this.policy = this.convertValues(source["policy"], RunPolicy);
+	        this.policy_override = this.convertValues(source["policy_override"], RunPolicy);
+	        this.grant = this.convertValues(source["grant"], Grant);
+	        this.parent_run_id = source["parent_run_id"];
+	        this.cwd = source["cwd"];
+	        this.department = source["department"];
+	        this.log_path = source["log_path"];
+	        this.log_bytes = source["log_bytes"];
+	        this.log_truncated = source["log_truncated"];
+	        this.log_pruned = source["log_pruned"];
+	        this.paused = source["paused"];
+	        this.denial = source["denial"];
+	        this.denials = source["denials"];
+	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunPage {
+	    runs: Run[];
+	    offset: number;
+	    has_more: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], Run);
+	        this.offset = source["offset"];
+	        this.has_more = source["has_more"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class RunQuery {
+	    task: string;
+	    status: string;
+	    waiting: boolean;
+	    offset: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.status = source["status"];
+	        this.waiting = source["waiting"];
+	        this.offset = source["offset"];
+	        this.limit = source["limit"];
+	    }
+	}
+	export class SchedulePreview {
+	    valid: boolean;
+	    description: string;
+	    next: string[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SchedulePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.valid = source["valid"];
+	        this.description = source["description"];
+	        this.next = source["next"];
+	        this.error = source["error"];
+	    }
+	}
+	export class TaskForm {
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department: string;
+	    overrides: Defaults;
+	    env: {[key: string]: string};
+	    secrets: string[];
+	    timeout: string;
+	    no_progress_timeout: string;
+	    hold_deadline: string;
+	    overlap: string;
+	    missed: string;
+	    disabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskForm(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.disabled = source["disabled"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRow {
+	    id: number;
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department?: string;
+	    overrides: Defaults;
+	    env?: {[key: string]: string};
+	    secrets?: string[];
+	    timeout: number;
+	    no_progress_timeout: number;
+	    overlap: string;
+	    missed: string;
+	    enabled: boolean;
+	    hold_deadline: number;
+	    paused: boolean;
+	    pause_reason?: string;
+	    consecutive_failures: number;
+	    // Go type: time
+	    last_scheduled_at?: any;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    description: string;
+	    next_runs: string[];
+	    effective: RunPolicy;
+	    warnings: string[];
+	    last_run?: Run;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.enabled = source["enabled"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.paused = source["paused"];
+	        this.pause_reason = source["pause_reason"];
+	        this.consecutive_failures = source["consecutive_failures"];
+	        this.last_scheduled_at = this.convertValues(source["last_scheduled_at"], null);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.description = source["description"];
+	        this.next_runs = source["next_runs"];
+	        this.effective = this.convertValues(source["effective"], RunPolicy);
+	        this.warnings = source["warnings"];
+	        this.last_run = this.convertValues(source["last_run"], Run);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1001,77 +1693,6 @@ export namespace config {
 
 }
 
-export namespace departments {
-	
-	export class Defaults {
-	    posture?: string;
-	    sandbox_mode?: string;
-	    network?: boolean;
-	    approval_policy?: string;
-	    execution_mode?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Defaults(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.posture = source["posture"];
-	        this.sandbox_mode = source["sandbox_mode"];
-	        this.network = source["network"];
-	        this.approval_policy = source["approval_policy"];
-	        this.execution_mode = source["execution_mode"];
-	    }
-	}
-	export class Department {
-	    id: number;
-	    name: string;
-	    directory: string;
-	    defaults: Defaults;
-	    status: string;
-	    status_reason?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Department(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.directory = source["directory"];
-	        this.defaults = this.convertValues(source["defaults"], Defaults);
-	        this.status = source["status"];
-	        this.status_reason = source["status_reason"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
 export namespace desktop {
 	
 	export class AgentHook {
@@ -1097,72 +1718,6 @@ export namespace desktop {
 	        this.meaning = source["meaning"];
 	        this.install = source["install"];
 	    }
-	}
-	export class Authorization {
-	    path: string;
-	    released: number[];
-	    needsConfirmation: boolean;
-	    confirmation?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Authorization(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.released = source["released"];
-	        this.needsConfirmation = source["needsConfirmation"];
-	        this.confirmation = source["confirmation"];
-	    }
-	}
-	export class DepartmentRow {
-	    id: number;
-	    name: string;
-	    directory: string;
-	    defaults: departments.Defaults;
-	    status: string;
-	    status_reason?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new DepartmentRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.directory = source["directory"];
-	        this.defaults = this.convertValues(source["defaults"], departments.Defaults);
-	        this.status = source["status"];
-	        this.status_reason = source["status_reason"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.tasks = source["tasks"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class HookRow {
 	    when: string;
@@ -1213,30 +1768,6 @@ export namespace desktop {
 		    }
 		    return a;
 		}
-	}
-	export class LogPiece {
-	    run_id: number;
-	    start: number;
-	    end: number;
-	    size: number;
-	    data: string;
-	    truncated: boolean;
-	    missing?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new LogPiece(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.run_id = source["run_id"];
-	        this.start = source["start"];
-	        this.end = source["end"];
-	        this.size = source["size"];
-	        this.data = source["data"];
-	        this.truncated = source["truncated"];
-	        this.missing = source["missing"];
-	    }
 	}
 	export class RuleRow {
 	    index: number;
@@ -1331,479 +1862,6 @@ export namespace desktop {
 		}
 	}
 	
-	export class RunPage {
-	    runs: dispatch.Run[];
-	    offset: number;
-	    has_more: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunPage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runs = this.convertValues(source["runs"], dispatch.Run);
-	        this.offset = source["offset"];
-	        this.has_more = source["has_more"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class RunQuery {
-	    task: string;
-	    status: string;
-	    offset: number;
-	    limit: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunQuery(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.task = source["task"];
-	        this.status = source["status"];
-	        this.offset = source["offset"];
-	        this.limit = source["limit"];
-	    }
-	}
-	export class SchedulePreview {
-	    valid: boolean;
-	    description: string;
-	    next: string[];
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SchedulePreview(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.valid = source["valid"];
-	        this.description = source["description"];
-	        this.next = source["next"];
-	        this.error = source["error"];
-	    }
-	}
-	export class TaskForm {
-	    name: string;
-	    argv: string[];
-	    cwd: string;
-	    schedule: string;
-	    time_zone: string;
-	    department: string;
-	    overrides: departments.Defaults;
-	    env: {[key: string]: string};
-	    secrets: string[];
-	    timeout: string;
-	    no_progress_timeout: string;
-	    hold_deadline: string;
-	    overlap: string;
-	    missed: string;
-	    disabled: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskForm(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.argv = source["argv"];
-	        this.cwd = source["cwd"];
-	        this.schedule = source["schedule"];
-	        this.time_zone = source["time_zone"];
-	        this.department = source["department"];
-	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
-	        this.env = source["env"];
-	        this.secrets = source["secrets"];
-	        this.timeout = source["timeout"];
-	        this.no_progress_timeout = source["no_progress_timeout"];
-	        this.hold_deadline = source["hold_deadline"];
-	        this.overlap = source["overlap"];
-	        this.missed = source["missed"];
-	        this.disabled = source["disabled"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskRow {
-	    id: number;
-	    name: string;
-	    argv: string[];
-	    cwd: string;
-	    schedule: string;
-	    time_zone: string;
-	    department?: string;
-	    overrides: departments.Defaults;
-	    env?: {[key: string]: string};
-	    secrets?: string[];
-	    timeout: number;
-	    no_progress_timeout: number;
-	    overlap: string;
-	    missed: string;
-	    enabled: boolean;
-	    hold_deadline: number;
-	    paused: boolean;
-	    pause_reason?: string;
-	    consecutive_failures: number;
-	    // Go type: time
-	    last_scheduled_at?: any;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    description: string;
-	    next_runs: string[];
-	    effective: dispatch.Policy;
-	    warnings: string[];
-	    last_run?: dispatch.Run;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.argv = source["argv"];
-	        this.cwd = source["cwd"];
-	        this.schedule = source["schedule"];
-	        this.time_zone = source["time_zone"];
-	        this.department = source["department"];
-	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
-	        this.env = source["env"];
-	        this.secrets = source["secrets"];
-	        this.timeout = source["timeout"];
-	        this.no_progress_timeout = source["no_progress_timeout"];
-	        this.overlap = source["overlap"];
-	        this.missed = source["missed"];
-	        this.enabled = source["enabled"];
-	        this.hold_deadline = source["hold_deadline"];
-	        this.paused = source["paused"];
-	        this.pause_reason = source["pause_reason"];
-	        this.consecutive_failures = source["consecutive_failures"];
-	        this.last_scheduled_at = this.convertValues(source["last_scheduled_at"], null);
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.description = source["description"];
-	        this.next_runs = source["next_runs"];
-	        this.effective = this.convertValues(source["effective"], dispatch.Policy);
-	        this.warnings = source["warnings"];
-	        this.last_run = this.convertValues(source["last_run"], dispatch.Run);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace dispatch {
-	
-	export class HostAllowance {
-	    by: string;
-	    argv: string[];
-	    dir: string;
-	    // Go type: time
-	    at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new HostAllowance(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.by = source["by"];
-	        this.argv = source["argv"];
-	        this.dir = source["dir"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class InboxItem {
-	    kind: string;
-	    key: string;
-	    asked: string;
-	    answer: string;
-	    actions: string[];
-	    tier?: string;
-	    runs?: number[];
-	    tasks?: string[];
-	    dir?: string;
-	    // Go type: time
-	    since: any;
-	    // Go type: time
-	    deadline?: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new InboxItem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.key = source["key"];
-	        this.asked = source["asked"];
-	        this.answer = source["answer"];
-	        this.actions = source["actions"];
-	        this.tier = source["tier"];
-	        this.runs = source["runs"];
-	        this.tasks = source["tasks"];
-	        this.dir = source["dir"];
-	        this.since = this.convertValues(source["since"], null);
-	        this.deadline = this.convertValues(source["deadline"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Policy {
-	    posture?: string;
-	    sandbox_mode: string;
-	    network: boolean;
-	    approval_policy: string;
-	    backend: string;
-	    execution_mode: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Policy(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.posture = source["posture"];
-	        this.sandbox_mode = source["sandbox_mode"];
-	        this.network = source["network"];
-	        this.approval_policy = source["approval_policy"];
-	        this.backend = source["backend"];
-	        this.execution_mode = source["execution_mode"];
-	    }
-	}
-	export class Run {
-	    id: number;
-	    task_id: number;
-	    // Go type: time
-	    scheduled_at: any;
-	    trigger: string;
-	    task_name: string;
-	    status: string;
-	    reason?: string;
-	    skip_reason?: string;
-	    waiting_dir?: string;
-	    waiting_dept?: string;
-	    // Go type: time
-	    held_since?: any;
-	    // Go type: time
-	    hold_until?: any;
-	    approval_id?: string;
-	    // Go type: time
-	    started_at?: any;
-	    // Go type: time
-	    finished_at?: any;
-	    exit_code?: number;
-	    signal?: string;
-	    pid?: number;
-	    owner?: string;
-	    policy: Policy;
-	    policy_override?: Policy;
-	    grant?: api.Grant;
-	    parent_run_id?: number;
-	    cwd: string;
-	    department?: string;
-	    log_path?: string;
-	    log_bytes: number;
-	    log_truncated: boolean;
-	    log_pruned: boolean;
-	    paused: boolean;
-	    denial?: string;
-	    denials?: {[key: string]: number};
-	    host_allowed?: HostAllowance;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Run(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.task_id = source["task_id"];
-	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
-	        this.trigger = source["trigger"];
-	        this.task_name = source["task_name"];
-	        this.status = source["status"];
-	        this.reason = source["reason"];
-	        this.skip_reason = source["skip_reason"];
-	        this.waiting_dir = source["waiting_dir"];
-	        this.waiting_dept = source["waiting_dept"];
-	        this.held_since = this.convertValues(source["held_since"], null);
-	        this.hold_until = this.convertValues(source["hold_until"], null);
-	        this.approval_id = source["approval_id"];
-	        this.started_at = this.convertValues(source["started_at"], null);
-	        this.finished_at = this.convertValues(source["finished_at"], null);
-	        this.exit_code = source["exit_code"];
-	        this.signal = source["signal"];
-	        this.pid = source["pid"];
-	        this.owner = source["owner"];
-	        this.policy = this.convertValues(source["policy"], Policy);
-	        this.policy_override = this.convertValues(source["policy_override"], Policy);
-	        this.grant = this.convertValues(source["grant"], api.Grant);
-	        this.parent_run_id = source["parent_run_id"];
-	        this.cwd = source["cwd"];
-	        this.department = source["department"];
-	        this.log_path = source["log_path"];
-	        this.log_bytes = source["log_bytes"];
-	        this.log_truncated = source["log_truncated"];
-	        this.log_pruned = source["log_pruned"];
-	        this.paused = source["paused"];
-	        this.denial = source["denial"];
-	        this.denials = source["denials"];
-	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class State {
-	    paused: boolean;
-	    // Go type: time
-	    paused_at?: any;
-	    paused_by?: string;
-	    tasks: number;
-	    running: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new State(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.paused = source["paused"];
-	        this.paused_at = this.convertValues(source["paused_at"], null);
-	        this.paused_by = source["paused_by"];
-	        this.tasks = source["tasks"];
-	        this.running = source["running"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
