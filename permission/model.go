@@ -135,18 +135,19 @@ const (
 	ScopeAlways  Scope = "always"
 )
 
-// Answer is a person's (or a surface's) answer to a pending request.
+// Answer is a person's (or a surface's) answer to a pending request, inside the core
+// (the wire's body is api.AnswerIn, which has no say in By or Interactive).
 type Answer struct {
-	Allow   bool   `json:"allow"`
-	Scope   Scope  `json:"scope,omitempty"`   // default: session when the request offers it (P1 with a session), else once
-	Pattern string `json:"pattern,omitempty"` // for session/always grants; default: the exact subject
-	Reason  string `json:"reason,omitempty"`
+	Allow   bool
+	Scope   Scope  // default: session when the request offers it (P1 with a session), else once
+	Pattern string // for session/always grants; default: the exact subject
+	Reason  string
 	// By is the surface the answer arrived through, set by the core, never taken from a
 	// caller: window | tray | notification | cli-os-proof | cli-tty | api.
-	By string `json:"by"`
+	By string
 	// Interactive is true when the answer came from a person: a click in the window or a
 	// terminal where the person proved presence. Interactive-only requests refuse answers without it.
-	Interactive bool `json:"interactive"`
+	Interactive bool
 }
 
 // Answer sources.
