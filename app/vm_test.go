@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
@@ -316,7 +317,9 @@ func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
 	waitUntil(t, "the host question pending", 30*time.Second, pending)
 
 	srv := newSlowServer(t, fakeImage(), false)
-	c.VMInstall(srv.srv.URL + "/manifest.json")
+	if _, err := c.VMInstall(ctx, api.VMInstallIn{Manifest: srv.srv.URL + "/manifest.json"}); err != nil {
+		t.Fatal(err)
+	}
 	ictx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if st, err := c.VMInstallWait(ictx); err != nil || !st.Ready() {

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/api"
 )
 
 // openTerminal opens the controlling terminal, where a person answers what only a
@@ -31,14 +31,14 @@ func openTerminal(what, window string) (*os.File, error) {
 }
 
 // terminalProof asks the core how a person proves presence at a terminal.
-func terminalProof(ctx context.Context, e *env) (localapi.ProofSummary, error) {
+func terminalProof(ctx context.Context, e *env) (api.ProofSummary, error) {
 	c, err := e.client()
 	if err != nil {
-		return localapi.ProofSummary{}, err
+		return api.ProofSummary{}, err
 	}
-	var p localapi.ProofSummary
+	var p api.ProofSummary
 	if err := c.Do(ctx, "GET", "/v1/approvals/proof", nil, &p); err != nil {
-		return localapi.ProofSummary{}, err
+		return api.ProofSummary{}, err
 	}
 	return p, nil
 }
