@@ -1,13 +1,6 @@
 package cli
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
-
-	"github.com/spf13/cobra"
-)
+import "github.com/spf13/cobra"
 
 func newDaemonCmd(e *env) *cobra.Command {
 	return &cobra.Command{
@@ -29,25 +22,4 @@ func newDaemonCmd(e *env) *cobra.Command {
 			return execBeside("airlockd", args, "build it with `make build`")
 		},
 	}
-}
-
-// launchDesktop replaces this process with airlock-desktop found beside it.
-func launchDesktop(_ *env) error {
-	return execBeside("airlock-desktop", nil, "build it with `make build`, or run the headless core with `airlock daemon`")
-}
-
-// execBeside replaces this process with the named executable found beside this one.
-func execBeside(name string, args []string, hint string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find %s: %w", name, err)
-	}
-	if resolved, err := filepath.EvalSymlinks(self); err == nil {
-		self = resolved
-	}
-	target := filepath.Join(filepath.Dir(self), name)
-	if _, err := os.Stat(target); err != nil {
-		return fmt.Errorf("%s is not installed beside %s (looked for %s): %s", name, self, target, hint)
-	}
-	return syscall.Exec(target, append([]string{target}, args...), os.Environ())
 }
