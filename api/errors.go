@@ -61,6 +61,7 @@ const (
 	CodeProbing        = "probing"          // 503: the sandbox probes have not finished
 	CodeNoStream       = "no_stream"        // 500: the server cannot stream
 	CodeUnavailable    = "unavailable"      // 503: the part of the core this needs is not running
+	CodeUnsupported    = "unsupported"      // 501: this machine cannot do it (no micro-VM on this architecture)
 )
 
 // StatusOf is the HTTP status of a code (500 for an unknown one).
@@ -85,6 +86,8 @@ func StatusOf(code string) int {
 		return http.StatusRequestTimeout
 	case CodeProbing, CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case CodeUnsupported:
+		return http.StatusNotImplemented
 	}
 	return http.StatusInternalServerError
 }

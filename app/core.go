@@ -89,7 +89,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Ensure(); err != nil {
+	if err := paths.Ensure(p); err != nil {
 		return nil, err
 	}
 	c := &Core{Kind: opts.Kind, Paths: p, Bus: eventbus.New(), Secrets: secrets.New(),
@@ -206,7 +206,7 @@ func (c *Core) onConfigChange(st config.State) {
 			}
 		}
 	}
-	c.Bus.Publish(eventbus.TopicConfigChanged, c.configView())
+	c.Bus.Publish(eventbus.TopicConfigChanged, c.ConfigView())
 }
 
 func (c *Core) apiOptions(ctx context.Context) localapi.Options {

@@ -159,7 +159,7 @@ func (c *Core) pamService() (service, source string) {
 
 // ProofStatus is how a person at a terminal proves presence, for `airlock status` and
 // the CLI (GET /v1/approvals/proof).
-type ProofStatus = localapi.ProofSummary
+type ProofStatus = api.ProofSummary
 
 // Proof reports the terminal proof in force.
 func (c *Core) Proof() ProofStatus {

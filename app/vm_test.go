@@ -317,7 +317,9 @@ func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
 	waitUntil(t, "the host question pending", 30*time.Second, pending)
 
 	srv := newSlowServer(t, fakeImage(), false)
-	c.VMInstall(srv.srv.URL + "/manifest.json")
+	if _, err := c.VMInstall(ctx, api.VMInstallIn{Manifest: srv.srv.URL + "/manifest.json"}); err != nil {
+		t.Fatal(err)
+	}
 	ictx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if st, err := c.VMInstallWait(ictx); err != nil || !st.Ready() {

@@ -34,14 +34,14 @@ func probePlatform(ctx context.Context, st *Status) {
 // chooseBackend picks the strongest available backend for st.Requested.
 func chooseBackend(st *Status, bw, ns, ll, sc Probe) {
 	switch {
-	case st.Requested == BackendApp:
+	case Backend(st.Requested) == BackendApp:
 		st.Backend = BackendNameApp
 		st.Warning = "isolation backend is \"app\": commands are checked by the application layer only; the OS does not confine them"
 	case bw.OK && ns.OK && sc.OK:
 		st.Backend = BackendNameBwrap
 	case ll.OK && sc.OK:
 		st.Backend = BackendNameLandlock
-	case st.Requested == BackendOS:
+	case Backend(st.Requested) == BackendOS:
 		st.Backend = ""
 		st.Error = "isolation backend \"os\" is required but no OS backend is available: runs are refused. " + firstFix(bw, ns, ll, sc)
 	default:

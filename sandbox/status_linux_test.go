@@ -64,7 +64,7 @@ func TestChooseBackend(t *testing.T) {
 		{BackendApp, ok("b"), ok("n"), ok("l"), ok("s"), BackendNameApp, "", true},
 	}
 	for i, tt := range tests {
-		st := Status{Requested: tt.req}
+		st := Status{Requested: string(tt.req)}
 		chooseBackend(&st, tt.bw, tt.ns, tt.ll, tt.sc)
 		if st.Backend != tt.backend || (tt.wantError != "") != (st.Error != "") || !strings.Contains(st.Error, tt.wantError) || tt.warn != (st.Warning != "") {
 			t.Errorf("case %d: status = %+v", i, st)

@@ -63,23 +63,23 @@ var editable = map[string]valueKind{
 // would reject (nothing is written then), and a file changed on disk since Airlock last
 // read it ("config.toml changed on disk; reload and try again"). A flag or environment
 // variable that sets the key still wins: the returned view says so with its layer.
-func (f *Facade) SetSetting(key string, value any) (app.ConfigView, error) {
+func (f *Facade) SetSetting(key string, value any) (api.ConfigView, error) {
 	kind, ok := editable[key]
 	if !ok {
-		return app.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
+		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
 	v, err := coerce(key, kind, value)
 	if err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	return f.editConfig(config.Set(v, strings.Split(key, ".")...))
 }
 
 // ResetSetting removes key from config.toml, so its default applies (unless a flag or
 // an environment variable sets it), and returns the configuration now in force.
-func (f *Facade) ResetSetting(key string) (app.ConfigView, error) {
+func (f *Facade) ResetSetting(key string) (api.ConfigView, error) {
 	if _, ok := editable[key]; !ok {
-		return app.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
+		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
 	return f.editConfig(config.Unset(strings.Split(key, ".")...))
 }
@@ -146,16 +146,16 @@ var editMu sync.Mutex
 
 // editConfig applies edits to config.toml, refusing when the file no longer says what
 // the core has loaded (the window shows the loaded configuration), then reloads it.
-func (f *Facade) editConfig(edits ...config.Edit) (app.ConfigView, error) {
+func (f *Facade) editConfig(edits ...config.Edit) (api.ConfigView, error) {
 	if f.core == nil || f.core.Config == nil {
-		return app.ConfigView{}, errNoCore
+		return api.ConfigView{}, errNoCore
 	}
 	editMu.Lock()
 	defer editMu.Unlock()
 	st := f.core.Config.State()
 	base, err := config.ReadSnapshot(st.Path)
 	if err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	if st.Error == nil {
 		var onDisk config.File
@@ -165,11 +165,11 @@ func (f *Facade) editConfig(edits ...config.Edit) (app.ConfigView, error) {
 		if err != nil || !reflect.DeepEqual(onDisk, st.File) || base.Exists != st.Exists {
 			// Saved by someone else since the core read it: the window is about to
 			// receive the new values; the person decides again on those.
-			return app.ConfigView{}, config.ErrChangedOnDisk
+			return api.ConfigView{}, config.ErrChangedOnDisk
 		}
 	}
 	if _, err := config.WriteEdited(st.Path, base, edits...); err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	f.core.Config.Reload()
 	return f.core.ConfigView(), nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/eventbus"
@@ -58,7 +59,7 @@ func openCoreWith(t *testing.T, text string, extra map[string]string) *app.Core 
 	return core
 }
 
-func settingOf(v app.ConfigView, key string) config.Setting {
+func settingOf(v api.ConfigView, key string) config.Setting {
 	for _, s := range v.Settings {
 		if s.Key == key {
 			return s
@@ -99,7 +100,7 @@ func TestSetSettingWritesTheFileAndPublishes(t *testing.T) {
 	}
 	select {
 	case ev := <-sub.C:
-		var view app.ConfigView
+		var view api.ConfigView
 		err := json.Unmarshal(ev.Payload, &view)
 		if err != nil || settingOf(view, "sandbox_workspace_write.network_access").Value != true {
 			t.Fatalf("config.changed payload = %#v; want the new view", ev.Payload)

@@ -107,7 +107,7 @@ const baseConfig = (over: Partial<ConfigView> = {}): ConfigView =>
   ({
     path: '/home/ana/.config/airlock/config.toml',
     exists: true,
-    loadedAt: '2026-11-29T12:00:00Z',
+    loaded_at: '2026-11-29T12:00:00Z',
     settings: [
       { key: 'sandbox_mode', value: 'read-only', layer: 'file', detail: '/home/ana/.config/airlock/config.toml' },
       { key: 'approval_policy', value: 'never', layer: 'env', detail: 'AIRLOCK_APPROVAL_POLICY' },

@@ -4,17 +4,17 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { api as wire, config, desktop, localapi, sandbox } from '../../wailsjs/go/models';
+import type { api as wire } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
-export type Status = localapi.Status;
+export type Status = wire.Status;
 /** The effective configuration and the health of config.toml. */
-export type ConfigView = localapi.ConfigView;
+export type ConfigView = wire.ConfigView;
 /** One key's effective value and the layer that set it. */
-export type Setting = config.Setting;
+export type Setting = wire.ConfigSetting;
 /** A broken config.toml: each problem has its line and column. */
-export type ConfigError = config.Error;
-export type ConfigProblem = config.Problem;
+export type ConfigError = wire.ConfigError;
+export type ConfigProblem = wire.ConfigProblem;
 
 /** A request waiting for a person (the Waiting for you page). */
 export type Approval = wire.Approval;
@@ -27,7 +27,7 @@ export type Scope = 'once' | 'session' | 'always';
 /** An operation plan as the Ops list shows it. */
 export type PlanSummary = wire.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */
-export type SandboxStatus = sandbox.Status;
+export type SandboxStatus = wire.SandboxStatus;
 /** Whether scheduled runs start on their own (dispatch.state). */
 export type DispatchState = wire.DispatchState;
 

@@ -443,6 +443,114 @@ export namespace api {
 		}
 	}
 	
+	export class ConfigProblem {
+	    line: number;
+	    column: number;
+	    key?: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.line = source["line"];
+	        this.column = source["column"];
+	        this.key = source["key"];
+	        this.message = source["message"];
+	    }
+	}
+	export class ConfigError {
+	    path: string;
+	    problems: ConfigProblem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.problems = this.convertValues(source["problems"], ConfigProblem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ConfigSetting {
+	    key: string;
+	    value: any;
+	    layer: string;
+	    detail?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.value = source["value"];
+	        this.layer = source["layer"];
+	        this.detail = source["detail"];
+	    }
+	}
+	export class ConfigView {
+	    path: string;
+	    exists: boolean;
+	    // Go type: time
+	    loaded_at: any;
+	    error?: ConfigError;
+	    settings: ConfigSetting[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.loaded_at = this.convertValues(source["loaded_at"], null);
+	        this.error = this.convertValues(source["error"], ConfigError);
+	        this.settings = this.convertValues(source["settings"], ConfigSetting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Defaults {
 	    posture?: string;
 	    sandbox_mode?: string;
@@ -918,6 +1026,20 @@ export namespace api {
 	}
 	
 	
+	export class KeyringView {
+	    ok: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyringView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.error = source["error"];
+	    }
+	}
 	export class LogPiece {
 	    run_id: number;
 	    start: number;
@@ -1014,6 +1136,30 @@ export namespace api {
 	
 	
 	
+	export class Paths {
+	    config_file: string;
+	    data_dir: string;
+	    database: string;
+	    run_logs: string;
+	    sandbox_dir: string;
+	    runtime_dir: string;
+	    socket: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Paths(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.config_file = source["config_file"];
+	        this.data_dir = source["data_dir"];
+	        this.database = source["database"];
+	        this.run_logs = source["run_logs"];
+	        this.sandbox_dir = source["sandbox_dir"];
+	        this.runtime_dir = source["runtime_dir"];
+	        this.socket = source["socket"];
+	    }
+	}
 	
 	export class VerifyResult {
 	    plan_id: string;
@@ -1232,6 +1378,46 @@ export namespace api {
 	}
 	
 	
+	export class PreviousStart {
+	    kind: string;
+	    pid: number;
+	    // Go type: time
+	    started_at: any;
+	    // Go type: time
+	    stopped_at?: any;
+	    clean: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PreviousStart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.stopped_at = this.convertValues(source["stopped_at"], null);
+	        this.clean = source["clean"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProofSummary {
 	    terminal_proof: string;
 	    pam_service?: string;
@@ -1434,6 +1620,84 @@ export namespace api {
 	        this.limit = source["limit"];
 	    }
 	}
+	export class SandboxProbe {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxProbe(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class SandboxStatus {
+	    platform: string;
+	    probes: SandboxProbe[];
+	    requested: string;
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	    guarantees: string[];
+	    limitations?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.platform = source["platform"];
+	        this.probes = this.convertValues(source["probes"], SandboxProbe);
+	        this.requested = source["requested"];
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	        this.guarantees = source["guarantees"];
+	        this.limitations = source["limitations"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SandboxSummary {
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	    }
+	}
 	export class SchedulePreview {
 	    valid: boolean;
 	    description: string;
@@ -1451,6 +1715,57 @@ export namespace api {
 	        this.next = source["next"];
 	        this.error = source["error"];
 	    }
+	}
+	export class Status {
+	    kind: string;
+	    pid: number;
+	    version: string;
+	    // Go type: time
+	    started_at: any;
+	    uptime: string;
+	    paths: Paths;
+	    config: ConfigView;
+	    keyring: KeyringView;
+	    previous?: PreviousStart;
+	    sandbox?: SandboxSummary;
+	    approvals?: ProofSummary;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.version = source["version"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.uptime = source["uptime"];
+	        this.paths = this.convertValues(source["paths"], Paths);
+	        this.config = this.convertValues(source["config"], ConfigView);
+	        this.keyring = this.convertValues(source["keyring"], KeyringView);
+	        this.previous = this.convertValues(source["previous"], PreviousStart);
+	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
+	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class TaskForm {
 	    name: string;
@@ -1595,62 +1910,82 @@ export namespace api {
 		    return a;
 		}
 	}
-
-}
-
-export namespace app {
-	
-	export class ProjectLayer {
-	    path: string;
-	    applied: string[];
-	    ignored: string[];
+	export class VMProgress {
+	    stage: string;
+	    artifact?: string;
+	    received: number;
+	    total: number;
+	    percent: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new ProjectLayer(source);
+	        return new VMProgress(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.applied = source["applied"];
-	        this.ignored = source["ignored"];
+	        this.stage = source["stage"];
+	        this.artifact = source["artifact"];
+	        this.received = source["received"];
+	        this.total = source["total"];
+	        this.percent = source["percent"];
 	    }
 	}
-
-}
-
-export namespace config {
-	
-	export class Problem {
-	    line: number;
-	    column: number;
-	    key?: string;
-	    message: string;
+	export class VMSupport {
+	    os: string;
+	    arch: string;
+	    supported: boolean;
+	    reason?: string;
+	    kvm: boolean;
+	    accel: string;
+	    warning?: string;
+	    qemu_binary: string;
+	    system_qemu?: string;
+	    qemu_version?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Problem(source);
+	        return new VMSupport(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.line = source["line"];
-	        this.column = source["column"];
-	        this.key = source["key"];
-	        this.message = source["message"];
+	        this.os = source["os"];
+	        this.arch = source["arch"];
+	        this.supported = source["supported"];
+	        this.reason = source["reason"];
+	        this.kvm = source["kvm"];
+	        this.accel = source["accel"];
+	        this.warning = source["warning"];
+	        this.qemu_binary = source["qemu_binary"];
+	        this.system_qemu = source["system_qemu"];
+	        this.qemu_version = source["qemu_version"];
 	    }
 	}
-	export class Error {
-	    path: string;
-	    problems: Problem[];
+	export class VMStatus {
+	    supported: boolean;
+	    runtime_ready: boolean;
+	    image_ready: boolean;
+	    downloading: boolean;
+	    progress: VMProgress;
+	    error?: string;
+	    support: VMSupport;
+	    runtime?: string;
+	    version?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Error(source);
+	        return new VMStatus(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.problems = this.convertValues(source["problems"], Problem);
+	        this.supported = source["supported"];
+	        this.runtime_ready = source["runtime_ready"];
+	        this.image_ready = source["image_ready"];
+	        this.downloading = source["downloading"];
+	        this.progress = this.convertValues(source["progress"], VMProgress);
+	        this.error = source["error"];
+	        this.support = this.convertValues(source["support"], VMSupport);
+	        this.runtime = source["runtime"];
+	        this.version = source["version"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1672,22 +2007,25 @@ export namespace config {
 		}
 	}
 	
-	export class Setting {
-	    key: string;
-	    value: any;
-	    layer: string;
-	    detail?: string;
+
+}
+
+export namespace app {
+	
+	export class ProjectLayer {
+	    path: string;
+	    applied: string[];
+	    ignored: string[];
 	
 	    static createFrom(source: any = {}) {
-	        return new Setting(source);
+	        return new ProjectLayer(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.value = source["value"];
-	        this.layer = source["layer"];
-	        this.detail = source["detail"];
+	        this.path = source["path"];
+	        this.applied = source["applied"];
+	        this.ignored = source["ignored"];
 	    }
 	}
 
@@ -1862,368 +2200,6 @@ export namespace desktop {
 		}
 	}
 	
-
-}
-
-export namespace localapi {
-	
-	export class ConfigView {
-	    path: string;
-	    exists: boolean;
-	    // Go type: time
-	    loadedAt: any;
-	    error?: config.Error;
-	    settings: config.Setting[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ConfigView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.exists = source["exists"];
-	        this.loadedAt = this.convertValues(source["loadedAt"], null);
-	        this.error = this.convertValues(source["error"], config.Error);
-	        this.settings = this.convertValues(source["settings"], config.Setting);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class KeyringView {
-	    ok: boolean;
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new KeyringView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.ok = source["ok"];
-	        this.error = source["error"];
-	    }
-	}
-	export class PreviousStart {
-	    kind: string;
-	    pid: number;
-	    // Go type: time
-	    startedAt: any;
-	    // Go type: time
-	    stoppedAt?: any;
-	    clean: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new PreviousStart(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.pid = source["pid"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.stoppedAt = this.convertValues(source["stoppedAt"], null);
-	        this.clean = source["clean"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class SandboxSummary {
-	    backend: string;
-	    warning?: string;
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SandboxSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.backend = source["backend"];
-	        this.warning = source["warning"];
-	        this.error = source["error"];
-	    }
-	}
-	export class Status {
-	    kind: string;
-	    pid: number;
-	    version: string;
-	    // Go type: time
-	    startedAt: any;
-	    uptime: string;
-	    paths: paths.Paths;
-	    config: ConfigView;
-	    keyring: KeyringView;
-	    previous?: PreviousStart;
-	    sandbox?: SandboxSummary;
-	    approvals?: api.ProofSummary;
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.pid = source["pid"];
-	        this.version = source["version"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.uptime = source["uptime"];
-	        this.paths = this.convertValues(source["paths"], paths.Paths);
-	        this.config = this.convertValues(source["config"], ConfigView);
-	        this.keyring = this.convertValues(source["keyring"], KeyringView);
-	        this.previous = this.convertValues(source["previous"], PreviousStart);
-	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
-	        this.approvals = this.convertValues(source["approvals"], api.ProofSummary);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace paths {
-	
-	export class Paths {
-	    configFile: string;
-	    dataDir: string;
-	    database: string;
-	    runLogs: string;
-	    sandboxDir: string;
-	    runtimeDir: string;
-	    socket: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Paths(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.configFile = source["configFile"];
-	        this.dataDir = source["dataDir"];
-	        this.database = source["database"];
-	        this.runLogs = source["runLogs"];
-	        this.sandboxDir = source["sandboxDir"];
-	        this.runtimeDir = source["runtimeDir"];
-	        this.socket = source["socket"];
-	    }
-	}
-
-}
-
-export namespace sandbox {
-	
-	export class Probe {
-	    name: string;
-	    ok: boolean;
-	    detail: string;
-	    fix?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Probe(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.ok = source["ok"];
-	        this.detail = source["detail"];
-	        this.fix = source["fix"];
-	    }
-	}
-	export class Status {
-	    platform: string;
-	    probes: Probe[];
-	    requested: string;
-	    backend: string;
-	    warning?: string;
-	    error?: string;
-	    guarantees: string[];
-	    limitations?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.platform = source["platform"];
-	        this.probes = this.convertValues(source["probes"], Probe);
-	        this.requested = source["requested"];
-	        this.backend = source["backend"];
-	        this.warning = source["warning"];
-	        this.error = source["error"];
-	        this.guarantees = source["guarantees"];
-	        this.limitations = source["limitations"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace vminstall {
-	
-	export class Progress {
-	    stage: string;
-	    artifact?: string;
-	    received: number;
-	    total: number;
-	    percent: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Progress(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.stage = source["stage"];
-	        this.artifact = source["artifact"];
-	        this.received = source["received"];
-	        this.total = source["total"];
-	        this.percent = source["percent"];
-	    }
-	}
-	export class Support {
-	    os: string;
-	    arch: string;
-	    supported: boolean;
-	    reason?: string;
-	    kvm: boolean;
-	    accel: string;
-	    warning?: string;
-	    qemuBinary: string;
-	    systemQemu?: string;
-	    qemuVersion?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Support(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.os = source["os"];
-	        this.arch = source["arch"];
-	        this.supported = source["supported"];
-	        this.reason = source["reason"];
-	        this.kvm = source["kvm"];
-	        this.accel = source["accel"];
-	        this.warning = source["warning"];
-	        this.qemuBinary = source["qemuBinary"];
-	        this.systemQemu = source["systemQemu"];
-	        this.qemuVersion = source["qemuVersion"];
-	    }
-	}
-	export class Status {
-	    supported: boolean;
-	    runtimeReady: boolean;
-	    imageReady: boolean;
-	    downloading: boolean;
-	    progress: Progress;
-	    error?: string;
-	    support: Support;
-	    runtime?: string;
-	    version?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.supported = source["supported"];
-	        this.runtimeReady = source["runtimeReady"];
-	        this.imageReady = source["imageReady"];
-	        this.downloading = source["downloading"];
-	        this.progress = this.convertValues(source["progress"], Progress);
-	        this.error = source["error"];
-	        this.support = this.convertValues(source["support"], Support);
-	        this.runtime = source["runtime"];
-	        this.version = source["version"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 

@@ -48,7 +48,7 @@ function config(over: Setting[] = []): ConfigView {
     st('ops.strict', false),
   ];
   const settings = base.map((b) => over.find((o) => o.key === b.key) ?? b);
-  return { path: '/home/ana/.config/airlock/config.toml', exists: true, loadedAt: '2026-11-29T12:00:00Z', settings } as ConfigView;
+  return { path: '/home/ana/.config/airlock/config.toml', exists: true, loaded_at: '2026-11-29T12:00:00Z', settings } as ConfigView;
 }
 
 const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
@@ -228,7 +228,7 @@ describe('Settings tabs', () => {
   it('opens the tab the hash names', () => {
     location.hash = '#/settings/sandbox';
     const vm = {
-      status: vi.fn(() => Promise.resolve({ supported: true, runtimeReady: false, imageReady: false, downloading: false } as never)),
+      status: vi.fn(() => Promise.resolve({ supported: true, runtime_ready: false, image_ready: false, downloading: false } as never)),
       install: vi.fn(() => Promise.resolve()),
       cancel: vi.fn(() => Promise.resolve()),
       onStatus: vi.fn(() => () => {}),
