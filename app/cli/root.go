@@ -129,9 +129,11 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 
 // Execute runs the CLI and returns the process exit code.
 func Execute(ctx context.Context, args []string) int {
-	root := NewRoot(os.Stdout, os.Stderr, os.Getenv)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return Run(ctx, NewRoot(os.Stdout, os.Stderr, os.Getenv), args, os.Stderr)
+}
+
+// exitCode is the exit code for the error a command returned, which it prints.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
@@ -147,7 +149,7 @@ func Execute(ctx context.Context, args []string) int {
 		code = ExitUsage
 	}
 	if ee == nil || ee.err != nil {
-		fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
 	}
 	return code
 }
