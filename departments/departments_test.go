@@ -283,25 +283,6 @@ func TestWatchMarksMissingAndBack(t *testing.T) {
 	}
 }
 
-func FuzzResolve(f *testing.F) {
-	dir := f.TempDir()
-	_ = os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
-	_ = os.Symlink("../..", filepath.Join(dir, "a/b/up"))
-	_ = os.Symlink("loop", filepath.Join(dir, "a/loop"))
-	for _, s := range []string{"a/b", "a/b/up/x", "a/../..", "a/loop/x", "./a//b/", "a/b/../../../../etc"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, rel string) {
-		got, _, err := Resolve(filepath.Join(dir, "x") + "/../" + rel)
-		if err != nil {
-			return
-		}
-		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
-			t.Fatalf("Resolve gave a non-clean path %q", got)
-		}
-	})
-}
-
 // TestWorkspaceRootReplacedByLink: a workspace root replaced by a symlink to the home
 // directory must not make the home known — neither at once (roots are resolved at every
 // check), nor after a config reload, nor after a restart (a new Service).
