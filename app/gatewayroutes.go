@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/proc"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -125,7 +126,7 @@ func (c *Core) gatewayRoutes() {
 			return
 		}
 		peer, _ := localapi.PeerFrom(r.Context())
-		if b.PID <= 0 || !peer.Unix || !descendsFrom(b.PID, peer.PID) {
+		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
 			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "not_your_sandbox",
 				Message: fmt.Sprintf("pid %d is not a process the caller started", b.PID),
 				Hint:    "register only the sandboxes your own process started"})
