@@ -53,11 +53,14 @@ func HasControllingTTY(pid int) bool {
 // DescendsFrom reports whether pid is ancestor or one of its descendants, by the
 // parent chain in /proc.
 func DescendsFrom(pid, ancestor int) bool {
-	if ancestor <= 0 {
-		return false
-	}
+	return ancestor > 0 && anyAncestor(pid, func(p int) bool { return p == ancestor })
+}
+
+// anyAncestor reports whether match holds for pid or one of its ancestors below init,
+// walking at most 256 parents (a chain that does not end is not followed forever).
+func anyAncestor(pid int, match func(int) bool) bool {
 	for i := 0; i < 256 && pid > 1; i++ {
-		if pid == ancestor {
+		if match(pid) {
 			return true
 		}
 		parent, err := ParentPID(pid)

@@ -47,15 +47,5 @@ func (s *Sandboxes) Contains(pid int) bool {
 	if len(s.pids) == 0 {
 		return false
 	}
-	for p, depth := pid, 0; p > 1 && depth < 256; depth++ {
-		if _, ok := s.pids[p]; ok {
-			return true
-		}
-		parent, err := ParentPID(p)
-		if err != nil {
-			return false
-		}
-		p = parent
-	}
-	return false
+	return anyAncestor(pid, func(p int) bool { _, ok := s.pids[p]; return ok })
 }
