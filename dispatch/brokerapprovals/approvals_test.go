@@ -10,6 +10,7 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
 	"github.com/airlock-app/airlock/permission"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -56,7 +57,7 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 	}
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	a := New(b)
-	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Policy: recordedPolicy(home), Home: home}),
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Policy: dispatchtest.RecordedPolicy(home), Home: home}),
 		Approvals: a, Pending: a, LogDir: filepath.Join(root, "runs")})
 	if err != nil {
 		t.Fatal(err)
@@ -70,19 +71,7 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 
 func wait(t *testing.T, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, _ := d.Run(context.Background(), id)
-		for _, s := range states {
-			if r.Status == s {
-				return r
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	r, _ := d.Run(context.Background(), id)
-	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
-	return r
+	return dispatchtest.WaitRun(t, d, id, 30*time.Second, states...)
 }
 
 func TestTaskCommandIsNotAskedAgainAsP1(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
@@ -95,7 +96,7 @@ func (e *autoEnv) open() {
 	depts, _ := departments.New(e.db, departments.Options{WorkspaceRoots: []string{e.ws}, HomeDir: e.home})
 	a := New(b)
 	exec := sandboxexec.New(sandboxexec.Options{
-		Policy:       recordedPolicy(e.home),
+		Policy:       dispatchtest.RecordedPolicy(e.home),
 		Home:         e.home,
 		MicroVM:      e.microVM,
 		MicroVMReady: e.ready,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -62,7 +63,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval
 	a := &allow{}
-	eo := Options{Policy: recordedPolicy(home), Home: home}
+	eo := Options{Policy: dispatchtest.RecordedPolicy(home), Home: home}
 	adjust(home, a, &eo)
 	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(eo), Approvals: a,
 		LogDir: filepath.Join(root, "runs"), Defaults: func(string) dispatch.Policy { return pol }})
@@ -78,22 +79,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 
 func wait(t testing.TB, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, err := d.Run(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range states {
-			if r.Status == s {
-				return r
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	r, _ := d.Run(context.Background(), id)
-	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
-	return r
+	return dispatchtest.WaitRun(t, d, id, 30*time.Second, states...)
 }
 
 func TestRunsThroughTheSandbox(t *testing.T) {
@@ -188,7 +174,7 @@ func TestRefusesADirectorySwappedAfterTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	_, err = New(Options{Policy: recordedPolicy("")}).Exec(context.Background(), dispatch.ExecSpec{
+	_, err = New(Options{Policy: dispatchtest.RecordedPolicy("")}).Exec(context.Background(), dispatch.ExecSpec{
 		Argv: []string{"true"}, Dir: dir, Policy: dispatch.DefaultPolicy(), Stdout: &out, Stderr: &out,
 	})
 	if err == nil || !strings.Contains(err.Error(), "changed after the start gate") {
@@ -207,7 +193,7 @@ func TestWeakerConfinementIsSaidInTheRunLog(t *testing.T) {
 	pol := dispatch.DefaultPolicy()
 	pol.Backend = "app"
 	var out, log strings.Builder
-	res, err := New(Options{Policy: recordedPolicy(ws), Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
+	res, err := New(Options{Policy: dispatchtest.RecordedPolicy(ws), Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
 		RunID: 1, Argv: []string{"sh", "-c", "echo ran"}, Dir: ws, Policy: pol, Stdout: &out, Stderr: &log})
 	if err != nil || res.ExitCode != 0 || out.String() != "ran\n" {
 		t.Fatalf("exec: %+v %v %q", res, err, out.String())

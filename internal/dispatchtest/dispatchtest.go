@@ -1,0 +1,54 @@
+// Package dispatchtest holds what the tests of dispatch's adapters (dispatch/sandboxexec,
+// dispatch/brokerapprovals) share: the core's resolution of a run's recorded policy, and
+// waiting for a run to reach a state. Only tests import it. It lives outside dispatch/
+// because it resolves through app/policy, which no dispatch package may import (R5).
+package dispatchtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+// RecordedPolicy is the core's resolution of a run's recorded policy with no config.toml
+// and an environment that holds only HOME ("" keeps the process's home).
+func RecordedPolicy(home string) func(dispatch.ExecSpec) (sandbox.Policy, error) {
+	return func(spec dispatch.ExecSpec) (sandbox.Policy, error) {
+		r, err := policy.Resolve(policy.Inputs{Getenv: HomeOnly(home), Flags: policy.Flags{Sandbox: spec.Policy.SandboxLayer()}, Recorded: true, Cwd: spec.Dir})
+		return r.Sandbox, err
+	}
+}
+
+// HomeOnly is an environment with HOME and nothing else.
+func HomeOnly(home string) func(string) string {
+	return func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+}
+
+// WaitRun polls run id until its status is one of states and returns it; past limit the
+// test fails with the status it has.
+func WaitRun(t testing.TB, d *dispatch.Dispatcher, id uint, limit time.Duration, states ...string) dispatch.Run {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		r, err := d.Run(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if r.Status == s {
+				return r
+			}
+		}
+	}
+	r, _ := d.Run(context.Background(), id)
+	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
+	return r
+}
