@@ -95,29 +95,16 @@ export NO_AT_BRIDGE=1
 unset DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR
 # SMOKE_THEME=dark: GTK's dark variant, which WebKit reports as prefers-color-scheme: dark.
 [[ ${SMOKE_THEME:-light} == dark ]] && export GTK_THEME=Adwaita:dark
-cat >"$TMP/bus.conf" <<'CONF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
+BUS_CONF=$PWD/test/dbus-session.conf # the private session bus the app runs on
 started_at=$SECONDS
 if [[ ${SMOKE_PAGES:-0} == 1 && ${SMOKE_SEED:-1} == 1 ]]; then
 	# The seeded operation plan needs the journal key from the keyring: an unlocked test
 	# keyring on the app's private bus (unlocked, so no prompt covers the window).
 	mkdir -p "$TMP/keyring"
-	XDG_DATA_HOME=$TMP/keyring dbus-run-session --config-file="$TMP/bus.conf" -- \
+	XDG_DATA_HOME=$TMP/keyring dbus-run-session --config-file="$BUS_CONF" -- \
 		bash -c 'echo -n airlock-smoke | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0"' "$APP" >"$TMP/app.log" 2>&1 &
 else
-	dbus-run-session --config-file="$TMP/bus.conf" -- "$APP" >"$TMP/app.log" 2>&1 &
+	dbus-run-session --config-file="$BUS_CONF" -- "$APP" >"$TMP/app.log" 2>&1 &
 fi
 DRS_PID=$!
 STARTED+=("$DRS_PID")
