@@ -12,9 +12,6 @@ import (
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/internal/dispatchtest"
 	"github.com/airlock-app/airlock/permission"
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
@@ -29,27 +26,11 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-brokerapprovals-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-brokerapprovals-")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "Airlock")
 	os.MkdirAll(ws, 0o755)
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []func(*gorm.DB) error{departments.Migrate, dispatch.Migrate, permission.Migrate} {
-		if err := m(db); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	ctx := context.Background()
 	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db, Settings: eff})
 	if err != nil {

@@ -19,9 +19,7 @@ import (
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // autoEnv is a real broker, a real dispatcher (Concurrency 1) and the real executor with
@@ -47,15 +45,7 @@ type autoEnv struct {
 
 func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-autoroute-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-autoroute-")
 	e := &autoEnv{t: t, home: filepath.Join(root, "home"), logDir: filepath.Join(root, "runs")}
 	e.ws = filepath.Join(e.home, "Airlock")
 	e.microVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
@@ -64,15 +54,7 @@ func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 		f(e)
 	}
 	os.MkdirAll(e.ws, 0o755)
-	e.db, err = gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []func(*gorm.DB) error{departments.Migrate, dispatch.Migrate, permission.Migrate} {
-		if err := m(e.db); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.db = dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	e.open()
 	t.Cleanup(e.close)
 	return e

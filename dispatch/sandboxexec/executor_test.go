@@ -12,9 +12,7 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/dispatchtest"
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 type allow struct {
@@ -38,27 +36,13 @@ func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, strin
 // setupWith is setup with the executor's options adjusted (opts.Home is the test's home).
 func setupWith(t testing.TB, approval string, adjust func(home string, a *allow, o *Options)) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	// Not under /tmp: the sandbox gives every run a private /tmp.
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-sandboxexec-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-sandboxexec-")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "Airlock")
 	outside := filepath.Join(home, "outside")
 	os.MkdirAll(ws, 0o755)
 	os.MkdirAll(outside, 0o755)
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	departments.Migrate(db)
-	dispatch.Migrate(db)
+	db := dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate)
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval

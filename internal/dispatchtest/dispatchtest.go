@@ -1,18 +1,60 @@
 // Package dispatchtest holds what the tests of dispatch's adapters (dispatch/sandboxexec,
-// dispatch/brokerapprovals) share: the core's resolution of a run's recorded policy, and
-// waiting for a run to reach a state. Only tests import it. It lives outside dispatch/
+// dispatch/brokerapprovals) share: a directory and a database for a test, the core's
+// resolution of a run's recorded policy, and waiting for a run to reach a state. Only tests import it. It lives outside dispatch/
 // because it resolves through app/policy, which no dispatch package may import (R5).
 package dispatchtest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
 
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
 )
+
+// Root makes a directory for one test's files and returns it with its links resolved. It
+// is under /var/tmp, not /tmp: every sandbox gets a private /tmp, so a run would not see
+// it. The test is skipped without bubblewrap, which every run here needs.
+func Root(t testing.TB, prefix string) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	tmp, err := os.MkdirTemp("/var/tmp", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	root, err := filepath.EvalSymlinks(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// OpenDB opens the SQLite database at path as several writers share it (WAL, a busy
+// timeout, immediate write transactions) and creates the tables of each migrate.
+func OpenDB(t testing.TB, path string, migrate ...func(*gorm.DB) error) *gorm.DB {
+	t.Helper()
+	db, err := gorm.Open(sqlite.Open(path+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrate {
+		if err := m(db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
 
 // RecordedPolicy is the core's resolution of a run's recorded policy with no config.toml
 // and an environment that holds only HOME ("" keeps the process's home).
