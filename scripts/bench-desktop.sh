@@ -52,13 +52,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-descendants() {
-	local child
-	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		echo "$child"
-		descendants "$child"
-	done
-}
+. scripts/desktop-lib.sh # descendants, start_xvfb
 kill_tree() {
 	local pids
 	pids=$(descendants "$1")
@@ -94,14 +88,7 @@ ticks() {
 	echo "$sum"
 }
 
-for n in $(seq 191 240); do
-	if [[ ! -e /tmp/.X11-unix/X$n && ! -e /tmp/.X$n-lock ]]; then DISPLAY_NUM=$n; break; fi
-done
-[[ -n ${DISPLAY_NUM:-} ]] || fail "no free X display"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp -noreset >"$TMP/xvfb.log" 2>&1 &
-XVFB_PID=$!
-until xdpyinfo -display ":$DISPLAY_NUM" >/dev/null 2>&1; do sleep 0.1; done
-export DISPLAY=":$DISPLAY_NUM"
+start_xvfb 191 240 "$TMP/xvfb.log" 60
 BUS_CONF=$PWD/test/dbus-session.conf # the private session bus the app runs on
 
 # launch BIN HOME: starts BIN, waits for "window ready"; LAUNCH_MS is how long it took.

@@ -59,28 +59,10 @@ trap 'fail "interrupted"' INT TERM
 deadline=$((SECONDS + TIMEOUT))
 time_left() { ((SECONDS < deadline)); }
 
-# descendants PID: every process below PID, depth first.
-descendants() {
-	local child
-	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		echo "$child"
-		descendants "$child"
-	done
-}
+. scripts/desktop-lib.sh # descendants, start_xvfb
 
 # 1. A private X server on a free display.
-for n in $(seq 91 140); do
-	if [[ ! -e /tmp/.X11-unix/X$n && ! -e /tmp/.X$n-lock ]]; then DISPLAY_NUM=$n; break; fi
-done
-[[ -n ${DISPLAY_NUM:-} ]] || fail "no free X display between :91 and :140"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp -noreset >"$TMP/xvfb.log" 2>&1 &
-XVFB_PID=$!
-until xdpyinfo -display ":$DISPLAY_NUM" >/dev/null 2>&1; do
-	kill -0 "$XVFB_PID" 2>/dev/null || fail "Xvfb :$DISPLAY_NUM did not start: $(cat "$TMP/xvfb.log")"
-	time_left || fail "Xvfb :$DISPLAY_NUM did not answer within ${TIMEOUT}s"
-	sleep 0.1
-done
-export DISPLAY=":$DISPLAY_NUM"
+start_xvfb 91 140 "$TMP/xvfb.log" $((deadline - SECONDS))
 say "Xvfb on $DISPLAY"
 import -window root "$TMP/blank.png"
 
