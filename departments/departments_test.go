@@ -12,27 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/sqlite"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 func openDB(t testing.TB) *gorm.DB {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "airlock.db")
-	db, err := gorm.Open(sqlite.Open(path+"?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Migrate(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s, err := db.DB(); err == nil {
-			s.Close()
-		}
-	})
-	return db
+	return testdb.Open(t, filepath.Join(t.TempDir(), "airlock.db"), Migrate)
 }
 
 type recorder struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -30,7 +31,7 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "Airlock")
 	os.MkdirAll(ws, 0o755)
-	db := dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
+	db := testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	ctx := context.Background()
 	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db, Settings: eff})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
@@ -54,7 +55,7 @@ func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 		f(e)
 	}
 	os.MkdirAll(e.ws, 0o755)
-	e.db = dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
+	e.db = testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	e.open()
 	t.Cleanup(e.close)
 	return e

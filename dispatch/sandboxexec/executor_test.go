@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
 )
 
@@ -42,7 +43,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 	outside := filepath.Join(home, "outside")
 	os.MkdirAll(ws, 0o755)
 	os.MkdirAll(outside, 0o755)
-	db := dispatchtest.OpenDB(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate)
+	db := testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate)
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval

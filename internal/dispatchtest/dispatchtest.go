@@ -1,5 +1,5 @@
 // Package dispatchtest holds what the tests of dispatch's adapters (dispatch/sandboxexec,
-// dispatch/brokerapprovals) share: a directory and a database for a test, the core's
+// dispatch/brokerapprovals) share: a directory for a test, the core's
 // resolution of a run's recorded policy, and waiting for a run to reach a state. Only tests import it. It lives outside dispatch/
 // because it resolves through app/policy, which no dispatch package may import (R5).
 package dispatchtest
@@ -10,10 +10,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
@@ -38,22 +34,6 @@ func Root(t testing.TB, prefix string) string {
 		t.Fatal(err)
 	}
 	return root
-}
-
-// OpenDB opens the SQLite database at path as several writers share it (WAL, a busy
-// timeout, immediate write transactions) and creates the tables of each migrate.
-func OpenDB(t testing.TB, path string, migrate ...func(*gorm.DB) error) *gorm.DB {
-	t.Helper()
-	db, err := gorm.Open(sqlite.Open(path+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrate {
-		if err := m(db); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return db
 }
 
 // RecordedPolicy is the core's resolution of a run's recorded policy with no config.toml

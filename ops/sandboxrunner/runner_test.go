@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
-
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -117,18 +114,7 @@ func TestOutputCapAndTimeout(t *testing.T) {
 // them as the core hides its data directory.
 func newService(t *testing.T, root string) *ops.Service {
 	t.Helper()
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "airlock.db")+"?_busy_timeout=10000&_journal_mode=WAL"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			sqlDB.Close()
-		}
-	})
-	if err := ops.Migrate(db); err != nil {
-		t.Fatal(err)
-	}
+	db := testdb.Open(t, filepath.Join(root, "airlock.db"), ops.Migrate)
 	key := make(memKeys, 32)
 	rand.Read(key)
 	state := filepath.Join(root, "state")
