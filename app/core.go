@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -111,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := c.openConfig(); err != nil {
 		return nil, err
 	}
-	if c.dbLock, err = lockDatabase(p.Database); err != nil {
+	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
 		return nil, err
 	}
 	defer func() {
