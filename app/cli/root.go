@@ -132,6 +132,15 @@ func Execute(ctx context.Context, args []string) int {
 	return Run(ctx, NewRoot(os.Stdout, os.Stderr, os.Getenv), args, os.Stderr)
 }
 
+// Run executes root (airlock's, or airlock-agent's in package agentcmd) with args and
+// returns the process exit code: ExitUsage for a wrong command line, ExitNotRunning when
+// no core answers, ExitError for any other failure, whose reason goes to stderr as
+// "airlock: <reason>".
+func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
+	root.SetArgs(args)
+	return exitCode(root.ExecuteContext(ctx), stderr)
+}
+
 // exitCode is the exit code for the error a command returned, which it prints.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
