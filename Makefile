@@ -53,11 +53,11 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json frontend/pa
 build: build-cli build-desktop
 
 # airlock is static and links no core, so its hot paths start fast; airlockd hosts the
-# core headless (`airlock daemon` becomes it); airlock-agent is the command line with the
-# agent commands and the MCP SDK (`airlock mcp` and `airlock hook` become it).
+# core headless (`airlock daemon` becomes it); airlock-agent holds the agent commands and
+# the MCP SDK (`airlock mcp` and `airlock hook` become it).
 build-cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
-	CGO_ENABLED=0 $(GO) build -trimpath -tags agent -ldflags "$(LDFLAGS)" -o $(BIN)/airlock-agent ./cmd/airlock
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock-agent ./cmd/airlock-agent
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlockd ./cmd/airlockd
 
 build-desktop: frontend-deps
@@ -76,11 +76,10 @@ run: deps build
 test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 	@echo "make test: all checks passed"
 
-# Every build tag's files: the agent binary, the production desktop build (the frontend
+# Every build tag's files: the production desktop build (the frontend
 # embedded) and the bindings generator's view of the façade.
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags agent ./app/cli ./cmd/airlock
 	@[ -d frontend/dist ] || { echo "vet: frontend/dist is missing (the production build embeds it): run make build first"; exit 1; }
 	$(GO) vet -tags production,webkit2_41 . ./frontend ./app/desktop
 	$(GO) vet -tags bindings,webkit2_41 ./app/desktop
@@ -88,7 +87,6 @@ vet:
 staticcheck:
 	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	staticcheck ./...
-	staticcheck -tags agent ./app/cli ./cmd/airlock
 	staticcheck -tags production,webkit2_41 . ./frontend ./app/desktop
 	staticcheck -tags bindings,webkit2_41 ./app/desktop
 

@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/proc"
 )
 
 // gatewayRoutes serve the MCP server and the hook adapter (package app/gateway, which
@@ -43,7 +44,7 @@ func (c *Core) gatewayRoutes() {
 	reg := &gatewaySandboxes{forget: map[int]func(){}}
 	handle(c, api.RegisterSandbox, func(r *http.Request, b api.SandboxIn) (api.SandboxRegistered, error) {
 		peer, _ := localapi.PeerFrom(r.Context())
-		if b.PID <= 0 || !peer.Unix || !descendsFrom(b.PID, peer.PID) {
+		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
 			return api.SandboxRegistered{}, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
 				fmt.Sprintf("pid %d is not a process the caller started", b.PID),
 				"register only the sandboxes your own process started")

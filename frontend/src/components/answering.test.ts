@@ -1,24 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync, tick } from 'svelte';
+import { render, click, settle, unmountAll } from '../test/render';
 import PermissionPopup from './PermissionPopup.svelte';
 import ApprovalRow from './ApprovalRow.svelte';
 import HeldRow from './HeldRow.svelte';
 import type { Approval, InboxItem } from '../lib/api';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
 });
 
 const p1 = (over: Partial<Approval> = {}): Approval =>
@@ -33,17 +22,6 @@ const p2 = (over: Partial<Approval> = {}): Approval =>
     reasons: ['data loss: rewrites the history of origin/main'], params: '{\n  "command": "git push --force origin main"\n}', network: true, ...over });
 
 const buttons = (el: Element) => [...el.querySelectorAll('footer button, .answer button')].map((b) => b.textContent!.trim());
-const click = (el: Element | null) => {
-  (el as HTMLElement).click();
-  flushSync();
-};
-// settle lets an answer finish (the buttons are disabled while it is under way).
-const settle = async () => {
-  await tick();
-  await Promise.resolve();
-  await Promise.resolve();
-  flushSync();
-};
 const key = (el: Element, k: string) => {
   el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
   flushSync();

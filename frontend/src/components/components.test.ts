@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
+import { render, unmountAll } from '../test/render';
 import TierBadge from './TierBadge.svelte';
 import ModeBadge from './ModeBadge.svelte';
 import Sidebar from './Sidebar.svelte';
@@ -10,20 +10,8 @@ import Waiting from '../pages/Waiting.svelte';
 import { footerFacts } from '../lib/footer';
 import type { ConfigView } from '../lib/api';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
 });
 
 describe('TierBadge', () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync } from 'svelte';
+import { render, settle, unmountAll } from '../../test/render';
 import SandboxTab from './SandboxTab.svelte';
 import ApprovalsTab from './ApprovalsTab.svelte';
 import PermissionsTab from './PermissionsTab.svelte';
@@ -8,28 +9,8 @@ import Settings from '../../pages/Settings.svelte';
 import type { ConfigView, Setting } from '../../lib/api';
 import type { HooksView, PermissionsView, SettingsApi } from '../../lib/api-settings';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    await Promise.resolve();
-    await tick();
-  }
-  flushSync();
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
   location.hash = '';
 });
 

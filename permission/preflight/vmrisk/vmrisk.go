@@ -1,8 +1,9 @@
-// Package risk classifies shell commands for the auto execution mode: which ones are
-// high-risk enough to run in the micro-VM (preflight findings, package installs, a
-// downloaded script piped into an interpreter, programs from the workspace). It links no
-// database, so the CLI's MCP server uses it too.
-package risk
+// Package vmrisk says which shell commands are high-risk enough for the micro-VM under
+// execution_mode = "auto" (preflight findings, package installs, a downloaded script
+// piped into an interpreter, programs from the workspace). It links no database, so
+// `airlock exec`, the MCP server of airlock-agent and the dispatcher's executor share
+// the one answer.
+package vmrisk
 
 import (
 	"os"

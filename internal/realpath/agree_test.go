@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/internal/realpath"
 	"github.com/airlock-app/airlock/sandbox"
-	"github.com/airlock-app/airlock/sandbox/realpath"
 )
 
 // TestGateAndSandboxAgree: for a path behind many symbolic links, the departments side
 // (is this place known? it resolves with departments.Resolve) and the sandbox (may a run
-// start there, may it write there?) come to the same answer. They used to stop at
-// different depths (255 and 40 links), so a place 41 links deep was known to the gate
-// while the sandbox could not resolve it.
+// start there, may it write there?) come to the same answer. They used to walk with two
+// copies that stopped at different depths (255 and 40 links), so a place 41 links deep
+// was known to the gate while the sandbox could not resolve it; both walk with this
+// package now.
 func TestGateAndSandboxAgree(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -1,6 +1,4 @@
-//go:build agent
-
-package cli
+package agentcmd
 
 import (
 	"fmt"
@@ -10,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-app/airlock/app/buildinfo"
+	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
 func newMCPCmd(e *env) *cobra.Command {
-	var pf policyFlags
+	var pf cli.PolicyFlags
 	var department, posture string
 	cmd := &cobra.Command{
 		Use:   "mcp [--cwd DIR] [--department NAME] [--posture P]",
@@ -40,7 +39,7 @@ func newMCPCmd(e *env) *cobra.Command {
 				_ = cmd.Flags().Set("network", "true") // cloudops turns the network on
 			}
 			e.getenv = gateway.AgentEnv(e.getenv)
-			policy, err := pf.resolve(e, cmd.Flags())
+			policy, err := pf.Resolve(e.getenv, cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -69,7 +68,7 @@ func newMCPCmd(e *env) *cobra.Command {
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
 		},
 	}
-	pf.register(cmd.Flags())
+	pf.Register(cmd.Flags())
 	cmd.Flags().StringVar(&department, "department", "", "the Airlock department this session works for")
 	cmd.Flags().StringVar(&posture, "posture", "", "the department posture: cloudops (bash asks every time, network on)")
 	return cmd

@@ -113,3 +113,42 @@ func TestResolveNeedsAnAbsolutePath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResolve: whatever follows, a resolution that succeeds is absolute and clean.
+func FuzzResolve(f *testing.F) {
+	dir := f.TempDir()
+	_ = os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	_ = os.Symlink("../..", filepath.Join(dir, "a/b/up"))
+	_ = os.Symlink("loop", filepath.Join(dir, "a/loop"))
+	for _, s := range []string{"a/b", "a/b/up/x", "a/../..", "a/loop/x", "./a//b/", "a/b/../../../../etc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		got, _, err := Resolve(filepath.Join(dir, "x")+"/../"+rel, Options{})
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
+			t.Fatalf("Resolve gave a non-clean path %q", got)
+		}
+	})
+}
+
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		path, root string
+		want       bool
+	}{
+		{"/ws", "/ws", true},
+		{"/ws/a/b", "/ws", true},
+		{"/wsx", "/ws", false}, // a sibling that shares the prefix
+		{"/", "/ws", false},
+		{"/etc", "/", true},
+		{"/", "/", true},
+		{"ws", "/", false}, // not absolute: not resolved, so nowhere
+	} {
+		if got := Within(tc.path, tc.root); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.path, tc.root, got, tc.want)
+		}
+	}
+}

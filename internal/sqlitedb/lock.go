@@ -1,4 +1,4 @@
-package app
+package sqlitedb
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockDatabase takes an exclusive lock beside the database for the life of the core.
+// Lock takes an exclusive lock beside the database at dbPath (dbPath + ".lock") for the
+// life of the core; closing the file releases it.
 // The socket's lock already keeps one core per socket; this one keeps one core per
 // database even when two processes see different runtime directories (an agent that
 // drops XDG_RUNTIME_DIR resolves another socket, but the same database).
-func lockDatabase(dbPath string) (*os.File, error) {
+func Lock(dbPath string) (*os.File, error) {
 	path := dbPath + ".lock"
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {

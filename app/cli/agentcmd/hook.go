@@ -1,6 +1,4 @@
-//go:build agent
-
-package cli
+package agentcmd
 
 import (
 	"os"

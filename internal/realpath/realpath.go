@@ -1,8 +1,8 @@
-// Package realpath resolves a path the way the kernel does, for every part of the
-// sandbox that judges a path. The departments (is this place known?) must land on the
-// same directory for the same path, or one could pass what the other refuses; they import
-// no other Airlock package, so they walk a path with a copy of this walk, and
-// TestGateAndSandboxAgree keeps the two equal.
+// Package realpath resolves a path the way the kernel does. It is the one walk for every
+// part of Airlock that judges a path: the sandbox (may a run write there, start there?)
+// and the departments (is this place known?) must land on the same directory for the
+// same path, or one could pass what the other refuses. It is a leaf (the standard
+// library only), so both leaves may import it.
 package realpath
 
 import (
@@ -82,4 +82,13 @@ func Resolve(p string, opt Options) (resolved string, exists bool, err error) {
 		pending = append(strings.Split(target, "/"), pending...)
 	}
 	return cur, true, nil
+}
+
+// Within reports whether path is root or lies below it. Both must be clean and absolute
+// (resolved, to judge a place rather than a spelling).
+func Within(path, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == root || strings.HasPrefix(path, root+"/")
 }

@@ -1,4 +1,4 @@
-package app
+package proc
 
 import (
 	"fmt"
@@ -6,17 +6,18 @@ import (
 	"sync"
 )
 
-// sandboxPIDs remembers the host pids of the sandboxes the core started, so the local
-// API can refuse state-changing requests from inside them.
-type sandboxPIDs struct {
+// Sandboxes remembers the host pids of the sandboxes the core started, so the local API
+// can refuse state-changing requests from inside them. It is safe for concurrent use.
+type Sandboxes struct {
 	mu   sync.Mutex
 	pids map[int]struct{}
 }
 
-func newSandboxPIDs() *sandboxPIDs { return &sandboxPIDs{pids: map[int]struct{}{}} }
+// NewSandboxes returns an empty set.
+func NewSandboxes() *Sandboxes { return &Sandboxes{pids: map[int]struct{}{}} }
 
 // Add records a sandbox's host pid; the returned func forgets it.
-func (s *sandboxPIDs) Add(pid int) func() {
+func (s *Sandboxes) Add(pid int) func() {
 	s.mu.Lock()
 	s.pids[pid] = struct{}{}
 	s.mu.Unlock()
@@ -30,7 +31,7 @@ func (s *sandboxPIDs) Add(pid int) func() {
 // Contains reports whether pid runs inside a sandbox: it lives in another pid or user
 // namespace than the core (every bubblewrap sandbox unshares both), or descends from a
 // recorded sandbox pid.
-func (s *sandboxPIDs) Contains(pid int) bool {
+func (s *Sandboxes) Contains(pid int) bool {
 	if pid <= 0 {
 		return true // unknown peer: treat as untrusted
 	}
@@ -46,15 +47,5 @@ func (s *sandboxPIDs) Contains(pid int) bool {
 	if len(s.pids) == 0 {
 		return false
 	}
-	for p, depth := pid, 0; p > 1 && depth < 256; depth++ {
-		if _, ok := s.pids[p]; ok {
-			return true
-		}
-		parent, err := parentPID(p)
-		if err != nil {
-			return false
-		}
-		p = parent
-	}
-	return false
+	return anyAncestor(pid, func(p int) bool { _, ok := s.pids[p]; return ok })
 }

@@ -1,6 +1,4 @@
-//go:build agent
-
-package cli
+package agentcmd
 
 import (
 	"context"
@@ -9,7 +7,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/app/gateway"
-	"github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
+	"github.com/airlock-app/airlock/permission/preflight/vmrisk"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
@@ -22,7 +20,7 @@ import (
 // runtime and image, those commands are refused with the way out.
 func sessionMicroVM(ctx context.Context, e *env, dir string, policy sandbox.Policy, opts *gateway.Options, log *slog.Logger) func() {
 	home := e.getenv("HOME")
-	opts.Risk = func(command string) string { return risk.Reason(command, policy.Cwd, home) }
+	opts.Risk = func(command string) string { return vmrisk.Reason(command, policy.Cwd, home) }
 	st := vminstall.New(vminstall.Config{Dir: dir}).Refresh(ctx)
 	base, err := vm.ConfigFromInstall(dir, st)
 	if err != nil {
