@@ -54,10 +54,19 @@ func slirpPath() string {
 }
 
 // slirpArgs are slirp4netns' flags: the gateway (10.0.2.2) does not lead to the host's
-// loopback, slirp4netns confines itself (a mount namespace of its own, no capabilities,
-// a seccomp filter), fd 3 says when the namespace is configured, and it exits when fd 4
-// closes, which happens when this process ends however it ends.
-var slirpArgs = []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4"}
+// loopback, slirp4netns confines itself with a seccomp filter, fd 3 says when the
+// namespace is configured, and it exits when fd 4 closes, which happens when this
+// process ends however it ends. Run by root it also gets --enable-sandbox (an empty
+// mount namespace, no capabilities): that needs uid 0 mapped in the sandbox's user
+// namespace, which bwrap maps for root only (for another user slirp4netns fails at
+// setegid(0)); a user's slirp4netns has no more rights than the user anyway.
+func slirpArgs() []string {
+	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--enable-sandbox")
+	}
+	return args
+}
 
 // netSetup is the network part of one bwrap run with the network on: the pipes bwrap
 // gets (--info-fd, --block-fd, --ro-bind-data for resolv.conf) and the stack's process.
@@ -177,7 +186,7 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	}
 	// fds 5 and 6: the namespaces as they are now (the pid's own user namespace is
 	// bwrap's inner one, which has no say over the network namespace).
-	args := append(append([]string(nil), slirpArgs...), "--netns-type=path", "--userns-path=/proc/self/fd/6", "/proc/self/fd/5", "tap0")
+	args := append(slirpArgs(), "--netns-type=path", "--userns-path=/proc/self/fd/6", "/proc/self/fd/5", "tap0")
 	cmd := exec.Command(slirpPath(), args...)
 	cmd.Args[0] = "slirp4netns"
 	n.stackOut.max = 16 << 10
@@ -208,7 +217,7 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	case err := <-ready:
 		if err != nil {
 			n.stop()
-			return true, n.fail("slirp4netns ended before the network was up: %s", n.stackOut.String())
+			return true, n.fail("slirp4netns ended before the network was up: %s%s", n.stackOut.String(), tunHint())
 		}
 	case <-ctx.Done():
 		return true, n.fail("%w", ctx.Err())
@@ -221,6 +230,18 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	n.blockW.Close()
 	n.blockW = nil
 	return true, nil
+}
+
+// tunDevice is what slirp4netns opens to make the namespace's interface.
+const tunDevice = "/dev/net/tun"
+
+// tunHint names the fix when this user cannot open the tun device (some containers
+// make it root-only; Debian's default is crw-rw-rw-).
+func tunHint() string {
+	if err := unix.Access(tunDevice, unix.R_OK|unix.W_OK); err != nil {
+		return fmt.Sprintf(" (%s: %v: slirp4netns needs it read-write for your user: chmod 0666 %s, Debian's default)", tunDevice, err, tunDevice)
+	}
+	return ""
 }
 
 // nsGetUserns is ioctl_ns(2)'s NS_GET_USERNS: the user namespace owning a namespace.

@@ -75,6 +75,11 @@ func probeNetStack(ctx context.Context) Probe {
 		return p
 	}
 	version, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if hint := tunHint(); hint != "" {
+		p.Detail = version + " at " + path + ", but" + hint
+		p.Fix = "make " + tunDevice + " read-write for your user: chmod 0666 " + tunDevice
+		return p
+	}
 	p.OK, p.Fix = true, ""
 	p.Detail = version + " at " + path + " (" + pasta + ")"
 	return p
