@@ -542,15 +542,36 @@ func TestNetworkOnReachesOutside(t *testing.T) {
 	go hs.Serve(l)
 	defer hs.Close()
 	url := "http://" + l.Addr().String()
-	script := `curl -sS -m 20 ` + url + `/hello.txt; echo " curl"
+	// The first thing the command does: the stack must already be up (no race).
+	script := `grep -q tap0: /proc/net/dev && echo stack-up-at-start
+curl -sS -m 20 ` + url + `/hello.txt; echo " curl"
 $PY -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1] + '/hello.txt', timeout=20).read().decode(), 'python')" ` + url + `
 git ls-remote ` + url + `/repo.git | grep -q refs/heads/ && echo git-ok
 if command -v node >/dev/null; then node -e "fetch(process.argv[1] + '/hello.txt').then(r => r.text()).then(t => console.log(t, 'node'))" ` + url + `; else echo "hello-$MARK node (not installed)"; fi`
 	out, res := f.run(t, script)
-	for _, want := range []string{"hello-" + f.mark + " curl", "hello-" + f.mark + " python", "git-ok", "hello-" + f.mark + " node"} {
+	for _, want := range []string{"stack-up-at-start", "hello-" + f.mark + " curl", "hello-" + f.mark + " python", "git-ok", "hello-" + f.mark + " node"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("network on: %q missing (exit %d):\n%s", want, res.ExitCode, out)
 		}
+	}
+	noStackLeft(t)
+}
+
+// TestNetworkOnCommandWaitsForStack: the command starts only once the stack is up, even
+// when the stack is slow to start (slirp4netns behind a wrapper that sleeps first).
+func TestNetworkOnCommandWaitsForStack(t *testing.T) {
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	slow := filepath.Join(t.TempDir(), "slow-slirp4netns")
+	must(t, os.WriteFile(slow, []byte("#!/bin/sh\nsleep 0.5\nexec "+slirpPath()+" \"$@\"\n"), 0o755))
+	slirpOverride = slow
+	defer func() { slirpOverride = "" }()
+	f := newFixture(t, "workspace-write", true)
+	var out bytes.Buffer
+	res, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"/bin/grep", "-c", "tap0:", "/proc/net/dev"}, Stdout: &out, Stderr: &out})
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(out.String()) != "1" {
+		t.Errorf("the command ran before its network was up: %+v %v:\n%s", res, err, out.String())
 	}
 	noStackLeft(t)
 }
@@ -676,10 +697,17 @@ func outsideAddress(t *testing.T) net.IP {
 	return nil
 }
 
-// noStackLeft: no slirp4netns started by this process is still running.
+// noStackLeft: no slirp4netns started by this process is still running once its run
+// is over (killed at the run's end; its exit, the tap device's teardown, may take a
+// moment: bounded wait).
 func noStackLeft(t *testing.T) {
 	t.Helper()
-	if pid := childNamed(os.Getpid(), "slirp4netns"); pid != 0 {
+	pid := childNamed(os.Getpid(), "slirp4netns")
+	for i := 0; i < 300 && pid != 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		pid = childNamed(os.Getpid(), "slirp4netns")
+	}
+	if pid != 0 {
 		t.Errorf("slirp4netns (pid %d) outlived its run", pid)
 	}
 }

@@ -243,7 +243,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if net != nil {
-		net.stop() // the namespace is gone with the sandbox: so is its stack
+		net.stop(false) // the namespace is gone with the sandbox: so is its stack
 	}
 	// bwrap is gone: its few status lines sit in the pipe buffer. They are read
 	// without waiting: a deadline could pass before the read is even scheduled on a

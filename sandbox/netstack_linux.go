@@ -216,7 +216,7 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	select {
 	case err := <-ready:
 		if err != nil {
-			n.stop()
+			n.stop(true)
 			return true, n.fail("slirp4netns ended before the network was up: %s%s", n.stackOut.String(), tunHint())
 		}
 	case <-ctx.Done():
@@ -298,20 +298,26 @@ func (n *netSetup) fail(format string, args ...any) error {
 	return &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("exec: %w: %w", ErrNetworkStackFailed, fmt.Errorf(format, args...))}
 }
 
-// stop ends the stack (if it runs) and waits for it.
-func (n *netSetup) stop() {
+// stop ends the stack (if it runs). Its exit tears the tap device down, which takes the
+// kernel tens of milliseconds: it is reaped in the background, unless wait (its
+// messages are wanted).
+func (n *netSetup) stop(wait bool) {
 	if n.stack == nil {
 		return
 	}
 	n.exitW.Close()
 	_ = n.stack.Process.Kill()
-	_ = n.stack.Wait()
+	if wait {
+		_ = n.stack.Wait()
+	} else {
+		go n.stack.Wait()
+	}
 	n.stack, n.exitW = nil, nil
 }
 
 // close ends the stack and closes every pipe still open.
 func (n *netSetup) close() {
-	n.stop()
+	n.stop(false)
 	closeAll(n.infoR, n.infoW, n.blockR, n.blockW, n.resolvR)
 }
 
