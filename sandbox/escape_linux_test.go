@@ -459,17 +459,18 @@ func TestEscapeSuiteNetworkOn(t *testing.T) {
 	out, res := f.run(t, `$PY - <<'PYEOF'
 import os, socket
 port = lambda n: int(os.environ[n])
-def tcp():
-    socket.create_connection(("127.0.0.1", port("TCP_PORT")), timeout=2)
-def udp():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("127.0.0.1", port("UDP_PORT")))
+def tcp(host="127.0.0.1"):
+    return lambda: socket.create_connection((host, port("TCP_PORT")), timeout=2)
+def udp(host="127.0.0.1"):
+    return lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (host, port("UDP_PORT")))
 def unix(path):
     if path.startswith("@"):
         path = "\0" + path[1:]
     def f():
         s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
     return f
-probes = [("tcp", tcp), ("udp", udp),
+# 10.0.2.2 is the stack's gateway: it must not lead to the host's loopback.
+probes = [("tcp", tcp()), ("udp", udp()), ("gateway tcp", tcp("10.0.2.2")), ("gateway udp", udp("10.0.2.2")),
     ("abstract", unix(os.environ["ABSTRACT"])),
     ("path", unix(os.environ["USOCK"])),
     ("core", unix(os.environ["XDG"] + "/airlock/airlock.sock")),
@@ -478,7 +479,7 @@ if os.environ.get("REALBUS"):
     probes.append(("session bus", unix(os.environ["REALBUS"])))
 for what, fn in probes:
     try:
-        fn(); print(what, "reached" if what != "udp" else "sent (the host's server must not get it)")
+        fn(); print(what, "reached" if "udp" not in what else "sent (the host's server must not get it)")
     except Exception as e:
         print(what, "refused", e)
 # Seccomp refuses AF_UNIX sockets outright, with the network on too.

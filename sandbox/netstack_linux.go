@@ -53,6 +53,13 @@ func slirpPath() string {
 	return slirpBin
 }
 
+// slirp4netns rather than pasta: it says when the namespace is configured (--ready-fd)
+// and ends when a pipe closes (--exit-fd), so the command never races it and it never
+// outlives Airlock, while pasta daemonizes (or, in the foreground, gives no ready signal);
+// pasta copies the host's addresses into the namespace (this machine's own address then
+// is local inside) and maps ports both ways unless told not to; and as root it switches
+// to nobody, which cannot open bwrap's user namespace.
+//
 // slirpArgs are slirp4netns' flags: the gateway (10.0.2.2) does not lead to the host's
 // loopback, slirp4netns confines itself with a seccomp filter, fd 3 says when the
 // namespace is configured, and it exits when fd 4 closes, which happens when this
