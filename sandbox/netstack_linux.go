@@ -262,7 +262,7 @@ const nsGetUserns = 0xb701
 // with it. Any error: the pid is gone (bwrap failed) or ctx ended.
 func awaitSandboxSetUp(ctx context.Context, pid int) (netns, userns *os.File, err error) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/ns/"
-	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 5*time.Millisecond) {
+	for delay := 100 * time.Microsecond; ; delay = min(2*delay, time.Millisecond) {
 		if netns == nil {
 			// Refused while bwrap's child is not dumpable (before it drops its privileges).
 			if f, err := os.Open(dir + "net"); err == nil {
