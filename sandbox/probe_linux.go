@@ -44,7 +44,8 @@ func networkStatus(st *Status, stack Probe) {
 			"network on is a network namespace of the run's own, connected out through slirp4netns (whose gateway does not lead to the host's loopback; DNS through it): "+
 				"the host's loopback services, its abstract unix sockets (X11, some session buses) and so the window stay unreachable; AF_UNIX sockets are denied by seccomp with the network on too")
 		st.Limitations = append(st.Limitations,
-			"with the network on, a run reaches what any outside host could: the internet, the local network and this machine's own non-loopback addresses (services listening on all interfaces included)")
+			"with the network on, a run reaches what any outside host could: the internet, the local network and this machine's own non-loopback addresses "+
+				"(services listening on all interfaces included, such as an X server started with TCP listening on)")
 	case st.Backend == BackendNameBwrap:
 		st.Limitations = append(st.Limitations, "network_access = true runs are refused: slirp4netns, which connects the run's own network namespace out, is missing ("+stack.Fix+")")
 	case st.Backend == BackendNameLandlock:
