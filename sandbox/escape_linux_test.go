@@ -558,6 +558,43 @@ if command -v node >/dev/null; then node -e "fetch(process.argv[1] + '/hello.txt
 	noStackLeft(t)
 }
 
+// TestNetworkOnDNS: a query to the stack's DNS forwarder (the resolv.conf the sandbox
+// sees) gets the answer the host's resolver gives (checked when the host's resolver
+// answers at all).
+func TestNetworkOnDNS(t *testing.T) {
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	const query = `import socket, sys
+q = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+s.sendto(q, (sys.argv[1], 53))
+try:
+    d, _ = s.recvfrom(512); print("rcode", d[3] & 15)
+except Exception as e:
+    print("no answer", e)`
+	b, err := os.ReadFile("/etc/resolv.conf")
+	must(t, err)
+	server := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "nameserver" && server == "" {
+			server = f[1]
+		}
+	}
+	if server == "" {
+		t.Skip("the host's resolv.conf names no nameserver")
+	}
+	host, _ := exec.Command(python, "-c", query, server).CombinedOutput()
+	if !strings.HasPrefix(string(host), "rcode") {
+		t.Skipf("the host's resolver %s does not answer (%s): nothing to compare with", server, bytes.TrimSpace(host))
+	}
+	f := newFixture(t, "workspace-write", true)
+	out, _ := f.run(t, `$PY -c '`+query+`' $(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)`)
+	if strings.TrimSpace(out) != strings.TrimSpace(string(host)) {
+		t.Errorf("DNS through the stack = %q, the host's resolver says %q", out, host)
+	}
+}
+
 // TestNetworkOnCommandWaitsForStack: the command starts only once the stack is up, even
 // when the stack is slow to start (slirp4netns behind a wrapper that sleeps first).
 func TestNetworkOnCommandWaitsForStack(t *testing.T) {
