@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/airlock-app/airlock/app/buildinfo.Version=$(VERSION)
 BIN     := build/bin
 
 # What the app, the sandbox and the tests need from Debian.
-APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
+APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap slirp4netns \
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
 	dunst libglib2.0-bin \
 	chromium sqlite3 git curl ca-certificates python3 \
