@@ -1,19 +1,18 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"golang.org/x/term"
 )
 
 // openTerminal opens the controlling terminal, where a person answers what only a
@@ -24,7 +23,7 @@ func openTerminal(what, window string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s needs a person at a terminal (no controlling terminal here); or %s", what, window)
 	}
-	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
+	if !term.IsTerminal(int(tty.Fd())) {
 		tty.Close()
 		return nil, fmt.Errorf("%s needs a person at a terminal: /dev/tty is not one; or %s", what, window)
 	}
@@ -73,16 +72,25 @@ func passwordOnTTY(ctx context.Context, e *env, what, window string) (string, er
 // readPassword reads one line from the terminal with echo off, restoring the terminal
 // afterwards (also on Ctrl-C).
 func readPassword(tty *os.File, prompt string) (string, error) {
-	fd := int(tty.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	fmt.Fprint(tty, prompt)
+	line, err := readHidden(tty, tty)
 	if err != nil {
-		return "", fmt.Errorf("read the password: /dev/tty is not a terminal: %w", err)
+		return "", fmt.Errorf("read the password: %w", err)
 	}
-	quiet := *old
-	quiet.Lflag &^= unix.ECHO
-	quiet.Lflag |= unix.ICANON | unix.ISIG | unix.ECHONL
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
-		return "", fmt.Errorf("read the password: turn echo off: %w", err)
+	if line == "" {
+		return "", errors.New("no password typed: nothing was done")
+	}
+	return line, nil
+}
+
+// readHidden reads one line from the terminal f with echo off (golang.org/x/term), then
+// writes the newline the person typed to echo. The terminal's state is restored
+// afterwards, also when Ctrl-C ends the process while it waits.
+func readHidden(f *os.File, echo io.Writer) (string, error) {
+	fd := int(f.Fd())
+	old, err := term.GetState(fd)
+	if err != nil {
+		return "", fmt.Errorf("not a terminal: %w", err)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -90,8 +98,8 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	go func() {
 		select {
 		case <-sig:
-			_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
-			fmt.Fprintln(tty)
+			_ = term.Restore(fd, old)
+			fmt.Fprintln(echo)
 			os.Exit(130)
 		case <-stop:
 		}
@@ -99,14 +107,14 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	defer func() {
 		close(stop)
 		signal.Stop(sig)
-		_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+		_ = term.Restore(fd, old)
 	}()
-	fmt.Fprint(tty, prompt)
-	line, err := bufio.NewReader(tty).ReadString('\n')
-	if err != nil && line == "" {
-		return "", errors.New("no password typed: nothing was done")
+	line, err := term.ReadPassword(fd)
+	fmt.Fprintln(echo)
+	if err != nil && len(line) == 0 {
+		return "", err
 	}
-	return strings.TrimRight(line, "\r\n"), nil
+	return strings.TrimRight(string(line), "\r\n"), nil
 }
 
 // widensAccess names what in a department's or task's defaults widens access so that

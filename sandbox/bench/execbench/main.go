@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command execbench compares, side by side and interleaved (so machine load
 // hits every variant alike), the per-invocation cost of: bare /bin/true, raw
 // bwrap with the mounts Airlock uses (with and without the same seccomp
