@@ -12,7 +12,6 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/config"
-	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
@@ -70,7 +69,7 @@ func (c *Core) RevokeGrant(ctx context.Context, id string) error {
 	if err := c.Broker.Grants().Revoke(ctx, id); err != nil {
 		return err
 	}
-	c.Bus.Publish(eventbus.TopicGrantsChanged, map[string]string{"revoked": id})
+	c.Bus.Publish(api.TopicGrantsChanged, api.GrantsChanged{Revoked: id})
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/buildinfo"
 
 	"github.com/airlock-app/airlock/app/config"
@@ -92,5 +93,6 @@ func (c *Core) routes() {
 	c.api.Handle("GET /v1/config", func(w http.ResponseWriter, r *http.Request) {
 		localapi.WriteJSON(w, http.StatusOK, c.configView())
 	})
-	c.api.Handle("GET /v1/events", localapi.EventsHandler(c.Bus))
+	// Served raw (a stream, not one JSON answer), under the table's pattern.
+	c.api.Handle(api.EventStream.Pattern(), localapi.EventsHandler(c.Bus))
 }

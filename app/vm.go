@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/permission"
@@ -53,11 +54,13 @@ type vmPublisher struct{ c *Core }
 
 func (p vmPublisher) Publish(topic string, payload any) {
 	st, isStatus := payload.(vminstall.Status)
-	if isStatus {
-		payload = withKVMFallback(st)
+	if !isStatus || topic != api.TopicSandboxInstall {
+		slog.Error("the micro-VM installer published an unknown event", "topic", topic, "payload", fmt.Sprintf("%T", payload))
+		return
 	}
-	p.c.Bus.Publish(topic, payload)
-	if isStatus && st.Ready() && !st.Downloading && p.c.Dispatch != nil {
+	p.c.Bus.Publish(api.TopicSandboxInstall, api.SandboxInstall{Downloading: st.Downloading, Ready: st.Ready(),
+		Stage: st.Progress.Stage, Percent: st.Progress.Percent, Error: st.Error})
+	if st.Ready() && !st.Downloading && p.c.Dispatch != nil {
 		p.c.Dispatch.RerouteWaiting()
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
@@ -163,7 +163,7 @@ func postStatus(t *testing.T, hc *http.Client, path, body string) vminstall.Stat
 func TestVMInstallRouteProgressAndOneInstall(t *testing.T) {
 	c, hc := runCore(t)
 	srv := newSlowServer(t, fakeImage(), false)
-	sub := c.Bus.Subscribe(10000, eventbus.TopicSandboxInstall)
+	sub := c.Bus.Subscribe(10000, api.TopicSandboxInstall)
 	defer sub.Close()
 
 	body := fmt.Sprintf(`{"manifest": %q}`, srv.srv.URL+"/manifest.json")
@@ -193,35 +193,35 @@ func TestVMInstallRouteProgressAndOneInstall(t *testing.T) {
 	// Events in order: stages never go back, percent never falls within a stage, the
 	// image stage reaches 100 and the last event is ready.
 	order := map[string]int{vminstall.StageDetect: 0, vminstall.StageRuntime: 1, vminstall.StageImage: 2, vminstall.StageReady: 3}
-	var last vminstall.Status
+	var last api.SandboxInstall
 	stage, pct, imageSteps, saw100 := -1, -1, 0, false
 	for len(sub.C) > 0 {
 		ev := <-sub.C
-		var st vminstall.Status
-		if err := json.Unmarshal(ev.Payload, &st); err != nil {
+		var st api.SandboxInstall
+		if err := strictJSON(ev.Payload, &st); err != nil {
 			t.Fatalf("payload: %v", err)
 		}
-		o := order[st.Progress.Stage]
-		if o < stage && st.Progress.Stage != "" {
-			t.Fatalf("stage went back to %s after %d", st.Progress.Stage, stage)
+		o := order[st.Stage]
+		if o < stage && st.Stage != "" {
+			t.Fatalf("stage went back to %s after %d", st.Stage, stage)
 		}
 		if o > stage {
 			stage, pct = o, -1
 		}
-		if st.Progress.Percent < pct {
-			t.Fatalf("percent fell from %d to %d in %s", pct, st.Progress.Percent, st.Progress.Stage)
+		if st.Percent < pct {
+			t.Fatalf("percent fell from %d to %d in %s", pct, st.Percent, st.Stage)
 		}
-		pct = st.Progress.Percent
-		if st.Progress.Stage == vminstall.StageImage {
+		pct = st.Percent
+		if st.Stage == vminstall.StageImage {
 			imageSteps++
-			saw100 = saw100 || st.Progress.Percent == 100
+			saw100 = saw100 || st.Percent == 100
 		}
 		last = st
 	}
 	if imageSteps < 10 || !saw100 {
 		t.Errorf("image stage: %d progress events, reached 100%%: %v", imageSteps, saw100)
 	}
-	if last.Progress.Stage != vminstall.StageReady || last.Progress.Percent != 100 || last.Downloading {
+	if last.Stage != vminstall.StageReady || last.Percent != 100 || last.Downloading {
 		t.Errorf("last event: %+v", last)
 	}
 	if st := c.VMStatus(context.Background()); !st.ImageReady {

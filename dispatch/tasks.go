@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 	"gorm.io/gorm"
 )
@@ -239,8 +240,8 @@ func (d *Dispatcher) RemoveTask(ctx context.Context, name string) error {
 		_ = d.Cancel(ctx, id, "task removed")
 	}
 	d.sched.remove(t.ID)
-	d.publish(TopicTaskRemoved, map[string]any{"id": t.ID, "name": t.Name})
-	d.publish(TopicInboxChanged, nil)
+	d.publish(api.TopicTaskRemoved, api.TaskRemoved{ID: t.ID, Name: t.Name})
+	d.inboxChanged()
 	d.publishState()
 	return nil
 }
@@ -302,7 +303,7 @@ func (d *Dispatcher) NextRuns(t Task, n int) ([]time.Time, error) {
 
 func (d *Dispatcher) taskChanged(t Task) {
 	d.sched.update(t)
-	d.publish(TopicTaskUpdated, t)
+	d.taskUpdated(t)
 	d.publishState()
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/redact"
 	"github.com/airlock-app/airlock/sandbox"
@@ -28,10 +29,10 @@ type Publisher interface {
 	Publish(topic string, payload any)
 }
 
-// Event topics.
+// Event topics: api's, with payloads api.PermissionRequested and api.PermissionDecided.
 const (
-	TopicRequested = "permission.requested" // payload PendingRequest
-	TopicDecided   = "permission.decided"   // payload DecidedEvent
+	TopicRequested = api.TopicPermissionRequested
+	TopicDecided   = api.TopicPermissionDecided
 )
 
 // Errors of Answer and Await.
@@ -124,13 +125,6 @@ type PendingRequest struct {
 	CallerWaiting   bool       `json:"callerWaiting"` // false for a request recovered at start-up whose caller has not re-attached
 	// Grant is what allowing an isolation escalation gives, for that one call.
 	Grant *sandbox.Grant `json:"grant,omitempty"`
-}
-
-// DecidedEvent is the payload of permission.decided.
-type DecidedEvent struct {
-	ID       string   `json:"id"`
-	Summary  string   `json:"summary"`
-	Decision Decision `json:"decision"`
 }
 
 // NewBroker loads the grants, recovers the requests that were pending when the app
@@ -282,7 +276,8 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	}
 	b.pending[req.ID] = e
 	b.mu.Unlock()
-	b.publish(TopicRequested, e.view())
+	b.publish(TopicRequested, api.PermissionRequested{ID: req.ID, Tool: req.Tool, Summary: redact.String(describe(req)),
+		Tier: string(e.ask.Tier), InteractiveOnly: e.ask.InteractiveOnly})
 	return b.waitEntry(ctx, e)
 }
 
@@ -471,7 +466,8 @@ func denyWith(d Decision, l Layer, reason string) Decision {
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
 	if b.pub != nil {
-		b.pub.Publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: redact.String(describe(req)), Decision: d})
+		b.pub.Publish(TopicDecided, api.PermissionDecided{ID: req.ID, Summary: redact.String(describe(req)),
+			Verdict: string(d.Verdict), Tier: string(d.Tier), Layer: string(d.Layer)})
 	}
 }
 

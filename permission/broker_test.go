@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 func TestBrokerThousandConcurrentRequestsOutOfOrder(t *testing.T) {
@@ -77,7 +79,7 @@ func TestBrokerAssignsIDsAndPublishes(t *testing.T) {
 		d, _ := b.Await(ctx, bash("npm install"))
 		done <- d
 	}()
-	p := ev.waitRequested(t)
+	p := ev.waitRequested(t, b)
 	if p.ID == "" || p.Tier != P1 || p.Summary != "bash npm install" || len(p.Scopes) != 3 || !p.CallerWaiting {
 		t.Fatalf("requested event = %+v", p)
 	}
@@ -88,11 +90,12 @@ func TestBrokerAssignsIDsAndPublishes(t *testing.T) {
 	if d.Verdict != Allow || d.AnsweredBy != ByTray || d.RequestID != p.ID {
 		t.Fatalf("decision = %+v", d)
 	}
+	want := api.PermissionDecided{ID: p.ID, Summary: "bash npm install", Verdict: string(Allow), Tier: string(P1), Layer: string(d.Layer)}
 	waitFor(t, "decided event", func() bool {
 		ev.mu.Lock()
 		defer ev.mu.Unlock()
 		for _, e := range ev.list {
-			if e.topic == TopicDecided && e.payload.(DecidedEvent).ID == p.ID {
+			if e.topic == TopicDecided && e.payload.(api.PermissionDecided) == want {
 				return true
 			}
 		}
@@ -111,7 +114,7 @@ func ask(t *testing.T, b *Broker, ev *events, req Request) (PendingRequest, chan
 		d, _ := b.Await(context.Background(), req)
 		ch <- d
 	}()
-	return ev.waitRequested(t), ch
+	return ev.waitRequested(t, b), ch
 }
 
 func TestInteractiveOnlyAnswers(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
@@ -181,17 +182,16 @@ func installThroughCore(ctx context.Context, e *env, manifest string, bar *progr
 			if !ok {
 				return st, errors.New("the Airlock core stopped during the install; run `airlock sandbox install` again to resume")
 			}
-			var s vminstall.Status
-			if json.Unmarshal(ev.Payload, &s) != nil {
+			var moved api.SandboxInstall
+			if json.Unmarshal(ev.Payload, &moved) != nil {
 				continue
 			}
-			if !s.Downloading {
-				// An event published before this install started (the core's start-up
-				// probe) can arrive now: the install has ended only if the core says so.
-				var now vminstall.Status
-				if err := c.Do(ctx, http.MethodGet, "/v1/sandbox/vm", nil, &now); err == nil && now.Downloading {
-					continue
-				}
+			// The event says that the install moved; the bar draws the full status.
+			// An event published before this install started (the core's start-up
+			// probe) can arrive now: the install has ended only if the core says so.
+			var s vminstall.Status
+			if err := c.Do(ctx, http.MethodGet, "/v1/sandbox/vm", nil, &s); err != nil {
+				continue
 			}
 			bar.Publish(vminstall.Topic, s)
 			running = s.Downloading

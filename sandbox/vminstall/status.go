@@ -1,7 +1,10 @@
 package vminstall
 
-// Topic is the event topic every status change is published on.
-const Topic = "sandbox.install"
+import "github.com/airlock-app/airlock/api"
+
+// Topic is the event topic every status change is published on (the app puts an
+// api.SandboxInstall on its bus for each).
+const Topic = api.TopicSandboxInstall
 
 // Stages of an install, in order.
 const (
