@@ -48,7 +48,7 @@ const (
 	TopicSandboxInstall      = "sandbox.install"
 	TopicDispatchState       = "dispatch.state"
 	TopicDispatchDigest      = "dispatch.digest"
-	TopicDispatchNotice      = "dispatch.notify"
+	TopicDispatchNotify      = "dispatch.notify"
 	TopicWindowShow          = "window.show"
 )
 
@@ -83,7 +83,7 @@ var Events = []EventInfo{
 	event[SandboxInstall](TopicSandboxInstall),
 	event[DispatchStateChanged](TopicDispatchState),
 	event[DispatchDigest](TopicDispatchDigest),
-	event[DispatchNotice](TopicDispatchNotice),
+	event[DispatchNotice](TopicDispatchNotify),
 	event[WindowShow](TopicWindowShow),
 }
 

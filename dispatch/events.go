@@ -20,7 +20,7 @@ func (d *Dispatcher) taskUpdated(t Task) {
 	d.publish(api.TopicTaskUpdated, api.TaskUpdated{ID: t.ID, Name: t.Name})
 }
 
-func (d *Dispatcher) notice(n api.DispatchNotice) { d.publish(api.TopicDispatchNotice, n) }
+func (d *Dispatcher) notice(n api.DispatchNotice) { d.publish(api.TopicDispatchNotify, n) }
 
 func (d *Dispatcher) stateChanged(st State) {
 	d.publish(api.TopicDispatchState, api.DispatchStateChanged{Paused: st.Paused, Tasks: st.Tasks, Running: st.Running})

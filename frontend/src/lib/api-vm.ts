@@ -12,5 +12,12 @@ export const vmApi = {
   /** Stops the install; the next one resumes the download. */
   cancel: (): Promise<void> => Facade.VMInstallCancel(),
   /** onStatus calls back with every status the installer publishes, until the returned function is called. */
-  onStatus: (callback: (st: VMStatus) => void): (() => void) => events.on(Topics.SandboxInstall, (payload) => callback(payload as VMStatus)),
+  onStatus: (callback: (st: VMStatus) => void): (() => void) =>
+    // The event says where the install stands; the full status is re-read for each.
+    events.on(Topics.SandboxInstall, () => {
+      Facade.VMStatus().then(
+        (st) => callback(st as unknown as VMStatus),
+        () => {},
+      );
+    }),
 };
