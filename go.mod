@@ -4,7 +4,9 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.12.2
+	github.com/armon/go-socks5 v0.0.0-20160902184237-e75332964ef5
 	github.com/elastic/go-seccomp-bpf v1.6.0
+	github.com/elazarl/goproxy v1.9.3
 	github.com/esiqveland/notify v0.13.3
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/godbus/dbus/v5 v5.2.4

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -70,45 +69,7 @@ func (c *Core) gatewayRoutes() {
 			localapi.WriteError(w, err)
 			return
 		}
-		planID := r.PathValue("id")
-		prompt, err := c.Ops.ApprovalPrompt(r.Context(), planID)
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		params, err := json.Marshal(map[string]any{
-			"plan_id": prompt.PlanID, "hash": prompt.Hash, "intent": prompt.Intent, "target": prompt.Target,
-			"apply_command": prompt.ApplyCommand, "snapshot_command": prompt.SnapshotCommand, "workdir": prompt.Workdir,
-			"steps": prompt.Steps, "diff": prompt.Diff, "worst_blast_radius": prompt.WorstBlastRadius,
-			"worst_reversibility": prompt.WorstReversibility, "ttl": b.TTL,
-		})
-		if err != nil {
-			localapi.WriteError(w, fmt.Errorf("describe plan %s: %w", planID, err))
-			return
-		}
-		req := permission.Request{Tool: permission.ToolOpsApprove, Params: params, Context: b.Context}
-		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
-			req.Context.Caller.PID = peer.PID
-		}
-		d, err := c.Broker.Await(r.Context(), req)
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		if d.Verdict != permission.Allow {
-			localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d})
-			return
-		}
-		if !permission.ByPerson(d.AnsweredBy) {
-			// The broker never lets anything but a person allow ops_approve; refuse
-			// anyway rather than mint a token on someone else's word.
-			localapi.WriteError(w, &api.Error{Status: http.StatusForbidden, Code: "not_interactive",
-				Message: fmt.Sprintf("ops_approve was allowed by %q, not by a person", d.AnsweredBy),
-				Hint:    "approve the plan in the Airlock window or with `airlock approvals allow` in a terminal"})
-			return
-		}
-		in := ops.ApproveInput{PlanID: planID, TTL: b.TTL, ConfirmHashPrefix: prompt.Hash}
-		res, err := c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: d.AnsweredBy, Interactive: true})
+		d, res, err := c.OpsApproveRequest(APICaller(r, api.Proof{}), r.PathValue("id"), b.TTL, b.Context)
 		if err != nil {
 			localapi.WriteError(w, apiError(err))
 			return

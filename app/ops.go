@@ -2,11 +2,16 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
-	"strconv"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/ops"
@@ -44,147 +49,308 @@ func (c *Core) openOps(ctx context.Context) error {
 	return nil
 }
 
-// planFile is the body of POST /v1/ops/plans: the plan file as written, and the
-// directory relative paths in it are relative to.
-type planFile struct {
-	Data    string `json:"data"`
-	BaseDir string `json:"baseDir"`
-	By      string `json:"by,omitempty"`
-}
+// opsReadTimeout bounds the window's reads of plans and the journal (an API read is
+// bounded by its request).
+const opsReadTimeout = 3 * time.Second
 
-type approveBody struct {
-	TTL               string `json:"ttl,omitempty"`
-	ConfirmHashPrefix string `json:"confirmHashPrefix"`
-	// Password proves the person to the operating system (answerer).
-	Password string `json:"password,omitempty"`
-}
+// opsActionTimeout bounds an approval or a rejection from the window. The journal entry
+// that follows the minted token may wait for the keyring, and an approval cut off between
+// the two would leave a live token nobody holds.
+const opsActionTimeout = 30 * time.Second
 
-func (c *Core) opsRoutes() {
-	h := c.api.Handle
-	h("POST /v1/ops/plans", func(w http.ResponseWriter, r *http.Request) {
-		var f planFile
-		if err := localapi.ReadJSON(r, &f); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		in, err := ops.DecodePlanInput([]byte(f.Data), f.BaseDir)
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		if in.By == "" {
-			in.By = f.By
-		}
-		respond(w, func() (any, error) { return c.Ops.OpsPlan(r.Context(), in) })
-	})
-	h("GET /v1/ops/plans", func(w http.ResponseWriter, r *http.Request) {
-		f := ops.PlanFilter{Project: r.URL.Query().Get("project"), Status: ops.Status(r.URL.Query().Get("status"))}
-		respond(w, func() (any, error) { return c.Ops.List(r.Context(), f) })
-	})
-	h("GET /v1/ops/plans/{id}", func(w http.ResponseWriter, r *http.Request) {
-		respond(w, func() (any, error) { return c.Ops.Plan(r.Context(), r.PathValue("id")) })
-	})
-	h("POST /v1/ops/plans/{id}/diff", func(w http.ResponseWriter, r *http.Request) {
-		var in ops.DiffInput
-		if err := localapi.ReadJSON(r, &in); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		in.PlanID = r.PathValue("id")
-		respond(w, func() (any, error) { return c.Ops.OpsDiff(r.Context(), in) })
-	})
-	h("GET /v1/ops/plans/{id}/approval", func(w http.ResponseWriter, r *http.Request) {
-		respond(w, func() (any, error) { return c.Ops.ApprovalPrompt(r.Context(), r.PathValue("id")) })
-	})
-	// Approve mints the single-use token. Over the API only a person at a terminal can,
-	// proven as the approvals answer is (answerer), and having typed the plan hash's
-	// first characters.
-	h("POST /v1/ops/plans/{id}/approve", func(w http.ResponseWriter, r *http.Request) {
-		var b approveBody
-		if err := localapi.ReadJSON(r, &b); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		proof := personProof{Password: b.Password}
-		if b.Password == "" {
-			proof.Confirmation = b.ConfirmHashPrefix // terminal_proof = "tty"
-		}
-		by, err := c.answerer(r, proof, nil) // ops checks the hash prefix itself
-		if err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		if !permission.ByPerson(by) {
-			localapi.WriteError(w, c.needPerson("approving a plan", "airlock ops approve "+r.PathValue("id")))
-			return
-		}
-		in := ops.ApproveInput{PlanID: r.PathValue("id"), TTL: b.TTL, ConfirmHashPrefix: b.ConfirmHashPrefix}
-		respond(w, func() (any, error) {
-			return c.Ops.OpsApprove(r.Context(), in, ops.Attestation{By: by, Interactive: true})
-		})
-	})
-	h("POST /v1/ops/plans/{id}/reject", func(w http.ResponseWriter, r *http.Request) {
-		var b struct {
-			Reason string `json:"reason"`
-		}
-		if err := localapi.ReadJSON(r, &b); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		respond(w, func() (any, error) { return c.Ops.Reject(r.Context(), r.PathValue("id"), b.Reason, "cli") })
-	})
-	h("POST /v1/ops/plans/{id}/apply", func(w http.ResponseWriter, r *http.Request) {
-		var in ops.ApplyInput
-		if err := localapi.ReadJSON(r, &in); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		in.PlanID = r.PathValue("id")
-		if in.By == "" {
-			in.By = "cli" // the journal names who applied, or tried to
-		}
-		res, err := c.Ops.OpsApply(r.Context(), in)
-		var ae *ops.ApplyError
-		if errors.As(err, &ae) && res != nil {
-			// The apply ran and failed: the result is the answer, with its reason.
-			localapi.WriteJSON(w, http.StatusOK, res)
-			return
-		}
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, res)
-	})
-	h("POST /v1/ops/plans/{id}/verify", func(w http.ResponseWriter, r *http.Request) {
-		in := ops.VerifyInput{PlanID: r.PathValue("id"), By: "cli"}
-		respond(w, func() (any, error) { return c.Ops.OpsVerify(r.Context(), in) })
-	})
-	h("GET /v1/ops/journal", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		in := ops.JournalInput{JournalQuery: ops.JournalQuery{Project: q.Get("project"), PlanID: q.Get("plan"),
-			Status: ops.Status(q.Get("status"))}, Verify: q.Get("verify") == "1"}
-		if n, err := strconv.Atoi(q.Get("limit")); err == nil {
-			in.Limit = n
-		}
-		if in.Project == "" && in.PlanID != "" {
-			if p, err := c.Ops.Plan(r.Context(), in.PlanID); err == nil {
-				in.Project = p.Project
-			}
-		}
-		respond(w, func() (any, error) { return c.Ops.OpsJournal(r.Context(), in) })
-	})
-	h("GET /v1/ops/projects", func(w http.ResponseWriter, r *http.Request) {
-		respond(w, func() (any, error) { return c.Ops.Projects(r.Context()) })
-	})
-}
+// opsApproveMu serializes approvals: two clicks (or two terminals) at the same moment
+// give one token and one clear "already approved", never a database race.
+var opsApproveMu sync.Mutex
 
-// respond writes f's result, or its error with a way out.
-func respond(w http.ResponseWriter, f func() (any, error)) {
-	v, err := f()
-	if err != nil {
-		localapi.WriteError(w, apiError(err))
-		return
+// opsContext is the context of an ops operation: the request's for the API, and for the
+// window a background one bounded by d (0: unbounded, as an apply runs as long as it runs).
+func opsContext(cl Caller, d time.Duration) (context.Context, context.CancelFunc) {
+	if cl.window && d > 0 {
+		return context.WithTimeout(cl.Context(), d)
 	}
-	localapi.WriteJSON(w, http.StatusOK, v)
+	return context.WithCancel(cl.Context())
+}
+
+// opsActor names who performs an ops step in the journal: the window, or what the API
+// caller said (def when it said nothing).
+func opsActor(cl Caller, said, def string) string {
+	if cl.window {
+		return permission.ByWindow
+	}
+	if said == "" {
+		return def
+	}
+	return said
+}
+
+func (c *Core) opsService() (*ops.Service, error) {
+	if c.Ops == nil {
+		return nil, api.Errorf(http.StatusServiceUnavailable, api.CodeUnavailable, "the ops service is not running", "restart Airlock")
+	}
+	return c.Ops, nil
+}
+
+// OpsCreatePlan opens a plan from a plan file's text (decoded strictly: an unknown field
+// is an error naming it).
+func (c *Core) OpsCreatePlan(cl Caller, f api.PlanSubmission) (*api.PlanView, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	in, err := ops.DecodePlanInput([]byte(f.Data), f.BaseDir)
+	if err != nil {
+		return nil, err
+	}
+	if in.By == "" {
+		in.By = opsActor(cl, f.By, "")
+	}
+	ctx, cancel := opsContext(cl, opsActionTimeout)
+	defer cancel()
+	return svc.OpsPlan(ctx, in)
+}
+
+// OpsPlans lists plans, newest first.
+func (c *Core) OpsPlans(cl Caller, f api.PlanFilter) ([]api.PlanSummary, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsReadTimeout)
+	defer cancel()
+	list, err := svc.List(ctx, f)
+	if list == nil && err == nil {
+		list = []api.PlanSummary{}
+	}
+	return list, err
+}
+
+// OpsPlan is one plan with its latest diff and approval.
+func (c *Core) OpsPlan(cl Caller, id string) (*api.PlanView, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsReadTimeout)
+	defer cancel()
+	return svc.Plan(ctx, id)
+}
+
+// OpsDiff attaches the plan's diff: its own diff command run read-only, another
+// read-only command, or a file.
+func (c *Core) OpsDiff(cl Caller, id string, in api.DiffInput) (*api.DiffResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	in.PlanID, in.By = id, opsActor(cl, in.By, "")
+	ctx, cancel := opsContext(cl, 0)
+	defer cancel()
+	return svc.OpsDiff(ctx, in)
+}
+
+// OpsApprovalPrompt is what the person sees before approving: the hash, the exact
+// command, snapshot command and working directory, the steps and the diff. It refuses a
+// plan that cannot be approved, saying why (no diff, a live token, a changed input).
+func (c *Core) OpsApprovalPrompt(cl Caller, id string) (*api.ApprovalPrompt, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsReadTimeout)
+	defer cancel()
+	return svc.ApprovalPrompt(ctx, id)
+}
+
+// OpsApprove mints the plan's single-use token. Only a person approves: a click in the
+// window, which must send the plan hash it showed in full, or a terminal caller proven
+// as the approvals answer is (answerer) who typed the hash's first characters. The
+// result carries the token: the only time it exists outside the person's hands.
+func (c *Core) OpsApprove(cl Caller, id string, in api.ApproveBody) (*api.ApproveResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	if cl.window {
+		if h := strings.ToLower(strings.TrimSpace(in.ConfirmHashPrefix)); len(h) != 64 {
+			return nil, fmt.Errorf("approve plan %s: the window must send the full plan hash it showed (64 hex characters), got %d characters", id, len(h))
+		}
+	}
+	by, err := c.who(cl, nil) // ops checks the hash prefix itself
+	if err != nil {
+		return nil, err
+	}
+	if !permission.ByPerson(by) {
+		return nil, c.needPerson("approving a plan", "airlock ops approve "+id)
+	}
+	opsApproveMu.Lock()
+	defer opsApproveMu.Unlock()
+	ctx, cancel := opsContext(cl, opsActionTimeout)
+	defer cancel()
+	return svc.OpsApprove(ctx, api.ApproveInput{PlanID: id, TTL: in.TTL, ConfirmHashPrefix: in.ConfirmHashPrefix},
+		ops.Attestation{By: by, Interactive: true})
+}
+
+// OpsApproveRequest is an agent asking the person to approve a plan. The broker's
+// ops_approve request is interactive-only: it waits until a person answers in the window
+// or at a terminal, and only then is the token minted, attested by that answer. A
+// decision other than allow is the answer, without a token.
+func (c *Core) OpsApproveRequest(cl Caller, id, ttl string, rc permission.Context) (permission.Decision, *api.ApproveResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return permission.Decision{}, nil, err
+	}
+	ctx := cl.Context()
+	prompt, err := svc.ApprovalPrompt(ctx, id)
+	if err != nil {
+		return permission.Decision{}, nil, err
+	}
+	params, err := json.Marshal(api.ApproveRequestParams{
+		PlanID: prompt.PlanID, Hash: prompt.Hash, Intent: prompt.Intent, Target: prompt.Target,
+		ApplyCommand: prompt.ApplyCommand, SnapshotCommand: prompt.SnapshotCommand, Workdir: prompt.Workdir,
+		Steps: prompt.Steps, Diff: prompt.Diff, WorstBlastRadius: prompt.WorstBlastRadius,
+		WorstReversibility: prompt.WorstReversibility, TTL: ttl,
+	})
+	if err != nil {
+		return permission.Decision{}, nil, fmt.Errorf("describe plan %s: %w", id, err)
+	}
+	req := permission.Request{Tool: permission.ToolOpsApprove, Params: params, Context: rc}
+	if cl.r != nil {
+		if peer, ok := localapi.PeerFrom(ctx); ok && peer.PID > 0 {
+			req.Context.Caller.PID = peer.PID
+		}
+	}
+	d, err := c.Broker.Await(ctx, req)
+	if err != nil {
+		return d, nil, err
+	}
+	if d.Verdict != permission.Allow {
+		return d, nil, nil
+	}
+	if !permission.ByPerson(d.AnsweredBy) {
+		// The broker never lets anything but a person allow ops_approve; refuse anyway
+		// rather than mint a token on someone else's word.
+		return d, nil, api.Errorf(http.StatusForbidden, api.CodeNotInteractive,
+			fmt.Sprintf("ops_approve was allowed by %q, not by a person", d.AnsweredBy),
+			"approve the plan in the Airlock window or with `airlock approvals allow` in a terminal")
+	}
+	opsApproveMu.Lock()
+	defer opsApproveMu.Unlock()
+	res, err := svc.OpsApprove(ctx, api.ApproveInput{PlanID: id, TTL: ttl, ConfirmHashPrefix: prompt.Hash},
+		ops.Attestation{By: d.AnsweredBy, Interactive: true})
+	return d, res, err
+}
+
+// OpsReject records the person's "no" with their reason: the plan becomes rejected and
+// a live token is revoked.
+func (c *Core) OpsReject(cl Caller, id string, in api.RejectBody) (*api.PlanView, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsActionTimeout)
+	defer cancel()
+	return svc.Reject(ctx, id, in.Reason, opsActor(cl, "", "cli"))
+}
+
+// OpsApply redeems the token and runs the approved plan. An apply that ran and failed
+// is an answer, with its reason (the token is spent); a refused one (unknown, used,
+// expired or another plan's token, drift) is an error and nothing ran.
+func (c *Core) OpsApply(cl Caller, id string, in api.ApplyInput) (*api.ApplyResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	in.PlanID, in.By = id, opsActor(cl, in.By, "cli") // the journal names who applied, or tried to
+	ctx, cancel := opsContext(cl, 0)
+	defer cancel()
+	res, err := svc.OpsApply(ctx, in)
+	var ae *ops.ApplyError
+	if errors.As(err, &ae) && res != nil {
+		if res.Reason == "" {
+			res.Reason = ae.Error()
+		}
+		return res, nil
+	}
+	return res, err
+}
+
+// OpsVerify runs the plan's read-only assertions and records the evidence.
+func (c *Core) OpsVerify(cl Caller, id string, in api.VerifyInput) (*api.VerifyResult, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	in.PlanID, in.By = id, opsActor(cl, in.By, "cli")
+	ctx, cancel := opsContext(cl, 0)
+	defer cancel()
+	return svc.OpsVerify(ctx, in)
+}
+
+// OpsJournal reads a project's journal (without a project, the plan's) and, with
+// in.Verify, checks its chain: a check that cannot run is an error.
+func (c *Core) OpsJournal(cl Caller, in api.JournalInput) (*api.JournalPage, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsReadTimeout)
+	defer cancel()
+	return svc.OpsJournal(ctx, in)
+}
+
+// OpsProjects lists the projects that have a journal.
+func (c *Core) OpsProjects(cl Caller) ([]string, error) {
+	svc, err := c.opsService()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := opsContext(cl, opsReadTimeout)
+	defer cancel()
+	list, err := svc.Projects(ctx)
+	if list == nil && err == nil {
+		list = []string{}
+	}
+	return list, err
+}
+
+// opsRoutes serve the ops operations over the local API.
+func (c *Core) opsRoutes() {
+	caller := func(r *http.Request) Caller { return APICaller(r, api.Proof{}) }
+	handle(c, api.OpsCreatePlan, func(r *http.Request, in api.PlanSubmission) (*api.PlanView, error) {
+		return c.OpsCreatePlan(caller(r), in)
+	})
+	handle(c, api.OpsListPlans, func(r *http.Request, in api.PlanFilter) ([]api.PlanSummary, error) {
+		return c.OpsPlans(caller(r), in)
+	})
+	handle(c, api.OpsGetPlan, func(r *http.Request, _ api.None) (*api.PlanView, error) {
+		return c.OpsPlan(caller(r), r.PathValue("id"))
+	})
+	handle(c, api.OpsDiff, func(r *http.Request, in api.DiffInput) (*api.DiffResult, error) {
+		return c.OpsDiff(caller(r), r.PathValue("id"), in)
+	})
+	handle(c, api.OpsApprovalPrompt, func(r *http.Request, _ api.None) (*api.ApprovalPrompt, error) {
+		return c.OpsApprovalPrompt(caller(r), r.PathValue("id"))
+	})
+	handle(c, api.OpsApprove, func(r *http.Request, in api.ApproveBody) (*api.ApproveResult, error) {
+		proof := in.Proof
+		if proof.Password == "" && proof.Confirmation == "" {
+			proof.Confirmation = in.ConfirmHashPrefix // terminal_proof = "tty": the typed prefix confirms
+		}
+		return c.OpsApprove(APICaller(r, proof), r.PathValue("id"), in)
+	})
+	handle(c, api.OpsReject, func(r *http.Request, in api.RejectBody) (*api.PlanView, error) {
+		return c.OpsReject(caller(r), r.PathValue("id"), in)
+	})
+	handle(c, api.OpsApply, func(r *http.Request, in api.ApplyInput) (*api.ApplyResult, error) {
+		return c.OpsApply(caller(r), r.PathValue("id"), in)
+	})
+	handle(c, api.OpsVerify, func(r *http.Request, in api.VerifyInput) (*api.VerifyResult, error) {
+		return c.OpsVerify(caller(r), r.PathValue("id"), in)
+	})
+	handle(c, api.OpsJournal, func(r *http.Request, in api.JournalInput) (*api.JournalPage, error) {
+		return c.OpsJournal(caller(r), in)
+	})
+	handle(c, api.OpsProjects, func(r *http.Request, _ api.None) ([]string, error) {
+		return c.OpsProjects(caller(r))
+	})
 }

@@ -286,7 +286,7 @@ func TestOpsApproveAndAuthorizeNeedTheProof(t *testing.T) {
 		{"authorize without proof", "/v1/authorize", `{"dir":"` + dir + `","confirmation":"` + base + `"}`, "not_proven"},
 		{"authorize with a wrong password", "/v1/authorize", `{"dir":"` + dir + `","confirmation":"` + base + `","password":"nope"}`, "not_proven"},
 		{"ops approve without proof", "/v1/ops/plans/nope/approve", `{}`, "not_interactive"},
-		{"ops approve with the hash typed", "/v1/ops/plans/nope/approve", `{"confirmHashPrefix":"0123abcd"}`, "not_proven"},
+		{"ops approve with the hash typed", "/v1/ops/plans/nope/approve", `{"confirm_hash_prefix":"0123abcd"}`, "not_proven"},
 	} {
 		code, m := post(t, hc, tt.path, tt.body)
 		if code != http.StatusForbidden || m["code"] != tt.code {
@@ -310,7 +310,7 @@ func TestOpsApproveAndAuthorizeNeedTheProof(t *testing.T) {
 		t.Fatalf("the place is not recorded as authorized with OS proof: %+v", places)
 	}
 	// ops approve with the password reaches the plan (which does not exist here).
-	if code, m := post(t, hc, "/v1/ops/plans/nope/approve", `{"confirmHashPrefix":"0123abcd","password":"`+password+`"}`); code != http.StatusNotFound {
+	if code, m := post(t, hc, "/v1/ops/plans/nope/approve", `{"confirm_hash_prefix":"0123abcd","proof":{"password":"`+password+`"}}`); code != http.StatusNotFound {
 		t.Fatalf("ops approve with the password: %d %v", code, m)
 	}
 }

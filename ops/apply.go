@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,26 +15,10 @@ import (
 // ApplyOptions are what the caller presents besides the token. The command, snapshot
 // command and working directory, when given, must equal the approved ones exactly (an
 // agent that means to run something else is refused before the token is spent).
-type ApplyOptions struct {
-	By              string   `json:"by,omitempty"`
-	ApplyCommand    *Command `json:"apply_command,omitempty"`
-	SnapshotCommand *Command `json:"snapshot_command,omitempty"`
-	Workdir         string   `json:"workdir,omitempty"`
-}
+type ApplyOptions = api.ApplyOptions
 
 // ApplyResult is the outcome of an apply that ran.
-type ApplyResult struct {
-	PlanID         string        `json:"plan_id"`
-	PlanHash       string        `json:"plan_hash"`
-	Status         Status        `json:"status"` // applied or failed
-	ExitCode       int           `json:"exit_code"`
-	TimedOut       bool          `json:"timed_out,omitempty"`
-	Duration       time.Duration `json:"duration_ns"`
-	Output         *ArtifactView `json:"output,omitempty"`
-	SnapshotBefore *ArtifactView `json:"snapshot_before,omitempty"`
-	SnapshotAfter  *ArtifactView `json:"snapshot_after,omitempty"`
-	Reason         string        `json:"reason,omitempty"` // why it failed
-}
+type ApplyResult = api.ApplyResult
 
 // ApplyError is returned (with the result) when the apply ran, or began, and failed. The
 // token is spent: a retry needs a new diff and a new approval.
@@ -226,7 +211,7 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	if err != nil {
 		return nil, &DriftError{Field: FieldPlan, Detail: err.Error()}
 	}
-	c := p.components()
+	c := components(p)
 	switch {
 	case c.Apply != tok.ApplyHash:
 		return nil, &DriftError{Field: FieldApplyCommand, Detail: "the stored apply command is not the one approved"}
@@ -234,7 +219,7 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 		return nil, &DriftError{Field: FieldSnapshotCommand, Detail: "the stored snapshot command is not the one approved"}
 	case c.Workdir != tok.WorkdirHash:
 		return nil, &DriftError{Field: FieldWorkdir, Detail: "the stored working directory is not the one approved"}
-	case p.Hash() != tok.PlanHash || rec.Hash != tok.PlanHash:
+	case PlanHash(p) != tok.PlanHash || rec.Hash != tok.PlanHash:
 		return nil, &DriftError{Field: FieldPlan, Detail: "the stored plan no longer hashes to the approved hash (a field other than the commands and working directory changed)"}
 	}
 	if opt.ApplyCommand != nil && !opt.ApplyCommand.Equal(p.Apply) {

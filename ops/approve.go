@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"io"
 	"slices"
 	"strings"
@@ -31,35 +32,11 @@ type ApproveOptions struct {
 
 // ApproveResult carries the token. Token appears here exactly once; only its sha256 is
 // stored, so it cannot be shown again.
-type ApproveResult struct {
-	PlanID     string    `json:"plan_id"`
-	PlanHash   string    `json:"plan_hash"`
-	Token      string    `json:"token"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	DiffSHA256 string    `json:"diff_sha256"`
-}
+type ApproveResult = api.ApproveResult
 
 // ApprovalPrompt is what a person must see before approving: the hash, the exact change
 // and the diff. The permission popup and the CLI show it.
-type ApprovalPrompt struct {
-	PlanID          string        `json:"plan_id"`
-	Hash            string        `json:"hash"`
-	Status          Status        `json:"status"`
-	Target          Target        `json:"target"`
-	Intent          string        `json:"intent"`
-	ApplyCommand    string        `json:"apply_command"`
-	SnapshotCommand string        `json:"snapshot_command,omitempty"`
-	Workdir         string        `json:"workdir"`
-	Network         bool          `json:"network"`
-	Steps           []Step        `json:"steps"`
-	Verify          []Assertion   `json:"verify"`
-	Diff            *ArtifactView `json:"diff"`
-	// Inputs are the plan's input files as they are now (they must match the diff's).
-	Inputs []InputDigest `json:"inputs,omitempty"`
-	// Worst is the highest blast radius and the least reversible step, for the popup's badge.
-	WorstBlastRadius   BlastRadius   `json:"worst_blast_radius"`
-	WorstReversibility Reversibility `json:"worst_reversibility"`
-}
+type ApprovalPrompt = api.ApprovalPrompt
 
 // ApprovalPrompt returns what the person approves, refusing plans that cannot be approved
 // (no diff, a live token, a changed database).
@@ -219,7 +196,7 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
 	now := s.nowUTC()
-	comp := p.components()
+	comp := components(p)
 	row := &ApprovalToken{TokenHash: tokenHash(token), PlanID: rec.ID, PlanHash: rec.Hash, ApplyHash: comp.Apply,
 		SnapshotHash: comp.Snapshot, WorkdirHash: comp.Workdir, DiffSHA256: diff.SHA256, Inputs: encodeDigests(inputs), WorkdirID: workdirID, ApprovedBy: redact.String(opt.By),
 		CreatedAt: now.UnixNano(), ExpiresAt: now.Add(ttl).UnixNano()}

@@ -9,7 +9,7 @@ import (
 // canonicalVersion heads every serialization; a change of the format changes it.
 const canonicalVersion = "airlock-ops-plan/v1"
 
-// CanonicalBytes returns the fixed serialization of the plan that [OperationPlan.Hash]
+// CanonicalBytes returns the fixed serialization of the plan that [PlanHash]
 // covers. It does not depend on JSON or map order. The format:
 //
 //	record  = header field*
@@ -43,7 +43,7 @@ const canonicalVersion = "airlock-ops-plan/v1"
 //
 // The length prefix makes the encoding injective: no two different plans serialize to
 // the same bytes, whatever characters their fields contain.
-func (p *OperationPlan) CanonicalBytes() []byte {
+func CanonicalBytes(p *OperationPlan) []byte {
 	e := canonicalEncoder{buf: make([]byte, 0, 2048+len(p.Steps)*256+len(p.Verify)*256)}
 	e.buf = append(e.buf, canonicalVersion+"\n"...)
 	e.field("project", p.Project)
@@ -82,9 +82,9 @@ func (p *OperationPlan) CanonicalBytes() []byte {
 	return e.buf
 }
 
-// Hash is the plan's canonical sha256, lowercase hex, over [OperationPlan.CanonicalBytes].
-func (p *OperationPlan) Hash() string {
-	sum := sha256.Sum256(p.CanonicalBytes())
+// PlanHash is the plan's canonical sha256, lowercase hex, over [CanonicalBytes].
+func PlanHash(p *OperationPlan) string {
+	sum := sha256.Sum256(CanonicalBytes(p))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -93,7 +93,7 @@ type componentHashes struct {
 	Apply, Snapshot, Workdir string
 }
 
-func (p *OperationPlan) components() componentHashes {
+func components(p *OperationPlan) componentHashes {
 	return componentHashes{
 		Apply:    commandHash(p.Apply),
 		Snapshot: commandHash(p.Snapshot),

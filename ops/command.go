@@ -5,59 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/redact"
 )
 
 // Command is an exact command: either Argv, executed directly without a shell, or Shell,
-// a string run as `/bin/sh -c <Shell>` (for redirections and pipelines such as
-// `sqlite3 db.sqlite < migrate.sql`). Exactly one is set. Both forms are hashed exactly as
-// given: no expansion, trimming or normalisation happens before hashing or running.
-type Command struct {
-	Argv  []string `json:"argv,omitempty"`
-	Shell string   `json:"shell,omitempty"`
-}
+// a string run as `/bin/sh -c <Shell>` ([api.OpsCommand]).
+type Command = api.OpsCommand
 
-// IsZero reports whether neither form is set.
-func (c Command) IsZero() bool { return len(c.Argv) == 0 && c.Shell == "" }
-
-// Kind is "argv", "shell" or "" for the zero Command.
-func (c Command) Kind() string {
-	switch {
-	case len(c.Argv) > 0:
-		return "argv"
-	case c.Shell != "":
-		return "shell"
-	}
-	return ""
-}
-
-// Equal reports whether two commands are identical in form and content.
-func (c Command) Equal(o Command) bool {
-	if c.Shell != o.Shell || len(c.Argv) != len(o.Argv) {
-		return false
-	}
-	for i := range c.Argv {
-		if c.Argv[i] != o.Argv[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// String renders the command for people: a shell string as written, argv shell-quoted.
-func (c Command) String() string {
-	if c.Shell != "" {
-		return c.Shell
-	}
-	parts := make([]string, len(c.Argv))
-	for i, a := range c.Argv {
-		parts[i] = quoteArg(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-// validate checks the form; field names the plan field for the error.
-func (c Command) validate(field string, required bool) error {
+// validateCommand checks c's form; field names the plan field for the error.
+func validateCommand(c Command, field string, required bool) error {
 	if c.IsZero() {
 		if required {
 			return fieldErr(field, "is required: give argv (a list of words run without a shell) or shell (a string run by /bin/sh -c)")
@@ -101,21 +58,4 @@ func findCredential(c Command) (where, what string) {
 		return ".argv", kinds[0]
 	}
 	return "", ""
-}
-
-func quoteArg(a string) string {
-	if a == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range a {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }

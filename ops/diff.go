@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,27 +22,10 @@ import (
 // DiffInput is what ops_diff takes. Give exactly one of Run (run the plan's diff command),
 // Command (run this command instead) or File (attach a file, relative to the plan's
 // working directory). Commands run read-only through the [Runner].
-type DiffInput struct {
-	PlanID  string   `json:"plan_id"`
-	Run     bool     `json:"run,omitempty"`
-	Command *Command `json:"command,omitempty"`
-	File    string   `json:"file,omitempty"`
-	// AcceptExit lists the exit statuses that mean "the diff was produced"; default 0 and 1
-	// (diff(1) and `git diff --exit-code` exit 1 when there are differences). Use 0 and 2 for
-	// `terraform plan -detailed-exitcode`.
-	AcceptExit []int  `json:"accept_exit,omitempty"`
-	By         string `json:"by,omitempty"`
-}
+type DiffInput = api.DiffInput
 
 // DiffResult is the attached artifact and the plan's new status.
-type DiffResult struct {
-	PlanID   string        `json:"plan_id"`
-	PlanHash string        `json:"plan_hash"`
-	Status   Status        `json:"status"`
-	Diff     *ArtifactView `json:"diff"`
-	// Inputs are the plan's input files as the diff saw them.
-	Inputs []InputDigest `json:"inputs,omitempty"`
-}
+type DiffResult = api.DiffResult
 
 // diffable are the statuses a diff may be attached in. An approved plan keeps the diff the
 // person approved; a failed or expired one needs a fresh look before a new approval.
@@ -87,7 +71,7 @@ func (s *Service) AttachDiff(ctx context.Context, in DiffInput) (*DiffResult, er
 		cmd := p.Diff
 		if in.Command != nil {
 			cmd = *in.Command
-			if err := cmd.validate("command", true); err != nil {
+			if err := validateCommand(cmd, "command", true); err != nil {
 				return nil, err
 			}
 		} else if cmd.IsZero() {
@@ -249,7 +233,7 @@ func (s *Service) intactPlan(rec *PlanRecord) (*OperationPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got := p.Hash(); got != rec.Hash {
+	if got := PlanHash(p); got != rec.Hash {
 		return nil, &DriftError{Field: FieldPlan, Detail: fmt.Sprintf("the stored plan %s hashes to %s… but was opened as %s…: the database was edited", rec.ID, got[:12], rec.Hash[:12])}
 	}
 	return p, nil

@@ -4,7 +4,7 @@
 // The flow is plan → diff → approve → apply → verify, and every step is journaled:
 //
 //   - [Service.CreatePlan] (ops_plan) stores an [OperationPlan] and its canonical sha256
-//     ([OperationPlan.Hash]; the serialization is specified on [CanonicalBytes]).
+//     ([PlanHash]; the serialization is specified on [CanonicalBytes]).
 //   - [Service.AttachDiff] (ops_diff) attaches the machine-checkable artifact, run read-only
 //     or read from a file, with its sha256. No diff, no approval.
 //   - [Service.Approve] (ops_approve) is interactive-only: it refuses unless a person

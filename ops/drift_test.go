@@ -27,7 +27,7 @@ func editSpec(t *testing.T, e *env, id string, rehash bool, edit func(*Operation
 	b, _ := json.Marshal(p)
 	upd := map[string]any{"spec": string(b)}
 	if rehash {
-		upd["hash"] = p.Hash()
+		upd["hash"] = PlanHash(&p)
 	}
 	if err := e.db.Model(&PlanRecord{}).Where("id = ?", id).Updates(upd).Error; err != nil {
 		t.Fatal(err)

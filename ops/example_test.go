@@ -93,7 +93,7 @@ func TestWorkedExampleSQLiteMigration(t *testing.T) {
 	}
 
 	// airlock ops journal --plan PLAN --verify
-	jo, err := e.svc.OpsJournal(ctx, JournalInput{JournalQuery: JournalQuery{PlanID: pv.ID}, Verify: true})
+	jo, err := e.svc.OpsJournal(ctx, JournalInput{PlanID: pv.ID, Verify: true})
 	if err != nil || !jo.Verification.OK {
 		t.Fatalf("journal: %+v %v", jo, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,10 +17,7 @@ const FieldInputs = "inputs"
 const maxInputFile = 64 << 20
 
 // InputDigest is the sha256 of one of a plan's input files.
-type InputDigest struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
+type InputDigest = api.InputDigest
 
 // digestInputs hashes the plan's input files, in plan order.
 func digestInputs(workdir string, inputs []string) ([]InputDigest, error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"slices"
 	"strconv"
 	"time"
@@ -156,14 +157,7 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 }
 
 // JournalQuery selects journal entries. Project is required; the rest filter.
-type JournalQuery struct {
-	Project  string `json:"project"`
-	PlanID   string `json:"plan_id,omitempty"`
-	Status   Status `json:"status,omitempty"` // the plan's status recorded with the entry
-	Event    string `json:"event,omitempty"`
-	AfterSeq int64  `json:"after_seq,omitempty"`
-	Limit    int    `json:"limit,omitempty"` // default 200, at most 10000
-}
+type JournalQuery = api.JournalQuery
 
 // Journal returns the project's entries in order, filtered by q.
 func (s *Service) Journal(ctx context.Context, q JournalQuery) ([]JournalEntry, error) {
@@ -211,31 +205,10 @@ const (
 )
 
 // JournalProblem is one thing wrong with a journal, naming the row.
-type JournalProblem struct {
-	Kind   string `json:"kind"` // edited, deleted, inserted, reordered, head, key
-	Seq    int64  `json:"seq"`  // the seq the row carries (or the first missing seq)
-	ID     uint   `json:"id"`   // the row id (0 for missing rows)
-	Detail string `json:"detail"`
-}
-
-func (p JournalProblem) String() string {
-	if p.ID == 0 {
-		return fmt.Sprintf("%s: seq %d: %s", p.Kind, p.Seq, p.Detail)
-	}
-	return fmt.Sprintf("%s: seq %d (row id %d): %s", p.Kind, p.Seq, p.ID, p.Detail)
-}
+type JournalProblem = api.JournalProblem
 
 // JournalReport is the outcome of [Service.VerifyJournal].
-type JournalReport struct {
-	Project string `json:"project"`
-	Entries int    `json:"entries"`
-	// Expected is how many entries the journal should hold: the anchor's last seq when it
-	// is ahead of what the database holds (a truncation), Entries otherwise.
-	Expected int              `json:"expected"`
-	LastSeq  int64            `json:"last_seq"`
-	OK       bool             `json:"ok"`
-	Problems []JournalProblem `json:"problems,omitempty"`
-}
+type JournalReport = api.JournalReport
 
 // VerifyJournal checks the project's journal: every row's hash over its content, its HMAC
 // under the keyring key, the chain of prev_hash links and seq numbers, the order of rows

@@ -7,31 +7,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/redact"
 )
 
-// Status is where a plan stands in the flow:
-//
-//	draft → diffed → approved → applying → applied | failed → verified | verify_failed
-//
-// plus rejected (a person said no), expired (the approval token lapsed unused),
-// superseded (a newer plan for the same target replaced it). A failed or expired plan
-// can be diffed again and re-approved; a new approval is always needed for another apply.
-type Status string
+// Status is where a plan stands in the flow ([api.PlanStatus]).
+type Status = api.PlanStatus
 
 // Plan statuses.
 const (
-	StatusDraft        Status = "draft"
-	StatusDiffed       Status = "diffed"
-	StatusApproved     Status = "approved"
-	StatusApplying     Status = "applying"
-	StatusApplied      Status = "applied"
-	StatusFailed       Status = "failed"
-	StatusVerified     Status = "verified"
-	StatusVerifyFailed Status = "verify_failed"
-	StatusRejected     Status = "rejected"
-	StatusExpired      Status = "expired"
-	StatusSuperseded   Status = "superseded"
+	StatusDraft        = api.PlanDraft
+	StatusDiffed       = api.PlanDiffed
+	StatusApproved     = api.PlanApproved
+	StatusApplying     = api.PlanApplying
+	StatusApplied      = api.PlanApplied
+	StatusFailed       = api.PlanFailed
+	StatusVerified     = api.PlanVerified
+	StatusVerifyFailed = api.PlanVerifyFailed
+	StatusRejected     = api.PlanRejected
+	StatusExpired      = api.PlanExpired
+	StatusSuperseded   = api.PlanSuperseded
 )
 
 // Statuses lists every status, in flow order.
@@ -39,7 +34,7 @@ var Statuses = []Status{StatusDraft, StatusDiffed, StatusApproved, StatusApplyin
 	StatusVerified, StatusVerifyFailed, StatusRejected, StatusExpired, StatusSuperseded}
 
 // Reversibility says how a step can be undone.
-type Reversibility string
+type Reversibility = api.Reversibility
 
 // Reversibility values.
 const (
@@ -49,7 +44,7 @@ const (
 )
 
 // BlastRadius says how much a step can break.
-type BlastRadius string
+type BlastRadius = api.BlastRadius
 
 // Blast radius values.
 const (
@@ -59,66 +54,18 @@ const (
 )
 
 // Target is what the plan changes: a cloud account and region, or a device.
-type Target struct {
-	Provider string `json:"provider"`          // e.g. aws, gcp, cloudflare, vyos, sqlite, git
-	Account  string `json:"account,omitempty"` // account, project or subscription
-	Region   string `json:"region,omitempty"`
-	Device   string `json:"device,omitempty"` // a router, a host, a database file
-}
+type Target = api.OpsTarget
 
 // Step is one effect of the plan, as the person reviewing it should read it.
-type Step struct {
-	Description   string        `json:"description"`
-	Effect        string        `json:"effect"` // e.g. "add firewall rule", "add column"
-	Reversibility Reversibility `json:"reversibility"`
-	BlastRadius   BlastRadius   `json:"blast_radius"`
-	Rollback      string        `json:"rollback,omitempty"` // how to undo it, when reversible or hard
-}
+type Step = api.OpsStep
 
 // Assertion is one read-only check run by Verify. Command is a single command line
 // parsed by [ParseReadOnlyCommand] (words, quotes; no shell control characters) and must
-// pass the read-only allowlist. It passes when the exit status equals ExpectExit (0 when
-// unset) and, when ExpectText is set, stdout contains ExpectText.
-type Assertion struct {
-	Name       string `json:"name,omitempty"`
-	Command    string `json:"command"`
-	ExpectText string `json:"expect_text,omitempty"`
-	ExpectExit *int   `json:"expect_exit,omitempty"`
-}
-
-// WantExit is the exit status the assertion expects.
-func (a Assertion) WantExit() int {
-	if a.ExpectExit == nil {
-		return 0
-	}
-	return *a.ExpectExit
-}
+// pass the read-only allowlist.
+type Assertion = api.OpsAssertion
 
 // OperationPlan is the content of a plan: everything its canonical hash covers.
-type OperationPlan struct {
-	Project string `json:"project"` // project key: "dir:<working directory, symlinks resolved>" or "name:<name>"
-	Target  Target `json:"target"`
-	Intent  string `json:"intent"`
-	// Apply is the exact mutation.
-	Apply Command `json:"apply"`
-	// Snapshot, when set, is run read-only before and after the apply; its output is kept.
-	Snapshot Command `json:"snapshot,omitzero"`
-	// Diff, when set, is the read-only command `ops diff --run` runs to produce the diff.
-	Diff Command `json:"diff,omitzero"`
-	// Workdir is the absolute working directory, symlinks resolved, of every command.
-	Workdir string `json:"workdir"`
-	// Network says the apply needs the network (cloud CLIs); the sandbox posture decides.
-	Network bool `json:"network,omitempty"`
-	// TimeoutSeconds bounds the apply; 0 means the service default.
-	TimeoutSeconds int         `json:"timeout_seconds,omitempty"`
-	Steps          []Step      `json:"steps"`
-	Verify         []Assertion `json:"verify"`
-	// Inputs are files the apply reads (a migration script, a terraform plan file),
-	// relative to Workdir. Their sha256 is pinned when the diff is attached; at approval
-	// their bytes are kept, and the apply command, which must name each input as a word,
-	// is run on those copies. An apply refuses if any changed since (drift in "inputs").
-	Inputs []string `json:"inputs,omitempty"`
-}
+type OperationPlan = api.OperationPlan
 
 // Limits on plan content.
 const (
@@ -128,9 +75,9 @@ const (
 	maxAssertions  = 100
 )
 
-// Validate checks every field and returns a [ValidationError] naming the first wrong one.
-// Workdir must be absolute; [Service.CreatePlan] resolves it before validating.
-func (p *OperationPlan) Validate() error {
+// Validate checks every field of p and returns a [ValidationError] naming the first
+// wrong one. Workdir must be absolute; [Service.CreatePlan] resolves it before validating.
+func Validate(p *OperationPlan) error {
 	if strings.TrimSpace(p.Project) == "" {
 		return fieldErr("project", "is required (the app fills it from the working directory)")
 	}
@@ -149,13 +96,13 @@ func (p *OperationPlan) Validate() error {
 	if strings.TrimSpace(p.Intent) == "" {
 		return fieldErr("intent", "is required: say in one sentence what the change is for")
 	}
-	if err := p.Apply.validate("apply", true); err != nil {
+	if err := validateCommand(p.Apply, "apply", true); err != nil {
 		return err
 	}
-	if err := p.Snapshot.validate("snapshot", false); err != nil {
+	if err := validateCommand(p.Snapshot, "snapshot", false); err != nil {
 		return err
 	}
-	if err := p.Diff.validate("diff", false); err != nil {
+	if err := validateCommand(p.Diff, "diff", false); err != nil {
 		return err
 	}
 	if p.Workdir == "" {

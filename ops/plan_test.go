@@ -26,8 +26,8 @@ func basePlan() OperationPlan {
 
 func TestCanonicalHashCoversEveryField(t *testing.T) {
 	base := basePlan()
-	h0 := base.Hash()
-	if h0 != base.Hash() {
+	h0 := PlanHash(&base)
+	if h0 != PlanHash(&base) {
 		t.Fatal("hash is not deterministic")
 	}
 	// A JSON round trip (what the database stores) keeps the hash.
@@ -36,7 +36,7 @@ func TestCanonicalHashCoversEveryField(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Hash() != h0 {
+	if PlanHash(&back) != h0 {
 		t.Fatal("hash changed over a JSON round trip")
 	}
 	two := 2
@@ -75,7 +75,7 @@ func TestCanonicalHashCoversEveryField(t *testing.T) {
 	for name, mut := range mutations {
 		p := basePlan()
 		mut(&p)
-		h := p.Hash()
+		h := PlanHash(&p)
 		if prev, dup := seen[h]; dup {
 			t.Errorf("%s: same hash as %s", name, prev)
 		}
@@ -84,14 +84,14 @@ func TestCanonicalHashCoversEveryField(t *testing.T) {
 	// An unset expect_exit means 0: the same assertion, the same hash.
 	p := basePlan()
 	p.Verify[0].ExpectExit = nil
-	if p.Hash() != h0 {
+	if PlanHash(&p) != h0 {
 		t.Error("expect_exit unset and 0 hash differently")
 	}
 }
 
 func TestCanonicalBytesFormat(t *testing.T) {
 	p := basePlan()
-	got := string(p.CanonicalBytes())
+	got := string(CanonicalBytes(&p))
 	want := "airlock-ops-plan/v1\nproject 12:dir:/srv/app\ntarget.provider 6:sqlite\n"
 	if got[:len(want)] != want {
 		t.Fatalf("canonical form starts %q", got[:len(want)])
@@ -128,14 +128,14 @@ func TestValidationNamesTheField(t *testing.T) {
 	for _, tc := range cases {
 		p := basePlan()
 		tc.edit(&p)
-		err := p.Validate()
+		err := Validate(&p)
 		var ve *ValidationError
 		if !errors.As(err, &ve) || ve.Field != tc.field {
 			t.Errorf("want a %s error, got %v", tc.field, err)
 		}
 	}
 	p := basePlan()
-	if err := p.Validate(); err != nil {
+	if err := Validate(&p); err != nil {
 		t.Fatalf("valid plan refused: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,11 +19,7 @@ import (
 
 // PlanInput is what ops_plan takes: the plan's content, and optionally the id of an older
 // plan for the same target that this one replaces.
-type PlanInput struct {
-	OperationPlan
-	Supersedes string `json:"supersedes,omitempty"`
-	By         string `json:"by,omitempty"` // who opened the plan (agent or person), for the journal
-}
+type PlanInput = api.PlanInput
 
 // supersedable are the statuses a newer plan may replace.
 var supersedable = []Status{StatusDraft, StatusDiffed, StatusApproved, StatusExpired, StatusFailed, StatusRejected}
@@ -45,7 +42,7 @@ func (s *Service) CreatePlan(ctx context.Context, in PlanInput) (*PlanView, erro
 		p.Project = "dir:" + wd
 	}
 	redactPlanText(&p)
-	if err := p.Validate(); err != nil {
+	if err := Validate(&p); err != nil {
 		return nil, err
 	}
 	id, err := s.newID("op-")
@@ -57,7 +54,7 @@ func (s *Service) CreatePlan(ctx context.Context, in PlanInput) (*PlanView, erro
 		return nil, fmt.Errorf("encode plan: %w", err)
 	}
 	now := s.nowUTC()
-	rec := &PlanRecord{ID: id, Project: p.Project, Hash: p.Hash(), Spec: string(spec), Status: StatusDraft,
+	rec := &PlanRecord{ID: id, Project: p.Project, Hash: PlanHash(&p), Spec: string(spec), Status: StatusDraft,
 		Provider: p.Target.Provider, Account: p.Target.Account, Region: p.Target.Region, Device: p.Target.Device,
 		Intent: p.Intent, Supersedes: in.Supersedes, CreatedBy: redact.String(in.By), CreatedAt: now, UpdatedAt: now}
 
@@ -164,46 +161,13 @@ func (s *Service) newID(prefix string) (string, error) {
 }
 
 // PlanView is a plan as the surfaces show it.
-type PlanView struct {
-	ID           string        `json:"id"`
-	Project      string        `json:"project"`
-	Hash         string        `json:"hash"`
-	Status       Status        `json:"status"`
-	Plan         OperationPlan `json:"plan"`
-	Supersedes   string        `json:"supersedes,omitempty"`
-	SupersededBy string        `json:"superseded_by,omitempty"`
-	CreatedBy    string        `json:"created_by,omitempty"`
-	CreatedAt    time.Time     `json:"created_at"`
-	UpdatedAt    time.Time     `json:"updated_at"`
-	// Intact is false when the stored plan no longer hashes to Hash (the database was edited).
-	Intact bool          `json:"intact"`
-	Diff   *ArtifactView `json:"diff,omitempty"`
-	Token  *TokenView    `json:"token,omitempty"`
-}
+type PlanView = api.PlanView
 
 // TokenView describes the newest approval of a plan (never the token itself).
-type TokenView struct {
-	ApprovedBy string    `json:"approved_by,omitempty"`
-	ApprovedAt time.Time `json:"approved_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	Used       bool      `json:"used"`
-	Revoked    bool      `json:"revoked"`
-	Live       bool      `json:"live"`
-}
+type TokenView = api.PlanTokenView
 
 // ArtifactView is a stored artifact.
-type ArtifactView struct {
-	ID        uint      `json:"id"`
-	Kind      string    `json:"kind"`
-	Source    string    `json:"source"`
-	ExitCode  int       `json:"exit_code"`
-	TimedOut  bool      `json:"timed_out,omitempty"`
-	Truncated bool      `json:"truncated,omitempty"`
-	Size      int64     `json:"size"`
-	SHA256    string    `json:"sha256"`
-	Content   string    `json:"content"`
-	CreatedAt time.Time `json:"created_at"`
-}
+type ArtifactView = api.PlanArtifactView
 
 func artifactView(a *Artifact) *ArtifactView {
 	return &ArtifactView{ID: a.ID, Kind: a.Kind, Source: a.Source, ExitCode: a.ExitCode, TimedOut: a.TimedOut,
@@ -225,7 +189,7 @@ func (s *Service) view(ctx context.Context, rec *PlanRecord) (*PlanView, error) 
 	p, err := decodeSpec(rec)
 	if err == nil {
 		v.Plan = *p
-		v.Intact = p.Hash() == rec.Hash
+		v.Intact = PlanHash(p) == rec.Hash
 	}
 	if d, err := s.latestArtifact(ctx, rec.ID, ArtifactDiff); err != nil {
 		return nil, err
@@ -267,25 +231,10 @@ func (s *Service) loadPlan(ctx context.Context, db *gorm.DB, id string) (*PlanRe
 }
 
 // PlanFilter selects plans for [Service.List].
-type PlanFilter struct {
-	Project string `json:"project,omitempty"`
-	Status  Status `json:"status,omitempty"`
-	Limit   int    `json:"limit,omitempty"` // default 100
-}
+type PlanFilter = api.PlanFilter
 
 // PlanSummary is one line of [Service.List].
-type PlanSummary struct {
-	ID        string    `json:"id"`
-	Project   string    `json:"project"`
-	Status    Status    `json:"status"`
-	Hash      string    `json:"hash"`
-	Provider  string    `json:"provider"`
-	Account   string    `json:"account,omitempty"`
-	Region    string    `json:"region,omitempty"`
-	Device    string    `json:"device,omitempty"`
-	Intent    string    `json:"intent"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
+type PlanSummary = api.PlanSummary
 
 // List returns plans, newest first.
 func (s *Service) List(ctx context.Context, f PlanFilter) ([]PlanSummary, error) {

@@ -49,7 +49,7 @@ func TestInputsTheCommandDoesNotNameAreRefused(t *testing.T) {
 			p := basePlan()
 			p.Apply = apply
 			p.Inputs = []string{"migrate.sql"}
-			err := p.Validate()
+			err := Validate(&p)
 			var ve *ValidationError
 			if name == "through a var" {
 				// F=migrate.sql names it (the assignment is rewritten); what reads $F then

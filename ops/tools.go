@@ -48,53 +48,22 @@ type Attestation struct {
 }
 
 // ApproveInput is ops_approve's input.
-type ApproveInput struct {
-	PlanID string `json:"plan_id"`
-	// TTL is a Go duration ("10m", "1h"); empty means 10 minutes.
-	TTL string `json:"ttl,omitempty"`
-	// ConfirmHashPrefix is the start of the plan hash the person typed (at least 8 characters).
-	ConfirmHashPrefix string `json:"confirm_hash_prefix"`
-}
+type ApproveInput = api.ApproveInput
 
 // ApplyInput is ops_apply's input.
-type ApplyInput struct {
-	PlanID string `json:"plan_id"`
-	Token  string `json:"token"`
-	ApplyOptions
-}
+type ApplyInput = api.ApplyInput
 
 // VerifyInput is ops_verify's input.
-type VerifyInput struct {
-	PlanID string `json:"plan_id"`
-	By     string `json:"by,omitempty"`
-}
+type VerifyInput = api.VerifyInput
 
 // JournalInput is ops_journal's input.
-type JournalInput struct {
-	JournalQuery
-	Verify bool `json:"verify,omitempty"`
-}
+type JournalInput = api.JournalInput
 
 // JournalEntryView is a journal entry as the surfaces show it.
-type JournalEntryView struct {
-	Seq      int64           `json:"seq"`
-	ID       uint            `json:"id"`
-	PlanID   string          `json:"plan_id,omitempty"`
-	Event    string          `json:"event"`
-	Status   Status          `json:"status,omitempty"`
-	Actor    string          `json:"actor,omitempty"`
-	At       string          `json:"at"`
-	Detail   json.RawMessage `json:"detail,omitempty"`
-	PrevHash string          `json:"prev_hash"`
-	Hash     string          `json:"hash"`
-}
+type JournalEntryView = api.JournalEntryView
 
 // JournalOutput is ops_journal's output.
-type JournalOutput struct {
-	Project      string             `json:"project"`
-	Entries      []JournalEntryView `json:"entries"`
-	Verification *JournalReport     `json:"verification,omitempty"`
-}
+type JournalOutput = api.JournalPage
 
 // OpsPlan is the ops_plan tool.
 func (s *Service) OpsPlan(ctx context.Context, in PlanInput) (*PlanView, error) {
@@ -139,7 +108,7 @@ func (s *Service) OpsJournal(ctx context.Context, in JournalInput) (*JournalOutp
 		}
 		in.Project = rec.Project
 	}
-	entries, err := s.Journal(ctx, in.JournalQuery)
+	entries, err := s.Journal(ctx, in.Query())
 	if err != nil {
 		return nil, err
 	}

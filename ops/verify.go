@@ -4,31 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"slices"
 
 	"github.com/airlock-app/airlock/redact"
 )
 
 // AssertionResult is the evidence of one assertion.
-type AssertionResult struct {
-	Index      int    `json:"index"`
-	Name       string `json:"name,omitempty"`
-	Command    string `json:"command"`
-	Passed     bool   `json:"passed"`
-	ExitCode   int    `json:"exit_code"`
-	WantExit   int    `json:"want_exit"`
-	ExpectText string `json:"expect_text,omitempty"`
-	Output     string `json:"output"` // redacted, capped
-	SHA256     string `json:"sha256"` // of the output as produced
-	Reason     string `json:"reason,omitempty"`
-}
+type AssertionResult = api.AssertionResult
 
 // VerifyResult is the outcome of [Service.Verify].
-type VerifyResult struct {
-	PlanID     string            `json:"plan_id"`
-	Status     Status            `json:"status"` // verified or verify_failed
-	Assertions []AssertionResult `json:"assertions"`
-}
+type VerifyResult = api.VerifyResult
 
 // verifiable are the statuses Verify runs in (re-verifying is allowed).
 var verifiable = []Status{StatusApplied, StatusVerified, StatusVerifyFailed}

@@ -168,7 +168,7 @@ func TestToolsSpeakJSON(t *testing.T) {
 	if err != nil || vr.Status != StatusVerified {
 		t.Fatalf("verify: %+v %v", vr, err)
 	}
-	jo, err := e.svc.OpsJournal(ctx, JournalInput{JournalQuery: JournalQuery{PlanID: pv.ID}, Verify: true})
+	jo, err := e.svc.OpsJournal(ctx, JournalInput{PlanID: pv.ID, Verify: true})
 	if err != nil || len(jo.Entries) != 7 || !jo.Verification.OK {
 		t.Fatalf("journal: %+v %v", jo, err)
 	}

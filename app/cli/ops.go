@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // newOpsCmd is the plan → diff → approve → apply → verify → journal path.
@@ -32,27 +34,18 @@ func newOpsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// opsCall sends one request and prints the answer: JSON under --json, else human.
-func opsCall(ctx context.Context, e *env, method, path string, in any, human func(io.Writer, map[string]any)) error {
+// opsCall performs one ops route and prints the answer: JSON under --json, else human.
+func opsCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, args []string, human func(io.Writer, Out)) error {
 	c, err := e.client()
 	if err != nil {
 		return err
 	}
-	var raw json.RawMessage
-	if err := c.Do(ctx, method, path, in, &raw); err != nil {
+	out, err := localapi.Call(ctx, c, rt, in, args...)
+	if err != nil {
 		return err
 	}
-	if e.json {
-		_, err := fmt.Fprintln(e.stdout, string(raw))
-		return err
-	}
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	human(e.stdout, m)
-	return nil
+	return e.print(out, func(w io.Writer) { human(w, out) })
 }
-
-func planPath(id string) string { return "/v1/ops/plans/" + url.PathEscape(id) }
 
 func opsPlanCmd(e *env) *cobra.Command {
 	var file string
@@ -72,9 +65,9 @@ func opsPlanCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]string{"data": string(data), "baseDir": filepath.Dir(abs), "by": "cli"}
-			return opsCall(cmd.Context(), e, "POST", "/v1/ops/plans", body, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "plan %v opened (%v)\nhash %v\nnext: airlock ops diff %v --run\n", m["id"], m["status"], m["hash"], m["id"])
+			body := api.PlanSubmission{Data: string(data), BaseDir: filepath.Dir(abs), By: "cli"}
+			return opsCall(cmd.Context(), e, api.OpsCreatePlan, body, nil, func(w io.Writer, p *api.PlanView) {
+				fmt.Fprintf(w, "plan %s opened (%s)\nhash %s\nnext: airlock ops diff %s --run\n", p.ID, p.Status, p.Hash, p.ID)
 			})
 		},
 	}
@@ -93,18 +86,18 @@ func opsDiffCmd(e *env) *cobra.Command {
 			if run == (file != "") {
 				return errors.New("say how to get the diff: --run (the plan's diff command, read-only) or --file F")
 			}
-			body := map[string]any{"run": run, "by": "cli"}
+			body := api.DiffInput{Run: run, By: "cli"}
 			if file != "" {
 				abs, err := filepath.Abs(file)
 				if err != nil {
 					return err
 				}
-				body["file"] = abs
+				body.File = abs
 			}
-			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/diff", body, func(w io.Writer, m map[string]any) {
-				if d, ok := m["diff"].(map[string]any); ok {
-					fmt.Fprintf(w, "%v\n", d["content"])
-					fmt.Fprintf(w, "diff attached (sha256 %v); plan %v is %v\nnext: airlock ops approve %v\n", d["sha256"], m["plan_id"], m["status"], m["plan_id"])
+			return opsCall(cmd.Context(), e, api.OpsDiff, body, args[:1], func(w io.Writer, r *api.DiffResult) {
+				if d := r.Diff; d != nil {
+					fmt.Fprintf(w, "%s\n", d.Content)
+					fmt.Fprintf(w, "diff attached (sha256 %s); plan %s is %s\nnext: airlock ops approve %s\n", d.SHA256, r.PlanID, r.Status, r.PlanID)
 				}
 			})
 		},
@@ -125,8 +118,8 @@ func opsApproveCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var prompt map[string]any
-			if err := c.Do(cmd.Context(), "GET", planPath(args[0])+"/approval", nil, &prompt); err != nil {
+			prompt, err := localapi.Call(cmd.Context(), c, api.OpsApprovalPrompt, api.None{}, args[0])
+			if err != nil {
 				return err
 			}
 			typed, err := confirmPlanOnTTY(prompt)
@@ -137,10 +130,10 @@ func opsApproveCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]string{"ttl": ttl, "confirmHashPrefix": typed, "password": pw}
-			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/approve", body, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "approved plan %v (hash %v)\n\n  token: %v\n\nIt is shown only this once, is valid until %v, and works once:\n  airlock ops apply %v --token %v\n",
-					m["plan_id"], m["plan_hash"], m["token"], m["expires_at"], m["plan_id"], m["token"])
+			body := api.ApproveBody{TTL: ttl, ConfirmHashPrefix: typed, Proof: api.Proof{Password: pw}}
+			return opsCall(cmd.Context(), e, api.OpsApprove, body, args[:1], func(w io.Writer, r *api.ApproveResult) {
+				fmt.Fprintf(w, "approved plan %s (hash %s)\n\n  token: %s\n\nIt is shown only this once, is valid until %s, and works once:\n  airlock ops apply %s --token %s\n",
+					r.PlanID, r.PlanHash, r.Token, r.ExpiresAt.Format(time.RFC3339Nano), r.PlanID, r.Token)
 			})
 		},
 	}
@@ -150,33 +143,28 @@ func opsApproveCmd(e *env) *cobra.Command {
 
 // confirmPlanOnTTY shows what is being approved on the terminal and reads the typed
 // hash prefix from it.
-func confirmPlanOnTTY(p map[string]any) (string, error) {
+func confirmPlanOnTTY(p *api.ApprovalPrompt) (string, error) {
 	tty, err := openTerminal("approving a plan", "approve it in the Airlock window")
 	if err != nil {
 		return "", err
 	}
 	defer tty.Close()
-	hash, _ := p["hash"].(string)
-	fmt.Fprintf(tty, "\nPlan %v — %v\n", p["plan_id"], p["intent"])
-	fmt.Fprintf(tty, "  hash      %s\n  command   %v\n", hash, p["apply_command"])
-	if s, ok := p["snapshot_command"].(string); ok && s != "" {
-		fmt.Fprintf(tty, "  snapshot  %s\n", s)
+	fmt.Fprintf(tty, "\nPlan %s — %s\n", p.PlanID, p.Intent)
+	fmt.Fprintf(tty, "  hash      %s\n  command   %s\n", p.Hash, p.ApplyCommand)
+	if p.SnapshotCommand != "" {
+		fmt.Fprintf(tty, "  snapshot  %s\n", p.SnapshotCommand)
 	}
-	fmt.Fprintf(tty, "  workdir   %v\n  network   %v\n  worst     blast radius %v, %v\n", p["workdir"], p["network"], p["worst_blast_radius"], p["worst_reversibility"])
-	if steps, ok := p["steps"].([]any); ok {
-		for i, s := range steps {
-			if m, ok := s.(map[string]any); ok {
-				fmt.Fprintf(tty, "  step %d    %v (%v, %v, blast %v)\n", i+1, m["description"], m["effect"], m["reversibility"], m["blast_radius"])
-			}
-		}
+	fmt.Fprintf(tty, "  workdir   %s\n  network   %t\n  worst     blast radius %s, %s\n", p.Workdir, p.Network, p.WorstBlastRadius, p.WorstReversibility)
+	for i, s := range p.Steps {
+		fmt.Fprintf(tty, "  step %d    %s (%s, %s, blast %s)\n", i+1, s.Description, s.Effect, s.Reversibility, s.BlastRadius)
 	}
-	if d, ok := p["diff"].(map[string]any); ok {
-		fmt.Fprintf(tty, "\n--- diff (sha256 %v) ---\n%v\n--- end of diff ---\n", d["sha256"], d["content"])
+	if d := p.Diff; d != nil {
+		fmt.Fprintf(tty, "\n--- diff (sha256 %s) ---\n%s\n--- end of diff ---\n", d.SHA256, d.Content)
 	}
-	if len(hash) < 8 {
+	if len(p.Hash) < 8 {
 		return "", errors.New("the plan has no hash to confirm")
 	}
-	fmt.Fprintf(tty, "\nTo approve exactly this, type the hash's first 8 characters (%s…) and press Enter: ", hash[:4])
+	fmt.Fprintf(tty, "\nTo approve exactly this, type the hash's first 8 characters (%s…) and press Enter: ", p.Hash[:4])
 	line, err := bufio.NewReader(tty).ReadString('\n')
 	if err != nil {
 		return "", errors.New("no confirmation typed: nothing was approved")
@@ -194,29 +182,25 @@ func opsApplyCmd(e *env) *cobra.Command {
 			if token == "" {
 				return errors.New("give the approval token with --token (it was printed once by `airlock ops approve`)")
 			}
-			body := map[string]any{"token": token, "by": "cli"}
-			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/apply", body, func(w io.Writer, m map[string]any) {
-				artifact := func(label string, v any) {
-					if a, ok := v.(map[string]any); ok {
-						fmt.Fprintf(w, "%-16s sha256 %s…  %s\n", label, short(a["sha256"], 8), oneLine(a["content"], 80))
+			body := api.ApplyInput{Token: token, ApplyOptions: api.ApplyOptions{By: "cli"}}
+			return opsCall(cmd.Context(), e, api.OpsApply, body, args[:1], func(w io.Writer, r *api.ApplyResult) {
+				artifact := func(label string, a *api.PlanArtifactView) {
+					if a != nil {
+						fmt.Fprintf(w, "%-16s sha256 %s…  %s\n", label, short(a.SHA256, 8), oneLine(a.Content, 80))
 					}
 				}
-				artifact("snapshot before", m["snapshot_before"])
-				dur := ""
-				if ns, ok := m["duration_ns"].(float64); ok {
-					dur = fmt.Sprintf(" in %s", time.Duration(ns).Round(time.Millisecond))
+				artifact("snapshot before", r.SnapshotBefore)
+				fmt.Fprintf(w, "%-16s exit %d in %s\n", "apply", r.ExitCode, r.Duration.Round(time.Millisecond))
+				if r.Output != nil && r.Output.Content != "" {
+					fmt.Fprintf(w, "%s\n", r.Output.Content)
 				}
-				fmt.Fprintf(w, "%-16s exit %v%s\n", "apply", m["exit_code"], dur)
-				if out, ok := m["output"].(map[string]any); ok && out["content"] != "" {
-					fmt.Fprintf(w, "%v\n", out["content"])
+				artifact("snapshot after", r.SnapshotAfter)
+				if r.Reason != "" {
+					fmt.Fprintf(w, "reason: %s\n", r.Reason)
 				}
-				artifact("snapshot after", m["snapshot_after"])
-				if r, ok := m["reason"].(string); ok && r != "" {
-					fmt.Fprintf(w, "reason: %s\n", r)
-				}
-				fmt.Fprintf(w, "plan %v is %v\n", m["plan_id"], m["status"])
-				if m["status"] == "applied" {
-					fmt.Fprintf(w, "next: airlock ops verify %v\n", m["plan_id"])
+				fmt.Fprintf(w, "plan %s is %s\n", r.PlanID, r.Status)
+				if r.Status == api.PlanApplied {
+					fmt.Fprintf(w, "next: airlock ops verify %s\n", r.PlanID)
 				}
 			})
 		},
@@ -231,23 +215,21 @@ func opsVerifyCmd(e *env) *cobra.Command {
 		Short: "Run the plan's read-only assertions and record the evidence",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/verify", map[string]any{}, func(w io.Writer, m map[string]any) {
-				as, _ := m["assertions"].([]any)
+			return opsCall(cmd.Context(), e, api.OpsVerify, api.VerifyInput{By: "cli"}, args[:1], func(w io.Writer, r *api.VerifyResult) {
 				tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-				for _, a := range as {
-					am, _ := a.(map[string]any)
+				for _, a := range r.Assertions {
 					mark := "✗"
-					if am["passed"] == true {
+					if a.Passed {
 						mark = "✓"
 					}
-					line := fmt.Sprintf("%s %v\t%v\t→ %s", mark, am["name"], am["command"], oneLine(am["output"], 60))
-					if r, ok := am["reason"].(string); ok && r != "" && am["passed"] != true {
-						line += "  (" + r + ")"
+					line := fmt.Sprintf("%s %s\t%s\t→ %s", mark, a.Name, a.Command, oneLine(a.Output, 60))
+					if a.Reason != "" && !a.Passed {
+						line += "  (" + a.Reason + ")"
 					}
 					fmt.Fprintln(tw, line)
 				}
 				tw.Flush()
-				fmt.Fprintf(w, "plan %v is %v\n", m["plan_id"], m["status"])
+				fmt.Fprintf(w, "plan %s is %s\n", r.PlanID, r.Status)
 			})
 		},
 	}
@@ -259,14 +241,13 @@ func opsShowCmd(e *env) *cobra.Command {
 		Short: "Show a plan: status, hash, steps, diff, token state",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, "GET", planPath(args[0]), nil, func(w io.Writer, m map[string]any) {
-				plan, _ := m["plan"].(map[string]any)
-				fmt.Fprintf(w, "plan     %v (%v)\nhash     %v\nintent   %v\nintact   %v\n", m["id"], m["status"], m["hash"], plan["intent"], m["intact"])
-				if t, ok := m["token"].(map[string]any); ok {
-					fmt.Fprintf(w, "token    approved by %v, expires %v, used %v, live %v\n", t["approved_by"], t["expires_at"], t["used"], t["live"])
+			return opsCall(cmd.Context(), e, api.OpsGetPlan, api.None{}, args[:1], func(w io.Writer, p *api.PlanView) {
+				fmt.Fprintf(w, "plan     %s (%s)\nhash     %s\nintent   %s\nintact   %t\n", p.ID, p.Status, p.Hash, p.Plan.Intent, p.Intact)
+				if t := p.Token; t != nil {
+					fmt.Fprintf(w, "token    approved by %s, expires %s, used %t, live %t\n", t.ApprovedBy, t.ExpiresAt.Format(time.RFC3339Nano), t.Used, t.Live)
 				}
-				if d, ok := m["diff"].(map[string]any); ok {
-					fmt.Fprintf(w, "diff     sha256 %v\n%v\n", d["sha256"], d["content"])
+				if d := p.Diff; d != nil {
+					fmt.Fprintf(w, "diff     sha256 %s\n%s\n", d.SHA256, d.Content)
 				}
 			})
 		},
@@ -280,16 +261,17 @@ func opsListCmd(e *env) *cobra.Command {
 		Short: "List plans",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q := url.Values{}
-			if project != "" {
-				q.Set("project", project)
+			c, err := e.client()
+			if err != nil {
+				return err
 			}
-			if status != "" {
-				q.Set("status", status)
+			list, err := localapi.Call(cmd.Context(), c, api.OpsListPlans, api.PlanFilter{Project: project, Status: api.PlanStatus(status)})
+			if err != nil {
+				return err
 			}
-			return getJSON(cmd.Context(), e, "GET", "/v1/ops/plans?"+q.Encode(), nil, func(w io.Writer, list []map[string]any) {
-				printTable(w, list, "No plans yet: open one with `airlock ops plan --file plan.json`.", []string{"ID", "STATUS", "TARGET", "INTENT"}, func(p map[string]any) []any {
-					return []any{p["id"], p["status"], p["provider"], p["intent"]}
+			return e.print(list, func(w io.Writer) {
+				printTable(w, list, "No plans yet: open one with `airlock ops plan --file plan.json`.", []string{"ID", "STATUS", "TARGET", "INTENT"}, func(p api.PlanSummary) []any {
+					return []any{p.ID, p.Status, p.Provider, p.Intent}
 				})
 			})
 		},
@@ -306,8 +288,8 @@ func opsRejectCmd(e *env) *cobra.Command {
 		Short: "Reject a plan (journaled)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, "POST", planPath(args[0])+"/reject", map[string]string{"reason": reason}, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "plan %v: %v\n", m["id"], m["status"])
+			return opsCall(cmd.Context(), e, api.OpsReject, api.RejectBody{Reason: reason}, args[:1], func(w io.Writer, p *api.PlanView) {
+				fmt.Fprintf(w, "plan %s: %s\n", p.ID, p.Status)
 			})
 		},
 	}
@@ -323,7 +305,6 @@ func opsJournalCmd(e *env) *cobra.Command {
 		Short: "Show the project's journal; --verify checks its chain and signatures and names any edited, deleted, inserted or reordered entry",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q := url.Values{}
 			if project == "" && plan == "" {
 				wd, err := os.Getwd()
 				if err != nil {
@@ -334,45 +315,28 @@ func opsJournalCmd(e *env) *cobra.Command {
 				}
 				project = "dir:" + wd
 			}
-			for k, v := range map[string]string{"project": project, "plan": plan, "status": status} {
-				if v != "" {
-					q.Set(k, v)
-				}
-			}
-			if verify {
-				q.Set("verify", "1")
-			}
+			in := api.JournalInput{Project: project, PlanID: plan, Status: api.PlanStatus(status), Verify: verify}
 			var broken bool
-			err := opsCall(cmd.Context(), e, "GET", "/v1/ops/journal?"+q.Encode(), nil, func(w io.Writer, m map[string]any) {
-				entries, _ := m["entries"].([]any)
-				printTable(w, entries, "", []string{"seq", "event", "status", "actor", "detail"}, func(en any) []any {
-					x, _ := en.(map[string]any)
-					var detail strings.Builder
-					enc := json.NewEncoder(&detail)
-					enc.SetEscapeHTML(false)
-					_ = enc.Encode(x["detail"])
-					return []any{x["seq"], x["event"], x["status"], x["actor"], oneLine(detail.String(), 70)}
+			err := opsCall(cmd.Context(), e, api.OpsJournal, in, nil, func(w io.Writer, j *api.JournalPage) {
+				printTable(w, j.Entries, "", []string{"seq", "event", "status", "actor", "detail"}, func(x api.JournalEntryView) []any {
+					return []any{x.Seq, x.Event, x.Status, x.Actor, oneLine(detailText(x.Detail), 70)}
 				})
-				summary := fmt.Sprintf("journal of %v: %d entries", m["project"], len(entries))
-				if v, ok := m["verification"].(map[string]any); ok {
+				summary := fmt.Sprintf("journal of %s: %d entries", j.Project, len(j.Entries))
+				if v := j.Verification; v != nil {
 					// The verified count is the whole journal's, not the page listed; the
 					// anchor outside the database says how many there should be.
-					found, _ := v["entries"].(float64)
-					expected, _ := v["expected"].(float64)
-					summary = fmt.Sprintf("journal of %v: %d entries", m["project"], int(found))
-					if expected > found {
-						summary += fmt.Sprintf(" (%d expected: the journal was truncated)", int(expected))
+					summary = fmt.Sprintf("journal of %s: %d entries", j.Project, v.Entries)
+					if v.Expected > v.Entries {
+						summary += fmt.Sprintf(" (%d expected: the journal was truncated)", v.Expected)
 					}
-					ps, _ := v["problems"].([]any)
-					for _, p := range ps {
-						pm, _ := p.(map[string]any)
-						fmt.Fprintf(w, "%v: seq %v: %v\n", pm["kind"], pm["seq"], pm["detail"])
+					for _, p := range v.Problems {
+						fmt.Fprintf(w, "%s: seq %d: %s\n", p.Kind, p.Seq, p.Detail)
 					}
-					if v["ok"] == true {
+					if v.OK {
 						summary += ", chain and signatures OK"
 					} else {
 						broken = true
-						summary += fmt.Sprintf(", %d problem(s)", len(ps))
+						summary += fmt.Sprintf(", %d problem(s)", len(v.Problems))
 					}
 				}
 				fmt.Fprintln(w, summary)
@@ -390,18 +354,31 @@ func opsJournalCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// short returns the first n characters of a string value.
-func short(v any, n int) string {
-	s, _ := v.(string)
+// detailText is a journal entry's detail on one line, its keys sorted (the detail is a
+// free-form JSON object of the event's own fields).
+func detailText(raw json.RawMessage) string {
+	var v any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &v)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return b.String()
+}
+
+// short returns the first n characters of s.
+func short(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
 	}
 	return s
 }
 
-// oneLine folds a value onto one line of at most n characters.
-func oneLine(v any, n int) string {
-	s := strings.Join(strings.Fields(fmt.Sprint(v)), " ")
+// oneLine folds s onto one line of at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

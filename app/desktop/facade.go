@@ -6,9 +6,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/dispatch"
-	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -71,20 +71,11 @@ func (f *Facade) PendingApprovals() []Approval {
 
 // OpsPlans lists the operation plans, newest first (at most 100). The window re-reads
 // it on ops.plan.updated.
-func (f *Facade) OpsPlans() ([]ops.PlanSummary, error) {
+func (f *Facade) OpsPlans() ([]api.PlanSummary, error) {
 	if f.core.Ops == nil {
-		return []ops.PlanSummary{}, nil
+		return []api.PlanSummary{}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	list, err := f.core.Ops.List(ctx, ops.PlanFilter{})
-	if err != nil {
-		return nil, err
-	}
-	if list == nil {
-		list = []ops.PlanSummary{}
-	}
-	return list, nil
+	return f.core.OpsPlans(app.WindowCaller(), api.PlanFilter{})
 }
 
 // errProbing says the sandbox's start-up probes have not finished; sandbox.status

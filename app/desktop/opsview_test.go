@@ -272,7 +272,7 @@ func TestOpsFromTheWindow(t *testing.T) {
 		events = append(events, e.Event)
 		if e.Event == ops.EventApproved {
 			approvedSeq = e.Seq
-			if e.Actor != "window" || e.Detail["hash"] != p.Hash {
+			if e.Actor != "window" || detailOf(e)["hash"] != p.Hash {
 				t.Errorf("approved entry = %+v; want by window with the plan hash", e)
 			}
 		}
@@ -375,7 +375,7 @@ func TestOpsRejectFromTheWindow(t *testing.T) {
 	}
 	found := false
 	for _, e := range j.Entries {
-		if e.Event == ops.EventRejected && e.Actor == "window" && e.Detail["reason"] == "wrong maintenance window" {
+		if e.Event == ops.EventRejected && e.Actor == "window" && detailOf(e)["reason"] == "wrong maintenance window" {
 			found = true
 		}
 	}
@@ -411,6 +411,13 @@ func TestOpsApplyFailureFromTheWindow(t *testing.T) {
 	if err != nil || d.Plan.Status != ops.StatusFailed {
 		t.Fatalf("detail = %+v, %v; want failed", d, err)
 	}
+}
+
+// detailOf is a journal entry's detail as an object (nil when it is not one).
+func detailOf(e ops.JournalEntryView) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(e.Detail, &m)
+	return m
 }
 
 // Without a core part the window says so instead of panicking.

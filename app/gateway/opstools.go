@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // Inputs of the six ops tools.
@@ -20,11 +21,11 @@ type (
 		BaseDir string         `json:"base_dir,omitempty" jsonschema:"the directory relative paths in the plan are relative to (default: the workspace)"`
 	}
 	opsDiffIn struct {
-		PlanID     string         `json:"plan_id" jsonschema:"the plan's id (op-…)"`
-		Run        bool           `json:"run,omitempty" jsonschema:"run the plan's own diff command, read-only"`
-		Command    map[string]any `json:"command,omitempty" jsonschema:"another read-only command to produce the diff: {argv: [...]} or {shell: \"...\"}"`
-		File       string         `json:"file,omitempty" jsonschema:"attach this file as the diff instead (e.g. a terraform plan output)"`
-		AcceptExit []int          `json:"accept_exit,omitempty" jsonschema:"exit statuses that mean the diff was produced (default 0 and 1; use 0 and 2 for terraform plan -detailed-exitcode)"`
+		PlanID     string          `json:"plan_id" jsonschema:"the plan's id (op-…)"`
+		Run        bool            `json:"run,omitempty" jsonschema:"run the plan's own diff command, read-only"`
+		Command    *api.OpsCommand `json:"command,omitempty" jsonschema:"another read-only command to produce the diff: {argv: [...]} or {shell: \"...\"}"`
+		File       string          `json:"file,omitempty" jsonschema:"attach this file as the diff instead (e.g. a terraform plan output)"`
+		AcceptExit []int           `json:"accept_exit,omitempty" jsonschema:"exit statuses that mean the diff was produced (default 0 and 1; use 0 and 2 for terraform plan -detailed-exitcode)"`
 	}
 	opsApproveIn struct {
 		PlanID string `json:"plan_id" jsonschema:"the plan's id (op-…), diffed"`
@@ -64,23 +65,36 @@ func needPlan(id string) error {
 	return nil
 }
 
-// api calls the core and renders its JSON answer, or the error with its way out.
-func (s *Server) api(ctx context.Context, method, path string, in any) (*mcp.CallToolResult, Outcome) {
-	var raw json.RawMessage
-	if err := s.opts.Client.Do(ctx, method, path, in, &raw); err != nil {
-		return errorResult("%v", err), ranOK(err)
+// callOps performs one ops route of the core and renders its answer for the agent, or
+// the error with its way out.
+func callOps[In, Out any](ctx context.Context, s *Server, rt api.Route[In, Out], in In, args ...string) (Out, *mcp.CallToolResult, Outcome) {
+	out, err := localapi.Call(ctx, s.opts.Client, rt, in, args...)
+	if err != nil {
+		return out, errorResult("%v", err), ranOK(err)
 	}
-	var pretty any
-	if json.Unmarshal(raw, &pretty) == nil {
-		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
-			raw = b
-		}
+	return out, jsonResult(out), ranOK(nil)
+}
+
+// jsonResult is an answer as the agent reads it: its JSON indented, keys sorted, and,
+// when it is an object, the same as the structured content.
+func jsonResult(v any) *mcp.CallToolResult {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return errorResult("encode the answer: %v", err)
 	}
-	res := textResult(string(raw))
-	if m, ok := pretty.(map[string]any); ok {
-		res.StructuredContent = m
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return errorResult("encode the answer: %v", err)
 	}
-	return res, ranOK(nil)
+	text, err := json.MarshalIndent(tree, "", "  ")
+	if err != nil {
+		return errorResult("encode the answer: %v", err)
+	}
+	res := textResult(string(text))
+	if len(raw) > 0 && raw[0] == '{' {
+		res.StructuredContent = tree
+	}
+	return res
 }
 
 func (s *Server) addOpsTools() {
@@ -106,7 +120,8 @@ func (s *Server) addOpsTools() {
 			if err != nil {
 				return errorResult("encode the plan: %v", err), ranOK(err)
 			}
-			return s.api(ctx, http.MethodPost, "/v1/ops/plans", map[string]string{"data": string(data), "baseDir": in.BaseDir, "by": s.session})
+			_, res, out := callOps(ctx, s, api.OpsCreatePlan, api.PlanSubmission{Data: string(data), BaseDir: in.BaseDir, By: s.session})
+			return res, out
 		})
 	governed(s, &mcp.Tool{Name: ToolOpsDiff, Annotations: &mcp.ToolAnnotations{Title: "Attach a plan's diff"},
 		Description: "Attach the machine-checkable diff of a plan: run its diff command read-only (run=true), run another read-only " +
@@ -120,17 +135,9 @@ func (s *Server) addOpsTools() {
 			return in.PlanID, needPlan(in.PlanID)
 		},
 		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, Outcome) {
-			body := map[string]any{"run": in.Run, "by": s.session}
-			if in.Command != nil {
-				body["command"] = in.Command
-			}
-			if in.File != "" {
-				body["file"] = in.File
-			}
-			if len(in.AcceptExit) > 0 {
-				body["accept_exit"] = in.AcceptExit
-			}
-			return s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/diff", body)
+			body := api.DiffInput{Run: in.Run, Command: in.Command, File: in.File, AcceptExit: in.AcceptExit, By: s.session}
+			_, res, out := callOps(ctx, s, api.OpsDiff, body, in.PlanID)
+			return res, out
 		})
 	// ops_approve is not asked here: the core's approve-request route asks the broker's
 	// interactive-only ops_approve request itself, and mints the token only after a person
@@ -146,8 +153,8 @@ func (s *Server) addOpsTools() {
 			c := call{tool: ToolOpsApprove, subject: in.PlanID}
 			stop := s.progress(ctx, req, c)
 			var ans struct {
-				Decision Decision        `json:"decision"`
-				Approval json.RawMessage `json:"approval"`
+				Decision Decision           `json:"decision"`
+				Approval *api.ApproveResult `json:"approval"`
 			}
 			body := map[string]any{"ttl": in.TTL, "context": s.context("mcp")}
 			err := s.opts.Client.Do(ctx, http.MethodPost, planPath(in.PlanID)+"/approve-request", body, &ans)
@@ -159,11 +166,10 @@ func (s *Server) addOpsTools() {
 				}
 				return errorResult("ops_approve %s: %v", in.PlanID, err), nil, nil
 			}
-			if ans.Decision.Verdict != Allow || len(ans.Approval) == 0 {
+			if ans.Decision.Verdict != Allow || ans.Approval == nil {
 				return errorResult("%s", DenialText(ToolOpsApprove, in.PlanID, ans.Decision)), nil, nil
 			}
-			res, _ := renderJSON(ans.Approval)
-			return res, nil, nil
+			return jsonResult(ans.Approval), nil, nil
 		})
 	governed(s, &mcp.Tool{Name: ToolOpsApply, Annotations: &mcp.ToolAnnotations{Title: "Apply an approved plan", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		Description: "Apply an approved plan with its single-use token. The token is redeemed before anything runs; an unknown, " +
@@ -176,8 +182,8 @@ func (s *Server) addOpsTools() {
 			return in.PlanID, needPlan(in.PlanID)
 		},
 		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, Outcome) {
-			res, out := s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/apply", map[string]any{"token": in.Token, "by": s.session})
-			if m, ok := res.StructuredContent.(map[string]any); ok && m["status"] == "failed" {
+			applied, res, out := callOps(ctx, s, api.OpsApply, api.ApplyInput{Token: in.Token, ApplyOptions: api.ApplyOptions{By: s.session}}, in.PlanID)
+			if applied != nil && applied.Status == api.PlanFailed {
 				res.IsError = true
 			}
 			return res, out
@@ -186,7 +192,8 @@ func (s *Server) addOpsTools() {
 		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
 		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
 		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, Outcome) {
-			return s.api(ctx, http.MethodPost, planPath(in.PlanID)+"/verify", nil)
+			_, res, out := callOps(ctx, s, api.OpsVerify, api.VerifyInput{}, in.PlanID)
+			return res, out
 		})
 	governed(s, &mcp.Tool{Name: ToolOpsJournal, Annotations: &mcp.ToolAnnotations{Title: "Read the ops journal", ReadOnlyHint: true},
 		Description: "Query the project's append-only ops journal by plan or status; verify=true checks its hash chain and authentication."},
@@ -201,26 +208,8 @@ func (s *Server) addOpsTools() {
 			return in.Project + in.PlanID, nil
 		},
 		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, Outcome) {
-			q := url.Values{}
-			for k, v := range map[string]string{"project": in.Project, "plan": in.PlanID, "status": in.Status} {
-				if v != "" {
-					q.Set(k, v)
-				}
-			}
-			if in.Verify {
-				q.Set("verify", "1")
-			}
-			return s.api(ctx, http.MethodGet, "/v1/ops/journal?"+q.Encode(), nil)
+			q := api.JournalInput{Project: in.Project, PlanID: in.PlanID, Status: api.PlanStatus(in.Status), Verify: in.Verify}
+			_, res, out := callOps(ctx, s, api.OpsJournal, q)
+			return res, out
 		})
-}
-
-func renderJSON(raw json.RawMessage) (*mcp.CallToolResult, error) {
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return errorResult("decode: %v", err), err
-	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	res := textResult(string(b))
-	res.StructuredContent = v
-	return res, nil
 }

@@ -73,7 +73,7 @@ async function shot(name) {
 }
 
 async function openPlan() {
-  const res = await app.api('POST', '/v1/ops/plans', { data: JSON.stringify(plan), baseDir: work, by: 'e2e' });
+  const res = await app.api('POST', '/v1/ops/plans', { data: JSON.stringify(plan), base_dir: work, by: 'e2e' });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }

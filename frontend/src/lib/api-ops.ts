@@ -2,26 +2,26 @@
 // here, never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
 import { ClipboardSetText } from '../../wailsjs/runtime/runtime';
-import type { desktop, ops } from '../../wailsjs/go/models';
+import type { api } from '../../wailsjs/go/models';
 export type { PlanEvent, JournalEvent } from './ops';
 
 /** A plan with its evidence and newest verification. */
-export type PlanDetail = desktop.OpsPlanDetail;
+export type PlanDetail = api.PlanDetail;
 /** A plan as the core shows it: the plan, its hash, status, latest diff and approval (never the token). */
-export type PlanView = ops.PlanView;
+export type PlanView = api.PlanView;
 /** An artifact kept for a plan: a diff, a snapshot, the apply's output, a verify output. */
-export type Artifact = ops.ArtifactView;
+export type Artifact = api.PlanArtifactView;
 /** What the person approves: the hash, the exact command, the steps, the diff. */
-export type ApprovalPrompt = ops.ApprovalPrompt;
+export type ApprovalPrompt = api.ApprovalPrompt;
 /** The approval: the single-use token, shown once. */
-export type Approval = ops.ApproveResult;
-export type ApplyResult = ops.ApplyResult;
-export type VerifyResult = ops.VerifyResult;
-export type AssertionResult = ops.AssertionResult;
-export type DiffResult = ops.DiffResult;
-export type Step = ops.Step;
-export type Journal = desktop.OpsJournalView;
-export type JournalEntry = desktop.OpsJournalEntry;
+export type Approval = api.ApproveResult;
+export type ApplyResult = api.ApplyResult;
+export type VerifyResult = api.VerifyResult;
+export type AssertionResult = api.AssertionResult;
+export type DiffResult = api.DiffResult;
+export type Step = api.OpsStep;
+export type Journal = api.JournalPage;
+export type JournalEntry = api.JournalEntryView;
 
 export const opsApi = {
   plan: (id: string): Promise<PlanDetail> => Facade.OpsPlanDetail(id),

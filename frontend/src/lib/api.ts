@@ -4,7 +4,7 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { config, desktop, dispatch, localapi, ops, sandbox } from '../../wailsjs/go/models';
+import type { api as wire, config, desktop, dispatch, localapi, sandbox } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
 export type Status = localapi.Status;
@@ -25,7 +25,7 @@ export type Authorization = desktop.Authorization;
 /** How long an allow is remembered. */
 export type Scope = 'once' | 'session' | 'always';
 /** An operation plan as the Ops list shows it. */
-export type PlanSummary = ops.PlanSummary;
+export type PlanSummary = wire.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */
 export type SandboxStatus = sandbox.Status;
 /** Whether scheduled runs start on their own (dispatch.state). */

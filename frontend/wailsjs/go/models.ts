@@ -1,3 +1,755 @@
+export namespace api {
+	
+	export class PlanArtifactView {
+	    id: number;
+	    kind: string;
+	    source: string;
+	    exit_code: number;
+	    timed_out?: boolean;
+	    truncated?: boolean;
+	    size: number;
+	    sha256: string;
+	    content: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanArtifactView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.source = source["source"];
+	        this.exit_code = source["exit_code"];
+	        this.timed_out = source["timed_out"];
+	        this.truncated = source["truncated"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	        this.content = source["content"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ApplyResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    status: string;
+	    exit_code: number;
+	    timed_out?: boolean;
+	    duration_ns: number;
+	    output?: PlanArtifactView;
+	    snapshot_before?: PlanArtifactView;
+	    snapshot_after?: PlanArtifactView;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApplyResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.status = source["status"];
+	        this.exit_code = source["exit_code"];
+	        this.timed_out = source["timed_out"];
+	        this.duration_ns = source["duration_ns"];
+	        this.output = this.convertValues(source["output"], PlanArtifactView);
+	        this.snapshot_before = this.convertValues(source["snapshot_before"], PlanArtifactView);
+	        this.snapshot_after = this.convertValues(source["snapshot_after"], PlanArtifactView);
+	        this.reason = source["reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InputDigest {
+	    path: string;
+	    sha256: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InputDigest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	    }
+	}
+	export class OpsAssertion {
+	    name?: string;
+	    command: string;
+	    expect_text?: string;
+	    expect_exit?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsAssertion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.expect_text = source["expect_text"];
+	        this.expect_exit = source["expect_exit"];
+	    }
+	}
+	export class OpsStep {
+	    description: string;
+	    effect: string;
+	    reversibility: string;
+	    blast_radius: string;
+	    rollback?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsStep(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.description = source["description"];
+	        this.effect = source["effect"];
+	        this.reversibility = source["reversibility"];
+	        this.blast_radius = source["blast_radius"];
+	        this.rollback = source["rollback"];
+	    }
+	}
+	export class OpsTarget {
+	    provider: string;
+	    account?: string;
+	    region?: string;
+	    device?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsTarget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.account = source["account"];
+	        this.region = source["region"];
+	        this.device = source["device"];
+	    }
+	}
+	export class ApprovalPrompt {
+	    plan_id: string;
+	    hash: string;
+	    status: string;
+	    target: OpsTarget;
+	    intent: string;
+	    apply_command: string;
+	    snapshot_command?: string;
+	    workdir: string;
+	    network: boolean;
+	    steps: OpsStep[];
+	    verify: OpsAssertion[];
+	    diff?: PlanArtifactView;
+	    inputs?: InputDigest[];
+	    worst_blast_radius: string;
+	    worst_reversibility: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.hash = source["hash"];
+	        this.status = source["status"];
+	        this.target = this.convertValues(source["target"], OpsTarget);
+	        this.intent = source["intent"];
+	        this.apply_command = source["apply_command"];
+	        this.snapshot_command = source["snapshot_command"];
+	        this.workdir = source["workdir"];
+	        this.network = source["network"];
+	        this.steps = this.convertValues(source["steps"], OpsStep);
+	        this.verify = this.convertValues(source["verify"], OpsAssertion);
+	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
+	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	        this.worst_blast_radius = source["worst_blast_radius"];
+	        this.worst_reversibility = source["worst_reversibility"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ApproveResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    token: string;
+	    // Go type: time
+	    expires_at: any;
+	    diff_sha256: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApproveResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.token = source["token"];
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.diff_sha256 = source["diff_sha256"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class AssertionResult {
+	    index: number;
+	    name?: string;
+	    command: string;
+	    passed: boolean;
+	    exit_code: number;
+	    want_exit: number;
+	    expect_text?: string;
+	    output: string;
+	    sha256: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AssertionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.index = source["index"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.passed = source["passed"];
+	        this.exit_code = source["exit_code"];
+	        this.want_exit = source["want_exit"];
+	        this.expect_text = source["expect_text"];
+	        this.output = source["output"];
+	        this.sha256 = source["sha256"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class DiffResult {
+	    plan_id: string;
+	    plan_hash: string;
+	    status: string;
+	    diff?: PlanArtifactView;
+	    inputs?: InputDigest[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DiffResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.plan_hash = source["plan_hash"];
+	        this.status = source["status"];
+	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
+	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class JournalEntryView {
+	    seq: number;
+	    id: number;
+	    plan_id?: string;
+	    event: string;
+	    status?: string;
+	    actor?: string;
+	    at: string;
+	    detail?: Record<string, any>;
+	    prev_hash: string;
+	    hash: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalEntryView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.id = source["id"];
+	        this.plan_id = source["plan_id"];
+	        this.event = source["event"];
+	        this.status = source["status"];
+	        this.actor = source["actor"];
+	        this.at = source["at"];
+	        this.detail = source["detail"];
+	        this.prev_hash = source["prev_hash"];
+	        this.hash = source["hash"];
+	    }
+	}
+	export class JournalProblem {
+	    kind: string;
+	    seq: number;
+	    id: number;
+	    detail: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.seq = source["seq"];
+	        this.id = source["id"];
+	        this.detail = source["detail"];
+	    }
+	}
+	export class JournalReport {
+	    project: string;
+	    entries: number;
+	    expected: number;
+	    last_seq: number;
+	    ok: boolean;
+	    problems?: JournalProblem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.entries = source["entries"];
+	        this.expected = source["expected"];
+	        this.last_seq = source["last_seq"];
+	        this.ok = source["ok"];
+	        this.problems = this.convertValues(source["problems"], JournalProblem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class JournalPage {
+	    project: string;
+	    entries: JournalEntryView[];
+	    verification?: JournalReport;
+	    verify_error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new JournalPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.entries = this.convertValues(source["entries"], JournalEntryView);
+	        this.verification = this.convertValues(source["verification"], JournalReport);
+	        this.verify_error = source["verify_error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class OpsCommand {
+	    argv?: string[];
+	    shell?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OpsCommand(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.argv = source["argv"];
+	        this.shell = source["shell"];
+	    }
+	}
+	export class OperationPlan {
+	    project: string;
+	    target: OpsTarget;
+	    intent: string;
+	    apply: OpsCommand;
+	    snapshot: OpsCommand;
+	    diff: OpsCommand;
+	    workdir: string;
+	    network?: boolean;
+	    timeout_seconds?: number;
+	    steps: OpsStep[];
+	    verify: OpsAssertion[];
+	    inputs?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new OperationPlan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.target = this.convertValues(source["target"], OpsTarget);
+	        this.intent = source["intent"];
+	        this.apply = this.convertValues(source["apply"], OpsCommand);
+	        this.snapshot = this.convertValues(source["snapshot"], OpsCommand);
+	        this.diff = this.convertValues(source["diff"], OpsCommand);
+	        this.workdir = source["workdir"];
+	        this.network = source["network"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.steps = this.convertValues(source["steps"], OpsStep);
+	        this.verify = this.convertValues(source["verify"], OpsAssertion);
+	        this.inputs = source["inputs"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
+	
+	export class VerifyResult {
+	    plan_id: string;
+	    status: string;
+	    assertions: AssertionResult[];
+	
+	    static createFrom(source: any = {}) {
+	        return new VerifyResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan_id = source["plan_id"];
+	        this.status = source["status"];
+	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PlanTokenView {
+	    approved_by?: string;
+	    // Go type: time
+	    approved_at: any;
+	    // Go type: time
+	    expires_at: any;
+	    used: boolean;
+	    revoked: boolean;
+	    live: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanTokenView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approved_by = source["approved_by"];
+	        this.approved_at = this.convertValues(source["approved_at"], null);
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.used = source["used"];
+	        this.revoked = source["revoked"];
+	        this.live = source["live"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PlanView {
+	    id: string;
+	    project: string;
+	    hash: string;
+	    status: string;
+	    plan: OperationPlan;
+	    supersedes?: string;
+	    superseded_by?: string;
+	    created_by?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    intact: boolean;
+	    diff?: PlanArtifactView;
+	    token?: PlanTokenView;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.project = source["project"];
+	        this.hash = source["hash"];
+	        this.status = source["status"];
+	        this.plan = this.convertValues(source["plan"], OperationPlan);
+	        this.supersedes = source["supersedes"];
+	        this.superseded_by = source["superseded_by"];
+	        this.created_by = source["created_by"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.intact = source["intact"];
+	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
+	        this.token = this.convertValues(source["token"], PlanTokenView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PlanDetail {
+	    plan?: PlanView;
+	    evidence: PlanArtifactView[];
+	    verification?: VerifyResult;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.plan = this.convertValues(source["plan"], PlanView);
+	        this.evidence = this.convertValues(source["evidence"], PlanArtifactView);
+	        this.verification = this.convertValues(source["verification"], VerifyResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PlanSummary {
+	    id: string;
+	    project: string;
+	    status: string;
+	    hash: string;
+	    provider: string;
+	    account?: string;
+	    region?: string;
+	    device?: string;
+	    intent: string;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.project = source["project"];
+	        this.status = source["status"];
+	        this.hash = source["hash"];
+	        this.provider = source["provider"];
+	        this.account = source["account"];
+	        this.region = source["region"];
+	        this.device = source["device"];
+	        this.intent = source["intent"];
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+
+}
+
 export namespace app {
 	
 	export class ProjectLayer {
@@ -425,106 +1177,6 @@ export namespace desktop {
 	        this.truncated = source["truncated"];
 	        this.missing = source["missing"];
 	    }
-	}
-	export class OpsJournalEntry {
-	    seq: number;
-	    id: number;
-	    plan_id?: string;
-	    event: string;
-	    status?: string;
-	    actor?: string;
-	    at: string;
-	    detail?: {[key: string]: any};
-	    prev_hash: string;
-	    hash: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new OpsJournalEntry(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.seq = source["seq"];
-	        this.id = source["id"];
-	        this.plan_id = source["plan_id"];
-	        this.event = source["event"];
-	        this.status = source["status"];
-	        this.actor = source["actor"];
-	        this.at = source["at"];
-	        this.detail = source["detail"];
-	        this.prev_hash = source["prev_hash"];
-	        this.hash = source["hash"];
-	    }
-	}
-	export class OpsJournalView {
-	    project: string;
-	    entries: OpsJournalEntry[];
-	    verification?: ops.JournalReport;
-	    verify_error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new OpsJournalView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.entries = this.convertValues(source["entries"], OpsJournalEntry);
-	        this.verification = this.convertValues(source["verification"], ops.JournalReport);
-	        this.verify_error = source["verify_error"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class OpsPlanDetail {
-	    plan?: ops.PlanView;
-	    evidence: ops.ArtifactView[];
-	    verification?: ops.VerifyResult;
-	
-	    static createFrom(source: any = {}) {
-	        return new OpsPlanDetail(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan = this.convertValues(source["plan"], ops.PlanView);
-	        this.evidence = this.convertValues(source["evidence"], ops.ArtifactView);
-	        this.verification = this.convertValues(source["verification"], ops.VerifyResult);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class RuleRow {
 	    index: number;
@@ -1257,654 +1909,6 @@ export namespace localapi {
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace ops {
-	
-	export class ArtifactView {
-	    id: number;
-	    kind: string;
-	    source: string;
-	    exit_code: number;
-	    timed_out?: boolean;
-	    truncated?: boolean;
-	    size: number;
-	    sha256: string;
-	    content: string;
-	    // Go type: time
-	    created_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new ArtifactView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.kind = source["kind"];
-	        this.source = source["source"];
-	        this.exit_code = source["exit_code"];
-	        this.timed_out = source["timed_out"];
-	        this.truncated = source["truncated"];
-	        this.size = source["size"];
-	        this.sha256 = source["sha256"];
-	        this.content = source["content"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ApplyResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    status: string;
-	    exit_code: number;
-	    timed_out?: boolean;
-	    duration_ns: number;
-	    output?: ArtifactView;
-	    snapshot_before?: ArtifactView;
-	    snapshot_after?: ArtifactView;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApplyResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.status = source["status"];
-	        this.exit_code = source["exit_code"];
-	        this.timed_out = source["timed_out"];
-	        this.duration_ns = source["duration_ns"];
-	        this.output = this.convertValues(source["output"], ArtifactView);
-	        this.snapshot_before = this.convertValues(source["snapshot_before"], ArtifactView);
-	        this.snapshot_after = this.convertValues(source["snapshot_after"], ArtifactView);
-	        this.reason = source["reason"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class InputDigest {
-	    path: string;
-	    sha256: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new InputDigest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.sha256 = source["sha256"];
-	    }
-	}
-	export class Assertion {
-	    name?: string;
-	    command: string;
-	    expect_text?: string;
-	    expect_exit?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Assertion(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.command = source["command"];
-	        this.expect_text = source["expect_text"];
-	        this.expect_exit = source["expect_exit"];
-	    }
-	}
-	export class Step {
-	    description: string;
-	    effect: string;
-	    reversibility: string;
-	    blast_radius: string;
-	    rollback?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Step(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.description = source["description"];
-	        this.effect = source["effect"];
-	        this.reversibility = source["reversibility"];
-	        this.blast_radius = source["blast_radius"];
-	        this.rollback = source["rollback"];
-	    }
-	}
-	export class Target {
-	    provider: string;
-	    account?: string;
-	    region?: string;
-	    device?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Target(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.provider = source["provider"];
-	        this.account = source["account"];
-	        this.region = source["region"];
-	        this.device = source["device"];
-	    }
-	}
-	export class ApprovalPrompt {
-	    plan_id: string;
-	    hash: string;
-	    status: string;
-	    target: Target;
-	    intent: string;
-	    apply_command: string;
-	    snapshot_command?: string;
-	    workdir: string;
-	    network: boolean;
-	    steps: Step[];
-	    verify: Assertion[];
-	    diff?: ArtifactView;
-	    inputs?: InputDigest[];
-	    worst_blast_radius: string;
-	    worst_reversibility: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApprovalPrompt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.hash = source["hash"];
-	        this.status = source["status"];
-	        this.target = this.convertValues(source["target"], Target);
-	        this.intent = source["intent"];
-	        this.apply_command = source["apply_command"];
-	        this.snapshot_command = source["snapshot_command"];
-	        this.workdir = source["workdir"];
-	        this.network = source["network"];
-	        this.steps = this.convertValues(source["steps"], Step);
-	        this.verify = this.convertValues(source["verify"], Assertion);
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.inputs = this.convertValues(source["inputs"], InputDigest);
-	        this.worst_blast_radius = source["worst_blast_radius"];
-	        this.worst_reversibility = source["worst_reversibility"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ApproveResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    token: string;
-	    // Go type: time
-	    expires_at: any;
-	    diff_sha256: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ApproveResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.token = source["token"];
-	        this.expires_at = this.convertValues(source["expires_at"], null);
-	        this.diff_sha256 = source["diff_sha256"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	export class AssertionResult {
-	    index: number;
-	    name?: string;
-	    command: string;
-	    passed: boolean;
-	    exit_code: number;
-	    want_exit: number;
-	    expect_text?: string;
-	    output: string;
-	    sha256: string;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AssertionResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.index = source["index"];
-	        this.name = source["name"];
-	        this.command = source["command"];
-	        this.passed = source["passed"];
-	        this.exit_code = source["exit_code"];
-	        this.want_exit = source["want_exit"];
-	        this.expect_text = source["expect_text"];
-	        this.output = source["output"];
-	        this.sha256 = source["sha256"];
-	        this.reason = source["reason"];
-	    }
-	}
-	export class Command {
-	    argv?: string[];
-	    shell?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Command(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.argv = source["argv"];
-	        this.shell = source["shell"];
-	    }
-	}
-	export class DiffResult {
-	    plan_id: string;
-	    plan_hash: string;
-	    status: string;
-	    diff?: ArtifactView;
-	    inputs?: InputDigest[];
-	
-	    static createFrom(source: any = {}) {
-	        return new DiffResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.plan_hash = source["plan_hash"];
-	        this.status = source["status"];
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.inputs = this.convertValues(source["inputs"], InputDigest);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	export class JournalProblem {
-	    kind: string;
-	    seq: number;
-	    id: number;
-	    detail: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new JournalProblem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.seq = source["seq"];
-	        this.id = source["id"];
-	        this.detail = source["detail"];
-	    }
-	}
-	export class JournalReport {
-	    project: string;
-	    entries: number;
-	    expected: number;
-	    last_seq: number;
-	    ok: boolean;
-	    problems?: JournalProblem[];
-	
-	    static createFrom(source: any = {}) {
-	        return new JournalReport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.entries = source["entries"];
-	        this.expected = source["expected"];
-	        this.last_seq = source["last_seq"];
-	        this.ok = source["ok"];
-	        this.problems = this.convertValues(source["problems"], JournalProblem);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class OperationPlan {
-	    project: string;
-	    target: Target;
-	    intent: string;
-	    apply: Command;
-	    snapshot: Command;
-	    diff: Command;
-	    workdir: string;
-	    network?: boolean;
-	    timeout_seconds?: number;
-	    steps: Step[];
-	    verify: Assertion[];
-	    inputs?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new OperationPlan(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.project = source["project"];
-	        this.target = this.convertValues(source["target"], Target);
-	        this.intent = source["intent"];
-	        this.apply = this.convertValues(source["apply"], Command);
-	        this.snapshot = this.convertValues(source["snapshot"], Command);
-	        this.diff = this.convertValues(source["diff"], Command);
-	        this.workdir = source["workdir"];
-	        this.network = source["network"];
-	        this.timeout_seconds = source["timeout_seconds"];
-	        this.steps = this.convertValues(source["steps"], Step);
-	        this.verify = this.convertValues(source["verify"], Assertion);
-	        this.inputs = source["inputs"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PlanSummary {
-	    id: string;
-	    project: string;
-	    status: string;
-	    hash: string;
-	    provider: string;
-	    account?: string;
-	    region?: string;
-	    device?: string;
-	    intent: string;
-	    // Go type: time
-	    updated_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new PlanSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.project = source["project"];
-	        this.status = source["status"];
-	        this.hash = source["hash"];
-	        this.provider = source["provider"];
-	        this.account = source["account"];
-	        this.region = source["region"];
-	        this.device = source["device"];
-	        this.intent = source["intent"];
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TokenView {
-	    approved_by?: string;
-	    // Go type: time
-	    approved_at: any;
-	    // Go type: time
-	    expires_at: any;
-	    used: boolean;
-	    revoked: boolean;
-	    live: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new TokenView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.approved_by = source["approved_by"];
-	        this.approved_at = this.convertValues(source["approved_at"], null);
-	        this.expires_at = this.convertValues(source["expires_at"], null);
-	        this.used = source["used"];
-	        this.revoked = source["revoked"];
-	        this.live = source["live"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PlanView {
-	    id: string;
-	    project: string;
-	    hash: string;
-	    status: string;
-	    plan: OperationPlan;
-	    supersedes?: string;
-	    superseded_by?: string;
-	    created_by?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    intact: boolean;
-	    diff?: ArtifactView;
-	    token?: TokenView;
-	
-	    static createFrom(source: any = {}) {
-	        return new PlanView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.project = source["project"];
-	        this.hash = source["hash"];
-	        this.status = source["status"];
-	        this.plan = this.convertValues(source["plan"], OperationPlan);
-	        this.supersedes = source["supersedes"];
-	        this.superseded_by = source["superseded_by"];
-	        this.created_by = source["created_by"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.intact = source["intact"];
-	        this.diff = this.convertValues(source["diff"], ArtifactView);
-	        this.token = this.convertValues(source["token"], TokenView);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	export class VerifyResult {
-	    plan_id: string;
-	    status: string;
-	    assertions: AssertionResult[];
-	
-	    static createFrom(source: any = {}) {
-	        return new VerifyResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.plan_id = source["plan_id"];
-	        this.status = source["status"];
-	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -4,7 +4,7 @@ import {departments} from '../models';
 import {desktop} from '../models';
 import {localapi} from '../models';
 import {dispatch} from '../models';
-import {ops} from '../models';
+import {api} from '../models';
 import {sandbox} from '../models';
 import {vminstall} from '../models';
 
@@ -38,25 +38,25 @@ export function HooksView():Promise<desktop.HooksView>;
 
 export function Inbox():Promise<Array<dispatch.InboxItem>>;
 
-export function OpsApply(arg1:string,arg2:string):Promise<ops.ApplyResult>;
+export function OpsApply(arg1:string,arg2:string):Promise<api.ApplyResult>;
 
-export function OpsApprovalPrompt(arg1:string):Promise<ops.ApprovalPrompt>;
+export function OpsApprovalPrompt(arg1:string):Promise<api.ApprovalPrompt>;
 
-export function OpsApprove(arg1:string,arg2:string,arg3:string):Promise<ops.ApproveResult>;
+export function OpsApprove(arg1:string,arg2:string,arg3:string):Promise<api.ApproveResult>;
 
-export function OpsJournal(arg1:string):Promise<desktop.OpsJournalView>;
+export function OpsJournal(arg1:string):Promise<api.JournalPage>;
 
-export function OpsPlanDetail(arg1:string):Promise<desktop.OpsPlanDetail>;
+export function OpsPlanDetail(arg1:string):Promise<api.PlanDetail>;
 
-export function OpsPlans():Promise<Array<ops.PlanSummary>>;
+export function OpsPlans():Promise<Array<api.PlanSummary>>;
 
 export function OpsProjects():Promise<Array<string>>;
 
-export function OpsReject(arg1:string,arg2:string):Promise<ops.PlanView>;
+export function OpsReject(arg1:string,arg2:string):Promise<api.PlanView>;
 
-export function OpsRunDiff(arg1:string):Promise<ops.DiffResult>;
+export function OpsRunDiff(arg1:string):Promise<api.DiffResult>;
 
-export function OpsVerify(arg1:string):Promise<ops.VerifyResult>;
+export function OpsVerify(arg1:string):Promise<api.VerifyResult>;
 
 export function PendingApprovals():Promise<Array<desktop.Approval>>;
 
