@@ -209,6 +209,8 @@ type OpsJournalAppended struct {
 // SandboxStatusChanged (sandbox.status): the start-up probes finished; the full status
 // is re-read with the sandbox status route.
 type SandboxStatusChanged struct {
+	// Requested is the configured isolation backend (auto, os, app).
+	Requested string `json:"requested"`
 	// Backend is what commands will run under: bwrap, landlock, seatbelt or app.
 	Backend string `json:"backend"`
 	Warning string `json:"warning,omitempty"`

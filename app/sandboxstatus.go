@@ -31,7 +31,7 @@ func (c *Core) probeSandbox(ctx context.Context) {
 	c.sandbox.status = &st
 	c.sandbox.mu.Unlock()
 	close(c.sandbox.done)
-	c.Bus.Publish(api.TopicSandboxStatus, api.SandboxStatusChanged{Backend: st.Backend, Warning: st.Warning, Error: st.Error})
+	c.Bus.Publish(api.TopicSandboxStatus, api.SandboxStatusChanged{Requested: string(st.Requested), Backend: st.Backend, Warning: st.Warning, Error: st.Error})
 }
 
 // effectiveSandboxBackend is the backend the one resolution gives (flags > environment

@@ -95,6 +95,7 @@ export interface OpsJournalAppended {
 
 /** Go: api.SandboxStatusChanged */
 export interface SandboxStatusChanged {
+  requested: string;
   backend: string;
   warning?: string;
   error?: string;
