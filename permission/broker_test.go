@@ -83,6 +83,17 @@ func TestBrokerAssignsIDsAndPublishes(t *testing.T) {
 	if p.ID == "" || p.Tier != P1 || p.Summary != "bash npm install" || len(p.Scopes) != 3 || !p.CallerWaiting {
 		t.Fatalf("requested event = %+v", p)
 	}
+	ev.mu.Lock()
+	var requested []api.PermissionRequested
+	for _, e := range ev.list {
+		if e.topic == TopicRequested {
+			requested = append(requested, e.payload.(api.PermissionRequested))
+		}
+	}
+	ev.mu.Unlock()
+	if want := (api.PermissionRequested{ID: p.ID, Tool: ToolBash, Summary: "bash npm install", Tier: string(P1)}); len(requested) != 1 || requested[0] != want {
+		t.Fatalf("requested events = %+v, want one %+v", requested, want)
+	}
 	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByTray}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"log"
 	"os"
 	"path/filepath"
@@ -34,7 +37,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	src, err := Generate(api.Events)
+	docs, err := ReadDocs(filepath.Join(root, "api"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := Generate(api.Events, docs)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,10 +73,88 @@ var ErrNotWire = errors.New("not a wire type")
 
 var snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
+// Docs are the doc comments of a package's types ("Name") and fields ("Name.Field"),
+// carried into the TypeScript so the window's code reads what Go's says.
+type Docs map[string]string
+
+// ReadDocs reads the doc comments of the Go package in dir (its non-test files).
+func ReadDocs(dir string) (Docs, error) {
+	docs := Docs{}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("read the doc comments of %s: %w", path, err)
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				docs[ts.Name.Name] = text(doc)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, fl := range st.Fields.List {
+					c := text(fl.Doc)
+					if c == "" {
+						c = text(fl.Comment)
+					}
+					for _, id := range fl.Names {
+						docs[ts.Name.Name+"."+id.Name] = c
+					}
+				}
+			}
+		}
+	}
+	return docs, nil
+}
+
+func text(g *ast.CommentGroup) string {
+	if g == nil {
+		return ""
+	}
+	return strings.TrimSpace(g.Text())
+}
+
+// jsdoc is a comment as a JSDoc block at indent, or nothing.
+func jsdoc(comment, indent string) string {
+	if comment == "" {
+		return ""
+	}
+	comment = strings.ReplaceAll(comment, "*/", "* /")
+	lines := strings.Split(comment, "\n")
+	if len(lines) == 1 {
+		return indent + "/** " + lines[0] + " */\n"
+	}
+	var b strings.Builder
+	b.WriteString(indent + "/**\n")
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(indent+" * "+l, " ") + "\n")
+	}
+	b.WriteString(indent + " */\n")
+	return b.String()
+}
+
 // Generate writes the TypeScript module for the event table: an interface for every
 // payload type and the named types they reach, the Topics constant and the Payloads map.
-func Generate(events []api.EventInfo) ([]byte, error) {
-	g := &gen{named: map[string]reflect.Type{}}
+// docs (may be nil) gives their comments.
+func Generate(events []api.EventInfo, docs Docs) ([]byte, error) {
+	g := &gen{named: map[string]reflect.Type{}, docs: docs}
 	for _, e := range events {
 		if _, err := g.ref(e.Payload); err != nil {
 			return nil, fmt.Errorf("payload of %s: %w", e.Topic, err)
@@ -106,6 +191,7 @@ func topicKey(topic string) string {
 }
 
 type gen struct {
+	docs  Docs
 	named map[string]reflect.Type // TypeScript name → Go type, to refuse two types of one name
 	decls []string                // declarations, in the order first reached
 }
@@ -175,7 +261,11 @@ func (g *gen) ref(t reflect.Type) (string, error) {
 		if !strings.HasPrefix(body, "{") {
 			decl = fmt.Sprintf("export type %s = %s;", name, body)
 		}
-		g.decls[i] = fmt.Sprintf("/** Go: %s.%s */\n%s\n", pkgName(t), name, decl)
+		doc := g.docs[name]
+		if doc != "" {
+			doc += "\n\n"
+		}
+		g.decls[i] = jsdoc(fmt.Sprintf("%sGo: %s.%s", doc, pkgName(t), name), "") + decl + "\n"
 		return name, nil
 	}
 	return "", fmt.Errorf("%s (%s): %w", t, t.Kind(), ErrNotWire)
@@ -184,11 +274,12 @@ func (g *gen) ref(t reflect.Type) (string, error) {
 func pkgName(t reflect.Type) string { return t.PkgPath()[strings.LastIndex(t.PkgPath(), "/")+1:] }
 
 type field struct {
-	name, ts string
-	optional bool
+	name, ts, doc string
+	optional      bool
 }
 
-// object is a struct's fields as a TypeScript object type, indented for a declaration.
+// object is a struct's fields as a TypeScript object type: one field a line at indent
+// with its doc comment, or on one line when indent is "" (an anonymous struct).
 func (g *gen) object(t reflect.Type, indent string) (string, error) {
 	fields, err := g.fields(t)
 	if err != nil {
@@ -199,24 +290,22 @@ func (g *gen) object(t reflect.Type, indent string) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("{")
-	sep := " "
-	if indent != "" {
-		sep = "\n" + indent
-	}
-	for i, f := range fields {
+	for _, f := range fields {
 		opt := ""
 		if f.optional {
 			opt = "?"
 		}
-		b.WriteString(sep + f.name + opt + ": " + f.ts + ";")
-		if indent == "" && i == len(fields)-1 {
-			b.WriteString(" ")
+		if indent == "" {
+			b.WriteString(" " + f.name + opt + ": " + f.ts + ";")
+			continue
 		}
+		b.WriteString("\n" + jsdoc(f.doc, indent) + indent + f.name + opt + ": " + f.ts + ";")
 	}
-	if indent != "" {
-		b.WriteString("\n")
+	if indent == "" {
+		b.WriteString(" }")
+	} else {
+		b.WriteString("\n}")
 	}
-	b.WriteString("}")
 	return b.String(), nil
 }
 
@@ -274,7 +363,7 @@ func (g *gen) fields(t reflect.Type) ([]field, error) {
 		if optional {
 			ts = strings.TrimSuffix(ts, " | null") // left out rather than null
 		}
-		out = append(out, field{name: name, ts: ts, optional: optional})
+		out = append(out, field{name: name, ts: ts, optional: optional, doc: g.docs[t.Name()+"."+f.Name]})
 	}
 	return out, nil
 }

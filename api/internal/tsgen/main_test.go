@@ -19,7 +19,11 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Generate(api.Events)
+	docs, err := ReadDocs(filepath.Join(root, "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Generate(api.Events, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +110,7 @@ func TestGenerate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Generate([]api.EventInfo{{Topic: "x.y", Payload: tt.payload}})
+			out, err := Generate([]api.EventInfo{{Topic: "x.y", Payload: tt.payload}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,6 +125,31 @@ func TestGenerate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Go's doc comments reach the TypeScript, so the window's code reads what the field means.
+func TestGenerateCarriesDocs(t *testing.T) {
+	docs := Docs{"inner": "inner is nested.\nTwo lines.", "inner.N": "N counts */ things."}
+	out, err := Generate([]api.EventInfo{{Topic: "x.y", Payload: reflect.TypeFor[inner]()}}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"/**\n * inner is nested.\n * Two lines.\n *\n * Go: tsgen.inner\n */\nexport interface inner {", "  /** N counts * / things. */\n  n: number;"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiDocs, err := ReadDocs(filepath.Join(root, "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := apiDocs["RunLog"]; !strings.HasPrefix(got, "RunLog (run.log)") {
+		t.Errorf("ReadDocs of api: RunLog's comment is %q", got)
 	}
 }
 
@@ -139,7 +168,7 @@ func TestGenerateRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Generate([]api.EventInfo{{Topic: "x.y", Payload: tt.payload}})
+			_, err := Generate([]api.EventInfo{{Topic: "x.y", Payload: tt.payload}}, nil)
 			if !errors.Is(err, ErrNotWire) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want ErrNotWire saying %q", err, tt.want)
 			}

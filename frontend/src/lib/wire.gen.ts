@@ -2,38 +2,68 @@
 // The event topics the core publishes and the types of their payloads, exactly as Go
 // sends them (api/events.go).
 
-/** Go: api.ConfigChanged */
+/**
+ * ConfigChanged (config.changed): config.toml was read again (valid or not). The
+ * configuration's view is re-read with the config route.
+ *
+ * Go: api.ConfigChanged
+ */
 export interface ConfigChanged {
   path: string;
   exists: boolean;
   loaded_at: string;
+  /**
+   * Valid is false when the file (or the environment) has mistakes; the previous
+   * good settings stay in force.
+   */
   valid: boolean;
 }
 
-/** Go: api.PermissionRequested */
+/**
+ * PermissionRequested (permission.requested): a request waits for a person.
+ *
+ * Go: api.PermissionRequested
+ */
 export interface PermissionRequested {
   id: string;
   tool: string;
+  /** redacted */
   summary: string;
   tier: string;
+  /** InteractiveOnly: only a person at the window or a proven terminal may answer. */
   interactive_only: boolean;
 }
 
-/** Go: api.PermissionDecided */
+/**
+ * PermissionDecided (permission.decided): a request got its final decision.
+ *
+ * Go: api.PermissionDecided
+ */
 export interface PermissionDecided {
   id: string;
+  /** redacted */
   summary: string;
   verdict: string;
   tier: string;
   layer: string;
 }
 
-/** Go: api.GrantsChanged */
+/**
+ * GrantsChanged (grants.changed): remembered grants changed.
+ *
+ * Go: api.GrantsChanged
+ */
 export interface GrantsChanged {
+  /** Revoked is the id of the grant that was revoked. */
   revoked?: string;
 }
 
-/** Go: api.RunUpdated */
+/**
+ * RunUpdated (run.updated): a dispatch run was created or changed state. Its fields
+ * are those of the run's own JSON, so a subscriber matches a run by id.
+ *
+ * Go: api.RunUpdated
+ */
 export interface RunUpdated {
   id: number;
   task_id: number;
@@ -41,43 +71,76 @@ export interface RunUpdated {
   status: string;
 }
 
-/** Go: api.RunLog */
+/**
+ * RunLog (run.log): a chunk of a running run's output, secrets already redacted.
+ *
+ * Go: api.RunLog
+ */
 export interface RunLog {
   run_id: number;
   task_id: number;
   chunk: string;
 }
 
-/** Go: api.TaskUpdated */
+/**
+ * TaskUpdated (task.updated): a task was created or changed.
+ *
+ * Go: api.TaskUpdated
+ */
 export interface TaskUpdated {
   id: number;
   name: string;
 }
 
-/** Go: api.TaskRemoved */
+/**
+ * TaskRemoved (task.removed): a task was deleted.
+ *
+ * Go: api.TaskRemoved
+ */
 export interface TaskRemoved {
   id: number;
   name: string;
 }
 
-/** Go: api.DepartmentUpdated */
+/**
+ * DepartmentUpdated (department.updated): a department was added, changed, removed
+ * (status "removed"), went missing or came back.
+ *
+ * Go: api.DepartmentUpdated
+ */
 export interface DepartmentUpdated {
   id: number;
   name: string;
   status: string;
 }
 
-/** Go: api.PlacesChanged */
+/**
+ * PlacesChanged (places.changed): the places runs may start in changed; one field is
+ * set.
+ *
+ * Go: api.PlacesChanged
+ */
 export interface PlacesChanged {
+  /** the directory just authorized */
   authorized?: string;
+  /** the directory just revoked */
   revoked?: string;
+  /** the workspace roots, when config.toml set them */
   workspace_roots?: string[];
 }
 
-/** Go: api.InboxChanged */
+/**
+ * InboxChanged (inbox.changed): what waits for a person (held runs, requests) changed.
+ *
+ * Go: api.InboxChanged
+ */
 export type InboxChanged = Record<string, never>;
 
-/** Go: api.OpsPlanUpdated */
+/**
+ * OpsPlanUpdated (ops.plan.updated): an operation plan was created or changed status.
+ *
+ * Go: api.OpsPlanUpdated
+ */
 export interface OpsPlanUpdated {
   plan_id: string;
   project: string;
@@ -85,7 +148,11 @@ export interface OpsPlanUpdated {
   hash: string;
 }
 
-/** Go: api.OpsJournalAppended */
+/**
+ * OpsJournalAppended (ops.journal.appended): an entry was added to a project's journal.
+ *
+ * Go: api.OpsJournalAppended
+ */
 export interface OpsJournalAppended {
   project: string;
   seq: number;
@@ -93,38 +160,70 @@ export interface OpsJournalAppended {
   event: string;
 }
 
-/** Go: api.SandboxStatusChanged */
+/**
+ * SandboxStatusChanged (sandbox.status): the start-up probes finished; the full status
+ * is re-read with the sandbox status route.
+ *
+ * Go: api.SandboxStatusChanged
+ */
 export interface SandboxStatusChanged {
+  /** Requested is the configured isolation backend (auto, os, app). */
   requested: string;
+  /** Backend is what commands will run under: bwrap, landlock, seatbelt or app. */
   backend: string;
   warning?: string;
   error?: string;
 }
 
-/** Go: api.SandboxInstall */
+/**
+ * SandboxInstall (sandbox.install): the micro-VM install moved on.
+ *
+ * Go: api.SandboxInstall
+ */
 export interface SandboxInstall {
   downloading: boolean;
+  /** a micro-VM can start */
   ready: boolean;
+  /** detect | runtime | image | ready */
   stage: string;
+  /** 0..100 of the stage */
   percent: number;
   error?: string;
 }
 
-/** Go: api.DispatchStateChanged */
+/**
+ * DispatchStateChanged (dispatch.state): dispatch was paused or resumed, or its counts
+ * changed.
+ *
+ * Go: api.DispatchStateChanged
+ */
 export interface DispatchStateChanged {
   paused: boolean;
+  /** enabled tasks with a schedule */
   tasks: number;
+  /** runs running now */
   running: number;
 }
 
-/** Go: api.DispatchDigest */
+/**
+ * DispatchDigest (dispatch.digest): what happened while nobody watched (at start-up,
+ * and after a long gap).
+ *
+ * Go: api.DispatchDigest
+ */
 export interface DispatchDigest {
   since: string;
+  /** a one-paragraph summary for a notification */
   text: string;
 }
 
-/** Go: api.DispatchNotice */
+/**
+ * DispatchNotice (dispatch.notify): something a person should hear about.
+ *
+ * Go: api.DispatchNotice
+ */
 export interface DispatchNotice {
+  /** needs_you | failure | task_paused */
   kind: string;
   run_id?: number;
   task?: string;
@@ -132,7 +231,11 @@ export interface DispatchNotice {
   message: string;
 }
 
-/** Go: api.WindowShow */
+/**
+ * WindowShow (window.show): a second launch asked the window to come to the front.
+ *
+ * Go: api.WindowShow
+ */
 export type WindowShow = Record<string, never>;
 
 /** Every topic the core publishes, by name. */
