@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/airlock-app/airlock/app/buildinfo.Version=$(VERSION)
 BIN     := build/bin
 
 # What the app, the sandbox and the tests need from Debian.
-APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap \
+APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap slirp4netns \
 	xvfb xauth x11-utils xdotool imagemagick dbus dbus-x11 gnome-keyring libsecret-tools \
 	dunst libglib2.0-bin \
 	chromium sqlite3 git curl ca-certificates python3 \
@@ -53,11 +53,11 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json frontend/pa
 build: build-cli build-desktop
 
 # airlock is static and links no core, so its hot paths start fast; airlockd hosts the
-# core headless (`airlock daemon` becomes it); airlock-agent is the command line with the
-# agent commands and the MCP SDK (`airlock mcp` and `airlock hook` become it).
+# core headless (`airlock daemon` becomes it); airlock-agent holds the agent commands and
+# the MCP SDK (`airlock mcp` and `airlock hook` become it).
 build-cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock ./cmd/airlock
-	CGO_ENABLED=0 $(GO) build -trimpath -tags agent -ldflags "$(LDFLAGS)" -o $(BIN)/airlock-agent ./cmd/airlock
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlock-agent ./cmd/airlock-agent
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/airlockd ./cmd/airlockd
 
 build-desktop: frontend-deps
@@ -81,11 +81,10 @@ test: deps check-bindings build vet staticcheck test-go test-frontend smoke e2e 
 check-bindings:
 	scripts/check-bindings.sh
 
-# Every build tag's files: the agent binary, the production desktop build (the frontend
+# Every build tag's files: the production desktop build (the frontend
 # embedded) and the bindings generator's view of the façade.
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags agent ./app/cli ./cmd/airlock
 	@[ -d frontend/dist ] || { echo "vet: frontend/dist is missing (the production build embeds it): run make build first"; exit 1; }
 	$(GO) vet -tags production,webkit2_41 . ./frontend ./app/desktop
 	$(GO) vet -tags bindings,webkit2_41 ./app/desktop
@@ -93,7 +92,6 @@ vet:
 staticcheck:
 	@command -v staticcheck >/dev/null || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	staticcheck ./...
-	staticcheck -tags agent ./app/cli ./cmd/airlock
 	staticcheck -tags production,webkit2_41 . ./frontend ./app/desktop
 	staticcheck -tags bindings,webkit2_41 ./app/desktop
 

@@ -56,16 +56,18 @@ const (
 	CodeForeignOrigin  = "foreign_origin"   // 403: a browser origin other than the window's
 	CodeForeignUser    = "foreign_user"     // 403: another uid on the unix socket
 	CodeSandboxed      = "sandboxed_caller" // 403: a sandboxed process may not change state
+	CodeNotYourSandbox = "not_your_sandbox" // 400: a pid registered as a sandbox is not the caller's child
 	CodeGaveUp         = "gave_up"          // 408: the caller went away or the wait timed out
 	CodeProbing        = "probing"          // 503: the sandbox probes have not finished
 	CodeNoStream       = "no_stream"        // 500: the server cannot stream
 	CodeUnavailable    = "unavailable"      // 503: the part of the core this needs is not running
+	CodeUnsupported    = "unsupported"      // 501: this machine cannot do it (no micro-VM on this architecture)
 )
 
 // StatusOf is the HTTP status of a code (500 for an unknown one).
 func StatusOf(code string) int {
 	switch code {
-	case CodeBadRequest, CodeInvalid, CodeBadAnswer:
+	case CodeBadRequest, CodeInvalid, CodeBadAnswer, CodeNotYourSandbox:
 		return http.StatusBadRequest
 	case CodeNotFound, CodeNotPending:
 		return http.StatusNotFound
@@ -84,6 +86,8 @@ func StatusOf(code string) int {
 		return http.StatusRequestTimeout
 	case CodeProbing, CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case CodeUnsupported:
+		return http.StatusNotImplemented
 	}
 	return http.StatusInternalServerError
 }

@@ -69,9 +69,9 @@ var Events = []EventInfo{
 	event[ConfigChanged](TopicConfigChanged),
 	event[PermissionRequested](TopicPermissionRequested),
 	event[PermissionDecided](TopicPermissionDecided),
-	event[GrantsChanged](TopicGrantsChanged),
+	event[Revoked](TopicGrantsChanged), // the grant revoked
 	event[RunUpdated](TopicRunUpdated),
-	event[RunLog](TopicRunLog),
+	event[RunLogChunk](TopicRunLog),
 	event[TaskUpdated](TopicTaskUpdated),
 	event[TaskRemoved](TopicTaskRemoved),
 	event[DepartmentUpdated](TopicDepartmentUpdated),
@@ -80,7 +80,7 @@ var Events = []EventInfo{
 	event[OpsPlanUpdated](TopicOpsPlanUpdated),
 	event[OpsJournalAppended](TopicOpsJournalAppended),
 	event[SandboxStatusChanged](TopicSandboxStatus),
-	event[SandboxInstall](TopicSandboxInstall),
+	event[VMStatus](TopicSandboxInstall), // the installer's status, with its progress
 	event[DispatchStateChanged](TopicDispatchState),
 	event[DispatchDigest](TopicDispatchDigest),
 	event[DispatchNotice](TopicDispatchNotify),
@@ -137,12 +137,6 @@ type PermissionDecided struct {
 	Layer   string `json:"layer"`
 }
 
-// GrantsChanged (grants.changed): remembered grants changed.
-type GrantsChanged struct {
-	// Revoked is the id of the grant that was revoked.
-	Revoked string `json:"revoked,omitempty"`
-}
-
 // RunUpdated (run.updated): a dispatch run was created or changed state. Its fields
 // are those of the run's own JSON, so a subscriber matches a run by id.
 type RunUpdated struct {
@@ -152,8 +146,8 @@ type RunUpdated struct {
 	Status   string `json:"status"`
 }
 
-// RunLog (run.log): a chunk of a running run's output, secrets already redacted.
-type RunLog struct {
+// RunLogChunk (run.log): a chunk of a running run's output, secrets already redacted.
+type RunLogChunk struct {
 	RunID  uint   `json:"run_id"`
 	TaskID uint   `json:"task_id"`
 	Chunk  string `json:"chunk"`
@@ -215,15 +209,6 @@ type SandboxStatusChanged struct {
 	Backend string `json:"backend"`
 	Warning string `json:"warning,omitempty"`
 	Error   string `json:"error,omitempty"`
-}
-
-// SandboxInstall (sandbox.install): the micro-VM install moved on.
-type SandboxInstall struct {
-	Downloading bool   `json:"downloading"`
-	Ready       bool   `json:"ready"`   // a micro-VM can start
-	Stage       string `json:"stage"`   // detect | runtime | image | ready
-	Percent     int    `json:"percent"` // 0..100 of the stage
-	Error       string `json:"error,omitempty"`
 }
 
 // DispatchStateChanged (dispatch.state): dispatch was paused or resumed, or its counts

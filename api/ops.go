@@ -532,3 +532,21 @@ type ApproveRequestParams struct {
 	WorstBlastRadius   BlastRadius       `json:"worst_blast_radius"`
 	WorstReversibility Reversibility     `json:"worst_reversibility"`
 }
+
+// OpsApproveRequest is an agent asking the person to approve a plan (the MCP ops_approve
+// tool): the broker's interactive-only ops_approve request waits for a person, and only
+// then is the token minted.
+var OpsApproveRequest = route[ApproveRequestBody, ApproveRequestAnswer]("POST", "/v1/ops/plans/{id}/approve-request")
+
+// ApproveRequestBody is OpsApproveRequest's body: the token's lifetime and who asks.
+type ApproveRequestBody struct {
+	TTL     string  `json:"ttl,omitempty"`
+	Context Context `json:"context"`
+}
+
+// ApproveRequestAnswer is what the agent gets back: the person's decision and, when they
+// approved, the token (shown this once).
+type ApproveRequestAnswer struct {
+	Decision Decision       `json:"decision"`
+	Approval *ApproveResult `json:"approval,omitempty"`
+}

@@ -20,9 +20,11 @@ import (
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/paths"
+	"github.com/airlock-app/airlock/app/proc"
 	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -63,7 +65,7 @@ type Core struct {
 	getenv    func(string) string
 	flags     map[string]any
 	api       *localapi.Server
-	sandboxes *sandboxPIDs
+	sandboxes *proc.Sandboxes
 	presence  *presence // proves a person at a terminal (app/presence.go)
 	cancel    context.CancelFunc
 
@@ -90,11 +92,11 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Ensure(); err != nil {
+	if err := paths.Ensure(p); err != nil {
 		return nil, err
 	}
 	c := &Core{Kind: opts.Kind, Paths: p, Bus: eventbus.New(), Secrets: secrets.New(),
-		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: newSandboxPIDs(), presence: newPresence(),
+		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: proc.NewSandboxes(), presence: newPresence(),
 		sandbox: sandboxState{done: make(chan struct{})}}
 
 	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))
@@ -111,7 +113,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := c.openConfig(); err != nil {
 		return nil, err
 	}
-	if c.dbLock, err = lockDatabase(p.Database); err != nil {
+	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -207,7 +209,7 @@ func (c *Core) onConfigChange(st config.State) {
 			}
 		}
 	}
-	v := c.configView()
+	v := c.ConfigView()
 	c.Bus.Publish(api.TopicConfigChanged, api.ConfigChanged{Path: v.Path, Exists: v.Exists, LoadedAt: v.LoadedAt, Valid: v.Error == nil})
 }
 
@@ -236,6 +238,31 @@ func (c *Core) migrators() []Migrator {
 // RegisterSandbox records the host pid of a sandbox the core started; call the
 // returned func when it ends.
 func (c *Core) RegisterSandbox(pid int) func() { return c.sandboxes.Add(pid) }
+
+// trackSandboxes returns an OnStart callback that records each sandbox pid with the
+// core (the local API refuses state-changing requests from inside them) and a done
+// func that forgets them all when the run ends.
+func (c *Core) trackSandboxes(next func(int)) (onStart func(int), done func()) {
+	var mu sync.Mutex
+	var forget []func()
+	onStart = func(pid int) {
+		mu.Lock()
+		forget = append(forget, c.RegisterSandbox(pid))
+		mu.Unlock()
+		if next != nil {
+			next(pid)
+		}
+	}
+	done = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range forget {
+			f()
+		}
+		forget = nil
+	}
+	return onStart, done
+}
 
 // Run serves the local API and runs the services until ctx ends, then stops them.
 func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) error {

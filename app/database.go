@@ -3,11 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // Migrator is a domain package's Migrate function.
@@ -16,12 +15,10 @@ type Migrator struct {
 	Migrate func(db *gorm.DB) error
 }
 
-// openDatabase opens the one SQLite database: WAL (readers never block the writer),
-// foreign keys on, a busy timeout so two processes wait rather than fail, immediate
-// write transactions so they never deadlock on upgrade.
+// openDatabase opens the one SQLite database as internal/sqlitedb says (WAL, foreign
+// keys, a busy timeout, immediate write transactions), checks it and migrates it.
 func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=1&_busy_timeout=10000&_txlock=immediate&_synchronous=NORMAL"
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, NowFunc: func() time.Time { return time.Now().UTC() }})
+	db, err := gorm.Open(sqlite.Open(sqlitedb.DSN(path)), sqlitedb.Config())
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -43,6 +43,8 @@ func apiError(err error) error {
 		return mk(api.CodeOverlap, "")
 	case errors.Is(err, dispatch.ErrNotFound), errors.Is(err, departments.ErrNotFound):
 		return mk(api.CodeNotFound, "")
+	case errors.Is(err, dispatch.ErrInvalid), errors.Is(err, departments.ErrInvalid):
+		return mk(api.CodeInvalid, "")
 	// Ops.
 	case errors.Is(err, ops.ErrPlanNotFound):
 		return mk(api.CodeNotFound, "list plans with `airlock ops list`")

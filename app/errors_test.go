@@ -29,10 +29,12 @@ func TestErrorsMapBySentinelNotByText(t *testing.T) {
 		via  func(error) error
 		want int
 	}{
-		{"an unknown task", fmt.Errorf("task x: %w", dispatch.ErrNotFound), dispatchError, http.StatusNotFound},
-		{"an unknown department", fmt.Errorf("department d: %w", departments.ErrNotFound), dispatchError, http.StatusNotFound},
-		{"a message that says not found", errors.New("bwrap not found: apt install bubblewrap"), dispatchError, http.StatusBadRequest},
-		{"a message that says no such", errors.New("open /x: no such file or directory"), dispatchError, http.StatusBadRequest},
+		{"an unknown task", fmt.Errorf("task x: %w", dispatch.ErrNotFound), apiError, http.StatusNotFound},
+		{"an unknown department", fmt.Errorf("department d: %w", departments.ErrNotFound), apiError, http.StatusNotFound},
+		{"a refusal that says not found", fmt.Errorf("bwrap not found: apt install bubblewrap: %w", dispatch.ErrInvalid), apiError, http.StatusBadRequest},
+		{"a refusal that says no such", fmt.Errorf("open /x: no such file or directory: %w", departments.ErrInvalid), apiError, http.StatusBadRequest},
+		{"a failure that says not found", errors.New("bwrap not found: apt install bubblewrap"), apiError, http.StatusInternalServerError},
+		{"a failure that says no such", errors.New("open /x: no such file or directory"), apiError, http.StatusInternalServerError},
 		{"an unknown grant", fmt.Errorf("revoke grant g: %w", permission.ErrGrantNotFound), apiError, http.StatusNotFound},
 		{"a database failure revoking a grant", errors.New("revoke grant g: database is locked"), apiError, http.StatusInternalServerError},
 	} {

@@ -12,97 +12,54 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/localapi"
-	"github.com/airlock-app/airlock/ops"
-	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/app/proc"
 )
-
-// afterToolUseBody is the body of POST /v1/permission/after.
-type afterToolUseBody struct {
-	Request  permission.Request  `json:"request"`
-	Decision permission.Decision `json:"decision"`
-	Outcome  permission.Outcome  `json:"outcome"`
-}
-
-// approveRequestBody is the body of POST /v1/ops/plans/{id}/approve-request.
-type approveRequestBody struct {
-	TTL     string             `json:"ttl,omitempty"`
-	Context permission.Context `json:"context"`
-}
-
-// approveRequestAnswer is what the agent gets back: the person's decision and, when they
-// approved, the token (shown this once).
-type approveRequestAnswer struct {
-	Decision permission.Decision `json:"decision"`
-	Approval *ops.ApproveResult  `json:"approval,omitempty"`
-}
-
-// sandboxBody is the body of POST /v1/sandboxes.
-type sandboxBody struct {
-	PID int `json:"pid"`
-}
 
 // gatewayRoutes serve the MCP server and the hook adapter (package app/gateway, which
 // runs in the `airlock` CLI and reaches the core only through these routes).
 func (c *Core) gatewayRoutes() {
-	h := c.api.Handle
 	// The outcome of an allowed call, for the after_tool_use hooks. The hooks run in the
 	// background: the caller (an agent's hook) must not wait for them.
-	h("POST /v1/permission/after", func(w http.ResponseWriter, r *http.Request) {
-		var b afterToolUseBody
-		if err := localapi.ReadJSON(r, &b); err != nil {
-			localapi.WriteError(w, err)
-			return
+	handle(c, api.PermissionAfter, func(r *http.Request, b api.AfterToolUse) (api.Accepted, error) {
+		br, err := c.broker()
+		if err != nil {
+			return api.Accepted{}, err
 		}
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			c.Broker.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
+			br.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
 		}()
-		localapi.WriteJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
+		return api.Accepted{Accepted: true}, nil
 	})
 	// An agent asks the person to approve a plan. The broker's ops_approve request is
 	// interactive-only: it waits until a person answers in the window or at a terminal,
 	// and only then is the token minted, attested by that answer.
-	h("POST /v1/ops/plans/{id}/approve-request", func(w http.ResponseWriter, r *http.Request) {
-		var b approveRequestBody
-		if err := localapi.ReadJSON(r, &b); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
+	handle(c, api.OpsApproveRequest, func(r *http.Request, b api.ApproveRequestBody) (api.ApproveRequestAnswer, error) {
 		d, res, err := c.OpsApproveRequest(APICaller(r, api.Proof{}), r.PathValue("id"), b.TTL, b.Context)
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, approveRequestAnswer{Decision: d, Approval: res})
+		return api.ApproveRequestAnswer{Decision: d, Approval: res}, err
 	})
 	// The MCP server registers the host pid of each bash sandbox it starts, so the API
 	// refuses state-changing requests from inside it even where namespaces do not tell.
 	reg := &gatewaySandboxes{forget: map[int]func(){}}
-	h("POST /v1/sandboxes", func(w http.ResponseWriter, r *http.Request) {
-		var b sandboxBody
-		if err := localapi.ReadJSON(r, &b); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
+	handle(c, api.RegisterSandbox, func(r *http.Request, b api.SandboxIn) (api.SandboxRegistered, error) {
 		peer, _ := localapi.PeerFrom(r.Context())
-		if b.PID <= 0 || !peer.Unix || !descendsFrom(b.PID, peer.PID) {
-			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "not_your_sandbox",
-				Message: fmt.Sprintf("pid %d is not a process the caller started", b.PID),
-				Hint:    "register only the sandboxes your own process started"})
-			return
+		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
+			return api.SandboxRegistered{}, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
+				fmt.Sprintf("pid %d is not a process the caller started", b.PID),
+				"register only the sandboxes your own process started")
 		}
 		reg.add(b.PID, c.RegisterSandbox(b.PID))
-		localapi.WriteJSON(w, http.StatusOK, map[string]int{"registered": b.PID})
+		return api.SandboxRegistered{Registered: b.PID}, nil
 	})
-	h("DELETE /v1/sandboxes/{pid}", func(w http.ResponseWriter, r *http.Request) {
+	handle(c, api.ForgetSandbox, func(r *http.Request, _ api.None) (api.SandboxForgotten, error) {
 		pid, err := strconv.Atoi(r.PathValue("pid"))
 		if err != nil {
-			localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_pid", Message: "the pid is not a number"})
-			return
+			return api.SandboxForgotten{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest,
+				fmt.Sprintf("pid %q is not a number", r.PathValue("pid")), "")
 		}
 		reg.remove(pid)
-		localapi.WriteJSON(w, http.StatusOK, map[string]int{"forgotten": pid})
+		return api.SandboxForgotten{Forgotten: pid}, nil
 	})
 }
 

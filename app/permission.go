@@ -63,123 +63,151 @@ func (c *Core) openPermission(ctx context.Context) error {
 	return err
 }
 
-// RevokeGrant revokes a remembered allow (the next identical request asks again) and
-// tells the windows (grants.changed).
-func (c *Core) RevokeGrant(ctx context.Context, id string) error {
-	if err := c.Broker.Grants().Revoke(ctx, id); err != nil {
-		return err
+// errNoBroker says the broker is not running (the core is still starting, or failed
+// to open it).
+var errNoBroker = api.Errorf(http.StatusServiceUnavailable, api.CodeUnavailable,
+	"the permission broker is not running", "restart Airlock; `airlock status` says why it did not start")
+
+// brokerTimeout bounds an operation on the broker's database (a window's caller has no
+// request whose end would).
+const brokerTimeout = 10 * time.Second
+
+// broker is the running broker, or errNoBroker.
+func (c *Core) broker() (*permission.Broker, error) {
+	if c.Broker == nil {
+		return nil, errNoBroker
 	}
-	c.Bus.Publish(api.TopicGrantsChanged, api.GrantsChanged{Revoked: id})
-	return nil
+	return c.Broker, nil
 }
 
-// answerRequest is the body of POST /v1/approvals/{id}/answer. Who answered is not in
-// it: the core sets that from how the answer arrived (answerer), so a `by` or
-// `interactive` the caller sends is ignored.
-type answerRequest struct {
-	Allow   bool             `json:"allow"`
-	Scope   permission.Scope `json:"scope,omitempty"`
-	Pattern string           `json:"pattern,omitempty"`
-	Reason  string           `json:"reason,omitempty"`
-	personProof
-	// By and Interactive are accepted and ignored: a caller's word for who it is.
-	By          string `json:"by,omitempty"`
-	Interactive bool   `json:"interactive,omitempty"`
+// PendingApprovals lists the requests waiting for a person, oldest first (the window's
+// "Waiting for you", `airlock approvals list`).
+func (c *Core) PendingApprovals(Caller) []api.PendingRequest {
+	b, err := c.broker()
+	if err != nil {
+		return []api.PendingRequest{}
+	}
+	return b.Pending()
+}
+
+// AnswerApproval answers a pending request. Who answers is established from the caller
+// (the window, or the proof an API request carries), never from the body: a terminal
+// confirms with the id's first 6 characters (or the whole id when it is shorter).
+func (c *Core) AnswerApproval(cl Caller, id string, in api.AnswerIn) (api.Decision, error) {
+	b, err := c.broker()
+	if err != nil {
+		return api.Decision{}, err
+	}
+	cl.proof = in.Proof
+	by, err := c.who(cl, func(typed string) bool {
+		return len(typed) >= min(6, len(id)) && strings.HasPrefix(id, typed)
+	})
+	if err != nil {
+		return api.Decision{}, err
+	}
+	ctx, cancel := context.WithTimeout(cl.Context(), brokerTimeout)
+	defer cancel()
+	return b.Answer(ctx, id, permission.Answer{Allow: in.Allow, Scope: in.Scope, Pattern: in.Pattern,
+		Reason: in.Reason, By: by, Interactive: permission.ByPerson(by)})
+}
+
+// Grants lists the remembered grants, newest first.
+func (c *Core) Grants(cl Caller) ([]api.GrantRecord, error) {
+	b, err := c.broker()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(cl.Context(), brokerTimeout)
+	defer cancel()
+	list, err := b.Grants().List(ctx, permission.GrantFilter{})
+	if list == nil && err == nil {
+		list = []api.GrantRecord{}
+	}
+	return list, err
+}
+
+// RevokeGrant revokes a remembered allow (the next identical request asks again) and
+// tells the windows (grants.changed).
+func (c *Core) RevokeGrant(cl Caller, id string) (api.Revoked, error) {
+	b, err := c.broker()
+	if err != nil {
+		return api.Revoked{}, err
+	}
+	ctx, cancel := context.WithTimeout(cl.Context(), brokerTimeout)
+	defer cancel()
+	if err := b.Grants().Revoke(ctx, id); err != nil {
+		return api.Revoked{}, err
+	}
+	out := api.Revoked{Revoked: id}
+	c.Bus.Publish(api.TopicGrantsChanged, out)
+	return out, nil
+}
+
+// Audit lists the decisions taken, newest first, narrowed by f.
+func (c *Core) Audit(cl Caller, f api.AuditFilter) ([]api.AuditRecord, error) {
+	b, err := c.broker()
+	if err != nil {
+		return nil, err
+	}
+	q := permission.AuditQuery{Tool: f.Tool, Run: f.Run, Session: f.Session, Verdict: f.Verdict, Limit: f.Limit}
+	if f.Since != "" {
+		d, err := time.ParseDuration(f.Since)
+		if err != nil {
+			return nil, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("since=%q is not a duration", f.Since), "use for example since=24h")
+		}
+		q.Since = time.Now().Add(-d)
+	}
+	ctx, cancel := context.WithTimeout(cl.Context(), brokerTimeout)
+	defer cancel()
+	recs, err := b.Audit(ctx, q)
+	if recs == nil && err == nil {
+		recs = []api.AuditRecord{}
+	}
+	return recs, err
 }
 
 func (c *Core) permissionRoutes() {
-	c.api.Handle("POST /v1/permission/check", func(w http.ResponseWriter, r *http.Request) {
-		var req permission.Request
-		if err := localapi.ReadJSON(r, &req); err != nil {
-			localapi.WriteError(w, err)
-			return
+	handle(c, api.PermissionCheck, func(r *http.Request, req api.Request) (api.Evaluation, error) {
+		b, err := c.broker()
+		if err != nil {
+			return api.Evaluation{}, err
 		}
-		localapi.WriteJSON(w, http.StatusOK, c.Broker.Check(r.Context(), req))
+		return b.Check(r.Context(), req), nil
 	})
 	// Await blocks until the request is decided or the caller hangs up.
-	c.api.Handle("POST /v1/permission/await", func(w http.ResponseWriter, r *http.Request) {
-		var req permission.Request
-		if err := localapi.ReadJSON(r, &req); err != nil {
-			localapi.WriteError(w, err)
-			return
+	handle(c, api.PermissionAwait, func(r *http.Request, req api.Request) (api.Decision, error) {
+		b, err := c.broker()
+		if err != nil {
+			return api.Decision{}, err
 		}
 		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
 			req.Context.Caller.PID = peer.PID
 		}
-		d, err := c.Broker.Await(r.Context(), req)
+		d, err := b.Await(r.Context(), req)
 		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
+			return api.Decision{}, err
 		}
 		c.noteDenial(r.Context(), req, d)
-		localapi.WriteJSON(w, http.StatusOK, d)
+		return d, nil
 	})
-	c.api.Handle("GET /v1/approvals", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.Broker.Pending())
+	handle(c, api.ListApprovals, func(r *http.Request, _ api.None) ([]api.PendingRequest, error) {
+		return c.PendingApprovals(APICaller(r, api.Proof{})), nil
 	})
 	// How a person at a terminal proves presence: the CLI asks the password under os.
-	c.api.Handle("GET /v1/approvals/proof", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.Proof())
+	handle(c, api.ApprovalsProof, func(r *http.Request, _ api.None) (api.ProofSummary, error) {
+		return c.Proof(), nil
 	})
-	c.api.Handle("POST /v1/approvals/{id}/answer", func(w http.ResponseWriter, r *http.Request) {
-		var a answerRequest
-		if err := localapi.ReadJSON(r, &a); err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		id := r.PathValue("id")
-		by, err := c.answerer(r, a.personProof, func(typed string) bool {
-			// The first 6 characters of the id, or the whole id when it is shorter (run-2).
-			return len(typed) >= min(6, len(id)) && strings.HasPrefix(id, typed)
-		})
-		if err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		d, err := c.Broker.Answer(r.Context(), id, permission.Answer{Allow: a.Allow, Scope: a.Scope, Pattern: a.Pattern,
-			Reason: a.Reason, By: by, Interactive: permission.ByPerson(by)})
-		if err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, d)
+	handle(c, api.AnswerApproval, func(r *http.Request, in api.AnswerIn) (api.Decision, error) {
+		return c.AnswerApproval(APICaller(r, in.Proof), r.PathValue("id"), in)
 	})
-	c.api.Handle("GET /v1/grants", func(w http.ResponseWriter, r *http.Request) {
-		list, err := c.Broker.Grants().List(r.Context(), permission.GrantFilter{})
-		if err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, list)
+	handle(c, api.ListGrants, func(r *http.Request, _ api.None) ([]api.GrantRecord, error) {
+		return c.Grants(APICaller(r, api.Proof{}))
 	})
-	c.api.Handle("DELETE /v1/grants/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if err := c.RevokeGrant(r.Context(), r.PathValue("id")); err != nil {
-			localapi.WriteError(w, apiError(err))
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, map[string]string{"revoked": r.PathValue("id")})
+	handle(c, api.RevokeGrant, func(r *http.Request, _ api.None) (api.Revoked, error) {
+		return c.RevokeGrant(APICaller(r, api.Proof{}), r.PathValue("id"))
 	})
-	c.api.Handle("GET /v1/audit", func(w http.ResponseWriter, r *http.Request) {
-		q := permission.AuditQuery{Tool: r.URL.Query().Get("tool"), Run: r.URL.Query().Get("run"),
-			Session: r.URL.Query().Get("session"), Verdict: permission.Verdict(r.URL.Query().Get("verdict"))}
-		if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil {
-			q.Limit = n
-		}
-		if s := r.URL.Query().Get("since"); s != "" {
-			d, err := time.ParseDuration(s)
-			if err != nil {
-				localapi.WriteError(w, &api.Error{Status: http.StatusBadRequest, Code: "bad_since", Message: fmt.Sprintf("since=%q is not a duration", s), Hint: "use for example since=24h"})
-				return
-			}
-			q.Since = time.Now().Add(-d)
-		}
-		_ = c.Broker.FlushAudit(r.Context())
-		recs, err := c.Broker.Audit(r.Context(), q)
-		if err != nil {
-			localapi.WriteError(w, err)
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, recs)
+	handle(c, api.ListAudit, func(r *http.Request, f api.AuditFilter) ([]api.AuditRecord, error) {
+		return c.Audit(APICaller(r, api.Proof{}), f)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/proc"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
@@ -159,7 +160,7 @@ func (c *Core) pamService() (service, source string) {
 
 // ProofStatus is how a person at a terminal proves presence, for `airlock status` and
 // the CLI (GET /v1/approvals/proof).
-type ProofStatus = localapi.ProofSummary
+type ProofStatus = api.ProofSummary
 
 // Proof reports the terminal proof in force.
 func (c *Core) Proof() ProofStatus {
@@ -220,7 +221,7 @@ func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) b
 			Message: "a typed confirmation is not proof of a person here ([approvals] terminal_proof = \"os\"): a terminal can be faked by any process",
 			Hint:    "run the command at a terminal and type your login password when asked, or answer in the Airlock window"}
 	}
-	if peer.PID <= 0 || !hasControllingTTY(peer.PID) {
+	if peer.PID <= 0 || !proc.HasControllingTTY(peer.PID) {
 		return "", &api.Error{Status: http.StatusForbidden, Code: "not_interactive",
 			Message: "this answer claims a person typed it, but the caller has no terminal",
 			Hint:    "answer in the Airlock window, or run the airlock command in a terminal"}

@@ -111,7 +111,7 @@ func TestAPIAnswerIsNeverTheWindow(t *testing.T) {
 		t.Fatal("a refused answer answered")
 	}
 	p1, decided := pending(t, c, bashReq("make lint", ws))
-	if code, m := post(t, hc, "/v1/approvals/"+p1+"/answer", forged); code != http.StatusOK || m["answeredBy"] != permission.ByAPI {
+	if code, m := post(t, hc, "/v1/approvals/"+p1+"/answer", forged); code != http.StatusOK || m["answered_by"] != permission.ByAPI {
 		t.Fatalf("P1 over the API: %d %v, want answered by api", code, m)
 	}
 	if d := <-decided; d.AnsweredBy != permission.ByAPI {
@@ -232,7 +232,7 @@ func TestOSProofAnswersWithTheRightPasswordOnly(t *testing.T) {
 		}
 	}
 	code, m := answer(`{"allow":true,"password":"` + password + `"}`)
-	if code != http.StatusOK || m["answeredBy"] != permission.ByCLIOSProof {
+	if code != http.StatusOK || m["answered_by"] != permission.ByCLIOSProof {
 		t.Fatalf("the right password: %d %v", code, m)
 	}
 	if d := <-decided; d.Verdict != permission.Allow || d.AnsweredBy != permission.ByCLIOSProof {

@@ -119,7 +119,7 @@ func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sand
 // writable roots and protected paths, the project files of its directory, and the
 // escalation the person allowed for it, if any.
 func (c *Core) runPolicy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
-	r, err := policy.Resolve(c.policyInputs(spec.Dir, policy.Flags{Sandbox: spec.Policy.SandboxLayer()}, true))
+	r, err := policy.Resolve(c.policyInputs(spec.Dir, policy.Flags{Sandbox: dispatch.SandboxLayer(spec.Policy)}, true))
 	if err != nil {
 		return sandbox.Policy{}, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 
-	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -44,25 +43,26 @@ func (c *Core) effectiveSandboxBackend() (sandbox.Backend, error) {
 	return g.Backend, nil
 }
 
-// SandboxStatus waits for the start-up probes (or ctx) and returns them.
-func (c *Core) SandboxStatus(ctx context.Context) (sandbox.Status, bool) {
+// errProbing answers a sandbox status asked for before the start-up probes finished;
+// the sandbox.status event brings their result when they do.
+var errProbing = api.Errorf(http.StatusServiceUnavailable, api.CodeProbing, "the sandbox probes have not finished yet", "")
+
+// SandboxStatus waits for the start-up probes (or ctx) and returns their result (GET
+// /v1/sandbox/status and the window's Sandbox tab); an *api.Error with CodeProbing when
+// ctx ends first.
+func (c *Core) SandboxStatus(ctx context.Context) (api.SandboxStatus, error) {
 	select {
 	case <-c.sandbox.done:
 	case <-ctx.Done():
-		return sandbox.Status{}, false
+		return api.SandboxStatus{}, errProbing
 	}
 	c.sandbox.mu.Lock()
 	defer c.sandbox.mu.Unlock()
-	return *c.sandbox.status, true
+	return *c.sandbox.status, nil
 }
 
 func (c *Core) sandboxRoutes() {
-	c.api.Handle("GET /v1/sandbox/status", func(w http.ResponseWriter, r *http.Request) {
-		st, ok := c.SandboxStatus(r.Context())
-		if !ok {
-			localapi.WriteError(w, &api.Error{Status: http.StatusServiceUnavailable, Code: "probing", Message: "the sandbox probes have not finished"})
-			return
-		}
-		localapi.WriteJSON(w, http.StatusOK, st)
+	handle(c, api.GetSandboxStatus, func(r *http.Request, _ api.None) (api.SandboxStatus, error) {
+		return c.SandboxStatus(r.Context())
 	})
 }

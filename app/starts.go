@@ -6,11 +6,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/buildinfo"
 
 	"gorm.io/gorm"
-
-	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // CoreStart records each start of the core, so a start can tell that the previous one
@@ -25,7 +24,7 @@ type CoreStart struct {
 }
 
 // PreviousStart describes the start before this one.
-type PreviousStart = localapi.PreviousStart
+type PreviousStart = api.PreviousStart
 
 func migrateCore(db *gorm.DB) error { return db.AutoMigrate(&CoreStart{}) }
 

@@ -12,44 +12,41 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/buildinfo"
-
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/secrets"
 )
 
-// Status is the wire status; the core fills it.
-type Status = localapi.Status
-
-// ConfigView is the configuration's health and effective values.
-type ConfigView = localapi.ConfigView
-
-// Status gathers the status.
-func (c *Core) Status(ctx context.Context) Status {
-	kr := localapi.KeyringView{OK: true}
+// Status gathers the status: what runs, where its data lives, and what is wrong (GET
+// /v1/status and the window's Settings). ctx bounds the keyring's check.
+func (c *Core) Status(ctx context.Context) api.Status {
+	kr := api.KeyringView{OK: true}
 	kctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := c.Secrets.Check(kctx); err != nil {
-		kr = localapi.KeyringView{Error: err.Error()}
+		kr = api.KeyringView{Error: err.Error()}
 	}
-	var sb *localapi.SandboxSummary
+	var sb *api.SandboxSummary
 	select {
-	case <-c.sandbox.done:
-		st, _ := c.SandboxStatus(ctx)
-		sb = &localapi.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error}
+	case <-c.sandbox.done: // the probes' summary only once they are done: never wait for them here
+		if st, err := c.SandboxStatus(ctx); err == nil {
+			sb = &api.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error}
+		}
 	default:
 	}
 	proof := c.Proof()
-	return Status{
+	return api.Status{
 		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
-		Config: c.configView(), Keyring: kr, Previous: c.Previous, Sandbox: sb, Approvals: &proof,
+		Config: c.ConfigView(), Keyring: kr, Previous: c.Previous, Sandbox: sb, Approvals: &proof,
 	}
 }
 
-func (c *Core) configView() ConfigView {
+// ConfigView is the configuration's health and its effective values as the core sees
+// them (GET /v1/config, the window's Settings and the config.changed event).
+func (c *Core) ConfigView() api.ConfigView {
 	st := c.Config.State()
-	v := ConfigView{Path: st.Path, Exists: st.Exists, LoadedAt: st.LoadedAt, Error: st.Error}
+	v := api.ConfigView{Path: st.Path, Exists: st.Exists, LoadedAt: st.LoadedAt, Error: st.Error}
 	if v.Error == nil && c.startupErr != nil && st.LoadedAt.IsZero() {
 		v.Error = c.startupErr
 	}
@@ -61,9 +58,6 @@ func (c *Core) configView() ConfigView {
 	v.Settings = settings
 	return v
 }
-
-// ConfigView returns the configuration's health and effective values.
-func (c *Core) ConfigView() ConfigView { return c.configView() }
 
 // apiToken returns the loopback listener's bearer token, minting it in the keyring the
 // first time.
@@ -87,11 +81,11 @@ func (c *Core) apiToken(ctx context.Context) (string, error) {
 }
 
 func (c *Core) routes() {
-	c.api.Handle("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.Status(r.Context()))
+	handle(c, api.GetStatus, func(r *http.Request, _ api.None) (api.Status, error) {
+		return c.Status(r.Context()), nil
 	})
-	c.api.Handle("GET /v1/config", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.configView())
+	handle(c, api.GetConfig, func(*http.Request, api.None) (api.ConfigView, error) {
+		return c.ConfigView(), nil
 	})
 	// Served raw (a stream, not one JSON answer), under the table's pattern.
 	c.api.Handle(api.EventStream.Pattern(), localapi.EventsHandler(c.Bus))

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
@@ -52,14 +51,8 @@ func (c *Core) openVM() {
 // routed again, and go to the micro-VM without a restart.
 type vmPublisher struct{ c *Core }
 
-func (p vmPublisher) Publish(topic string, payload any) {
-	st, isStatus := payload.(vminstall.Status)
-	if !isStatus || topic != api.TopicSandboxInstall {
-		slog.Error("the micro-VM installer published an unknown event", "topic", topic, "payload", fmt.Sprintf("%T", payload))
-		return
-	}
-	p.c.Bus.Publish(api.TopicSandboxInstall, api.SandboxInstall{Downloading: st.Downloading, Ready: st.Ready(),
-		Stage: st.Progress.Stage, Percent: st.Progress.Percent, Error: st.Error})
+func (p vmPublisher) Publish(st api.VMStatus) {
+	p.c.Bus.Publish(vminstall.Topic, withKVMFallback(st))
 	if st.Ready() && !st.Downloading && p.c.Dispatch != nil {
 		p.c.Dispatch.RerouteWaiting()
 	}
@@ -92,8 +85,9 @@ func (c *Core) closeVM() {
 	}
 }
 
-// VMStatus is the installer's status, after the start-up probe (or ctx) ended.
-func (c *Core) VMStatus(ctx context.Context) vminstall.Status {
+// VMStatus is the installer's status, after the start-up probe (or ctx) ended (GET
+// /v1/sandbox/vm and the window's Sandbox tab).
+func (c *Core) VMStatus(ctx context.Context) api.VMStatus {
 	select {
 	case <-c.vm.probed:
 	case <-ctx.Done():
@@ -111,10 +105,23 @@ func withKVMFallback(st vminstall.Status) vminstall.Status {
 	return st
 }
 
-// VMInstall starts installing the runtime and image in the background from manifest ("":
-// $AIRLOCK_SANDBOX_MANIFEST), or joins the install already running, and returns the status
-// at once. Progress is published as "sandbox.install" events.
-func (c *Core) VMInstall(manifest string) vminstall.Status { return c.vm.inst.Start(manifest) }
+// VMInstall starts installing the runtime and image in the background from in.Manifest
+// ("": $AIRLOCK_SANDBOX_MANIFEST), or joins the install already running, and returns the
+// status at once (POST /v1/sandbox/vm/install and the window's Install button). Progress
+// is published as "sandbox.install" events. It refuses at once, with an *api.Error, when
+// the machine cannot run the micro-VM or no manifest is given or configured, so that no
+// install is started only to fail.
+func (c *Core) VMInstall(ctx context.Context, in api.VMInstallIn) (api.VMStatus, error) {
+	st := c.VMStatus(ctx)
+	if !st.Supported && st.Support.Reason != "" {
+		return st, api.Errorf(http.StatusNotImplemented, api.CodeUnsupported, st.Support.Reason, "")
+	}
+	if in.Manifest == "" && c.VMManifest() == "" {
+		return st, api.Errorf(http.StatusBadRequest, api.CodeInvalid,
+			"no image source is configured: start Airlock with AIRLOCK_SANDBOX_MANIFEST=URL (a manifest built by `make sandbox-image`), or run `airlock sandbox install --manifest URL`", "")
+	}
+	return c.vm.inst.Start(in.Manifest), nil
+}
 
 // VMManifest is the manifest an install without one uses ($AIRLOCK_SANDBOX_MANIFEST).
 func (c *Core) VMManifest() string { return c.getenv(EnvSandboxManifest) }
@@ -124,8 +131,9 @@ func (c *Core) VMInstallWait(ctx context.Context) (vminstall.Status, error) {
 	return c.vm.inst.Wait(ctx)
 }
 
-// VMInstallCancel stops the running install; the next one resumes the download.
-func (c *Core) VMInstallCancel() vminstall.Status {
+// VMInstallCancel stops the running install and returns the status; the next install
+// resumes the download (POST /v1/sandbox/vm/cancel and the window's Cancel button).
+func (c *Core) VMInstallCancel() api.VMStatus {
 	c.vm.inst.Cancel()
 	return withKVMFallback(c.vm.inst.Status())
 }
@@ -181,11 +189,11 @@ func (c *Core) auditRoute(rt sandboxexec.Route) {
 	}
 	reasons, _ := json.Marshal([]string{rt.Reason})
 	// The row is redacted as it is written (permission.AuditRecord.BeforeSave).
-	rec := permission.AuditRecord{
+	rec := permission.AuditRecord{AuditRecord: api.AuditRecord{
 		RequestID: fmt.Sprintf("run-%d-route", rt.RunID), Tool: permission.ToolExec, Subject: subject,
 		Verdict: verdict, Layer: permission.LayerIsolation, Reasons: string(reasons),
 		Run: fmt.Sprint(rt.RunID), Cwd: rt.Cwd, AskedBy: "dispatch", AnsweredBy: "execution_mode " + rt.Mode, CreatedAt: time.Now().UTC(),
-	}
+	}}
 	if rt.Asked {
 		rec.Kind, rec.AnsweredBy = permission.KindIsolationEscalation, rt.AnsweredBy
 	}
@@ -196,26 +204,13 @@ func (c *Core) auditRoute(rt sandboxexec.Route) {
 
 // vmRoutes are the micro-VM's local API routes.
 func (c *Core) vmRoutes() {
-	c.api.Handle("GET /v1/sandbox/vm", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.VMStatus(r.Context()))
+	handle(c, api.GetVMStatus, func(r *http.Request, _ api.None) (api.VMStatus, error) {
+		return c.VMStatus(r.Context()), nil
 	})
-	c.api.Handle("POST /v1/sandbox/vm/install", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Manifest string `json:"manifest"`
-		}
-		if r.ContentLength != 0 { // no body: the configured manifest
-			if err := localapi.ReadJSON(r, &body); err != nil {
-				localapi.WriteError(w, err)
-				return
-			}
-		}
-		select {
-		case <-c.vm.probed:
-		case <-r.Context().Done():
-		}
-		localapi.WriteJSON(w, http.StatusAccepted, c.VMInstall(body.Manifest))
+	handle(c, api.InstallVM, func(r *http.Request, in api.VMInstallIn) (api.VMStatus, error) {
+		return c.VMInstall(r.Context(), in)
 	})
-	c.api.Handle("POST /v1/sandbox/vm/cancel", func(w http.ResponseWriter, r *http.Request) {
-		localapi.WriteJSON(w, http.StatusOK, c.VMInstallCancel())
+	handle(c, api.CancelVMInstall, func(*http.Request, api.None) (api.VMStatus, error) {
+		return c.VMInstallCancel(), nil
 	})
 }

@@ -193,35 +193,35 @@ func TestVMInstallRouteProgressAndOneInstall(t *testing.T) {
 	// Events in order: stages never go back, percent never falls within a stage, the
 	// image stage reaches 100 and the last event is ready.
 	order := map[string]int{vminstall.StageDetect: 0, vminstall.StageRuntime: 1, vminstall.StageImage: 2, vminstall.StageReady: 3}
-	var last api.SandboxInstall
+	var last vminstall.Status
 	stage, pct, imageSteps, saw100 := -1, -1, 0, false
 	for len(sub.C) > 0 {
 		ev := <-sub.C
-		var st api.SandboxInstall
+		var st vminstall.Status
 		if err := strictJSON(ev.Payload, &st); err != nil {
 			t.Fatalf("payload: %v", err)
 		}
-		o := order[st.Stage]
-		if o < stage && st.Stage != "" {
-			t.Fatalf("stage went back to %s after %d", st.Stage, stage)
+		o := order[st.Progress.Stage]
+		if o < stage && st.Progress.Stage != "" {
+			t.Fatalf("stage went back to %s after %d", st.Progress.Stage, stage)
 		}
 		if o > stage {
 			stage, pct = o, -1
 		}
-		if st.Percent < pct {
-			t.Fatalf("percent fell from %d to %d in %s", pct, st.Percent, st.Stage)
+		if st.Progress.Percent < pct {
+			t.Fatalf("percent fell from %d to %d in %s", pct, st.Progress.Percent, st.Progress.Stage)
 		}
-		pct = st.Percent
-		if st.Stage == vminstall.StageImage {
+		pct = st.Progress.Percent
+		if st.Progress.Stage == vminstall.StageImage {
 			imageSteps++
-			saw100 = saw100 || st.Percent == 100
+			saw100 = saw100 || st.Progress.Percent == 100
 		}
 		last = st
 	}
 	if imageSteps < 10 || !saw100 {
 		t.Errorf("image stage: %d progress events, reached 100%%: %v", imageSteps, saw100)
 	}
-	if last.Stage != vminstall.StageReady || last.Percent != 100 || last.Downloading {
+	if last.Progress.Stage != vminstall.StageReady || last.Progress.Percent != 100 || last.Downloading {
 		t.Errorf("last event: %+v", last)
 	}
 	if st := c.VMStatus(context.Background()); !st.ImageReady {
@@ -316,14 +316,16 @@ func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
 	waitUntil(t, "the host question pending", 30*time.Second, pending)
 
 	srv := newSlowServer(t, fakeImage(), false)
-	c.VMInstall(srv.srv.URL + "/manifest.json")
+	if _, err := c.VMInstall(ctx, api.VMInstallIn{Manifest: srv.srv.URL + "/manifest.json"}); err != nil {
+		t.Fatal(err)
+	}
 	ictx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if st, err := c.VMInstallWait(ictx); err != nil || !st.Ready() {
 		t.Fatalf("install: %v %+v", err, st)
 	}
 
-	var route permission.AuditRecord
+	var route api.AuditRecord
 	waitUntil(t, "the micro-VM route in the audit", 30*time.Second, func() bool {
 		recs, _ := c.Broker.Audit(ctx, permission.AuditQuery{Run: fmt.Sprint(r.ID)})
 		for _, rec := range recs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -139,7 +138,7 @@ func (s *Service) Revoke(ctx context.Context, dir, by string) (AuthorizedPlace, 
 	}
 	res, _, err := Resolve(p)
 	if err != nil {
-		return AuthorizedPlace{}, fmt.Errorf("revoke %s: %w", dir, err)
+		return AuthorizedPlace{}, invalidf("revoke %s: %w", dir, err)
 	}
 	var pl AuthorizedPlace
 	err = s.db.WithContext(ctx).Where("(path = ? OR path = ?) AND revoked_at IS NULL", res, p).Take(&pl).Error
@@ -172,18 +171,8 @@ func (s *Service) Places(ctx context.Context, all bool) ([]AuthorizedPlace, erro
 	return out, nil
 }
 
-// KnownPlace is one entry of the list of places where runs may start.
-type KnownPlace struct {
-	Path string `json:"path"`
-	// By is workspace, department or authorized.
-	By         string `json:"by"`
-	Department string `json:"department,omitempty"`
-	Status     string `json:"status,omitempty"`
-	// Reason says why a place with a status other than ok makes nothing known.
-	Reason string     `json:"reason,omitempty"`
-	Who    string     `json:"who,omitempty"`
-	When   *time.Time `json:"when,omitempty"`
-}
+// KnownPlace is one entry of the list of places where runs may start (the wire's type).
+type KnownPlace = api.KnownPlace
 
 // AllKnown lists every known place: workspace roots, department directories and
 // authorized places (for `airlock places list`).

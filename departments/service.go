@@ -26,6 +26,23 @@ type Publisher interface {
 // ErrNotFound is returned (wrapped) when a department or place does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrInvalid is wrapped by every refusal of what the caller asked (a bad name, a
+// directory that is not there, an unknown mode): the message names the problem and the
+// way out. Errors that wrap neither ErrNotFound nor ErrInvalid are Airlock's own.
+var ErrInvalid = errors.New("invalid")
+
+// invalidError is a refusal: its text is the message alone, and it is ErrInvalid.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// invalidf is fmt.Errorf for a refusal (it wraps ErrInvalid).
+func invalidf(format string, args ...any) error {
+	return &invalidError{fmt.Errorf(format, args...)}
+}
+
 // Options configure a Service.
 type Options struct {
 	// WorkspaceRoots are the configured `[workspace] roots`; a leading ~ is expanded.
@@ -174,12 +191,12 @@ func (s *Service) WorkspaceRoots() []string {
 func (s *Service) expandHome(p string) (string, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if s.home == "" {
-			return "", fmt.Errorf("expand %s: no home directory known", p)
+			return "", invalidf("expand %s: no home directory known", p)
 		}
 		return filepath.Join(s.home, strings.TrimPrefix(p, "~")), nil
 	}
 	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%q is not an absolute path: give a full path or one starting with ~/", p)
+		return "", invalidf("%q is not an absolute path: give a full path or one starting with ~/", p)
 	}
 	return p, nil
 }
@@ -189,9 +206,9 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // Add creates a department named name over dir, which must exist and be a directory.
 func (s *Service) Add(ctx context.Context, name, dir string, d Defaults) (Department, error) {
 	if !nameRE.MatchString(name) {
-		return Department{}, fmt.Errorf("department name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+		return Department{}, invalidf("department name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
-	d, err := d.Normalize()
+	d, err := Normalize(d)
 	if err != nil {
 		return Department{}, fmt.Errorf("department %s: %w", name, err)
 	}
@@ -202,7 +219,7 @@ func (s *Service) Add(ctx context.Context, name, dir string, d Defaults) (Depart
 	dep := Department{Name: name, Directory: res, Defaults: d, Status: StatusOK}
 	if err := s.db.WithContext(ctx).Create(&dep).Error; err != nil {
 		if errors.Is(err, gorm.ErrDuplicatedKey) || strings.Contains(err.Error(), "UNIQUE") {
-			return Department{}, fmt.Errorf("department %s already exists: pick another name or remove it first", name)
+			return Department{}, invalidf("department %s already exists: pick another name or remove it first", name)
 		}
 		return Department{}, fmt.Errorf("add department %s: %w", name, err)
 	}
@@ -212,7 +229,7 @@ func (s *Service) Add(ctx context.Context, name, dir string, d Defaults) (Depart
 
 // SetDefaults replaces a department's defaults.
 func (s *Service) SetDefaults(ctx context.Context, name string, d Defaults) (Department, error) {
-	d, err := d.Normalize()
+	d, err := Normalize(d)
 	if err != nil {
 		return Department{}, fmt.Errorf("department %s: %w", name, err)
 	}
@@ -299,17 +316,17 @@ func (s *Service) existingDir(dir string) (string, error) {
 	}
 	res, exists, err := Resolve(p)
 	if err != nil {
-		return "", err
+		return "", invalidf("%w", err)
 	}
 	if !exists {
-		return "", fmt.Errorf("directory %s does not exist: create it first (mkdir -p %s)", dir, p)
+		return "", invalidf("directory %s does not exist: create it first (mkdir -p %s)", dir, p)
 	}
 	fi, err := os.Stat(res)
 	if err != nil {
-		return "", fmt.Errorf("directory %s: %w", dir, err)
+		return "", invalidf("directory %s: %w", dir, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", dir)
+		return "", invalidf("%s is not a directory", dir)
 	}
 	return res, nil
 }

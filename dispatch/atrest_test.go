@@ -2,12 +2,12 @@ package dispatch
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/internal/atrest"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -79,26 +79,9 @@ func TestRunRecordAndLogKeepNoCredential(t *testing.T) {
 			t.Errorf("denials: %v", r.Denials)
 		}
 	}
-	checkDB := func(when string) {
-		t.Helper()
-		for _, f := range []string{h.dbPath, h.dbPath + "-wal"} {
-			b, err := os.ReadFile(f)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range secrets {
-				if strings.Contains(string(b), s) {
-					t.Errorf("%s: %q in %s", when, s, filepath.Base(f))
-				}
-			}
-		}
-	}
-	checkDB("running")
+	atrest.Check(t, h.dbPath, "running", secrets...)
 	h.closeAll()
-	checkDB("closed")
+	atrest.Check(t, h.dbPath, "closed", secrets...)
 }
 
 // TestHostAllowanceSurvivesRedaction: the command a host allowance was given for is
@@ -118,7 +101,7 @@ func TestHostAllowanceSurvivesRedaction(t *testing.T) {
 	if strings.Contains(strings.Join(back.HostAllowed.Argv, " "), "hunter2") {
 		t.Fatalf("stored argv: %q", back.HostAllowed.Argv)
 	}
-	if !back.HostAllowed.covers(argv, "/w") || back.HostAllowed.covers([]string{"mysql", "-e", "drop table x"}, "/w") {
+	if !allowanceCovers(back.HostAllowed, argv, "/w") || allowanceCovers(back.HostAllowed, []string{"mysql", "-e", "drop table x"}, "/w") {
 		t.Fatal("the stored allowance does not cover exactly its command")
 	}
 }

@@ -23,7 +23,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 		return err
 	}
 	if Finished(r.Status) {
-		return fmt.Errorf("cancel run #%d: it already ended (%s)", id, r.Status)
+		return invalidf("cancel run #%d: it already ended (%s)", id, r.Status)
 	}
 	d.mu.Lock()
 	ar := d.active[id]
@@ -40,7 +40,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 		return nil
 	}
 	if r.Status == StatusRunning {
-		return fmt.Errorf("cancel run #%d: it is running under another dispatcher (%s)", id, r.Owner)
+		return invalidf("cancel run #%d: it is running under another dispatcher (%s)", id, r.Owner)
 	}
 	d.finish(&r, StatusCancelled, "cancelled by "+by, nil)
 	return nil
@@ -97,13 +97,13 @@ func (d *Dispatcher) Resume(ctx context.Context, id uint) error {
 	ar := d.active[id]
 	d.mu.Unlock()
 	if ar == nil {
-		return fmt.Errorf("resume run #%d: it is not paused here", id)
+		return invalidf("resume run #%d: it is not paused here", id)
 	}
 	ar.mu.Lock()
 	paused := ar.paused
 	ar.mu.Unlock()
 	if !paused {
-		return fmt.Errorf("resume run #%d: it is not paused", id)
+		return invalidf("resume run #%d: it is not paused", id)
 	}
 	select {
 	case d.slots <- struct{}{}:

@@ -105,6 +105,9 @@ func New(opts Options) (*Dispatcher, error) {
 	if err := os.MkdirAll(opts.LogDir, 0o700); err != nil {
 		return nil, fmt.Errorf("dispatch: run log directory: %w", err)
 	}
+	if err := registerRedaction(opts.DB); err != nil {
+		return nil, fmt.Errorf("dispatch: %w", err)
+	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
 	}

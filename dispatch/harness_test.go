@@ -18,9 +18,8 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
-	"gorm.io/driver/sqlite"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -322,17 +321,7 @@ func withOptions(f func(*Options)) harnessOpt {
 
 func openTestDB(t testing.TB, path string) *gorm.DB {
 	t.Helper()
-	db, err := gorm.Open(sqlite.Open(path+"?_journal_mode=WAL&_busy_timeout=20000&_foreign_keys=on&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := departments.Migrate(db); err != nil {
-		t.Fatal(err)
-	}
-	if err := Migrate(db); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return testdb.Open(t, path, departments.Migrate, Migrate)
 }
 
 func newHarness(t testing.TB, opts ...harnessOpt) *harness {

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Inbox item kinds, most urgent first.
@@ -19,24 +20,9 @@ const (
 	InboxPausedTask    = "paused_task" // a task that paused itself after failures
 )
 
-// InboxItem is one entry of "Waiting for you": what is asked and how to answer.
-type InboxItem struct {
-	Kind string `json:"kind"`
-	// Key identifies the item: the approval id, "dir:/path", "dept:name", "run:12", "task:name".
-	Key string `json:"key"`
-	// Asked says what is asked, in a sentence.
-	Asked string `json:"asked"`
-	// Answer says how to answer (the CLI command; the window offers the same as buttons).
-	Answer  string   `json:"answer"`
-	Actions []string `json:"actions"`
-	Tier    string   `json:"tier,omitempty"`
-	// Runs are the held runs this answer releases.
-	Runs     []uint     `json:"runs,omitempty"`
-	Tasks    []string   `json:"tasks,omitempty"`
-	Dir      string     `json:"dir,omitempty"`
-	Since    time.Time  `json:"since"`
-	Deadline *time.Time `json:"deadline,omitempty"`
-}
+// InboxItem is one entry of "Waiting for you": what is asked and how to answer (the
+// wire's type).
+type InboxItem = api.InboxItem
 
 func kindRank(k string) int {
 	switch k {

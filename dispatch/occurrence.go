@@ -38,7 +38,7 @@ func (d *Dispatcher) claim(ctx context.Context, t Task, at time.Time, trigger, s
 func (d *Dispatcher) fire(ctx context.Context, t Task, at time.Time, trigger string, catchUp bool) error {
 	if trigger == TriggerSchedule {
 		if st := d.State(); st.Paused {
-			_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, st.skipReason())
+			_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, skipReason(st))
 			return err
 		}
 	}

@@ -3,29 +3,22 @@ package dispatch
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm/clause"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // pausedKey is the dispatch_state row present while dispatch is paused.
 const pausedKey = "paused"
 
-// State is whether dispatch starts scheduled runs on its own: the sidebar footer and the
-// tray show it; it is published on dispatch.state whenever it changes.
-type State struct {
-	// Paused: scheduled occurrences are recorded skipped instead of run. Runs a person
-	// starts (run now, authorize, escalation) still run; running runs are not stopped.
-	Paused   bool       `json:"paused"`
-	PausedAt *time.Time `json:"paused_at,omitempty"`
-	PausedBy string     `json:"paused_by,omitempty"`
-	// Tasks counts the enabled tasks with a schedule.
-	Tasks int `json:"tasks"`
-	// Running counts the runs running now.
-	Running int `json:"running"`
-}
+// State is whether dispatch starts scheduled runs on its own (the wire's type): the
+// sidebar footer and the tray show it; it is published on dispatch.state whenever it
+// changes.
+type State = api.DispatchState
 
-func (s State) skipReason() string {
+// skipReason is why an occurrence is skipped while dispatch is paused as s says.
+func skipReason(s State) string {
 	who := ""
 	if s.PausedBy != "" {
 		who = " by " + s.PausedBy

@@ -1,20 +1,14 @@
 package dispatch
 
 import (
-	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
-// Policy is a run's effective policy, recorded when it starts and fixed for the run.
-type Policy struct {
-	Posture        string `json:"posture,omitempty"`
-	SandboxMode    string `json:"sandbox_mode"`
-	Network        bool   `json:"network"`
-	ApprovalPolicy string `json:"approval_policy"`
-	Backend        string `json:"backend"`
-	ExecutionMode  string `json:"execution_mode"`
-}
+// Policy is a run's effective policy, recorded when it starts and fixed for the run (the
+// wire's type; Apply layers a department's defaults or a task's overrides over it).
+type Policy = api.RunPolicy
 
 // DefaultPolicy is the safe default (README, Configuration).
 func DefaultPolicy() Policy {
@@ -22,32 +16,9 @@ func DefaultPolicy() Policy {
 		Backend: string(sandbox.BackendAuto), ExecutionMode: string(sandbox.ExecLocal)}
 }
 
-// Apply returns p with the fields that d sets replaced.
-func (p Policy) Apply(d departments.Defaults) Policy {
-	if d.Posture != "" {
-		p.Posture = d.Posture
-		if d.Posture == "cloudops" && d.Network == nil {
-			p.Network = true
-		}
-	}
-	if d.SandboxMode != "" {
-		p.SandboxMode = d.SandboxMode
-	}
-	if d.Network != nil {
-		p.Network = *d.Network
-	}
-	if d.ApprovalPolicy != "" {
-		p.ApprovalPolicy = d.ApprovalPolicy
-	}
-	if d.ExecutionMode != "" {
-		p.ExecutionMode = d.ExecutionMode
-	}
-	return p
-}
-
-// SandboxLayer is the run's recorded policy as the strongest layer of the sandbox's
+// SandboxLayer is a run's recorded policy as the strongest layer of the sandbox's
 // resolution (the app resolves it with the configured roots and the project files).
-func (p Policy) SandboxLayer() sandbox.Layer {
+func SandboxLayer(p Policy) sandbox.Layer {
 	mode, network := p.SandboxMode, p.Network
 	l := sandbox.Layer{Mode: &mode, Network: &network}
 	if b := p.Backend; b != "" {

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 )
 
-// AuthorizeResult is what Authorize did.
-type AuthorizeResult struct {
-	Place departments.AuthorizedPlace `json:"place"`
-	// Released are the runs that were waiting on the directory or below it.
-	Released []uint `json:"released"`
-}
+// AuthorizeResult is what Authorize did: the place and the runs it released (the wire's
+// type).
+type AuthorizeResult = api.Authorization
 
 // Authorize records dir as a place the person authorized (by says who) and releases, at
 // once, every run waiting on that directory or below it — and only those. `/`, the home
@@ -25,9 +23,12 @@ func (d *Dispatcher) Authorize(ctx context.Context, dir, by string, confirmHome 
 	}
 	ids, err := d.Release(ctx, pl.Path, "", fmt.Sprintf("released: %s was authorized by %s", pl.Path, pl.By))
 	if err != nil {
-		return AuthorizeResult{Place: pl}, err
+		return AuthorizeResult{Place: &pl, Path: pl.Path, Released: []uint{}}, err
 	}
-	return AuthorizeResult{Place: pl, Released: ids}, nil
+	if ids == nil {
+		ids = []uint{}
+	}
+	return AuthorizeResult{Place: &pl, Path: pl.Path, Released: ids}, nil
 }
 
 // Revoke withdraws an authorized place; future runs there are held again.

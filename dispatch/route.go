@@ -91,7 +91,7 @@ func (d *Dispatcher) route(ctx context.Context, ar *activeRun, r *Run, t Task, v
 	if plan.Where != RouteAsk {
 		return &plan, true
 	}
-	if a := r.HostAllowed; a.covers(t.Argv, v.dir) {
+	if a := r.HostAllowed; allowanceCovers(a, t.Argv, v.dir) {
 		// Allowed before a restart, for this very command: the answer stands. A task
 		// edited since is asked again (covers is false).
 		plan.Where, plan.Asked, plan.AnsweredBy = RouteHost, true, a.By

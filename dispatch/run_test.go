@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/internal/atrest"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -91,11 +92,7 @@ func TestSecretNeverInLogDatabaseOrEvents(t *testing.T) {
 		t.Fatal("secret in the published events")
 	}
 	h.closeAll()
-	for _, f := range []string{h.dbPath, h.dbPath + "-wal"} {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), secret) {
-			t.Fatalf("secret in %s", f)
-		}
-	}
+	atrest.Check(t, h.dbPath, "closed", secret)
 	// A missing secret fails the run with the way out.
 	h.open()
 	h.start()

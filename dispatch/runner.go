@@ -413,7 +413,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	d.publishRun(r.ID)
 	d.publishState()
 	lg, err := openRunLog(logPath, d.opts.LogLimit, secrets, func(b []byte) {
-		d.publish(api.TopicRunLog, api.RunLog{RunID: r.ID, TaskID: t.ID, Chunk: string(b)})
+		d.publish(api.TopicRunLog, api.RunLogChunk{RunID: r.ID, TaskID: t.ID, Chunk: string(b)})
 	})
 	if err != nil {
 		d.finish(r, StatusFailed, err.Error(), nil)

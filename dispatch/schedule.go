@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
@@ -22,20 +24,20 @@ func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
 		return nil, nil, err
 	}
 	if line == "" {
-		return nil, nil, fmt.Errorf("empty schedule: %s", scheduleHint)
+		return nil, nil, invalidf("empty schedule: %s", scheduleHint)
 	}
 	if strings.HasPrefix(line, "TZ=") || strings.HasPrefix(line, "CRON_TZ=") {
-		return nil, nil, fmt.Errorf("invalid schedule %q: give the time zone separately (--tz Europe/Madrid), not in the line", line)
+		return nil, nil, invalidf("invalid schedule %q: give the time zone separately (--tz Europe/Madrid), not in the line", line)
 	}
 	if strings.HasPrefix(line, "@every") {
 		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "@every")))
 		if err != nil || d < time.Second {
-			return nil, nil, fmt.Errorf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
+			return nil, nil, invalidf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
 		}
 	}
 	sched, err := cronParser.Parse(line)
 	if err != nil {
-		return nil, nil, fmt.Errorf("invalid schedule %q: %v; %s", line, err, scheduleHint)
+		return nil, nil, invalidf("invalid schedule %q: %v; %s", line, err, scheduleHint)
 	}
 	// Evaluate calendar schedules on the zone's wall clock (see wallSchedule). Setting the
 	// zone here rather than with a CRON_TZ= prefix also avoids loading the zone file again
@@ -94,14 +96,14 @@ func LoadZone(tz string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	if strings.EqualFold(tz, "local") {
-		return nil, fmt.Errorf("time zone %q: give an IANA name such as Europe/Madrid so the schedule does not move with the machine", tz)
+		return nil, invalidf("time zone %q: give an IANA name such as Europe/Madrid so the schedule does not move with the machine", tz)
 	}
 	if loc, ok := zoneCache.Load(tz); ok {
 		return loc.(*time.Location), nil
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
-		return nil, fmt.Errorf("unknown time zone %q: give an IANA name such as Europe/Madrid, America/New_York or UTC", tz)
+		return nil, invalidf("unknown time zone %q: give an IANA name such as Europe/Madrid, America/New_York or UTC", tz)
 	}
 	// One *time.Location per zone: loading reads the zone file and each copy holds every
 	// transition, which adds up over thousands of tasks.
@@ -263,4 +265,28 @@ func plural(n int, unit string) string {
 		return unit
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// SchedulePreview is a schedule line in words with its next fire times (the wire's type).
+type SchedulePreview = api.SchedulePreview
+
+// Preview validates a schedule line and a time zone as a person types them: the
+// schedule in words and its next five fire times after now (RFC 3339), or what is wrong
+// and what to write. An empty line is a task that runs only when a person starts it.
+func Preview(line, tz string, now time.Time) SchedulePreview {
+	if strings.TrimSpace(line) == "" {
+		if _, err := LoadZone(tz); err != nil {
+			return SchedulePreview{Error: err.Error(), Next: []string{}}
+		}
+		return SchedulePreview{Valid: true, Description: "manual only: runs when you press Run now", Next: []string{}}
+	}
+	next, err := NextTimes(line, tz, now, 5)
+	if err != nil {
+		return SchedulePreview{Error: err.Error(), Next: []string{}}
+	}
+	out := SchedulePreview{Valid: true, Description: Describe(line, tz), Next: make([]string, 0, len(next))}
+	for _, at := range next {
+		out.Next = append(out.Next, at.Format(time.RFC3339))
+	}
+	return out
 }

@@ -9,51 +9,37 @@ import (
 	"strings"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
-	"gorm.io/gorm"
 )
 
 // ErrNotFound is returned (wrapped) for an unknown task or run.
 var ErrNotFound = errors.New("not found")
 
-// TaskSpec describes a task to create.
-type TaskSpec struct {
-	Name string   `json:"name"`
-	Argv []string `json:"argv"`
-	Cwd  string   `json:"cwd"`
-	// Schedule is a cron line; "" makes a task that only runs with RunNow.
-	Schedule          string               `json:"schedule"`
-	TimeZone          string               `json:"time_zone"`
-	Department        string               `json:"department,omitempty"`
-	Overrides         departments.Defaults `json:"overrides"`
-	Env               map[string]string    `json:"env,omitempty"`
-	Secrets           []string             `json:"secrets,omitempty"`
-	Timeout           time.Duration        `json:"timeout"`
-	NoProgressTimeout time.Duration        `json:"no_progress_timeout"`
-	Overlap           string               `json:"overlap,omitempty"`
-	Missed            string               `json:"missed,omitempty"`
-	HoldDeadline      time.Duration        `json:"hold_deadline"`
-	// Disabled creates the task disabled.
-	Disabled bool `json:"disabled,omitempty"`
+// ErrInvalid is wrapped by every refusal of what the caller asked (a bad name, schedule
+// or time zone, a run that cannot be cancelled or resumed in its state): the message
+// names the problem and the way out. Errors that wrap neither sentinel are Airlock's own.
+var ErrInvalid = errors.New("invalid")
+
+// invalidError is a refusal: its text is the message alone, and it is ErrInvalid.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// invalidf is fmt.Errorf for a refusal (it wraps ErrInvalid).
+func invalidf(format string, args ...any) error {
+	return &invalidError{fmt.Errorf(format, args...)}
 }
 
-// TaskPatch changes some fields of a task; nil fields stay as they are.
-type TaskPatch struct {
-	Argv              []string              `json:"argv,omitempty"`
-	Cwd               *string               `json:"cwd,omitempty"`
-	Schedule          *string               `json:"schedule,omitempty"`
-	TimeZone          *string               `json:"time_zone,omitempty"`
-	Department        *string               `json:"department,omitempty"`
-	Overrides         *departments.Defaults `json:"overrides,omitempty"`
-	Env               map[string]string     `json:"env,omitempty"`
-	Secrets           []string              `json:"secrets,omitempty"`
-	Timeout           *time.Duration        `json:"timeout,omitempty"`
-	NoProgressTimeout *time.Duration        `json:"no_progress_timeout,omitempty"`
-	Overlap           *string               `json:"overlap,omitempty"`
-	Missed            *string               `json:"missed,omitempty"`
-	HoldDeadline      *time.Duration        `json:"hold_deadline,omitempty"`
-}
+// TaskSpec describes a task to create (the wire's type).
+type TaskSpec = api.TaskSpec
+
+// TaskPatch changes some fields of a task; nil fields stay as they are (the wire's type).
+type TaskPatch = api.TaskPatch
 
 var (
 	taskNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -62,59 +48,59 @@ var (
 
 func (d *Dispatcher) validate(ctx context.Context, t *Task) error {
 	if !taskNameRE.MatchString(t.Name) {
-		return fmt.Errorf("task name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", t.Name)
+		return invalidf("task name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", t.Name)
 	}
 	if len(t.Argv) == 0 || t.Argv[0] == "" {
-		return fmt.Errorf("task %s: no command: give it after `--`, e.g. airlock task add ... -- /usr/bin/backup --full", t.Name)
+		return invalidf("task %s: no command: give it after `--`, e.g. airlock task add ... -- /usr/bin/backup --full", t.Name)
 	}
 	if !filepath.IsAbs(t.Cwd) {
-		return fmt.Errorf("task %s: working directory %q is not absolute: give a full path", t.Name, t.Cwd)
+		return invalidf("task %s: working directory %q is not absolute: give a full path", t.Name, t.Cwd)
 	}
 	if t.Schedule != "" {
 		if _, _, err := ParseSchedule(t.Schedule, t.TimeZone); err != nil {
-			return fmt.Errorf("task %s: %w", t.Name, err)
+			return invalidf("task %s: %w", t.Name, err)
 		}
 	} else if _, err := LoadZone(t.TimeZone); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return invalidf("task %s: %w", t.Name, err)
 	}
 	if t.Department != "" {
 		if _, err := d.depts.Get(ctx, t.Department); err != nil {
 			return fmt.Errorf("task %s: %w: create it first with `airlock dept add %s DIR`", t.Name, err, t.Department)
 		}
 	}
-	ov, err := t.Overrides.Normalize()
+	ov, err := departments.Normalize(t.Overrides)
 	if err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return invalidf("task %s: %w", t.Name, err)
 	}
 	t.Overrides = ov
 	for k := range t.Env {
 		if !envNameRE.MatchString(k) {
-			return fmt.Errorf("task %s: environment variable name %q is not valid (letters, digits, _; not starting with a digit)", t.Name, k)
+			return invalidf("task %s: environment variable name %q is not valid (letters, digits, _; not starting with a digit)", t.Name, k)
 		}
 		if strings.HasPrefix(k, "AIRLOCK_") {
-			return fmt.Errorf("task %s: %s: AIRLOCK_ variables are set by dispatch", t.Name, k)
+			return invalidf("task %s: %s: AIRLOCK_ variables are set by dispatch", t.Name, k)
 		}
 	}
 	for _, s := range t.Secrets {
 		if !envNameRE.MatchString(s) || strings.HasPrefix(s, "AIRLOCK_") {
-			return fmt.Errorf("task %s: secret name %q must be a valid environment variable name (it is injected under that name)", t.Name, s)
+			return invalidf("task %s: secret name %q must be a valid environment variable name (it is injected under that name)", t.Name, s)
 		}
 		if _, ok := t.Env[s]; ok {
-			return fmt.Errorf("task %s: %s is both an environment variable and a secret: keep one", t.Name, s)
+			return invalidf("task %s: %s is both an environment variable and a secret: keep one", t.Name, s)
 		}
 	}
 	if t.Timeout < 0 || t.NoProgressTimeout < 0 || t.HoldDeadline < 0 {
-		return fmt.Errorf("task %s: timeouts and the hold deadline cannot be negative", t.Name)
+		return invalidf("task %s: timeouts and the hold deadline cannot be negative", t.Name)
 	}
 	switch t.Overlap {
 	case OverlapSkip, OverlapQueue, OverlapAllow:
 	default:
-		return fmt.Errorf("task %s: overlap %q: use skip, queue or allow", t.Name, t.Overlap)
+		return invalidf("task %s: overlap %q: use skip, queue or allow", t.Name, t.Overlap)
 	}
 	switch t.Missed {
 	case MissedSkip, MissedRunOnce:
 	default:
-		return fmt.Errorf("task %s: missed-run policy %q: use skip or run_once", t.Name, t.Missed)
+		return invalidf("task %s: missed-run policy %q: use skip or run_once", t.Name, t.Missed)
 	}
 	return nil
 }
@@ -144,7 +130,7 @@ func (d *Dispatcher) CreateTask(ctx context.Context, spec TaskSpec) (Task, error
 	t.LastScheduledAt = &now // occurrences before creation are not "missed"
 	if err := d.db.WithContext(ctx).Create(&t).Error; err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {
-			return Task{}, fmt.Errorf("task %s already exists: pick another name or edit it", t.Name)
+			return Task{}, invalidf("task %s already exists: pick another name or edit it", t.Name)
 		}
 		return Task{}, fmt.Errorf("create task %s: %w", t.Name, err)
 	}
@@ -274,22 +260,22 @@ func (d *Dispatcher) Tasks(ctx context.Context) ([]Task, error) {
 	return ts, nil
 }
 
-// TaskView is a task with what the UI shows next to it.
-type TaskView struct {
-	Task
-	Description string      `json:"description"`
-	NextRuns    []time.Time `json:"next_runs"`
-}
+// TaskRow is a task with what a list of tasks shows beside it (the wire's type).
+type TaskRow = api.TaskRow
 
-// View returns a task with its schedule in words and its next n fire times.
-func (d *Dispatcher) View(t Task, n int) TaskView {
-	v := TaskView{Task: t}
+// View returns a task with its schedule in words and its next n fire times (RFC 3339);
+// the caller adds the effective policy, the warnings and the last run.
+func (d *Dispatcher) View(t Task, n int) TaskRow {
+	v := TaskRow{Task: t, NextRuns: []string{}, Warnings: []string{}}
 	if t.Schedule == "" {
 		v.Description = "manual only (run-now)"
 		return v
 	}
 	v.Description = Describe(t.Schedule, t.TimeZone)
-	v.NextRuns, _ = d.NextRuns(t, n)
+	next, _ := d.NextRuns(t, n)
+	for _, at := range next {
+		v.NextRuns = append(v.NextRuns, at.Format(time.RFC3339))
+	}
 	return v
 }
 

@@ -2,11 +2,11 @@ package ops
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/airlock-app/airlock/internal/atrest"
 )
 
 // TestJournalPlanAndArtifactKeepNoCredential: a plan's text, the diff its command
@@ -33,28 +33,10 @@ func TestJournalPlanAndArtifactKeepNoCredential(t *testing.T) {
 		t.Fatal(err)
 	}
 	secrets := []string{anthropicKey, jwt, "hunter2", "bearer-tok-123"}
-	check := func(when string) {
-		t.Helper()
-		base := filepath.Join(e.dbDir, "airlock.db")
-		for _, f := range []string{base, base + "-wal"} {
-			b, err := os.ReadFile(f)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range secrets {
-				if strings.Contains(string(b), s) {
-					t.Errorf("%s: %q in %s", when, s, filepath.Base(f))
-				}
-			}
-		}
-	}
-	check("open")
+	atrest.Check(t, filepath.Join(e.dbDir, "airlock.db"), "open", secrets...)
 	e.journalOK(t, v.Project)
 	if s, err := e.db.DB(); err == nil {
 		s.Close()
 	}
-	check("closed")
+	atrest.Check(t, filepath.Join(e.dbDir, "airlock.db"), "closed", secrets...)
 }

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/sqlite"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // memKeys is an in-memory KeySource holding one fixed key.
@@ -72,20 +71,7 @@ func (r *recorder) count(topic string) int {
 
 func openDB(t testing.TB, path string) *gorm.DB {
 	t.Helper()
-	db, err := gorm.Open(sqlite.Open(path+"?_busy_timeout=20000&_journal_mode=WAL&_foreign_keys=on"),
-		&gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Migrate(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			sqlDB.Close()
-		}
-	})
-	return db
+	return testdb.Open(t, path, Migrate)
 }
 
 type env struct {

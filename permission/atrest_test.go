@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/atrest"
 )
 
 // Credentials of several shapes in one command, as an agent's bash call would carry them.
@@ -26,30 +28,10 @@ var secretCommand = "PGPASSWORD=" + pgPassword + " psql -h db -c 'select 1' && c
 
 var allSecrets = []string{"PGPASSWORD=" + pgPassword, anthropicKey, bearerToken, headerToken, mysqlPass}
 
-// assertNotAtRest reads the database file and its write-ahead log as bytes (what any
-// process that can read the data directory sees) and fails if a secret is in either.
+// assertNotAtRest fails if a secret is in the database file in dir or its WAL.
 func assertNotAtRest(t *testing.T, dir, when string) {
 	t.Helper()
-	base := filepath.Join(dir, "airlock.db")
-	found := 0
-	for _, f := range []string{base, base + "-wal"} {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		found++
-		for _, s := range allSecrets {
-			if strings.Contains(string(b), s) {
-				t.Errorf("%s: %q is in %s", when, s, filepath.Base(f))
-			}
-		}
-	}
-	if found == 0 {
-		t.Fatalf("%s: no database file in %s", when, dir)
-	}
+	atrest.Check(t, filepath.Join(dir, "airlock.db"), when, allSecrets...)
 }
 
 // TestPendingRequestSecretsNeverAtRest raises a request whose command carries
@@ -184,8 +166,8 @@ func TestAuditRowSecretsNeverAtRest(t *testing.T) {
 		t.Fatalf("await: %+v %v", d, err)
 	}
 	reasons, _ := json.Marshal([]string{"denied: " + secretCommand})
-	direct := AuditRecord{RequestID: "run-1-route", Tool: ToolExec, Subject: "execution_mode auto: " + secretCommand,
-		Verdict: Deny, Layer: LayerIsolation, Reasons: string(reasons), AskedBy: "dispatch", CreatedAt: time.Now().UTC()}
+	direct := AuditRecord{api.AuditRecord{RequestID: "run-1-route", Tool: ToolExec, Subject: "execution_mode auto: " + secretCommand,
+		Verdict: Deny, Layer: LayerIsolation, Reasons: string(reasons), AskedBy: "dispatch", CreatedAt: time.Now().UTC()}}
 	if err := db.Create(&direct).Error; err != nil {
 		t.Fatal(err)
 	}

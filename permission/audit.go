@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"gorm.io/gorm"
 )
 
@@ -133,17 +134,17 @@ func auditRecord(req Request, d Decision, now time.Time) *AuditRecord {
 	if req.Context.Caller.PID > 0 {
 		asked += " pid " + strconv.Itoa(req.Context.Caller.PID)
 	}
-	return &AuditRecord{
+	return &AuditRecord{api.AuditRecord{
 		RequestID: req.ID, Tool: req.Tool, Subject: req.Subject(), Tier: d.Tier,
 		Verdict: d.Verdict, Layer: d.Layer, Kind: d.Kind, InteractiveOnly: d.InteractiveOnly,
 		Reasons: string(reasons), Rule: d.Rule, Session: req.Context.Session, Run: req.Context.Run,
 		Task: req.Context.Task, Department: req.Context.Department, Cwd: req.Context.Cwd,
 		AskedBy: asked, AnsweredBy: d.AnsweredBy, WaitedMs: d.Waited.Milliseconds(), CreatedAt: now,
-	}
+	}}
 }
 
 // Audit lists decisions, newest first.
-func (b *Broker) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
+func (b *Broker) Audit(ctx context.Context, q AuditQuery) ([]api.AuditRecord, error) {
 	if err := b.audit.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("flush audit: %w", err)
 	}
@@ -173,9 +174,13 @@ func (b *Broker) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error)
 	if limit <= 0 {
 		limit = 200
 	}
-	var out []AuditRecord
-	if err := tx.Limit(limit).Find(&out).Error; err != nil {
+	var rows []AuditRecord
+	if err := tx.Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("query permission audit: %w", err)
+	}
+	out := make([]api.AuditRecord, len(rows))
+	for i, r := range rows {
+		out[i] = r.AuditRecord
 	}
 	return out, nil
 }

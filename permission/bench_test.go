@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -109,7 +110,7 @@ func benchBroker(b testing.TB, opts ...brokerOpt) (*Broker, []Request) {
 	}
 	br, _ := newBroker(b, db, e, opts...)
 	for i := 0; i < 50; i++ {
-		br.Grants().Add(context.Background(), GrantRecord{Tool: "bash", Pattern: fmt.Sprintf("tool-%d *", i), Scope: ScopeAlways, Department: "dev"})
+		br.Grants().Add(context.Background(), api.GrantRecord{Tool: "bash", Pattern: fmt.Sprintf("tool-%d *", i), Scope: ScopeAlways, Department: "dev"})
 	}
 	var reqs []Request
 	for _, c := range corpus(b) {

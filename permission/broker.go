@@ -21,7 +21,6 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/redact"
-	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Publisher receives the broker's events; the app's event bus implements it.
@@ -111,21 +110,7 @@ type pendingEntry struct {
 }
 
 // PendingRequest is a request waiting for a person, as surfaces show it.
-type PendingRequest struct {
-	ID              string     `json:"id"`
-	Request         Request    `json:"request"`
-	Summary         string     `json:"summary"`
-	Tier            Tier       `json:"tier"`
-	Kind            Kind       `json:"kind,omitempty"`
-	InteractiveOnly bool       `json:"interactiveOnly"`
-	Reasons         []string   `json:"reasons,omitempty"`
-	Scopes          []Scope    `json:"scopes"` // the scopes an allow may choose
-	CreatedAt       time.Time  `json:"createdAt"`
-	Deadline        *time.Time `json:"deadline,omitempty"`
-	CallerWaiting   bool       `json:"callerWaiting"` // false for a request recovered at start-up whose caller has not re-attached
-	// Grant is what allowing an isolation escalation gives, for that one call.
-	Grant *sandbox.Grant `json:"grant,omitempty"`
-}
+type PendingRequest = api.PendingRequest
 
 // NewBroker loads the grants, recovers the requests that were pending when the app
 // stopped (marking expired those whose caller is gone) and starts the audit writer.
@@ -574,7 +559,7 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 			if pattern == "" {
 				pattern = e.req.Subject()
 			}
-			g := GrantRecord{Tool: e.req.Tool, Pattern: pattern, Scope: d.Scope, CreatedBy: a.By, RequestID: id}
+			g := api.GrantRecord{Tool: e.req.Tool, Pattern: pattern, Scope: d.Scope, CreatedBy: a.By, RequestID: id}
 			if d.Scope == ScopeSession {
 				g.Session = e.req.Context.SessionKey()
 			} else {
@@ -726,6 +711,17 @@ func (b *Broker) recover(ctx context.Context) error {
 			e.claimed = true
 			b.complete(e, denyWith(e.ask, LayerPolicy, "the stored request could not be read; expired at start-up"), StatusExpired)
 			continue
+		}
+		// A row written before the wire became snake_case keeps interactiveOnly and
+		// requestId under their old JSON keys, which now decode as nothing; the columns
+		// hold them whatever the casing, so a request that needed a person still does.
+		e.ask.InteractiveOnly = e.ask.InteractiveOnly || r.InteractiveOnly
+		e.ask.Tier = e.ask.Tier.Max(r.Tier)
+		if e.ask.Kind == "" {
+			e.ask.Kind = r.Kind
+		}
+		if e.ask.RequestID == "" {
+			e.ask.RequestID = r.ID
 		}
 		if r.Deadline != nil {
 			e.deadline = *r.Deadline

@@ -452,7 +452,7 @@ func TestAuditRecordsEveryDecision(t *testing.T) {
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("audit = %+v, %v", recs, err)
 	}
-	byTool := map[Layer]AuditRecord{}
+	byTool := map[Layer]api.AuditRecord{}
 	for _, r := range recs {
 		byTool[r.Layer] = r
 	}
@@ -508,7 +508,32 @@ func TestAlwaysGrantIsTiedToAPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ch
-	if _, err := b.Grants().Add(ctx, GrantRecord{Tool: ToolBash, Pattern: "x", Scope: ScopeAlways}); err == nil {
+	if _, err := b.Grants().Add(ctx, api.GrantRecord{Tool: ToolBash, Pattern: "x", Scope: ScopeAlways}); err == nil {
 		t.Fatal("an always grant without a place was recorded")
+	}
+}
+
+// TestRecoveredOldRowStaysInteractiveOnly: a request left pending by a version that
+// wrote its decision with camelCase keys ("interactiveOnly") comes back after the
+// upgrade still needing a person: the tray cannot allow it.
+func TestRecoveredOldRowStaysInteractiveOnly(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	now := time.Now().UTC()
+	row := PendingRecord{ID: "r-old", Tool: ToolBash, Subject: "rm -rf build",
+		RequestJSON:  `{"id":"r-old","tool":"bash","params":{"command":"rm -rf build"},"context":{"session":"s1","policy":{"network":false,"writableRoots":["/w"]},"caller":{}}}`,
+		DecisionJSON: `{"requestId":"r-old","verdict":"ask","tier":"P1","layer":"preflight","interactiveOnly":true,"kind":"bash_destructive"}`,
+		Tier:         P1, Kind: KindBashDestructive, InteractiveOnly: true, Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	if err := db.Create(&row).Error; err != nil {
+		t.Fatal(err)
+	}
+	b, _ := newBroker(t, db, effective(t, Settings{}))
+	pending := b.Pending()
+	if len(pending) != 1 || !pending[0].InteractiveOnly || pending[0].Kind != KindBashDestructive {
+		t.Fatalf("recovered %+v, want r-old, interactive-only bash_destructive", pending)
+	}
+	_, err := b.Answer(context.Background(), "r-old", Answer{Allow: true, By: ByTray})
+	if !errors.Is(err, ErrInteractiveOnly) && !errors.Is(err, ErrNeedsPerson) {
+		t.Fatalf("a tray allow of the recovered interactive-only request: %v, want refused", err)
 	}
 }

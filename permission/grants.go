@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -86,21 +87,21 @@ func (g *Grants) remove(id string) {
 }
 
 // Add stores a grant. Scope must be session or always; a session grant needs a session.
-func (g *Grants) Add(ctx context.Context, rec GrantRecord) (GrantRecord, error) {
+func (g *Grants) Add(ctx context.Context, rec api.GrantRecord) (api.GrantRecord, error) {
 	switch rec.Scope {
 	case ScopeSession:
 		if rec.Session == "" {
-			return GrantRecord{}, fmt.Errorf("add grant for %s: scope session needs the request's session id; use once", rec.Tool)
+			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope session needs the request's session id; use once", rec.Tool)
 		}
 	case ScopeAlways:
 		if rec.Department == "" && rec.Workspace == "" {
-			return GrantRecord{}, fmt.Errorf("add grant for %s: scope always needs the request's department, workspace or working directory (an always grant without a place would apply everywhere); use once or session", rec.Tool)
+			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope always needs the request's department, workspace or working directory (an always grant without a place would apply everywhere); use once or session", rec.Tool)
 		}
 	default:
-		return GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session or always", rec.Tool, rec.Scope)
+		return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session or always", rec.Tool, rec.Scope)
 	}
 	if rec.Tool == "" {
-		return GrantRecord{}, errors.New("add grant: tool is empty")
+		return api.GrantRecord{}, errors.New("add grant: tool is empty")
 	}
 	if rec.ID == "" {
 		rec.ID = newID("g")
@@ -108,17 +109,18 @@ func (g *Grants) Add(ctx context.Context, rec GrantRecord) (GrantRecord, error) 
 	if rec.CreatedAt.IsZero() {
 		rec.CreatedAt = time.Now().UTC()
 	}
-	if err := g.db.WithContext(ctx).Create(&rec).Error; err != nil {
-		return GrantRecord{}, fmt.Errorf("add grant for %s %q: %w", rec.Tool, rec.Pattern, err)
+	row := GrantRecord{rec} // redacted as it is written (BeforeSave)
+	if err := g.db.WithContext(ctx).Create(&row).Error; err != nil {
+		return api.GrantRecord{}, fmt.Errorf("add grant for %s %q: %w", rec.Tool, rec.Pattern, err)
 	}
 	g.mu.Lock()
-	g.insert(rec)
+	g.insert(row)
 	g.mu.Unlock()
-	return rec, nil
+	return row.GrantRecord, nil
 }
 
 // List returns grants, newest first.
-func (g *Grants) List(ctx context.Context, f GrantFilter) ([]GrantRecord, error) {
+func (g *Grants) List(ctx context.Context, f GrantFilter) ([]api.GrantRecord, error) {
 	q := g.db.WithContext(ctx).Order("created_at DESC, id")
 	if !f.IncludeRevoked {
 		q = q.Where("revoked_at IS NULL")
@@ -136,7 +138,11 @@ func (g *Grants) List(ctx context.Context, f GrantFilter) ([]GrantRecord, error)
 	if err := q.Find(&recs).Error; err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)
 	}
-	return recs, nil
+	out := make([]api.GrantRecord, len(recs))
+	for i, r := range recs {
+		out[i] = r.GrantRecord
+	}
+	return out, nil
 }
 
 // Revoke revokes a grant by id; it stops matching at once.

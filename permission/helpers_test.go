@@ -9,25 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/testdb"
 )
 
 // openDB opens a real SQLite database in dir the way the app does, and migrates it.
 func openDB(t testing.TB, dir string) *gorm.DB {
 	t.Helper()
-	dsn := "file:" + filepath.Join(dir, "airlock.db") + "?_journal_mode=WAL&_foreign_keys=1&_busy_timeout=10000&_txlock=immediate&_synchronous=NORMAL"
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, NowFunc: func() time.Time { return time.Now().UTC() }})
-	if err != nil {
-		t.Fatalf("open db: %v", err)
-	}
-	if err := Migrate(db); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return db
+	return testdb.Open(t, filepath.Join(dir, "airlock.db"), Migrate)
 }
 
 func closeDB(t testing.TB, db *gorm.DB) {

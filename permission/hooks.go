@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // HookInput is the JSON a hook reads on stdin.
@@ -30,14 +32,7 @@ type HookOutput struct {
 }
 
 // Outcome is what happened when the tool ran, for after-hooks and the audit.
-type Outcome struct {
-	Ran      bool   `json:"ran"`
-	ExitCode *int   `json:"exitCode,omitempty"`
-	Error    string `json:"error,omitempty"`
-	// SandboxDenied is true when the run failed on a sandbox denial (under on-failure
-	// the caller then submits a Request with an Escalation).
-	SandboxDenied bool `json:"sandboxDenied,omitempty"`
-}
+type Outcome = api.Outcome
 
 // hookResult is what the before-hooks decided.
 type hookResult struct {

@@ -57,7 +57,7 @@ func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
 		}
 		return err
 	}
-	p := req.params()
+	p := req.ParamMap()
 	str := func(keys ...string) string {
 		for _, k := range keys {
 			if v, ok := p[k].(string); ok && v != "" {

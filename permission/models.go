@@ -4,23 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"gorm.io/gorm"
 )
 
 // GrantRecord is a remembered P1 allow: a tool and a pattern, for one session or always
 // within a department (or, outside departments, a workspace).
 type GrantRecord struct {
-	ID         string     `gorm:"primaryKey" json:"id"`
-	Tool       string     `gorm:"index;not null" json:"tool"`
-	Pattern    string     `gorm:"not null" json:"pattern"`
-	Scope      Scope      `gorm:"not null" json:"scope"` // session | always
-	Session    string     `gorm:"index" json:"session"`
-	Department string     `gorm:"index" json:"department"`
-	Workspace  string     `json:"workspace"`
-	CreatedBy  string     `json:"createdBy"` // window | tray | cli-tty | api
-	RequestID  string     `json:"requestId"` // the request whose answer created it
-	CreatedAt  time.Time  `json:"createdAt"`
-	RevokedAt  *time.Time `gorm:"index" json:"revokedAt"`
+	// The row is the wire form; this type adds what only the database needs (the
+	// table name, the redaction hooks of atrest.go).
+	api.GrantRecord
 }
 
 // TableName keeps the table name stable and namespaced.
@@ -61,26 +54,8 @@ const (
 // AuditRecord is one decision: who asked, what, which layer decided, how long it waited,
 // who answered.
 type AuditRecord struct {
-	ID              uint      `gorm:"primaryKey" json:"id"`
-	RequestID       string    `gorm:"index" json:"requestId"`
-	Tool            string    `gorm:"index" json:"tool"`
-	Subject         string    `json:"subject"` // credentials redacted
-	Tier            Tier      `json:"tier"`
-	Verdict         Verdict   `gorm:"index" json:"verdict"`
-	Layer           Layer     `json:"layer"`
-	Kind            Kind      `json:"kind"`
-	InteractiveOnly bool      `json:"interactiveOnly"`
-	Reasons         string    `json:"reasons"` // JSON array
-	Rule            string    `json:"rule"`
-	Session         string    `json:"session"`
-	Run             string    `gorm:"index" json:"run"`
-	Task            string    `json:"task"`
-	Department      string    `json:"department"`
-	Cwd             string    `json:"cwd"`
-	AskedBy         string    `json:"askedBy"` // the caller's description and pid
-	AnsweredBy      string    `json:"answeredBy"`
-	WaitedMs        int64     `json:"waitedMs"`
-	CreatedAt       time.Time `gorm:"index" json:"createdAt"`
+	// The row is the wire form; this type adds what only the database needs.
+	api.AuditRecord
 }
 
 // TableName keeps the table name stable and namespaced.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -33,20 +34,7 @@ func compile(e Effective) (*compiled, error) {
 
 // Evaluation is the pipeline's full account of one request, for `airlock check` and
 // the popup: every step's input to the final decision.
-type Evaluation struct {
-	Decision       Decision            `json:"decision"`
-	BaseTier       Tier                `json:"baseTier"`
-	ApprovalPolicy ApprovalPolicy      `json:"approvalPolicy"`
-	PolicyFrom     string              `json:"approvalPolicyFrom"`
-	Reviewer       ReviewerMode        `json:"reviewer"`
-	Isolation      string              `json:"isolation,omitempty"` // the sandbox's denial
-	Findings       []preflight.Finding `json:"findings,omitempty"`
-	KnownSafe      bool                `json:"knownSafe"`
-	Segments       []preflight.Segment `json:"segments,omitempty"`
-	Rule           *Rule               `json:"rule,omitempty"`
-	Grant          *GrantRecord        `json:"grant,omitempty"`
-	Notes          []string            `json:"notes,omitempty"`
-}
+type Evaluation = api.Evaluation
 
 // evalMode says which side-effecting steps run.
 type evalMode struct {
@@ -184,14 +172,14 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 	}
 
 	// 3. Preflight.
-	reqParams := req.params()
-	subject := subjectOf(reqParams)
-	shell := isShell(req.Tool, reqParams)
+	reqParams := req.ParamMap()
+	subject := api.SubjectOf(reqParams)
+	shell := api.IsShellCall(req.Tool, reqParams)
 	var segments []Segment
 	if shell {
 		opts := b.preflight
 		opts.Cwd = req.Context.Cwd // a relative path there can name a credential file
-		a := preflight.Analyze(commandOf(reqParams), opts)
+		a := preflight.Analyze(api.CommandOf(reqParams), opts)
 		ev.Findings, ev.KnownSafe, ev.Segments = a.Findings, a.KnownSafe, a.Segments
 		segments = make([]Segment, len(a.Segments))
 		for i, s := range a.Segments {
@@ -287,7 +275,7 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		d.Reasons = append(d.Reasons, "interactive-only: only a person can allow it, in the window or at a terminal with their login password")
 	case tier == P0 && !forceAsk:
 		verdict = Allow
-	case tier.rank() <= P1.rank():
+	case tier.Rank() <= P1.Rank():
 		if taskApproves(req) {
 			return finish(Allow, LayerTask, "the task's exact command, approved when the task was created")
 		}
@@ -296,7 +284,7 @@ func (b *Broker) evaluate(ctx context.Context, req *Request, mode evalMode) Eval
 		// the commands its list calls safe).
 		if pol != PolicyUntrusted || shell && ev.KnownSafe {
 			if g := b.grants.Match(req.Tool, subject, segments, req.Context); g != nil {
-				ev.Grant = g
+				ev.Grant = &g.GrantRecord
 				return finish(Allow, LayerGrant, fmt.Sprintf("remembered grant %s (%s %q)", g.ID, g.Scope, g.Pattern))
 			}
 		}
@@ -375,7 +363,7 @@ func taskApproves(req *Request) bool {
 	if argv := req.Argv(); argv != nil {
 		return slices.Equal(argv, req.Context.TaskArgv)
 	}
-	return req.Command() == ShellJoin(req.Context.TaskArgv)
+	return req.Command() == api.ShellJoin(req.Context.TaskArgv)
 }
 
 // describe renders a request in one line for events and logs.

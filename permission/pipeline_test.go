@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
 )
 
@@ -153,7 +154,7 @@ func TestUntrustedKnownSafe(t *testing.T) {
 	}
 	// A remembered grant answers a known-safe command (on-request would honour it too),
 	// never another one.
-	for _, g := range []GrantRecord{
+	for _, g := range []api.GrantRecord{
 		{Tool: ToolBash, Pattern: "npm test", Scope: ScopeAlways, Department: "dev"},
 		{Tool: ToolBash, Pattern: "ls -la", Scope: ScopeSession, Session: "s1"},
 	} {
@@ -287,7 +288,7 @@ func TestTaskGrant(t *testing.T) {
 		t.Fatalf("edited argv = %+v", d)
 	}
 	// The shell form of the same command is the same command.
-	req := bash(ShellJoin(argv))
+	req := bash(api.ShellJoin(argv))
 	req.Context.TaskArgv = argv
 	if d := b.Check(ctx, req).Decision; d.Verdict != Allow || d.Layer != LayerTask {
 		t.Fatalf("task argv as a command line = %+v", d)
@@ -311,7 +312,7 @@ func TestCheckEvaluation(t *testing.T) {
 		t.Fatalf("offline check = %+v", ev)
 	}
 	out, _ := json.Marshal(ev)
-	for _, want := range []string{`"verdict":"ask"`, `"tier":"P2"`, `"findings"`, `"rule"`, `"approvalPolicy":"on-request"`} {
+	for _, want := range []string{`"verdict":"ask"`, `"tier":"P2"`, `"findings"`, `"rule"`, `"approval_policy":"on-request"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("check JSON lacks %s: %s", want, out)
 		}

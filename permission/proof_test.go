@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // TestNothingButAPersonApprovesInteractiveOnly is the proof that `allow *` rules, the
@@ -40,7 +42,7 @@ func TestNothingButAPersonApprovesInteractiveOnly(t *testing.T) {
 	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, never))
 	for _, req := range interactiveOnly() {
 		req.Context.Session, req.Context.Department = "s1", "dev"
-		if _, err := b.Grants().Add(ctx, GrantRecord{Tool: req.Tool, Pattern: "*", Scope: ScopeAlways, Department: "dev"}); err != nil {
+		if _, err := b.Grants().Add(ctx, api.GrantRecord{Tool: req.Tool, Pattern: "*", Scope: ScopeAlways, Department: "dev"}); err != nil {
 			t.Fatal(err)
 		}
 		d, err := b.Await(ctx, req)
@@ -57,7 +59,7 @@ func TestNothingButAPersonApprovesInteractiveOnly(t *testing.T) {
 		for _, req := range interactiveOnly() {
 			req.Context.Session, req.Context.Department = "s1", "dev"
 			req.Context.Policy.Mode = "workspace-write"
-			b.Grants().Add(ctx, GrantRecord{Tool: req.Tool, Pattern: req.Subject(), Scope: ScopeAlways, Department: "dev"})
+			b.Grants().Add(ctx, api.GrantRecord{Tool: req.Tool, Pattern: req.Subject(), Scope: ScopeAlways, Department: "dev"})
 			p, ch := ask(t, b, ev, req)
 			if !p.InteractiveOnly {
 				t.Fatalf("%s: %s %s not interactive-only: %+v", pol, req.Tool, req.Subject(), p)

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Action is what a matching rule does.
-type Action string
+type Action = api.RuleAction
 
 // Rule actions.
 const (
@@ -19,18 +21,7 @@ const (
 
 // Rule is one [[permission.rules]] entry. Tool may itself use wildcards ("*" for every
 // tool). Rules that are not Trusted (from a project policy file) only ever deny.
-type Rule struct {
-	Tool    string `json:"tool"`
-	Pattern string `json:"pattern"`
-	Action  Action `json:"action"`
-	Trusted bool   `json:"trusted"`
-	Source  string `json:"source,omitempty"` // where it came from, for messages
-}
-
-// String renders a rule for reasons and audit.
-func (r Rule) String() string {
-	return fmt.Sprintf("%s %s %q", r.Action, r.Tool, r.Pattern)
-}
+type Rule = api.Rule
 
 type compiledRule struct {
 	Rule

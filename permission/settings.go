@@ -290,7 +290,7 @@ func (e *Effective) apply(s Settings, path, layer string, trusted bool) error {
 			if !had {
 				cur = NewTierTable(nil).For(tool, "")
 			}
-			if tier.rank() > cur.rank() {
+			if tier.Rank() > cur.Rank() {
 				e.Tiers[tool], e.TiersFrom[tool] = tier, layer
 			} else if tier != cur {
 				ignore(fmt.Sprintf("[permission.tiers] %s = %q", tool, t))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
 )
 
@@ -76,7 +77,7 @@ func TestUntrustedNeverAsksLessThanOnRequest(t *testing.T) {
 			b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: string(pol), Permission: perm}),
 				func(o *BrokerOptions) { o.Preflight = preflight.Options{Home: home} })
 			// Remembered grants, as a person's earlier answers leave them.
-			for _, g := range []GrantRecord{
+			for _, g := range []api.GrantRecord{
 				{Tool: ToolBash, Pattern: "ls -la", Scope: ScopeSession, Session: "s1"},
 				{Tool: ToolBash, Pattern: "npm test", Scope: ScopeAlways, Department: "dev"},
 				{Tool: ToolWriteFile, Pattern: "*", Scope: ScopeAlways, Department: "dev"},

@@ -126,9 +126,10 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []string {
 	args := make([]string, 0, len(bwrapBaseFlags)+8+3*(len(m.writable)+len(m.protectedExisting)+len(m.hiddenDirs)+len(m.hiddenFiles))+4*len(m.protectedMissing))
 	args = append(args, bwrapBaseFlags...)
-	if !p.Network {
-		args = append(args, "--unshare-net")
-	}
+	// A network namespace of the run's own in every case: with the network on, a
+	// user-mode stack connects it out (netstack_linux.go); the host's loopback services
+	// and abstract unix sockets (X11, some session buses) stay out of reach.
+	args = append(args, "--unshare-net")
 	// The sandbox's /tmp is a fresh tmpfs: a working directory under the host's /tmp that
 	// no writable root brings back (read-only mode, or a cwd outside the roots) is bound
 	// read-only, so the command still starts there and reads it.
@@ -161,8 +162,9 @@ func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []str
 }
 
 // BwrapArgs returns the bubblewrap arguments Exec would use for p in cwd,
-// without the command and without the two pipe fds Exec adds (--seccomp 3
-// --json-status-fd 4). For `airlock check` and for benchmarks against raw bwrap.
+// without the command and without the pipe fds Exec adds (--seccomp 3
+// --json-status-fd 4, and with the network on --info-fd, --block-fd and the generated
+// resolv.conf). For `airlock check` and for benchmarks against raw bwrap.
 func BwrapArgs(p Policy, hidden []string, cwd string) ([]string, error) {
 	if cwd == "" {
 		cwd = p.Cwd

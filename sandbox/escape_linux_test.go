@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,7 +275,9 @@ for what, fn in [
 EOF`,
 			func(t *testing.T, f *fixture, out, _ string) {
 				f.noneAccepted(t)
-				if strings.Contains(out, "tcp ok") || strings.Contains(out, "resolve ok") {
+				// With the network on, names resolve (through the stack's DNS), but the
+				// host's loopback stays out of reach.
+				if strings.Contains(out, "tcp ok") || (!f.policy.Network && strings.Contains(out, "resolve ok")) {
 					t.Errorf("ESCAPE: network reachable:\n%s", out)
 				}
 			}},
@@ -372,13 +375,24 @@ touch /etc/airlock-pwn-$MARK; echo pwn >> .git/config`,
 			}},
 	}
 	backends(t, func(t *testing.T, backend string) {
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				f := newFixture(t, "workspace-write", false)
-				out, _ := f.run(t, c.script)
-				c.check(t, f, out, backend)
-				if t.Failed() {
-					t.Logf("sandbox output:\n%s", out)
+		// Every probe holds with the network on as well: the run's own network
+		// namespace (bubblewrap; Landlock refuses network-on runs, see
+		// TestNetworkOnLandlockRefused).
+		networks := []bool{false}
+		if backend == BackendNameBwrap {
+			networks = append(networks, true)
+		}
+		for _, network := range networks {
+			t.Run(map[bool]string{false: "network off", true: "network on"}[network], func(t *testing.T) {
+				for _, c := range cases {
+					t.Run(c.name, func(t *testing.T) {
+						f := newFixture(t, "workspace-write", network)
+						out, _ := f.run(t, c.script)
+						c.check(t, f, out, backend)
+						if t.Failed() {
+							t.Logf("sandbox output:\n%s", out)
+						}
+					})
 				}
 			})
 		}
@@ -416,30 +430,362 @@ func findProcess(arg string) int {
 	return 0
 }
 
+// TestEscapeSuiteNetworkOn: with the network on, the run has a network namespace of its
+// own: the host's loopback services (TCP and UDP), an abstract unix socket listening on
+// the host, a unix socket by path in a directory the sandbox can read, the session bus
+// and the core's socket under XDG_RUNTIME_DIR all stay out of reach. With the host's
+// namespace (the old behaviour) the loopback services, the abstract socket and the
+// socket by path were reachable.
 func TestEscapeSuiteNetworkOn(t *testing.T) {
-	backends(t, func(t *testing.T, backend string) {
-		f := newFixture(t, "workspace-write", true)
-		out, _ := f.run(t, `$PY - <<'EOF'
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	f := newFixture(t, "workspace-write", true)
+	abstractName := "@airlock-escape-" + f.mark
+	abstractL := listenUnix(t, abstractName)
+	defer abstractL.Close()
+	// The session bus of the desktop running the tests, if there is one (by path, or
+	// abstract written with a leading @).
+	realBus := ""
+	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
+		for _, part := range strings.Split(strings.TrimPrefix(addr, "unix:"), ",") {
+			if v, ok := strings.CutPrefix(part, "path="); ok {
+				realBus = v
+			} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
+				realBus = "@" + v
+			}
+		}
+	}
+	out, res := f.run(t, `$PY - <<'PYEOF'
 import os, socket
-s = socket.create_connection(("127.0.0.1", int(os.environ["TCP_PORT"])), timeout=5); print("tcp ok"); s.close()
-for p in [os.environ["XDG"] + "/airlock/airlock.sock", os.environ["XDG"] + "/bus"]:
+port = lambda n: int(os.environ[n])
+def tcp(host="127.0.0.1"):
+    return lambda: socket.create_connection((host, port("TCP_PORT")), timeout=2)
+def udp(host="127.0.0.1"):
+    return lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (host, port("UDP_PORT")))
+def unix(path):
+    if path.startswith("@"):
+        path = "\0" + path[1:]
+    def f():
+        s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
+    return f
+# 10.0.2.2 is the stack's gateway: it must not lead to the host's loopback.
+probes = [("tcp", tcp()), ("udp", udp()), ("gateway tcp", tcp("10.0.2.2")), ("gateway udp", udp("10.0.2.2")),
+    ("abstract", unix(os.environ["ABSTRACT"])),
+    ("path", unix(os.environ["USOCK"])),
+    ("core", unix(os.environ["XDG"] + "/airlock/airlock.sock")),
+    ("bus", unix(os.environ["XDG"] + "/bus"))]
+if os.environ.get("REALBUS"):
+    probes.append(("session bus", unix(os.environ["REALBUS"])))
+for what, fn in probes:
     try:
-        u = socket.socket(socket.AF_UNIX); u.connect(p); print("connected", p)
+        fn(); print(what, "reached" if "udp" not in what else "sent (the host's server must not get it)")
     except Exception as e:
-        print("denied", p, e)
-EOF`)
-		if !strings.Contains(out, "tcp ok") {
-			t.Errorf("network on, but TCP to loopback failed:\n%s", out)
+        print(what, "refused", e)
+# Seccomp refuses AF_UNIX sockets outright, with the network on too.
+try:
+    socket.socket(socket.AF_UNIX); print("af_unix created")
+except PermissionError as e:
+    print("af_unix refused", e)
+print(open("/etc/resolv.conf").read())
+PYEOF
+ip -4 -o addr show`, func(r *ExecRequest) { r.Env = append(r.Env, "ABSTRACT="+abstractName, "REALBUS="+realBus) })
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d:\n%s", res.ExitCode, out)
+	}
+	if strings.Contains(out, "reached") || strings.Contains(out, "af_unix created") {
+		t.Errorf("ESCAPE: with the network on, a host service was reachable:\n%s", out)
+	}
+	f.noneAccepted(t)
+	abstractL.SetDeadline(time.Now().Add(100 * time.Millisecond))
+	if c, err := abstractL.Accept(); err == nil {
+		c.Close()
+		t.Error("ESCAPE: the host's abstract unix socket accepted a connection from the sandbox")
+	}
+	if !strings.Contains(out, "nameserver "+sandboxDNS) || !strings.Contains(out, "inet 10.0.2.100/24") {
+		t.Errorf("the run's namespace lacks the stack's address or DNS:\n%s", out)
+	}
+	if n := strings.Count(out, " inet "); n != 2 {
+		t.Errorf("want lo and the stack's interface only, got %d addresses:\n%s", n, out)
+	}
+	if b, err := os.ReadFile("/etc/resolv.conf"); err == nil && strings.Contains(string(b), "written by Airlock") {
+		t.Error("the host's /etc/resolv.conf was changed")
+	}
+	noStackLeft(t)
+}
+
+// TestNetworkOnReachesOutside: the run's own namespace connects out through the stack:
+// a test server on a non-loopback address of this machine (as an outside host would be)
+// is reached by curl, python's urllib, node's fetch and git over HTTP.
+func TestNetworkOnReachesOutside(t *testing.T) {
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	ip := outsideAddress(t)
+	f := newFixture(t, "workspace-write", true)
+	srv := filepath.Join(f.base, "srv")
+	must(t, os.MkdirAll(srv, 0o755))
+	must(t, os.WriteFile(filepath.Join(srv, "hello.txt"), []byte("hello-"+f.mark), 0o644))
+	src := filepath.Join(f.base, "src")
+	for _, args := range [][]string{
+		{"init", "-q", src},
+		{"-C", src, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x"},
+		{"clone", "-q", "--bare", src, filepath.Join(srv, "repo.git")},
+		{"-C", filepath.Join(srv, "repo.git"), "update-server-info"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
 		}
-		if strings.Contains(out, "connected") {
-			t.Errorf("ESCAPE: with the network on, the Airlock socket or the session bus was reachable:\n%s", out)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	must(t, err)
+	hs := &http.Server{Handler: http.FileServer(http.Dir(srv)), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(l)
+	defer hs.Close()
+	url := "http://" + l.Addr().String()
+	// The first thing the command does: the stack must already be up (no race).
+	script := `grep -q tap0: /proc/net/dev && echo stack-up-at-start
+curl -sS -m 20 ` + url + `/hello.txt; echo " curl"
+$PY -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1] + '/hello.txt', timeout=20).read().decode(), 'python')" ` + url + `
+git ls-remote ` + url + `/repo.git | grep -q refs/heads/ && echo git-ok
+if command -v node >/dev/null; then node -e "fetch(process.argv[1] + '/hello.txt').then(r => r.text()).then(t => console.log(t, 'node'))" ` + url + `; else echo "hello-$MARK node (not installed)"; fi`
+	out, res := f.run(t, script)
+	for _, want := range []string{"stack-up-at-start", "hello-" + f.mark + " curl", "hello-" + f.mark + " python", "git-ok", "hello-" + f.mark + " node"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("network on: %q missing (exit %d):\n%s", want, res.ExitCode, out)
 		}
-		f.airlockL.SetDeadline(time.Now().Add(100 * time.Millisecond))
-		if c, err := f.airlockL.Accept(); err == nil {
-			c.Close()
-			t.Error("ESCAPE: the Airlock socket accepted a connection from the sandbox")
+	}
+	noStackLeft(t)
+}
+
+// TestNetworkOnDNS: a query to the stack's DNS forwarder (the resolv.conf the sandbox
+// sees) gets the answer the host's resolver gives (checked when the host's resolver
+// answers at all).
+func TestNetworkOnDNS(t *testing.T) {
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	const query = `import socket, sys
+q = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+s.sendto(q, (sys.argv[1], 53))
+try:
+    d, _ = s.recvfrom(512); print("rcode", d[3] & 15)
+except Exception as e:
+    print("no answer", e)`
+	b, err := os.ReadFile("/etc/resolv.conf")
+	must(t, err)
+	server := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "nameserver" && server == "" {
+			server = f[1]
 		}
-	})
+	}
+	if server == "" {
+		t.Skip("the host's resolv.conf names no nameserver")
+	}
+	host, _ := exec.Command(python, "-c", query, server).CombinedOutput()
+	if !strings.HasPrefix(string(host), "rcode") {
+		t.Skipf("the host's resolver %s does not answer (%s): nothing to compare with", server, bytes.TrimSpace(host))
+	}
+	f := newFixture(t, "workspace-write", true)
+	out, _ := f.run(t, `$PY -c '`+query+`' $(awk '$1 == "nameserver" {print $2; exit}' /etc/resolv.conf)`)
+	if strings.TrimSpace(out) != strings.TrimSpace(string(host)) {
+		t.Errorf("DNS through the stack = %q, the host's resolver says %q", out, host)
+	}
+}
+
+// TestNetworkOnCommandWaitsForStack: the command starts only once the stack is up, even
+// when the stack is slow to start (slirp4netns behind a wrapper that sleeps first).
+func TestNetworkOnCommandWaitsForStack(t *testing.T) {
+	requireNetStack(t)
+	forcedBackend = BackendNameBwrap
+	defer func() { forcedBackend = "" }()
+	slow := filepath.Join(t.TempDir(), "slow-slirp4netns")
+	must(t, os.WriteFile(slow, []byte("#!/bin/sh\nsleep 0.5\nexec "+slirpPath()+" \"$@\"\n"), 0o755))
+	slirpOverride = slow
+	defer func() { slirpOverride = "" }()
+	f := newFixture(t, "workspace-write", true)
+	var out bytes.Buffer
+	res, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"/bin/grep", "-c", "tap0:", "/proc/net/dev"}, Stdout: &out, Stderr: &out})
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(out.String()) != "1" {
+		t.Errorf("the command ran before its network was up: %+v %v:\n%s", res, err, out.String())
+	}
+	noStackLeft(t)
+}
+
+// TestNetworkOnLandlockRefused: Landlock has no network namespace to give: a network-on
+// run is refused (exit 125) with the way out, never run in the host's namespace.
+func TestNetworkOnLandlockRefused(t *testing.T) {
+	if landlockABI() < 1 {
+		t.Fatal("Landlock is not available in this kernel")
+	}
+	forcedBackend = BackendNameLandlock
+	defer func() { forcedBackend = "" }()
+	f := newFixture(t, "workspace-write", true)
+	marker := filepath.Join(f.ws, "ran")
+	_, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"/usr/bin/touch", marker}})
+	var ee *ExecError
+	if !errors.As(err, &ee) || ee.Code != ExitSandboxFailed || !errors.Is(err, ErrNetworkNeedsNamespace) || !strings.Contains(err.Error(), "apt install bubblewrap slirp4netns") {
+		t.Errorf("network on under Landlock = %v; want exit %d and ErrNetworkNeedsNamespace", err, ExitSandboxFailed)
+	}
+	absent(t, marker)
+}
+
+// TestNetworkOnWithoutStackFailsClosed: without slirp4netns a network-on run is refused
+// with the fix, and the command never runs (no fall back to the host's namespace).
+func TestNetworkOnWithoutStackFailsClosed(t *testing.T) {
+	if bwrapPath() == "" {
+		t.Fatal("bubblewrap is not installed (apt install bubblewrap)")
+	}
+	slirpOverride = "/nonexistent/slirp4netns"
+	defer func() { slirpOverride = "" }()
+	defer func() { forcedBackend = "" }()
+	f := newFixture(t, "workspace-write", true)
+	marker := filepath.Join(f.ws, "ran")
+	for _, be := range []string{"", BackendNameBwrap} { // auto must not fall back to Landlock either
+		forcedBackend = be
+		_, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"/usr/bin/touch", marker}})
+		var ee *ExecError
+		if !errors.As(err, &ee) || ee.Code != ExitSandboxFailed || !errors.Is(err, ErrNoNetworkStack) || !strings.Contains(err.Error(), "apt install slirp4netns") {
+			t.Errorf("backend %q without slirp4netns = %v; want exit %d naming the fix", be, err, ExitSandboxFailed)
+		}
+	}
+	absent(t, marker)
+}
+
+// TestNetworkStackDiesWithAirlock: the stack never outlives a kill -9 of the process
+// that started it (this test binary, re-run as a helper, plays airlock), nor does the
+// sandboxed command.
+func TestNetworkStackDiesWithAirlock(t *testing.T) {
+	if mark := os.Getenv("AIRLOCK_TEST_NETSTACK_HELPER"); mark != "" {
+		forcedBackend = BackendNameBwrap
+		mode, network := "workspace-write", true
+		cwd, _ := os.Getwd()
+		p, err := Resolve(Inputs{Cwd: cwd, Env: envMap(nil), Flags: Layer{Mode: &mode, Network: &network}})
+		must(t, err)
+		_, err = Exec(context.Background(), ExecRequest{Policy: p, Argv: []string{"sleep", "4848." + mark}})
+		t.Fatalf("the helper's sandbox ended: %v", err)
+	}
+	requireNetStack(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	helper := exec.Command(os.Args[0], "-test.run=^TestNetworkStackDiesWithAirlock$", "-test.count=1")
+	helper.Dir = dir
+	mark := strconv.Itoa(os.Getpid())
+	helper.Env = append(os.Environ(), "AIRLOCK_TEST_NETSTACK_HELPER="+mark)
+	must(t, helper.Start())
+	defer helper.Process.Kill()
+	stack := 0
+	for range 1000 { // the sleep runs once the stack is up (bwrap's command line names it before)
+		if stack = childNamed(helper.Process.Pid, "slirp4netns"); stack != 0 && childNamed(0, "sleep", "4848."+mark) != 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if stack == 0 {
+		t.Fatal("the helper's sandbox never ran with its network stack")
+	}
+	must(t, helper.Process.Signal(syscall.SIGKILL))
+	helper.Wait()
+	for i := 0; i < 300 && processAlive(stack); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if processAlive(stack) {
+		syscall.Kill(stack, syscall.SIGKILL)
+		t.Errorf("slirp4netns (pid %d) outlived a kill -9 of the process that started it", stack)
+	}
+	// An exiting process (state R, its memory gone) may linger briefly: wait, bounded.
+	for i := 0; i < 500 && childNamed(0, "sleep", "4848."+mark) != 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid := childNamed(0, "sleep", "4848."+mark); pid != 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the sandboxed command (pid %d) outlived a kill -9 of airlock", pid)
+	}
+}
+
+func requireNetStack(t *testing.T) {
+	t.Helper()
+	if bwrapPath() == "" {
+		t.Fatal("bubblewrap is not installed (apt install bubblewrap)")
+	}
+	if slirpPath() == "" {
+		t.Fatal("slirp4netns is not installed: the network-on tests need it (apt install slirp4netns)")
+	}
+}
+
+// outsideAddress is a non-loopback address of this machine (the source of its default
+// route): from the run's own namespace it is an outside host like any other.
+func outsideAddress(t *testing.T) net.IP {
+	t.Helper()
+	if c, err := net.Dial("udp4", "1.1.1.1:9"); err == nil { // no packet is sent: this only picks the route
+		ip := c.LocalAddr().(*net.UDPAddr).IP
+		c.Close()
+		if !ip.IsLoopback() && !ip.IsUnspecified() {
+			return ip
+		}
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP
+		}
+	}
+	t.Skip("this machine has no non-loopback IPv4 address to stand for an outside host")
+	return nil
+}
+
+// noStackLeft: no slirp4netns started by this process is still running once its run
+// is over (killed at the run's end; its exit, the tap device's teardown, may take a
+// moment: bounded wait).
+func noStackLeft(t *testing.T) {
+	t.Helper()
+	pid := childNamed(os.Getpid(), "slirp4netns")
+	for i := 0; i < 300 && pid != 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		pid = childNamed(os.Getpid(), "slirp4netns")
+	}
+	if pid != 0 {
+		t.Errorf("slirp4netns (pid %d) outlived its run", pid)
+	}
+}
+
+// childNamed returns a live child of parent (0: any parent) whose command is name, with
+// arg among its arguments if given (0: none).
+func childNamed(parent int, name string, arg ...string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(st)
+		lp, rp := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if lp < 0 || rp < lp {
+			continue
+		}
+		fields := strings.Fields(s[rp+1:])
+		if len(fields) < 2 || s[lp+1:rp] != name || fields[0] == "Z" || (parent != 0 && fields[1] != strconv.Itoa(parent)) {
+			continue
+		}
+		if len(arg) > 0 {
+			cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if !bytes.Contains(cl, []byte("\x00"+arg[0]+"\x00")) {
+				continue
+			}
+		}
+		return pid
+	}
+	return 0
+}
+
+func processAlive(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !bytes.Contains(st, []byte(") Z"))
 }
 
 func TestSandboxKeepsWorking(t *testing.T) {

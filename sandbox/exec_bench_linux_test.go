@@ -7,11 +7,12 @@ import (
 )
 
 // BenchmarkExecTrue compares bare /bin/true, raw bwrap with Airlock's flags and
-// Exec on both Linux backends (see also sandbox/bench/exec-bench.sh for medians).
+// Exec on both Linux backends, and Exec under bwrap with the network on (the run's own
+// namespace connected out through slirp4netns); see also sandbox/bench/exec-bench.sh.
 func BenchmarkExecTrue(b *testing.B) {
-	for _, tc := range []struct{ name, backend string }{{"bare", ""}, {"raw-bwrap", ""}, {"Exec-bwrap", BackendNameBwrap}, {"Exec-landlock", BackendNameLandlock}} {
+	for _, tc := range []struct{ name, backend string }{{"bare", ""}, {"raw-bwrap", ""}, {"Exec-bwrap", BackendNameBwrap}, {"Exec-bwrap-network", BackendNameBwrap}, {"Exec-landlock", BackendNameLandlock}} {
 		b.Run(tc.name, func(b *testing.B) {
-			p, _ := testPolicy(b, "workspace-write", false)
+			p, _ := testPolicy(b, "workspace-write", tc.name == "Exec-bwrap-network")
 			switch tc.name {
 			case "bare":
 				for i := 0; i < b.N; i++ {

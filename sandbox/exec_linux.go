@@ -78,7 +78,8 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	}
 	if useBwrap {
 		res, started, err := runBwrap(ctx, pr)
-		if started || err == nil || forcedBackend == BackendNameBwrap || !landlockAvailable() {
+		// A missing network stack is not bwrap's failure: Landlock cannot help there.
+		if started || err == nil || forcedBackend == BackendNameBwrap || !landlockAvailable() || errors.Is(err, ErrNoNetworkStack) {
 			return res, err
 		}
 		// bwrap could not build the sandbox (e.g. user namespaces blocked): fall back.
@@ -167,7 +168,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	if err != nil {
 		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
 	}
-	filter, err := seccompProgram(seccompOptions{networkOff: !p.Network})
+	filter, err := seccompProgram(bwrapSeccompOptions(p))
 	if err != nil {
 		return res, false, execErr(ExitSandboxFailed, "exec: %w", err)
 	}
@@ -195,6 +196,15 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
+	var net *netSetup
+	if p.Network {
+		if net, err = newNetSetup(); err != nil {
+			statusW.Close()
+			return res, false, err
+		}
+		defer net.close()
+		args = append(args, net.bwrapArgs(5)...)
+	}
 	for _, f := range pr.req.ReadOnlyFiles {
 		args = append(args, "--ro-bind", f.Source, f.Target)
 	}
@@ -206,17 +216,35 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	cmd := newCmd(ctx, pr, bwrapPath(), args)
 	cmd.Args[0] = "bwrap"
 	cmd.ExtraFiles = []*os.File{seccompR, statusW}
+	if net != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, net.childFiles()...)
+	}
 	if err := cmd.Start(); err != nil {
 		statusW.Close()
 		return res, false, execErr(ExitSandboxFailed, "exec: start bwrap: %w (install bubblewrap: apt install bubblewrap)", err)
 	}
 	statusW.Close()
 	res.HostPid = cmd.Process.Pid
+	if net != nil {
+		// bwrap holds the command back (--block-fd) until the stack is up: nothing
+		// runs in a namespace without its way out, nor races it.
+		net.afterStart()
+		if sandboxUp, err := net.connect(ctx); err != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+			return res, true, err
+		} else if !sandboxUp {
+			net.close() // bwrap failed: its status and exit code tell why
+		}
+	}
 	if pr.req.OnStart != nil {
 		pr.req.OnStart(cmd.Process.Pid)
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if net != nil {
+		net.stop(false) // the namespace is gone with the sandbox: so is its stack
+	}
 	// bwrap is gone: its few status lines sit in the pipe buffer. They are read
 	// without waiting: a deadline could pass before the read is even scheduled on a
 	// loaded machine, and lose them.

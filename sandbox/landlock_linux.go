@@ -60,6 +60,10 @@ func landlockAvailable() bool {
 func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	res := Result{Backend: BackendNameLandlock}
 	p := pr.req.Policy
+	if p.Network {
+		// No network namespace here: "on" would be the host's, loopback services and all.
+		return res, &ExecError{Code: ExitSandboxFailed, Err: ErrNetworkNeedsNamespace}
+	}
 	plan, err := planMounts(p, pr.hidden) // fails closed on protected symlinks
 	if err != nil {
 		return res, &ExecError{Code: ExitSandboxFailed, Err: err}

@@ -2,9 +2,8 @@ package sandbox
 
 import (
 	"path/filepath"
-	"strings"
 
-	"github.com/airlock-app/airlock/sandbox/realpath"
+	"github.com/airlock-app/airlock/internal/realpath"
 )
 
 // resolvePath resolves p the way the kernel would (realpath.Resolve): the deepest
@@ -23,12 +22,7 @@ func resolveFrom(p, realBase string, followFinal bool) (string, error) {
 }
 
 // within reports whether p is dir or inside it (both clean and absolute).
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
-}
+func within(p, dir string) bool { return realpath.Within(p, dir) }
 
 // absFrom makes p absolute against cwd, expanding a leading ~.
 func absFrom(p, cwd, home string) string {

@@ -18,6 +18,8 @@ const (
 	ProbeLandlock = "landlock"
 	ProbeSeccomp  = "seccomp"
 	ProbeKVM      = "kvm"
+	// ProbeNetStack is the user-mode network stack of network-on runs (slirp4netns).
+	ProbeNetStack = "network stack"
 )
 
 func probePlatform(ctx context.Context, st *Status) {
@@ -27,21 +29,74 @@ func probePlatform(ctx context.Context, st *Status) {
 	ll := probeLandlock()
 	sc := probeSeccomp()
 	kvm := probeKVM()
-	st.Probes = []Probe{bw, ns, ll, sc, kvm}
+	stack := probeNetStack(ctx)
+	st.Probes = []Probe{bw, ns, ll, sc, kvm, stack}
 	chooseBackend(st, bw, ns, ll, sc)
+	networkStatus(st, stack)
+}
+
+// networkStatus says what network_access = true gives with the chosen backend: a
+// namespace of the run's own, or a refusal with the way out; never the host's silently.
+func networkStatus(st *Status, stack Probe) {
+	switch {
+	case st.Backend == BackendNameBwrap && stack.OK:
+		st.Guarantees = append(st.Guarantees,
+			"network on is a network namespace of the run's own, connected out through slirp4netns (whose gateway does not lead to the host's loopback; DNS through it): "+
+				"the host's loopback services, its abstract unix sockets (X11, some session buses) and so the window stay unreachable; AF_UNIX sockets are denied by seccomp with the network on too")
+		st.Limitations = append(st.Limitations,
+			"with the network on, a run reaches what any outside host could: the internet, the local network and this machine's own non-loopback addresses "+
+				"(services listening on all interfaces included, such as an X server started with TCP listening on)")
+	case st.Backend == BackendNameBwrap:
+		st.Limitations = append(st.Limitations, "network_access = true runs are refused: slirp4netns, which connects the run's own network namespace out, is missing ("+stack.Fix+")")
+	case st.Backend == BackendNameLandlock:
+		st.Limitations = append(st.Limitations, "network_access = true runs are refused: Landlock gives no network namespace of the run's own (the host's loopback services would be reachable); "+
+			"install bubblewrap and slirp4netns (apt install bubblewrap slirp4netns) with unprivileged user namespaces allowed")
+	case st.Backend == BackendNameApp:
+		st.Limitations = append(st.Limitations, "with the network on, commands use the host's network as it is, its loopback services included")
+	}
+}
+
+// probeNetStack finds slirp4netns (and says whether pasta is there: Airlock uses slirp4netns).
+func probeNetStack(ctx context.Context) Probe {
+	p := Probe{Name: ProbeNetStack, Fix: "install slirp4netns: apt install slirp4netns"}
+	pasta := "pasta is not installed"
+	if path, err := exec.LookPath("pasta"); err == nil {
+		pasta = "pasta at " + path + " is not used"
+	}
+	path := slirpPath()
+	if path == "" {
+		p.Detail = "slirp4netns not found in PATH: network-on runs are refused (" + pasta + ")"
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		return p
+	}
+	version, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if hint := tunHint(); hint != "" {
+		p.Detail = version + " at " + path + ", but" + hint
+		p.Fix = "make " + tunDevice + " read-write for your user: chmod 0666 " + tunDevice
+		return p
+	}
+	p.OK, p.Fix = true, ""
+	p.Detail = version + " at " + path + " (" + pasta + ")"
+	return p
 }
 
 // chooseBackend picks the strongest available backend for st.Requested.
 func chooseBackend(st *Status, bw, ns, ll, sc Probe) {
 	switch {
-	case st.Requested == BackendApp:
+	case Backend(st.Requested) == BackendApp:
 		st.Backend = BackendNameApp
 		st.Warning = "isolation backend is \"app\": commands are checked by the application layer only; the OS does not confine them"
 	case bw.OK && ns.OK && sc.OK:
 		st.Backend = BackendNameBwrap
 	case ll.OK && sc.OK:
 		st.Backend = BackendNameLandlock
-	case st.Requested == BackendOS:
+	case Backend(st.Requested) == BackendOS:
 		st.Backend = ""
 		st.Error = "isolation backend \"os\" is required but no OS backend is available: runs are refused. " + firstFix(bw, ns, ll, sc)
 	default:
@@ -49,9 +104,6 @@ func chooseBackend(st *Status, bw, ns, ll, sc Probe) {
 		st.Warning = appOnlyWarning
 	}
 	st.Guarantees, st.Limitations = guarantees(st.Backend, landlockABI())
-	if st.Backend == BackendNameBwrap && busIsAbstract(os.Getenv("DBUS_SESSION_BUS_ADDRESS")) {
-		st.Limitations = append(st.Limitations, "the session bus listens on an abstract socket: with the network on, a sandboxed process can reach it (only a network namespace hides abstract sockets)")
-	}
 }
 
 func firstFix(ps ...Probe) string {
@@ -159,7 +211,7 @@ func guarantees(backend string, abi int) (holds, not []string) {
 	case BackendNameBwrap:
 		return []string{
 			"writes only inside the writable roots; protected paths (.git, .airlock, …) read-only and uncreatable",
-			"network off is a separate network namespace (no TCP, UDP or DNS; AF_UNIX sockets denied by seccomp)",
+			"network off is a network namespace of the run's own with no device but loopback (no TCP, UDP or DNS out; AF_UNIX sockets denied by seccomp)",
 			"private /tmp, /dev/shm, PID, IPC and UTS namespaces; no capabilities; no_new_privs; seccomp (no ptrace, process_vm_*, io_uring, mount, unshare)",
 			"Airlock's socket directory, the session bus, keyring and SSH agent sockets, and your credentials (~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc, browser profiles, …) are hidden in every mode but full-access",
 			"every process the run started dies with it (PID namespace, die-with-parent)",
@@ -189,9 +241,4 @@ func guarantees(backend string, abi int) (holds, not []string) {
 		return appGuarantees, appLimitations
 	}
 	return nil, nil
-}
-
-// busIsAbstract reports whether the session bus address uses an abstract socket.
-func busIsAbstract(addr string) bool {
-	return strings.Contains(addr, "unix:abstract=")
 }

@@ -24,14 +24,14 @@ func probePlatform(_ context.Context, st *Status) {
 	}
 	st.Probes = []Probe{p}
 	switch {
-	case st.Requested == BackendApp:
+	case Backend(st.Requested) == BackendApp:
 		st.Backend = BackendNameApp
 		st.Warning = "isolation backend is \"app\": the OS does not confine commands"
 	case p.OK:
 		st.Backend = BackendNameSeatbelt
 		st.Guarantees = []string{"writes only inside the writable roots minus protected paths; network denied unless enabled (Seatbelt)"}
 		return
-	case st.Requested == BackendOS:
+	case Backend(st.Requested) == BackendOS:
 		st.Error = "isolation backend \"os\" is required but no OS backend is available: runs are refused"
 	default:
 		st.Backend = BackendNameApp

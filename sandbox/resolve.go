@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/airlock-app/airlock/sandbox/realpath"
+	"github.com/airlock-app/airlock/internal/realpath"
 )
 
 // Layer is one configuration layer as the app maps it in (flags, config.toml,

@@ -164,5 +164,12 @@ func seccompInstructions(o seccompOptions) ([]bpf.Instruction, error) {
 // BwrapSeccompFilter returns the seccomp program Exec hands bwrap for p
 // (`--seccomp FD`): raw sock_filter records. For benchmarks and debugging.
 func BwrapSeccompFilter(p Policy) ([]byte, error) {
-	return seccompProgram(seccompOptions{networkOff: !p.Network})
+	return seccompProgram(bwrapSeccompOptions(p))
+}
+
+// bwrapSeccompOptions: AF_UNIX (and AF_VSOCK) creation is refused with the network on
+// too: the host's sockets by path (D-Bus, Docker, X11's /tmp/.X11-unix) are in the
+// read-only root, and the run's own network namespace reaches the outside over IP.
+func bwrapSeccompOptions(p Policy) seccompOptions {
+	return seccompOptions{networkOff: !p.Network, denyUnix: true}
 }

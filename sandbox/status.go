@@ -3,33 +3,16 @@ package sandbox
 import (
 	"context"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
-// Probe is one start-up check of the machine's isolation features.
-type Probe struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	// Fix is a sentence saying what to do when OK is false.
-	Fix string `json:"fix,omitempty"`
-}
+// Probe is one start-up check of the machine's isolation features (the wire type).
+type Probe = api.SandboxProbe
 
-// Status is what `airlock sandbox status` and the Sandbox tab show.
-type Status struct {
-	Platform string  `json:"platform"`
-	Probes   []Probe `json:"probes"`
-	// Requested is the configured isolation backend (auto, os, app).
-	Requested Backend `json:"requested"`
-	// Backend is what commands will run under: bwrap, landlock, seatbelt or app.
-	Backend string `json:"backend"`
-	// Warning is a loud sentence when commands fall back to the application layer.
-	Warning string `json:"warning,omitempty"`
-	// Error is set when backend "os" is requested and none is available: runs are refused.
-	Error string `json:"error,omitempty"`
-	// Guarantees are the promises that hold with Backend; Limitations those that do not.
-	Guarantees  []string `json:"guarantees"`
-	Limitations []string `json:"limitations,omitempty"`
-}
+// Status is what `airlock sandbox status` and the Sandbox tab show (the wire type); its
+// Requested is a Backend's name.
+type Status = api.SandboxStatus
 
 // ProbeTimeout bounds each start-up probe.
 const ProbeTimeout = 3 * time.Second
@@ -40,19 +23,9 @@ func ProbeStatus(ctx context.Context, requested Backend) Status {
 	if requested == "" {
 		requested = BackendAuto
 	}
-	st := Status{Requested: requested}
+	st := Status{Requested: string(requested)}
 	probePlatform(ctx, &st)
 	return st
-}
-
-// Probe returns the probe with that name (zero Probe if absent).
-func (s Status) Probe(name string) Probe {
-	for _, p := range s.Probes {
-		if p.Name == name {
-			return p
-		}
-	}
-	return Probe{}
 }
 
 const appOnlyWarning = "WARNING: no OS sandbox backend is available — a command runs only when the application layer's checks " +

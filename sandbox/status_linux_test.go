@@ -8,7 +8,7 @@ import (
 
 func TestProbeStatusThisMachine(t *testing.T) {
 	st := ProbeStatus(context.Background(), BackendAuto)
-	for _, name := range []string{ProbeBwrap, ProbeUserNS, ProbeLandlock, ProbeSeccomp, ProbeKVM} {
+	for _, name := range []string{ProbeBwrap, ProbeUserNS, ProbeLandlock, ProbeSeccomp, ProbeKVM, ProbeNetStack} {
 		p := st.Probe(name)
 		if p.Name == "" {
 			t.Fatalf("probe %s missing: %+v", name, st.Probes)
@@ -64,7 +64,7 @@ func TestChooseBackend(t *testing.T) {
 		{BackendApp, ok("b"), ok("n"), ok("l"), ok("s"), BackendNameApp, "", true},
 	}
 	for i, tt := range tests {
-		st := Status{Requested: tt.req}
+		st := Status{Requested: string(tt.req)}
 		chooseBackend(&st, tt.bw, tt.ns, tt.ll, tt.sc)
 		if st.Backend != tt.backend || (tt.wantError != "") != (st.Error != "") || !strings.Contains(st.Error, tt.wantError) || tt.warn != (st.Warning != "") {
 			t.Errorf("case %d: status = %+v", i, st)
@@ -72,5 +72,41 @@ func TestChooseBackend(t *testing.T) {
 		if tt.warn && tt.req == BackendAuto && !strings.HasPrefix(st.Warning, "WARNING") {
 			t.Errorf("case %d: fallback warning is not loud: %q", i, st.Warning)
 		}
+	}
+}
+
+// TestNetworkStatus: the status says what network_access = true gives with each
+// backend, and never promises a network namespace of the run's own where none is made.
+func TestNetworkStatus(t *testing.T) {
+	stackOK := Probe{Name: ProbeNetStack, OK: true}
+	stackMissing := Probe{Name: ProbeNetStack, Fix: "install slirp4netns: apt install slirp4netns"}
+	tests := []struct {
+		backend   string
+		stack     Probe
+		guarantee string // in Guarantees ("" none about the network on)
+		limit     string // in Limitations
+	}{
+		{BackendNameBwrap, stackOK, "network on is a network namespace of the run's own", "reaches what any outside host could"},
+		{BackendNameBwrap, stackMissing, "", "network_access = true runs are refused: slirp4netns"},
+		{BackendNameLandlock, stackOK, "", "network_access = true runs are refused: Landlock gives no network namespace"},
+		{BackendNameApp, stackOK, "", "the host's network as it is"},
+	}
+	for _, tt := range tests {
+		st := Status{Backend: tt.backend}
+		st.Guarantees, st.Limitations = guarantees(tt.backend, 6)
+		networkStatus(&st, tt.stack)
+		all := strings.Join(st.Guarantees, "\n")
+		if tt.guarantee != "" && !strings.Contains(all, tt.guarantee) {
+			t.Errorf("%s (stack %v): guarantees lack %q:\n%s", tt.backend, tt.stack.OK, tt.guarantee, all)
+		}
+		if tt.guarantee == "" && strings.Contains(all, "network on is") {
+			t.Errorf("%s (stack %v): promises the network on:\n%s", tt.backend, tt.stack.OK, all)
+		}
+		if lim := strings.Join(st.Limitations, "\n"); !strings.Contains(lim, tt.limit) {
+			t.Errorf("%s (stack %v): limitations lack %q:\n%s", tt.backend, tt.stack.OK, tt.limit, lim)
+		}
+	}
+	if st := ProbeStatus(context.Background(), BackendAuto); st.Backend == BackendNameBwrap && slirpPath() != "" && !st.Probe(ProbeNetStack).OK {
+		t.Errorf("slirp4netns is installed but its probe failed: %+v", st.Probe(ProbeNetStack))
 	}
 }

@@ -52,13 +52,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-descendants() {
-	local child
-	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		echo "$child"
-		descendants "$child"
-	done
-}
+. scripts/desktop-lib.sh # descendants, start_xvfb
 kill_tree() {
 	local pids
 	pids=$(descendants "$1")
@@ -94,24 +88,8 @@ ticks() {
 	echo "$sum"
 }
 
-for n in $(seq 191 240); do
-	if [[ ! -e /tmp/.X11-unix/X$n && ! -e /tmp/.X$n-lock ]]; then DISPLAY_NUM=$n; break; fi
-done
-[[ -n ${DISPLAY_NUM:-} ]] || fail "no free X display"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp -noreset >"$TMP/xvfb.log" 2>&1 &
-XVFB_PID=$!
-until xdpyinfo -display ":$DISPLAY_NUM" >/dev/null 2>&1; do sleep 0.1; done
-export DISPLAY=":$DISPLAY_NUM"
-cat >"$TMP/bus.conf" <<'CONF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-CONF
+start_xvfb 191 240 "$TMP/xvfb.log" 60
+BUS_CONF=$PWD/test/dbus-session.conf # the private session bus the app runs on
 
 # launch BIN HOME: starts BIN, waits for "window ready"; LAUNCH_MS is how long it took.
 launch() {
@@ -119,7 +97,7 @@ launch() {
 	mkdir -p "$home"
 	: >"$TMP/app.log"
 	start=$(date +%s%N)
-	AIRLOCK_HOME=$home dbus-run-session --config-file="$TMP/bus.conf" -- "$bin" >"$TMP/app.log" 2>&1 &
+	AIRLOCK_HOME=$home dbus-run-session --config-file="$BUS_CONF" -- "$bin" >"$TMP/app.log" 2>&1 &
 	DRS_PID=$!
 	until grep -q 'window ready' "$TMP/app.log"; do
 		kill -0 "$DRS_PID" 2>/dev/null || fail "$(basename "$bin") exited: $(tail -5 "$TMP/app.log")"

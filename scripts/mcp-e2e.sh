@@ -24,7 +24,7 @@ if [[ ${1:-} != --inner ]]; then
 	(cd test/mcp-e2e && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci failed"
 	echo "mcp-e2e: build build/bin/airlock, build/bin/airlock-agent (CGO_ENABLED=0) and build/bin/airlockd"
 	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock ./cmd/airlock || fail "building airlock failed"
-	CGO_ENABLED=0 go build -trimpath -tags agent -o build/bin/airlock-agent ./cmd/airlock || fail "building airlock-agent failed"
+	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock-agent ./cmd/airlock-agent || fail "building airlock-agent failed"
 	go build -trimpath -o build/bin/airlockd ./cmd/airlockd || fail "building airlockd failed"
 	exec scripts/with-test-keyring.sh "$0" --inner
 fi

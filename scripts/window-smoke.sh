@@ -59,28 +59,10 @@ trap 'fail "interrupted"' INT TERM
 deadline=$((SECONDS + TIMEOUT))
 time_left() { ((SECONDS < deadline)); }
 
-# descendants PID: every process below PID, depth first.
-descendants() {
-	local child
-	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		echo "$child"
-		descendants "$child"
-	done
-}
+. scripts/desktop-lib.sh # descendants, start_xvfb
 
 # 1. A private X server on a free display.
-for n in $(seq 91 140); do
-	if [[ ! -e /tmp/.X11-unix/X$n && ! -e /tmp/.X$n-lock ]]; then DISPLAY_NUM=$n; break; fi
-done
-[[ -n ${DISPLAY_NUM:-} ]] || fail "no free X display between :91 and :140"
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp -noreset >"$TMP/xvfb.log" 2>&1 &
-XVFB_PID=$!
-until xdpyinfo -display ":$DISPLAY_NUM" >/dev/null 2>&1; do
-	kill -0 "$XVFB_PID" 2>/dev/null || fail "Xvfb :$DISPLAY_NUM did not start: $(cat "$TMP/xvfb.log")"
-	time_left || fail "Xvfb :$DISPLAY_NUM did not answer within ${TIMEOUT}s"
-	sleep 0.1
-done
-export DISPLAY=":$DISPLAY_NUM"
+start_xvfb 91 140 "$TMP/xvfb.log" $((deadline - SECONDS))
 say "Xvfb on $DISPLAY"
 import -window root "$TMP/blank.png"
 
@@ -95,29 +77,16 @@ export NO_AT_BRIDGE=1
 unset DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR
 # SMOKE_THEME=dark: GTK's dark variant, which WebKit reports as prefers-color-scheme: dark.
 [[ ${SMOKE_THEME:-light} == dark ]] && export GTK_THEME=Adwaita:dark
-cat >"$TMP/bus.conf" <<'CONF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
+BUS_CONF=$PWD/test/dbus-session.conf # the private session bus the app runs on
 started_at=$SECONDS
 if [[ ${SMOKE_PAGES:-0} == 1 && ${SMOKE_SEED:-1} == 1 ]]; then
 	# The seeded operation plan needs the journal key from the keyring: an unlocked test
 	# keyring on the app's private bus (unlocked, so no prompt covers the window).
 	mkdir -p "$TMP/keyring"
-	XDG_DATA_HOME=$TMP/keyring dbus-run-session --config-file="$TMP/bus.conf" -- \
+	XDG_DATA_HOME=$TMP/keyring dbus-run-session --config-file="$BUS_CONF" -- \
 		bash -c 'echo -n airlock-smoke | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0"' "$APP" >"$TMP/app.log" 2>&1 &
 else
-	dbus-run-session --config-file="$TMP/bus.conf" -- "$APP" >"$TMP/app.log" 2>&1 &
+	dbus-run-session --config-file="$BUS_CONF" -- "$APP" >"$TMP/app.log" 2>&1 &
 fi
 DRS_PID=$!
 STARTED+=("$DRS_PID")

@@ -1,5 +1,3 @@
-//go:build !agent
-
 package cli
 
 import (
@@ -9,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// The agent commands live in airlock-agent (this command line built with the agent
-// tag): the MCP SDK they link costs every process a few milliseconds of start-up, and
-// `airlock exec` must start in about one. `airlock mcp` and `airlock hook` become it.
+// The agent commands live in airlock-agent (cmd/airlock-agent, package agentcmd): the
+// MCP SDK they link costs every process a few milliseconds of start-up, and `airlock
+// exec` must start in about one. `airlock mcp` and `airlock hook` become it.
 
 func newMCPCmd(e *env) *cobra.Command {
 	return &cobra.Command{

@@ -3,42 +3,16 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/spf13/cobra"
 )
-
-// The CLI does not link the permission package (it pulls the database in); these are
-// the fields of its JSON it shows.
-type pendingView struct {
-	ID              string          `json:"id"`
-	Summary         string          `json:"summary"`
-	Tier            string          `json:"tier"`
-	Kind            string          `json:"kind,omitempty"`
-	InteractiveOnly bool            `json:"interactiveOnly"`
-	Reasons         []string        `json:"reasons,omitempty"`
-	Scopes          []string        `json:"scopes"`
-	CreatedAt       time.Time       `json:"createdAt"`
-	Request         json.RawMessage `json:"request"`
-}
-
-type decisionView struct {
-	RequestID       string   `json:"requestId"`
-	Verdict         string   `json:"verdict"`
-	Tier            string   `json:"tier"`
-	Layer           string   `json:"layer"`
-	Reasons         []string `json:"reasons,omitempty"`
-	InteractiveOnly bool     `json:"interactiveOnly"`
-	Kind            string   `json:"kind,omitempty"`
-	Scope           string   `json:"scope,omitempty"`
-	AnsweredBy      string   `json:"answeredBy,omitempty"`
-}
 
 func newApprovalsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "approvals", Short: "List and answer the requests waiting for a person"}
@@ -52,7 +26,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.print(list, func(w io.Writer) {
-				printTable(w, list, "Nothing is waiting for you.", []string{"ID", "TIER", "WHAT", "WAITING"}, func(p pendingView) []any {
+				printTable(w, list, "Nothing is waiting for you.", []string{"ID", "TIER", "WHAT", "WAITING"}, func(p api.PendingRequest) []any {
 					what := p.Summary
 					if p.InteractiveOnly {
 						what += "  [needs a person]"
@@ -100,16 +74,12 @@ func newApprovalsCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func pendingApprovals(ctx context.Context, e *env) ([]pendingView, error) {
+func pendingApprovals(ctx context.Context, e *env) ([]api.PendingRequest, error) {
 	c, err := e.client()
 	if err != nil {
 		return nil, err
 	}
-	var list []pendingView
-	if err := c.Do(ctx, "GET", "/v1/approvals", nil, &list); err != nil {
-		return nil, err
-	}
-	return list, nil
+	return localapi.Call(ctx, c, api.ListApprovals, api.None{})
 }
 
 func answer(ctx context.Context, e *env, id string, allow bool, scope, reason string) error {
@@ -117,7 +87,7 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 	if err != nil {
 		return err
 	}
-	var p *pendingView
+	var p *api.PendingRequest
 	for i := range list {
 		if list[i].ID == id || (len(id) >= 6 && strings.HasPrefix(list[i].ID, id)) {
 			if p != nil {
@@ -132,27 +102,25 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 	// Who answers is the core's fact, from how the answer arrives: this body names no
 	// surface. What needs a person (P2, interactive-only, an always grant) goes with
 	// the person's proof, typed at this terminal.
-	body := map[string]any{"allow": allow, "scope": scope, "reason": reason}
+	in := api.AnswerIn{Allow: allow, Scope: api.Scope(scope), Reason: reason}
 	if allow && (p.InteractiveOnly || p.Tier == "P2" || scope == "always") {
 		proof, err := proveOnTTY(ctx, e, p)
 		if err != nil {
 			return err
 		}
-		for k, v := range proof {
-			body[k] = v
-		}
+		in.Proof = proof
 	}
 	c, err := e.client()
 	if err != nil {
 		return err
 	}
-	var d decisionView
-	if err := c.Do(ctx, "POST", "/v1/approvals/"+url.PathEscape(p.ID)+"/answer", body, &d); err != nil {
+	d, err := localapi.Call(ctx, c, api.AnswerApproval, in, p.ID)
+	if err != nil {
 		return err
 	}
 	return e.print(d, func(w io.Writer) {
 		fmt.Fprintf(w, "%s: %s (%s", p.ID, d.Verdict, d.Tier)
-		if d.Scope != "" && d.Verdict == "allow" {
+		if d.Scope != "" && d.Verdict == api.Allow {
 			fmt.Fprintf(w, ", %s", d.Scope)
 		}
 		fmt.Fprintf(w, ") — %s\n", p.Summary)
@@ -163,15 +131,15 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 // prove they are there: their login password, which the core checks with PAM
 // (terminal_proof = "os"), or — under the weaker "tty" — the request id's first
 // characters. Without a terminal it refuses: no script answers for a person.
-func proveOnTTY(ctx context.Context, e *env, p *pendingView) (map[string]any, error) {
+func proveOnTTY(ctx context.Context, e *env, p *api.PendingRequest) (api.Proof, error) {
 	const window = "answer it in the Airlock window"
 	proof, err := terminalProof(ctx, e)
 	if err != nil {
-		return nil, err
+		return api.Proof{}, err
 	}
 	tty, err := openTerminal("this request", window)
 	if err != nil {
-		return nil, err
+		return api.Proof{}, err
 	}
 	defer tty.Close()
 	fmt.Fprintf(tty, "\n  %s  %s\n", p.Tier, p.Summary)
@@ -182,9 +150,9 @@ func proveOnTTY(ctx context.Context, e *env, p *pendingView) (map[string]any, er
 		tty.Close()
 		pw, err := passwordOnTTY(ctx, e, "this request", window)
 		if err != nil {
-			return nil, err
+			return api.Proof{}, err
 		}
-		return map[string]any{"password": pw}, nil
+		return api.Proof{Password: pw}, nil
 	}
 	prefix := p.ID
 	if len(prefix) > 8 {
@@ -193,13 +161,13 @@ func proveOnTTY(ctx context.Context, e *env, p *pendingView) (map[string]any, er
 	fmt.Fprintf(tty, "\n  To allow it, type %s and press Enter (anything else cancels): ", prefix)
 	line, err := bufio.NewReader(tty).ReadString('\n')
 	if err != nil {
-		return nil, errors.New("no confirmation typed: nothing was allowed")
+		return api.Proof{}, errors.New("no confirmation typed: nothing was allowed")
 	}
 	line = strings.TrimSpace(line)
 	if line != prefix {
-		return nil, errors.New("the confirmation did not match: nothing was allowed")
+		return api.Proof{}, errors.New("the confirmation did not match: nothing was allowed")
 	}
-	return map[string]any{"confirmation": line}, nil
+	return api.Proof{Confirmation: line}, nil
 }
 
 func newGrantsCmd(e *env) *cobra.Command {
@@ -209,9 +177,9 @@ func newGrantsCmd(e *env) *cobra.Command {
 		Short: "List remembered grants",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/grants", nil, func(w io.Writer, list []map[string]any) {
-				printTable(w, list, "No remembered grants: every P1 request asks the first time.", []string{"ID", "TOOL", "PATTERN", "SCOPE", "WHERE"}, func(g map[string]any) []any {
-					return []any{g["id"], g["tool"], g["pattern"], g["scope"], firstNonEmpty(g["department"], g["workspace"], g["session"])}
+			return printRoute(cmd.Context(), e, api.ListGrants, api.None{}, func(w io.Writer, list []api.GrantRecord) {
+				printTable(w, list, "No remembered grants: every P1 request asks the first time.", []string{"ID", "TOOL", "PATTERN", "SCOPE", "WHERE"}, func(g api.GrantRecord) []any {
+					return []any{g.ID, g.Tool, g.Pattern, g.Scope, firstNonEmpty(g.Department, g.Workspace, g.Session)}
 				})
 			})
 		},
@@ -221,21 +189,35 @@ func newGrantsCmd(e *env) *cobra.Command {
 		Short: "Revoke a remembered grant: the next such request asks again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return getJSON(cmd.Context(), e, "DELETE", "/v1/grants/"+url.PathEscape(args[0]), nil, func(w io.Writer, _ map[string]string) {
+			return printRoute(cmd.Context(), e, api.RevokeGrant, api.None{}, func(w io.Writer, _ api.Revoked) {
 				fmt.Fprintf(w, "revoked %s\n", args[0])
-			})
+			}, args[0])
 		},
 	})
 	return cmd
 }
 
-func firstNonEmpty(vs ...any) string {
-	for _, v := range vs {
-		if s, ok := v.(string); ok && s != "" {
+func firstNonEmpty(vs ...string) string {
+	for _, s := range vs {
+		if s != "" {
 			return s
 		}
 	}
 	return "everywhere"
+}
+
+// printRoute calls one route of the local API and prints its answer: JSON under
+// --json, else human. args fill the route's path values.
+func printRoute[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, human func(io.Writer, Out), args ...string) error {
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	out, err := localapi.Call(ctx, c, rt, in, args...)
+	if err != nil {
+		return err
+	}
+	return e.print(out, func(w io.Writer) { human(w, out) })
 }
 
 func newAuditCmd(e *env) *cobra.Command {
@@ -246,18 +228,11 @@ func newAuditCmd(e *env) *cobra.Command {
 		Short: "Show the decisions taken: who asked, what, which layer decided, how long the person took",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q := url.Values{}
-			for k, v := range map[string]string{"tool": tool, "run": run, "verdict": verdict, "since": since} {
-				if v != "" {
-					q.Set(k, v)
-				}
-			}
-			if limit > 0 {
-				q.Set("limit", fmt.Sprint(limit))
-			}
-			return getJSON(cmd.Context(), e, "GET", "/v1/audit?"+q.Encode(), nil, func(w io.Writer, recs []map[string]any) {
-				printTable(w, recs, "No decisions recorded yet.", []string{"WHEN", "TOOL", "TIER", "VERDICT", "LAYER", "BY", "WHAT"}, func(r map[string]any) []any {
-					return []any{r["createdAt"], r["tool"], r["tier"], r["verdict"], r["layer"], r["answeredBy"], r["subject"]}
+			f := api.AuditFilter{Tool: tool, Run: run, Verdict: api.Verdict(verdict), Since: since, Limit: max(limit, 0)}
+			return printRoute(cmd.Context(), e, api.ListAudit, f, func(w io.Writer, recs []api.AuditRecord) {
+				printTable(w, recs, "No decisions recorded yet.", []string{"WHEN", "TOOL", "TIER", "VERDICT", "LAYER", "BY", "WHAT"}, func(r api.AuditRecord) []any {
+					// As the time travels in JSON (RFC 3339 with nanoseconds).
+					return []any{r.CreatedAt.Format(time.RFC3339Nano), r.Tool, r.Tier, r.Verdict, r.Layer, r.AnsweredBy, r.Subject}
 				})
 			})
 		},

@@ -7,16 +7,56 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/airlock-app/airlock/api"
-
 	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 )
+
+// dispatchCall performs a route on the running core and prints its answer: JSON under
+// --json, else human.
+func dispatchCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, human func(io.Writer, Out), args ...string) error {
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	out, err := localapi.Call(ctx, c, rt, in, args...)
+	if err != nil {
+		return err
+	}
+	return e.print(out, func(w io.Writer) { human(w, out) })
+}
+
+// sortedJSON is v as JSON with its keys in alphabetical order, as the lines that show a
+// policy or defaults always printed it.
+func sortedJSON(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return string(raw)
+	}
+	sorted, err := json.Marshal(fields) // a map's keys are written sorted
+	if err != nil {
+		return string(raw)
+	}
+	return string(sorted)
+}
+
+// timeText is a time as the API writes it (RFC 3339), "" for none.
+func timeText(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
+}
 
 type defaultsFlags struct {
 	posture, sandbox, approval, exec string
@@ -34,24 +74,13 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().MarkHidden("exec-mode")
 }
 
-func (d *defaultsFlags) value(cmd *cobra.Command) map[string]any {
-	m := map[string]any{}
-	if d.posture != "" {
-		m["posture"] = d.posture
-	}
-	if d.sandbox != "" {
-		m["sandbox_mode"] = d.sandbox
-	}
+func (d *defaultsFlags) value(cmd *cobra.Command) api.Defaults {
+	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec}
 	if cmd.Flags().Changed("network") {
-		m["network"] = d.network
+		on := d.network
+		v.Network = &on
 	}
-	if d.approval != "" {
-		m["approval_policy"] = d.approval
-	}
-	if d.exec != "" {
-		m["execution_mode"] = d.exec
-	}
-	return m
+	return v
 }
 
 func absDir(dir string) (string, error) {
@@ -63,6 +92,10 @@ func absDir(dir string) (string, error) {
 		dir = filepath.Join(home, strings.TrimPrefix(dir, "~"))
 	}
 	return filepath.Abs(dir)
+}
+
+func printDepartment(w io.Writer, d api.Department) {
+	fmt.Fprintf(w, "department %v: %v (%v)\n", d.Name, d.Directory, d.Status)
 }
 
 func newDeptCmd(e *env) *cobra.Command {
@@ -77,22 +110,18 @@ func newDeptCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]any{"name": args[0], "dir": dir, "defaults": df.value(cmd)}
-			if err := proofForWidening(cmd.Context(), e, body, df.value(cmd), "a department with full access or approval never", args[0]); err != nil {
+			in := api.DepartmentIn{Name: args[0], Dir: dir, Defaults: df.value(cmd)}
+			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Defaults, "a department with full access or approval never", args[0]); err != nil {
 				return err
 			}
-			printDept := func(w io.Writer, d map[string]any) {
-				fmt.Fprintf(w, "department %v: %v (%v)\n", d["name"], d["directory"], d["status"])
-			}
-			err = getJSON(cmd.Context(), e, "POST", "/v1/departments", body, printDept)
-			var ae *api.Error
-			if errors.As(err, &ae) && ae.Code == "not_interactive" && body["password"] == nil && body["confirmation"] == nil {
+			err = dispatchCall(cmd.Context(), e, api.AddDepartment, in, printDepartment)
+			if errors.Is(err, &api.Error{Code: api.CodeNotInteractive}) && in.Proof == (api.Proof{}) {
 				// A directory that is not a known place yet becomes one: the core asks for
 				// the person, as authorizing it would.
-				if perr := addProof(cmd.Context(), e, body, "a department in a directory that is not a known place yet", args[0]); perr != nil {
+				if perr := addProof(cmd.Context(), e, &in.Proof, "a department in a directory that is not a known place yet", args[0]); perr != nil {
 					return fmt.Errorf("%w (%v)", err, perr)
 				}
-				return getJSON(cmd.Context(), e, "POST", "/v1/departments", body, printDept)
+				return dispatchCall(cmd.Context(), e, api.AddDepartment, in, printDepartment)
 			}
 			return err
 		},
@@ -101,10 +130,21 @@ func newDeptCmd(e *env) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List departments", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/departments", nil, func(w io.Writer, ds []map[string]any) {
-				printTable(w, ds, "No departments yet: add one with `airlock dept add NAME DIR`.", []string{"NAME", "DIRECTORY", "STATUS", "DEFAULTS"}, func(d map[string]any) []any {
-					def, _ := json.Marshal(d["defaults"])
-					return []any{d["name"], d["directory"], d["status"], string(def)}
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			rows, err := localapi.Call(cmd.Context(), c, api.ListDepartments, api.None{})
+			if err != nil {
+				return err
+			}
+			ds := make([]api.Department, 0, len(rows))
+			for _, r := range rows {
+				ds = append(ds, r.Department)
+			}
+			return e.print(ds, func(w io.Writer) {
+				printTable(w, ds, "No departments yet: add one with `airlock dept add NAME DIR`.", []string{"NAME", "DIRECTORY", "STATUS", "DEFAULTS"}, func(d api.Department) []any {
+					return []any{d.Name, d.Directory, d.Status, sortedJSON(d.Defaults)}
 				})
 			})
 		},
@@ -112,18 +152,17 @@ func newDeptCmd(e *env) *cobra.Command {
 	show := &cobra.Command{
 		Use: "show NAME", Short: "Show a department", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/departments/"+url.PathEscape(args[0]), nil, func(w io.Writer, d map[string]any) {
-				def, _ := json.Marshal(d["defaults"])
-				fmt.Fprintf(w, "department %v\ndirectory  %v\nstatus     %v %v\ndefaults   %s\n", d["name"], d["directory"], d["status"], d["status_reason"], def)
-			})
+			return dispatchCall(cmd.Context(), e, api.GetDepartment, api.None{}, func(w io.Writer, d api.Department) {
+				fmt.Fprintf(w, "department %v\ndirectory  %v\nstatus     %v %v\ndefaults   %s\n", d.Name, d.Directory, d.Status, d.StatusReason, sortedJSON(d.Defaults))
+			}, args[0])
 		},
 	}
 	rm := &cobra.Command{
 		Use: "rm NAME", Short: "Remove a department (its runs are held again at their next start)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return getJSON(cmd.Context(), e, "DELETE", "/v1/departments/"+url.PathEscape(args[0]), nil, func(w io.Writer, m map[string]any) {
+			return dispatchCall(cmd.Context(), e, api.RemoveDepartment, api.None{}, func(w io.Writer, _ api.Removed) {
 				fmt.Fprintf(w, "removed department %v\n", args[0])
-			})
+			}, args[0])
 		},
 	}
 	cmd.AddCommand(add, list, show, rm)
@@ -173,21 +212,21 @@ func (f *taskFlags) envMap() (map[string]string, error) {
 	return m, nil
 }
 
-func printTask(w io.Writer, t map[string]any) {
-	argv, _ := json.Marshal(t["argv"])
-	fmt.Fprintf(w, "task       %v (enabled %v)\ncommand    %s\ncwd        %v\nschedule   %v\n", t["name"], t["enabled"], argv, t["cwd"], t["description"])
-	if d, _ := t["department"].(string); d != "" {
-		fmt.Fprintf(w, "department %s\n", d)
+func printTask(w io.Writer, t api.TaskRow) {
+	argv, _ := json.Marshal(t.Argv)
+	fmt.Fprintf(w, "task       %v (enabled %v)\ncommand    %s\ncwd        %v\nschedule   %v\n", t.Name, t.Enabled, argv, t.Cwd, t.Description)
+	if t.Department != "" {
+		fmt.Fprintf(w, "department %s\n", t.Department)
 	}
-	if next, ok := t["next_runs"].([]any); ok && len(next) > 0 {
+	if len(t.NextRuns) > 0 {
 		fmt.Fprintf(w, "next runs ")
-		for _, n := range next {
+		for _, n := range t.NextRuns {
 			fmt.Fprintf(w, " %v", n)
 		}
 		fmt.Fprintln(w)
 	}
-	if p, _ := t["paused"].(bool); p {
-		fmt.Fprintf(w, "PAUSED     %v\n", t["pause_reason"])
+	if t.Paused {
+		fmt.Fprintf(w, "PAUSED     %v\n", t.PauseReason)
 	}
 }
 
@@ -214,14 +253,14 @@ func newTaskCmd(e *env) *cobra.Command {
 			if tz == "" {
 				tz = localZone()
 			}
-			spec := map[string]any{"name": af.name, "argv": args, "cwd": cwd, "schedule": af.schedule, "time_zone": tz,
-				"department": af.dept, "overrides": af.df.value(cmd), "env": envm, "secrets": af.secrets,
-				"timeout": af.timeout, "no_progress_timeout": af.noProgress, "overlap": af.overlap, "missed": af.missed,
-				"hold_deadline": af.hold, "disabled": af.disabled}
-			if err := proofForWidening(cmd.Context(), e, spec, af.df.value(cmd), "a task with full access or approval never", af.name); err != nil {
+			in := api.TaskIn{TaskSpec: api.TaskSpec{Name: af.name, Argv: args, Cwd: cwd, Schedule: af.schedule, TimeZone: tz,
+				Department: af.dept, Overrides: af.df.value(cmd), Env: envm, Secrets: af.secrets,
+				Timeout: af.timeout, NoProgressTimeout: af.noProgress, Overlap: af.overlap, Missed: af.missed,
+				HoldDeadline: af.hold, Disabled: af.disabled}}
+			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Overrides, "a task with full access or approval never", af.name); err != nil {
 				return err
 			}
-			return getJSON(cmd.Context(), e, "POST", "/v1/tasks", spec, printTask)
+			return dispatchCall(cmd.Context(), e, api.CreateTask, in, printTask)
 		},
 	}
 	af.register(add, true)
@@ -233,102 +272,115 @@ func newTaskCmd(e *env) *cobra.Command {
 		Short: "Change a task (a new command is a new approval)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := map[string]any{}
+			var in api.TaskPatchIn
+			p := &in.TaskPatch
 			if len(args) > 1 {
-				p["argv"] = args[1:]
+				p.Argv = args[1:]
 			}
-			set := func(flag, key string, v any) {
-				if cmd.Flags().Changed(flag) {
-					p[key] = v
-				}
-			}
-			if cmd.Flags().Changed("cwd") {
+			changed := cmd.Flags().Changed
+			if changed("cwd") {
 				cwd, err := absDir(ef.cwd)
 				if err != nil {
 					return err
 				}
-				p["cwd"] = cwd
+				p.Cwd = &cwd
 			}
-			set("schedule", "schedule", ef.schedule)
-			set("tz", "time_zone", ef.tz)
-			set("dept", "department", ef.dept)
-			set("timeout", "timeout", ef.timeout)
-			set("no-progress", "no_progress_timeout", ef.noProgress)
-			set("overlap", "overlap", ef.overlap)
-			set("missed", "missed", ef.missed)
-			set("hold-deadline", "hold_deadline", ef.hold)
-			set("secret", "secrets", ef.secrets)
-			if ov := ef.df.value(cmd); len(ov) > 0 {
-				p["overrides"] = ov
+			if changed("schedule") {
+				p.Schedule = &ef.schedule
 			}
-			if cmd.Flags().Changed("env") {
+			if changed("tz") {
+				p.TimeZone = &ef.tz
+			}
+			if changed("dept") {
+				p.Department = &ef.dept
+			}
+			if changed("timeout") {
+				p.Timeout = &ef.timeout
+			}
+			if changed("no-progress") {
+				p.NoProgressTimeout = &ef.noProgress
+			}
+			if changed("overlap") {
+				p.Overlap = &ef.overlap
+			}
+			if changed("missed") {
+				p.Missed = &ef.missed
+			}
+			if changed("hold-deadline") {
+				p.HoldDeadline = &ef.hold
+			}
+			if changed("secret") {
+				p.Secrets = ef.secrets
+			}
+			if ov := ef.df.value(cmd); ov != (api.Defaults{}) {
+				p.Overrides = &ov
+			}
+			if changed("env") {
 				m, err := ef.envMap()
 				if err != nil {
 					return err
 				}
-				p["env"] = m
+				p.Env = m
 			}
 			widen := ef.df.value(cmd)
-			if _, ok := p["overrides"]; !ok && (p["argv"] != nil || p["cwd"] != nil) {
+			if p.Overrides == nil && (p.Argv != nil || p.Cwd != nil) {
 				// A new command under a task that runs with full access is a new approval of it.
 				if c, err := e.client(); err == nil {
-					var cur struct {
-						Overrides map[string]any `json:"overrides"`
-					}
-					if c.Do(cmd.Context(), "GET", "/v1/tasks/"+url.PathEscape(args[0]), nil, &cur) == nil {
+					if cur, err := localapi.Call(cmd.Context(), c, api.GetTask, api.None{}, args[0]); err == nil {
 						widen = cur.Overrides
 					}
 				}
 			}
-			if err := proofForWidening(cmd.Context(), e, p, widen, "a task with full access or approval never", args[0]); err != nil {
+			if err := proofForWidening(cmd.Context(), e, &in.Proof, widen, "a task with full access or approval never", args[0]); err != nil {
 				return err
 			}
-			return getJSON(cmd.Context(), e, "PATCH", "/v1/tasks/"+url.PathEscape(args[0]), p, printTask)
+			return dispatchCall(cmd.Context(), e, api.EditTask, in, printTask, args[0])
 		},
 	}
 	ef.register(edit, false)
 	list := &cobra.Command{
 		Use: "list", Short: "List tasks with their schedule in words and next run", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/tasks", nil, func(w io.Writer, ts []map[string]any) {
-				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD"}, func(t map[string]any) []any {
+			return dispatchCall(cmd.Context(), e, api.ListTasks, api.None{}, func(w io.Writer, ts []api.TaskRow) {
+				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD"}, func(t api.TaskRow) []any {
 					next := "—"
-					if n, ok := t["next_runs"].([]any); ok && len(n) > 0 {
-						next = fmt.Sprint(n[0])
+					if len(t.NextRuns) > 0 {
+						next = t.NextRuns[0]
 					}
-					return []any{t["name"], t["enabled"], t["description"], next, t["cwd"]}
+					return []any{t.Name, t.Enabled, t.Description, next, t.Cwd}
 				})
 			})
 		},
 	}
-	one := func(use, short, method, suffix string) *cobra.Command {
+	done := func(use, name string) func(io.Writer, api.TaskRow) {
+		return func(w io.Writer, _ api.TaskRow) { fmt.Fprintf(w, "%s %s: done\n", use, name) }
+	}
+	one := func(use, short string, run func(cmd *cobra.Command, name string) error) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " NAME", Short: short, Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				path := "/v1/tasks/" + url.PathEscape(args[0]) + suffix
-				var body any
-				if method == "POST" {
-					body = map[string]any{}
-				}
-				return getJSON(cmd.Context(), e, method, path, body, func(w io.Writer, m map[string]any) {
-					switch use {
-					case "show":
-						printTask(w, m)
-					case "run-now":
-						fmt.Fprintf(w, "run %v of %v: %v %v\n", m["id"], m["task_name"], m["status"], m["reason"])
-					default:
-						fmt.Fprintf(w, "%s %s: done\n", use, args[0])
-					}
-				})
-			},
+			RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, args[0]) },
 		}
 	}
 	cmd.AddCommand(add, edit, list,
-		one("show", "Show a task", "GET", ""),
-		one("rm", "Remove a task (cancels its open runs)", "DELETE", ""),
-		one("enable", "Enable a task (also clears a pause after repeated failures)", "POST", "/enable"),
-		one("disable", "Disable a task", "POST", "/disable"),
-		one("run-now", "Start a run now, with exactly the scheduled context", "POST", "/run-now"))
+		one("show", "Show a task", func(cmd *cobra.Command, name string) error {
+			return dispatchCall(cmd.Context(), e, api.GetTask, api.None{}, printTask, name)
+		}),
+		one("rm", "Remove a task (cancels its open runs)", func(cmd *cobra.Command, name string) error {
+			return dispatchCall(cmd.Context(), e, api.RemoveTask, api.None{}, func(w io.Writer, _ api.Removed) {
+				fmt.Fprintf(w, "rm %s: done\n", name)
+			}, name)
+		}),
+		one("enable", "Enable a task (also clears a pause after repeated failures)", func(cmd *cobra.Command, name string) error {
+			return dispatchCall(cmd.Context(), e, api.EnableTask, api.None{}, done("enable", name), name)
+		}),
+		one("disable", "Disable a task", func(cmd *cobra.Command, name string) error {
+			return dispatchCall(cmd.Context(), e, api.DisableTask, api.None{}, done("disable", name), name)
+		}),
+		one("run-now", "Start a run now, with exactly the scheduled context", func(cmd *cobra.Command, name string) error {
+			return dispatchCall(cmd.Context(), e, api.RunTaskNow, api.None{}, func(w io.Writer, r api.Run) {
+				fmt.Fprintf(w, "run %v of %v: %v %v\n", r.ID, r.TaskName, r.Status, r.Reason)
+			}, name)
+		}))
 	return cmd
 }
 
@@ -344,51 +396,47 @@ func localZone() string {
 	return "UTC"
 }
 
-func printRuns(w io.Writer, rs []map[string]any) {
-	printTable(w, rs, "No runs.", []string{"ID", "TASK", "STATUS", "SCHEDULED", "REASON"}, func(r map[string]any) []any {
-		return []any{r["id"], r["task_name"], r["status"], r["scheduled_at"], nz(r["reason"])}
+func printRuns(w io.Writer, rs []api.Run) {
+	printTable(w, rs, "No runs.", []string{"ID", "TASK", "STATUS", "SCHEDULED", "REASON"}, func(r api.Run) []any {
+		return []any{r.ID, r.TaskName, r.Status, timeText(&r.ScheduledAt), r.Reason}
 	})
 }
 
 func newRunsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "runs", Short: "Runs of tasks: list, show, logs, cancel"}
-	var waiting bool
-	var task, status string
-	var limit int
+	var q api.RunQuery
 	list := &cobra.Command{
 		Use: "list", Short: "List runs, newest first", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q := url.Values{}
-			if waiting {
-				q.Set("waiting", "1")
+			c, err := e.client()
+			if err != nil {
+				return err
 			}
-			if task != "" {
-				q.Set("task", task)
+			page, err := localapi.Call(cmd.Context(), c, api.ListRuns, q)
+			if err != nil {
+				return err
 			}
-			if status != "" {
-				q.Set("status", status)
-			}
-			if limit > 0 {
-				q.Set("limit", fmt.Sprint(limit))
-			}
-			return getJSON(cmd.Context(), e, "GET", "/v1/runs?"+q.Encode(), nil, printRuns)
+			return e.print(page.Runs, func(w io.Writer) { printRuns(w, page.Runs) })
 		},
 	}
-	list.Flags().BoolVar(&waiting, "waiting", false, "only runs waiting for you")
-	list.Flags().StringVar(&task, "task", "", "only this task's runs")
-	list.Flags().StringVar(&status, "status", "", "only these states (comma-separated)")
-	list.Flags().IntVar(&limit, "limit", 0, "at most this many (default 100)")
+	list.Flags().BoolVar(&q.Waiting, "waiting", false, "only runs waiting for you")
+	list.Flags().StringVar(&q.Task, "task", "", "only this task's runs")
+	list.Flags().StringVar(&q.Status, "status", "", "only these states (comma-separated)")
+	list.Flags().IntVar(&q.Limit, "limit", 0, "at most this many (default 100)")
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show a run", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/runs/"+url.PathEscape(args[0]), nil, func(w io.Writer, r map[string]any) {
-				pol, _ := json.Marshal(r["policy"])
-				fmt.Fprintf(w, "run %v of %v: %v\nreason     %v\ncwd        %v\nscheduled  %v\nstarted    %v\nfinished   %v\nexit       %v\npolicy     %s\nlog        %v\n",
-					r["id"], r["task_name"], r["status"], nz(r["reason"]), r["cwd"], r["scheduled_at"], nz(r["started_at"]), nz(r["finished_at"]), nz(r["exit_code"]), pol, nz(r["log_path"]))
-				if h, ok := r["host_allowed"].(map[string]any); ok {
-					fmt.Fprintf(w, "host       allowed on the host by %v at %v (auto: the micro-VM was not ready)\n", h["by"], h["at"])
+			return dispatchCall(cmd.Context(), e, api.GetRun, api.None{}, func(w io.Writer, r api.Run) {
+				exit := ""
+				if r.ExitCode != nil {
+					exit = fmt.Sprint(*r.ExitCode)
 				}
-			})
+				fmt.Fprintf(w, "run %v of %v: %v\nreason     %v\ncwd        %v\nscheduled  %v\nstarted    %v\nfinished   %v\nexit       %v\npolicy     %s\nlog        %v\n",
+					r.ID, r.TaskName, r.Status, r.Reason, r.Cwd, timeText(&r.ScheduledAt), timeText(r.StartedAt), timeText(r.FinishedAt), exit, sortedJSON(r.Policy), r.LogPath)
+				if h := r.HostAllowed; h != nil {
+					fmt.Fprintf(w, "host       allowed on the host by %v at %v (auto: the micro-VM was not ready)\n", h.By, timeText(&h.At))
+				}
+			}, args[0])
 		},
 	}
 	var follow bool
@@ -397,18 +445,25 @@ func newRunsCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runLogs(cmd.Context(), e, args[0], follow) },
 	}
 	logs.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing as the run writes")
-	act := func(use, short, suffix string) *cobra.Command {
+	act := func(use, short string, rt api.Route[api.None, api.RunCancelled]) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " ID", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return getJSON(cmd.Context(), e, "POST", "/v1/runs/"+url.PathEscape(args[0])+suffix, map[string]any{}, func(w io.Writer, m map[string]any) {
+				return dispatchCall(cmd.Context(), e, rt, api.None{}, func(w io.Writer, _ api.RunCancelled) {
 					fmt.Fprintf(w, "run %s: %s\n", args[0], use)
-				})
+				}, args[0])
 			},
 		}
 	}
-	cmd.AddCommand(list, show, logs, act("cancel", "Cancel a run (kills everything it started)", "/cancel"),
-		act("resume", "Resume a run paused after repeated denials", "/resume"))
+	resume := &cobra.Command{
+		Use: "resume ID", Short: "Resume a run paused after repeated denials", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return dispatchCall(cmd.Context(), e, api.ResumeRun, api.None{}, func(w io.Writer, _ api.RunResumed) {
+				fmt.Fprintf(w, "run %s: resume\n", args[0])
+			}, args[0])
+		},
+	}
+	cmd.AddCommand(list, show, logs, act("cancel", "Cancel a run (kills everything it started)", api.CancelRun), resume)
 	return cmd
 }
 
@@ -420,33 +475,37 @@ func runLogs(ctx context.Context, e *env, id string, follow bool) error {
 		return err
 	}
 	var offset int64
-	for {
-		var chunk struct {
-			Offset int64  `json:"offset"`
-			Data   string `json:"data"`
-			Size   int64  `json:"size"`
+	read := func() (api.LogPiece, error) {
+		piece, err := localapi.Call(ctx, c, api.RunLog, api.LogQuery{Offset: offset}, id)
+		if err != nil {
+			return piece, err
 		}
-		if err := c.Do(ctx, "GET", fmt.Sprintf("/v1/runs/%s/log?offset=%d", url.PathEscape(id), offset), nil, &chunk); err != nil {
+		if piece.Pruned {
+			return piece, errors.New(piece.Missing)
+		}
+		io.WriteString(e.stdout, piece.Data)
+		offset = piece.End
+		return piece, nil
+	}
+	for {
+		piece, err := read()
+		if err != nil {
 			return err
 		}
-		io.WriteString(e.stdout, chunk.Data)
-		offset = chunk.Offset
-		if chunk.Offset < chunk.Size {
+		if piece.End < piece.Size {
 			continue
 		}
 		if !follow {
 			return nil
 		}
-		var run map[string]any
-		if err := c.Do(ctx, "GET", "/v1/runs/"+url.PathEscape(id), nil, &run); err != nil {
+		run, err := localapi.Call(ctx, c, api.GetRun, api.None{}, id)
+		if err != nil {
 			return err
 		}
-		switch run["status"] {
+		switch run.Status {
 		case "succeeded", "failed", "timed_out", "cancelled", "denied", "interrupted", "expired", "skipped":
 			// One last read for what was written just before the end.
-			if err := c.Do(ctx, "GET", fmt.Sprintf("/v1/runs/%s/log?offset=%d", url.PathEscape(id), offset), nil, &chunk); err == nil {
-				io.WriteString(e.stdout, chunk.Data)
-			}
+			_, _ = read()
 			return nil
 		}
 		select {
@@ -478,11 +537,9 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			body := map[string]any{"dir": dir, "confirmHome": confirmHome, "confirmation": typed, "password": pw}
-			return getJSON(cmd.Context(), e, "POST", "/v1/authorize", body, func(w io.Writer, m map[string]any) {
-				place, _ := m["place"].(map[string]any)
-				rel, _ := m["released"].([]any)
-				fmt.Fprintf(w, "authorized %v: %d waiting run(s) released\n", place["path"], len(rel))
+			in := api.AuthorizeIn{Dir: dir, ConfirmHome: confirmHome, Proof: api.Proof{Confirmation: typed, Password: pw}}
+			return dispatchCall(cmd.Context(), e, api.Authorize, in, func(w io.Writer, a api.Authorization) {
+				fmt.Fprintf(w, "authorized %v: %d waiting run(s) released\n", a.Path, len(a.Released))
 			})
 		},
 	}
@@ -514,13 +571,13 @@ func newPlacesCmd(e *env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use: "list", Short: "List known places and who made them known", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/places", nil, func(w io.Writer, ps []map[string]any) {
-				printTable(w, ps, "", []string{"PATH", "KNOWN AS", "WHO", "WHEN"}, func(p map[string]any) []any {
-					by := fmt.Sprint(p["by"])
-					if d, _ := p["department"].(string); d != "" {
-						by += " " + d
+			return dispatchCall(cmd.Context(), e, api.ListPlaces, api.None{}, func(w io.Writer, ps []api.KnownPlace) {
+				printTable(w, ps, "", []string{"PATH", "KNOWN AS", "WHO", "WHEN"}, func(p api.KnownPlace) []any {
+					by := p.By
+					if p.Department != "" {
+						by += " " + p.Department
 					}
-					return []any{p["path"], by, nz(p["who"]), nz(p["when"])}
+					return []any{p.Path, by, p.Who, timeText(p.When)}
 				})
 			})
 		},
@@ -531,7 +588,7 @@ func newPlacesCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return getJSON(cmd.Context(), e, "POST", "/v1/places/revoke", map[string]string{"dir": dir}, func(w io.Writer, m map[string]any) {
+			return dispatchCall(cmd.Context(), e, api.RevokePlace, api.PlaceIn{Dir: dir}, func(w io.Writer, _ api.AuthorizedPlace) {
 				fmt.Fprintf(w, "revoked %s\n", dir)
 			})
 		},
@@ -539,44 +596,28 @@ func newPlacesCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func nz(v any) any {
-	if v == nil {
-		return ""
-	}
-	return v
-}
-
 func newInboxCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "inbox", Short: "What is waiting for you: held runs and pending approvals, most urgent first", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/inbox", nil, func(w io.Writer, items []map[string]any) {
+			return dispatchCall(cmd.Context(), e, api.Inbox, api.None{}, func(w io.Writer, items []api.InboxItem) {
 				if len(items) == 0 {
 					fmt.Fprintln(w, "Nothing is waiting for you.")
 					return
 				}
 				for _, it := range items {
 					tier := ""
-					if t, _ := it["tier"].(string); t != "" {
-						tier = t + "  "
+					if it.Tier != "" {
+						tier = it.Tier + "  "
 					}
-					fmt.Fprintf(w, "%s%v\n    → %v\n", tier, it["asked"], it["answer"])
+					fmt.Fprintf(w, "%s%v\n    → %v\n", tier, it.Asked, it.Answer)
 				}
 			})
 		},
 	}
 }
 
-// dispatchState is GET /v1/dispatch (dispatch.State).
-type dispatchState struct {
-	Paused   bool       `json:"paused"`
-	PausedAt *time.Time `json:"paused_at"`
-	PausedBy string     `json:"paused_by"`
-	Tasks    int        `json:"tasks"`
-	Running  int        `json:"running"`
-}
-
-func printDispatchState(w io.Writer, st dispatchState) {
+func printDispatchState(w io.Writer, st api.DispatchState) {
 	if st.Paused {
 		since := ""
 		if st.PausedAt != nil {
@@ -598,17 +639,20 @@ func newDispatchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "dispatch", Short: "Whether scheduled runs start on their own: status, pause, resume", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return getJSON(cmd.Context(), e, "GET", "/v1/dispatch", nil, printDispatchState)
+			return dispatchCall(cmd.Context(), e, api.GetDispatch, api.None{}, printDispatchState)
 		},
 	}
-	for _, c := range []struct{ use, short, path string }{
-		{"pause", "Pause dispatch: scheduled occurrences are recorded skipped until you resume (running runs go on)", "/v1/dispatch/pause"},
-		{"resume", "Resume dispatch: scheduled runs start on their own again (occurrences skipped meanwhile do not run)", "/v1/dispatch/resume"},
+	for _, c := range []struct {
+		use, short string
+		rt         api.Route[api.None, api.DispatchState]
+	}{
+		{"pause", "Pause dispatch: scheduled occurrences are recorded skipped until you resume (running runs go on)", api.PauseDispatch},
+		{"resume", "Resume dispatch: scheduled runs start on their own again (occurrences skipped meanwhile do not run)", api.ResumeDispatch},
 	} {
 		cmd.AddCommand(&cobra.Command{
 			Use: c.use, Short: c.short, Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				return getJSON(cmd.Context(), e, "POST", c.path, nil, printDispatchState)
+				return dispatchCall(cmd.Context(), e, c.rt, api.None{}, printDispatchState)
 			},
 		})
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
+	"github.com/airlock-app/airlock/permission/preflight/vmrisk"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
@@ -32,7 +32,7 @@ func oneOffMicroVM(ctx context.Context, e *env) (sandbox.MicroVM, error) {
 }
 
 // routeExec applies the execution mode to `airlock exec`: sandbox runs the command in a
-// one-off micro-VM; auto does so for a high-risk command (risk.Reason: preflight findings,
+// one-off micro-VM; auto does so for a high-risk command (vmrisk.Reason: preflight findings,
 // package installs, `curl | sh`, programs from the workspace) and refuses one when the
 // micro-VM is not installed (the person is at this terminal and can choose
 // --execution-mode local); everything else runs on the host.
@@ -46,7 +46,7 @@ func routeExec(ctx context.Context, e *env, req *sandbox.ExecRequest, args []str
 		req.MicroVM = run
 		return nil
 	case sandbox.ExecAuto:
-		why := risk.Reason(shellJoin(args), req.Policy.Cwd, e.getenv("HOME"))
+		why := vmrisk.Reason(shellJoin(args), req.Policy.Cwd, e.getenv("HOME"))
 		if why == "" {
 			req.Policy.ExecutionMode = sandbox.ExecLocal
 			return nil

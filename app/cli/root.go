@@ -129,9 +129,20 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 
 // Execute runs the CLI and returns the process exit code.
 func Execute(ctx context.Context, args []string) int {
-	root := NewRoot(os.Stdout, os.Stderr, os.Getenv)
+	return Run(ctx, NewRoot(os.Stdout, os.Stderr, os.Getenv), args, os.Stderr)
+}
+
+// Run executes root (airlock's, or airlock-agent's in package agentcmd) with args and
+// returns the process exit code: ExitUsage for a wrong command line, ExitNotRunning when
+// no core answers, ExitError for any other failure, whose reason goes to stderr as
+// "airlock: <reason>".
+func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return exitCode(root.ExecuteContext(ctx), stderr)
+}
+
+// exitCode is the exit code for the error a command returned, which it prints.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
@@ -147,7 +158,7 @@ func Execute(ctx context.Context, args []string) int {
 		code = ExitUsage
 	}
 	if ee == nil || ee.err != nil {
-		fmt.Fprintf(os.Stderr, "airlock: %v\n", err)
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
 	}
 	return code
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/permission/preflight"
 	"github.com/airlock-app/airlock/sandbox"
-	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
 // policyFlags are the sandbox flags `exec` and `check` share.
@@ -174,7 +175,7 @@ type checkReport struct {
 	Analysis sandbox.Analysis `json:"analysis"`
 	// Permission is the running core's full evaluation: tier, preflight, the rule that
 	// matched, grants, hooks, the approval policy. Absent when no core runs.
-	Permission json.RawMessage `json:"permission,omitempty"`
+	Permission *api.Evaluation `json:"permission,omitempty"`
 	// Preflight is the dangerous-command classifier's view, computed here when no core runs.
 	Preflight *preflightView `json:"preflight,omitempty"`
 	Notes     []string       `json:"notes,omitempty"`
@@ -183,24 +184,6 @@ type checkReport struct {
 type preflightView struct {
 	Findings  []preflight.Finding `json:"findings,omitempty"`
 	KnownSafe bool                `json:"knownSafe"`
-}
-
-// permissionEvaluation is the part of the core's evaluation `check` prints in words.
-type permissionEvaluation struct {
-	Decision struct {
-		Verdict         string   `json:"verdict"`
-		Tier            string   `json:"tier"`
-		Layer           string   `json:"layer"`
-		Reasons         []string `json:"reasons"`
-		InteractiveOnly bool     `json:"interactiveOnly"`
-		Kind            string   `json:"kind"`
-	} `json:"decision"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	Rule           *struct {
-		Tool    string `json:"tool"`
-		Pattern string `json:"pattern"`
-		Action  string `json:"action"`
-	} `json:"rule"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -260,13 +243,10 @@ func printCheck(w io.Writer, r checkReport) {
 			fmt.Fprintf(w, "danger    %s: %s\n", f.Reason, f.Command)
 		}
 	}
-	if len(r.Permission) > 0 {
-		var ev permissionEvaluation
-		if json.Unmarshal(r.Permission, &ev) == nil {
-			fmt.Fprintf(w, "tier      %s (decided by %s, approval policy %s)\n", ev.Decision.Tier, ev.Decision.Layer, ev.ApprovalPolicy)
-			if ev.Rule != nil {
-				fmt.Fprintf(w, "rule      %s %s %q\n", ev.Rule.Action, ev.Rule.Tool, ev.Rule.Pattern)
-			}
+	if ev := r.Permission; ev != nil {
+		fmt.Fprintf(w, "tier      %s (decided by %s, approval policy %s)\n", ev.Decision.Tier, ev.Decision.Layer, ev.ApprovalPolicy)
+		if ev.Rule != nil {
+			fmt.Fprintf(w, "rule      %s %s %q\n", ev.Rule.Action, ev.Rule.Tool, ev.Rule.Pattern)
 		}
 	}
 	fmt.Fprintf(w, "verdict   %s\n", strings.ToUpper(r.Verdict))
@@ -283,16 +263,14 @@ func printCheck(w io.Writer, r checkReport) {
 func askCore(ctx context.Context, e *env, rep *checkReport) {
 	c, err := e.client()
 	if err == nil {
-		req := map[string]any{"tool": "bash", "params": map[string]string{"command": rep.Command},
-			"context": map[string]any{"cwd": rep.Policy.Cwd, "policy": map[string]any{"mode": rep.Policy.Mode, "network": rep.Policy.Network}}}
-		var raw json.RawMessage
-		if err = c.Do(ctx, "POST", "/v1/permission/check", req, &raw); err == nil {
-			rep.Permission = raw
-			var ev permissionEvaluation
-			if json.Unmarshal(raw, &ev) == nil {
-				rep.Verdict = ev.Decision.Verdict
-				rep.Reasons = ev.Decision.Reasons
-			}
+		params, _ := json.Marshal(map[string]string{"command": rep.Command})
+		req := api.Request{Tool: api.ToolBash, Params: params,
+			Context: api.Context{Cwd: rep.Policy.Cwd, Policy: api.PolicySummary{Mode: string(rep.Policy.Mode), Network: rep.Policy.Network}}}
+		var ev api.Evaluation
+		if ev, err = localapi.Call(ctx, c, api.PermissionCheck, req); err == nil {
+			rep.Permission = &ev
+			rep.Verdict = string(ev.Decision.Verdict)
+			rep.Reasons = ev.Decision.Reasons
 			return
 		}
 	}
@@ -326,103 +304,4 @@ func shellJoin(argv []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
-}
-
-func newSandboxCmd(e *env) *cobra.Command {
-	cmd := &cobra.Command{Use: "sandbox", Short: "The sandbox's backends and their state on this machine"}
-	var backend string
-	status := &cobra.Command{
-		Use:   "status",
-		Short: "Probe bubblewrap, user namespaces, Landlock, seccomp and KVM, and say what to do about each missing piece",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var flags policy.Flags
-			if backend != "" {
-				flags.Sandbox.Backend = &backend
-			}
-			in, err := e.policyInputs(flags, "")
-			if err != nil {
-				return err
-			}
-			g, err := policy.Global(in) // the backend as every surface resolves it
-			if err != nil {
-				return err
-			}
-			requested := g.Backend
-			st := sandbox.ProbeStatus(cmd.Context(), requested)
-			report := sandboxStatusReport{Status: st}
-			if p, err := e.paths(); err == nil {
-				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
-				report.MicroVM = &vm
-			}
-			err = e.print(report, func(w io.Writer) { printSandboxStatus(w, report) })
-			if err == nil && st.Error != "" {
-				return &exitError{code: ExitError, err: nil}
-			}
-			return err
-		},
-	}
-	status.Flags().StringVar(&backend, "backend", "", "the backend setting to evaluate: auto | os | app (default: the effective one: AIRLOCK_SANDBOX_BACKEND, config.toml, or auto)")
-	cmd.AddCommand(status, newSandboxInstallCmd(e))
-	return cmd
-}
-
-// sandboxStatusReport is `airlock sandbox status`: the OS backends, and the micro-VM
-// runtime and image of the sandbox execution mode.
-type sandboxStatusReport struct {
-	sandbox.Status
-	MicroVM *vminstall.Status `json:"microVM,omitempty"`
-}
-
-func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
-	st := r.Status
-	fmt.Fprintf(w, "backend   %s (requested: %s, platform %s)\n", st.Backend, st.Requested, st.Platform)
-	if st.Error != "" {
-		fmt.Fprintf(w, "ERROR     %s\n", st.Error)
-	}
-	if st.Warning != "" {
-		fmt.Fprintf(w, "%s\n", st.Warning)
-	}
-	fmt.Fprintln(w)
-	for _, p := range st.Probes {
-		mark := "ok  "
-		if !p.OK {
-			mark = "MISSING"
-		}
-		fmt.Fprintf(w, "  %-7s %-22s %s\n", mark, p.Name, p.Detail)
-		if !p.OK && p.Fix != "" {
-			fmt.Fprintf(w, "          %-22s → %s\n", "", p.Fix)
-		}
-	}
-	if len(st.Guarantees) > 0 {
-		fmt.Fprintln(w, "\nholds:")
-		for _, g := range st.Guarantees {
-			fmt.Fprintf(w, "  - %s\n", g)
-		}
-	}
-	if len(st.Limitations) > 0 {
-		fmt.Fprintln(w, "does not hold:")
-		for _, l := range st.Limitations {
-			fmt.Fprintf(w, "  - %s\n", l)
-		}
-	}
-	if vm := r.MicroVM; vm != nil {
-		fmt.Fprintf(w, "\nmicro-VM (execution_mode sandbox/auto): supported %v, runtime ready %v, image ready %v", vm.Supported, vm.RuntimeReady, vm.ImageReady)
-		if vm.Downloading {
-			fmt.Fprintf(w, ", downloading (%s %d%%)", vm.Progress.Stage, vm.Progress.Percent)
-		}
-		if vm.Support.Accel != "" {
-			fmt.Fprintf(w, ", accelerator %s", vm.Support.Accel)
-		}
-		fmt.Fprintln(w)
-		if vm.Support.Warning != "" {
-			fmt.Fprintf(w, "  %s\n", vm.Support.Warning)
-		}
-		if vm.Error != "" {
-			fmt.Fprintf(w, "  %s\n", vm.Error)
-		}
-		if !vm.ImageReady {
-			fmt.Fprintln(w, "  → build an image with `make sandbox-image`, then `airlock sandbox install --manifest build/sandbox-image/manifest.json`")
-		}
-	}
 }

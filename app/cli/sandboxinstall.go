@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -93,12 +92,8 @@ type progressBar struct {
 	shown bool
 }
 
-// Publish implements vminstall.Publisher.
-func (b *progressBar) Publish(topic string, payload any) {
-	st, ok := payload.(vminstall.Status)
-	if topic != vminstall.Topic || !ok {
-		return
-	}
+// Publish implements vminstall.Publisher: it draws st's progress.
+func (b *progressBar) Publish(st api.VMStatus) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	pr := st.Progress
@@ -153,10 +148,10 @@ func humanBytes(n int64) string {
 // installThroughCore asks the running core to install (or joins its install) and feeds its
 // "sandbox.install" events to bar until the install ends. Ctrl-C cancels the install.
 // A *localapi.NotRunningError means no core runs.
-func installThroughCore(ctx context.Context, e *env, manifest string, bar *progressBar) (vminstall.Status, error) {
+func installThroughCore(ctx context.Context, e *env, manifest string, bar *progressBar) (api.VMStatus, error) {
 	c, err := e.client()
 	if err != nil {
-		return vminstall.Status{}, err
+		return api.VMStatus{}, err
 	}
 	if manifest != "" && !strings.Contains(manifest, "://") {
 		// A path is the core's to open: make it absolute (the core runs elsewhere).
@@ -168,10 +163,10 @@ func installThroughCore(ctx context.Context, e *env, manifest string, bar *progr
 	defer cancelEvents()
 	events, err := c.Events(evctx, vminstall.Topic)
 	if err != nil {
-		return vminstall.Status{}, err
+		return api.VMStatus{}, err
 	}
-	var st vminstall.Status
-	if err := c.Do(ctx, http.MethodPost, "/v1/sandbox/vm/install", map[string]string{"manifest": manifest}, &st); err != nil {
+	st, err := localapi.Call(ctx, c, api.InstallVM, api.VMInstallIn{Manifest: manifest})
+	if err != nil {
 		return st, err
 	}
 	fmt.Fprintln(bar.w, "installing through the running Airlock (its window shows the same progress)")
@@ -182,25 +177,25 @@ func installThroughCore(ctx context.Context, e *env, manifest string, bar *progr
 			if !ok {
 				return st, errors.New("the Airlock core stopped during the install; run `airlock sandbox install` again to resume")
 			}
-			var moved api.SandboxInstall
-			if json.Unmarshal(ev.Payload, &moved) != nil {
+			var s api.VMStatus
+			if json.Unmarshal(ev.Payload, &s) != nil {
 				continue
 			}
-			// The event says that the install moved; the bar draws the full status.
-			// An event published before this install started (the core's start-up
-			// probe) can arrive now: the install has ended only if the core says so.
-			var s vminstall.Status
-			if err := c.Do(ctx, http.MethodGet, "/v1/sandbox/vm", nil, &s); err != nil {
-				continue
+			if !s.Downloading {
+				// An event published before this install started (the core's start-up
+				// probe) can arrive now: the install has ended only if the core says so.
+				if now, err := localapi.Call(ctx, c, api.GetVMStatus, api.None{}); err == nil && now.Downloading {
+					continue
+				}
 			}
-			bar.Publish(vminstall.Topic, s)
+			bar.Publish(s)
 			running = s.Downloading
 		case <-ctx.Done():
-			c.Do(context.WithoutCancel(ctx), http.MethodPost, "/v1/sandbox/vm/cancel", nil, nil)
+			_, _ = localapi.Call(context.WithoutCancel(ctx), c, api.CancelVMInstall, api.None{})
 			return st, ctx.Err()
 		}
 	}
-	if err := c.Do(context.WithoutCancel(ctx), http.MethodGet, "/v1/sandbox/vm", nil, &st); err != nil {
+	if st, err = localapi.Call(context.WithoutCancel(ctx), c, api.GetVMStatus, api.None{}); err != nil {
 		return st, err
 	}
 	if st.Error != "" {

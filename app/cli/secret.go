@@ -16,6 +16,17 @@ import (
 	"github.com/airlock-app/airlock/app/secrets"
 )
 
+// secretStored and secretRemoved are what `airlock secret set` and `rm` print under
+// --json. The value itself is never printed.
+type (
+	secretStored struct {
+		Stored string `json:"stored"`
+	}
+	secretRemoved struct {
+		Removed string `json:"removed"`
+	}
+)
+
 func newSecretCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "secret", Short: "Secrets in the OS keyring, injected into runs by name (never logged)"}
 	cmd.AddCommand(&cobra.Command{
@@ -32,7 +43,7 @@ func newSecretCmd(e *env) *cobra.Command {
 			if err := secrets.New().Set(ctx, args[0], value); err != nil {
 				return err
 			}
-			return e.print(map[string]string{"stored": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "stored %s in the keyring\n", args[0]) })
+			return e.print(secretStored{Stored: args[0]}, func(w io.Writer) { fmt.Fprintf(w, "stored %s in the keyring\n", args[0]) })
 		},
 	}, &cobra.Command{
 		Use:   "rm NAME",
@@ -44,7 +55,7 @@ func newSecretCmd(e *env) *cobra.Command {
 			if err := secrets.New().Delete(ctx, args[0]); err != nil {
 				return err
 			}
-			return e.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
+			return e.print(secretRemoved{Removed: args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
 		},
 	})
 	return cmd

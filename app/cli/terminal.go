@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
@@ -31,16 +32,12 @@ func openTerminal(what, window string) (*os.File, error) {
 }
 
 // terminalProof asks the core how a person proves presence at a terminal.
-func terminalProof(ctx context.Context, e *env) (localapi.ProofSummary, error) {
+func terminalProof(ctx context.Context, e *env) (api.ProofSummary, error) {
 	c, err := e.client()
 	if err != nil {
-		return localapi.ProofSummary{}, err
+		return api.ProofSummary{}, err
 	}
-	var p localapi.ProofSummary
-	if err := c.Do(ctx, "GET", "/v1/approvals/proof", nil, &p); err != nil {
-		return localapi.ProofSummary{}, err
-	}
-	return p, nil
+	return localapi.Call(ctx, c, api.ApprovalsProof, api.None{})
 }
 
 // passwordOnTTY asks for the login password on the terminal when the core proves a
@@ -112,26 +109,24 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// widensAccess names what in a department's or task's defaults (as the CLI sends them)
-// widens access so that nothing would ask: the core asks the person's proof for it.
-func widensAccess(d map[string]any) bool {
-	m, _ := d["sandbox_mode"].(string)
-	a, _ := d["approval_policy"].(string)
-	return m == "full-access" || m == "danger-full-access" || a == "never"
+// widensAccess names what in a department's or task's defaults widens access so that
+// nothing would ask: the core asks the person's proof for it.
+func widensAccess(d api.Defaults) bool {
+	return d.SandboxMode == "full-access" || d.SandboxMode == "danger-full-access" || d.ApprovalPolicy == "never"
 }
 
-// proofForWidening adds the person's proof to body when defaults widen access: the
-// login password under terminal_proof = "os", or confirmation under "tty".
-func proofForWidening(ctx context.Context, e *env, body, defaults map[string]any, what, confirmation string) error {
+// proofForWidening fills proof when defaults widen access: the login password under
+// terminal_proof = "os", or confirmation under "tty".
+func proofForWidening(ctx context.Context, e *env, proof *api.Proof, defaults api.Defaults, what, confirmation string) error {
 	if !widensAccess(defaults) {
 		return nil
 	}
-	return addProof(ctx, e, body, what, confirmation)
+	return addProof(ctx, e, proof, what, confirmation)
 }
 
-// addProof adds the person's proof to body: the login password under terminal_proof =
+// addProof fills proof with the person's: the login password under terminal_proof =
 // "os", or confirmation under "tty".
-func addProof(ctx context.Context, e *env, body map[string]any, what, confirmation string) error {
+func addProof(ctx context.Context, e *env, proof *api.Proof, what, confirmation string) error {
 	const window = "do it in the Airlock window"
 	p, err := terminalProof(ctx, e)
 	if err != nil {
@@ -143,13 +138,13 @@ func addProof(ctx context.Context, e *env, body map[string]any, what, confirmati
 			return err
 		}
 		tty.Close()
-		body["confirmation"] = confirmation
+		proof.Confirmation = confirmation
 		return nil
 	}
 	pw, err := passwordOnTTY(ctx, e, what, window)
 	if err != nil {
 		return err
 	}
-	body["password"] = pw
+	proof.Password = pw
 	return nil
 }

@@ -119,20 +119,7 @@ func TestEffectivePrecedence(t *testing.T) {
 }
 
 func TestStoreKeepsLastGoodAndReloadsLive(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(path, []byte("sandbox_mode = \"read-only\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	changes := make(chan State, 10)
-	s, err := Open(path, func(st State) { changes <- st })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := s.Watch(ctx); err != nil {
-		t.Fatal(err)
-	}
+	path, s, changes := watchedStore(t, "sandbox_mode = \"read-only\"\n")
 	// Break it: the store keeps read-only and reports the line.
 	if err := os.WriteFile(path, []byte("sandbox_mode = \"read-only\"\nnetwork = [\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -171,6 +158,27 @@ func TestOpenWithoutFileUsesDefaults(t *testing.T) {
 	if err != nil || s.State().Exists {
 		t.Fatalf("Open = %v, exists %v", err, s.State().Exists)
 	}
+}
+
+// watchedStore writes content to a config.toml, opens it and watches it until the test
+// ends; each reload arrives on changes.
+func watchedStore(t *testing.T, content string) (path string, s *Store, changes chan State) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes = make(chan State, 10)
+	s, err := Open(path, func(st State) { changes <- st })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := s.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return path, s, changes
 }
 
 func waitState(t *testing.T, ch <-chan State, ok func(State) bool) State {
@@ -214,20 +222,7 @@ func FuzzParse(f *testing.F) {
 // An editor that truncates config.toml and writes it a moment later (a slow, in-place
 // save) must not put the defaults of an empty file in force in between.
 func TestStoreWaitsOutAnInPlaceRewrite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(path, []byte("sandbox_mode = \"read-only\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	changes := make(chan State, 10)
-	s, err := Open(path, func(st State) { changes <- st })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := s.Watch(ctx); err != nil {
-		t.Fatal(err)
-	}
+	path, _, changes := watchedStore(t, "sandbox_mode = \"read-only\"\n")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		t.Fatal(err)

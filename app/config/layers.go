@@ -5,11 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
-// Layer names where an effective value came from, strongest first.
-type Layer string
+// Layer names where an effective value came from, strongest first (the wire type).
+type Layer = api.ConfigLayer
 
 // The layers, in precedence order: flag > env > file > default.
 const (
@@ -19,13 +20,8 @@ const (
 	LayerDefault Layer = "default"
 )
 
-// Setting is one key's effective value and who set it.
-type Setting struct {
-	Key    string `json:"key"`
-	Value  any    `json:"value"`
-	Layer  Layer  `json:"layer"`
-	Detail string `json:"detail,omitempty"` // "AIRLOCK_SANDBOX_MODE", "--sandbox", the file path
-}
+// Setting is one key's effective value and who set it (the wire type).
+type Setting = api.ConfigSetting
 
 // EnvVars maps the keys that an environment variable may set.
 var EnvVars = map[string]string{

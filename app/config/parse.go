@@ -12,38 +12,17 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// Problem is one mistake in the file, with where it is.
-type Problem struct {
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Key     string `json:"key,omitempty"`
-	Message string `json:"message"`
-}
+// Problem is one mistake in the file, with where it is (the wire type).
+type Problem = api.ConfigProblem
 
-func (p Problem) String() string {
-	if p.Line == 0 {
-		return p.Message
-	}
-	return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
-}
-
-// Error is a config file that cannot be used, with every problem found in it.
-type Error struct {
-	Path     string    `json:"path"`
-	Problems []Problem `json:"problems"`
-}
-
-func (e *Error) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.String()
-	}
-	return fmt.Sprintf("%s: %s", e.Path, strings.Join(parts, "; "))
-}
+// Error is a config file that cannot be used, with every problem found in it (the wire
+// type).
+type Error = api.ConfigError
 
 // MaxFileSize is the largest config.toml that is read, by the daemon, the desktop and
 // the CLI alike: a larger one is a mistake (or an attack on the parser).

@@ -22,7 +22,7 @@ type State struct {
 	File     File      `json:"-"`
 	Path     string    `json:"path"`
 	Exists   bool      `json:"exists"`
-	LoadedAt time.Time `json:"loadedAt"`
+	LoadedAt time.Time `json:"loaded_at"`
 	// Error is set when the file on disk is broken: File is then the last good one.
 	Error *Error `json:"error,omitempty"`
 }

@@ -1,14 +1,13 @@
 package desktop
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/departments"
-	"github.com/airlock-app/airlock/dispatch"
-	"github.com/airlock-app/airlock/permission"
 )
 
 // errNoCore says the core part a window action needs is not running.
@@ -22,47 +21,23 @@ func (f *Facade) Answer(id string, allow bool, scope string, reason string) erro
 	if f.core.Broker == nil {
 		return errNoCore
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	_, err := f.core.Broker.Answer(ctx, id, permission.Answer{
-		Allow: allow, Scope: permission.Scope(scope), Reason: reason,
-		By: permission.ByWindow, Interactive: true,
-	})
+	_, err := f.core.AnswerApproval(app.WindowCaller(), id, api.AnswerIn{Allow: allow, Scope: api.Scope(scope), Reason: reason})
 	return err
 }
 
 // Inbox is "Waiting for you": held runs grouped by directory, paused runs and tasks,
 // and pending approvals, most urgent first. The window re-reads it on inbox.changed,
 // run.updated and permission.requested/decided.
-func (f *Facade) Inbox() ([]dispatch.InboxItem, error) {
+func (f *Facade) Inbox() ([]api.InboxItem, error) {
 	if f.core.Dispatch == nil {
-		return []dispatch.InboxItem{}, nil
+		return []api.InboxItem{}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	items, err := f.core.Dispatch.Inbox(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if items == nil {
-		items = []dispatch.InboxItem{}
-	}
-	return items, nil
+	return f.core.Inbox(app.WindowCaller())
 }
 
 // Authorization is what authorizing a directory from the window did, or the second
 // confirmation it needs first.
-type Authorization struct {
-	// Path is the directory as authorized (symlinks resolved).
-	Path string `json:"path"`
-	// Released are the held runs that start now.
-	Released []uint `json:"released"`
-	// NeedsConfirmation is true when nothing was authorized because dir is `/`, the home
-	// directory or one of its ancestors: Confirmation says, in words, what would become
-	// writable; call again with confirmHome to go ahead.
-	NeedsConfirmation bool   `json:"needsConfirmation"`
-	Confirmation      string `json:"confirmation,omitempty"`
-}
+type Authorization = api.Authorization
 
 // AuthorizeDirectory records dir as a place the person authorized in the window and
 // releases every run held on it or below it. For `/` and the home directory it first
@@ -71,21 +46,15 @@ func (f *Facade) AuthorizeDirectory(dir string, confirmHome bool) (Authorization
 	if f.core.Dispatch == nil {
 		return Authorization{}, errNoCore
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	res, err := f.core.Dispatch.Authorize(ctx, dir, "window", confirmHome)
+	res, err := f.core.AuthorizeDir(app.WindowCaller(), api.AuthorizeIn{Dir: dir, ConfirmHome: confirmHome})
 	var confirm *departments.ConfirmationRequiredError
 	if errors.As(err, &confirm) {
-		return Authorization{Path: confirm.Dir, NeedsConfirmation: true, Confirmation: confirmationWords(confirm)}, nil
+		return Authorization{Path: confirm.Dir, Released: []uint{}, NeedsConfirmation: true, Confirmation: confirmationWords(confirm)}, nil
 	}
 	if err != nil {
 		return Authorization{}, err
 	}
-	released := res.Released
-	if released == nil {
-		released = []uint{}
-	}
-	return Authorization{Path: res.Place.Path, Released: released}, nil
+	return res, nil
 }
 
 // confirmationWords is the second confirmation's sentence, for a person in the window
@@ -105,10 +74,8 @@ func (f *Facade) CancelRuns(ids []uint) error {
 	if f.core.Dispatch == nil {
 		return errNoCore
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
 	for _, id := range ids {
-		if err := f.core.Dispatch.Cancel(ctx, id, "window"); err != nil {
+		if _, err := f.core.CancelRun(app.WindowCaller(), id); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
@@ -50,7 +51,7 @@ func ask(t *testing.T, core *app.Core, req permission.Request) <-chan permission
 }
 
 // waitPending waits until the window would list the request id.
-func waitPending(t *testing.T, f *Facade, id string) Approval {
+func waitPending(t *testing.T, f *Facade, id string) api.Approval {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -62,7 +63,7 @@ func waitPending(t *testing.T, f *Facade, id string) Approval {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("request %s never became pending", id)
-	return Approval{}
+	return api.Approval{}
 }
 
 func writeReq(id, cwd string) permission.Request {

@@ -7,86 +7,60 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app"
 )
 
 // The Departments page's façade, and the directory picker both pages use. Each method
-// makes the same core call as the local API's route (app/dispatch.go).
+// calls the core's operation that the local API's route calls too (app/dispatch.go), as
+// the window.
 
-// DepartmentRow is one department as the Departments page lists it.
-type DepartmentRow struct {
-	departments.Department
-	// Tasks names the tasks that belong to it (their runs wait while it is missing or gone).
-	Tasks []string `json:"tasks"`
+// DepartmentRow is one department as the Departments page lists it, with its tasks.
+type DepartmentRow = api.DepartmentRow
+
+func (f *Facade) departmentsCore() error {
+	if f.core == nil || f.core.Departments == nil {
+		return errNoCore
+	}
+	return nil
 }
 
 // Departments lists the departments by name with their defaults, whether their
 // directory is there, and their tasks. The window re-reads it on department.updated
 // and task.updated.
 func (f *Facade) Departments() ([]DepartmentRow, error) {
-	if f.core == nil || f.core.Departments == nil {
-		return nil, errNoCore
-	}
-	ctx, cancel := windowCtx()
-	defer cancel()
-	list, err := f.core.Departments.List(ctx)
-	if err != nil {
+	if err := f.departmentsCore(); err != nil {
 		return nil, err
 	}
-	byDept := map[string][]string{}
-	if f.core.Dispatch != nil {
-		tasks, err := f.core.Dispatch.Tasks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range tasks {
-			if t.Department != "" {
-				byDept[t.Department] = append(byDept[t.Department], t.Name)
-			}
-		}
-	}
-	out := make([]DepartmentRow, 0, len(list))
-	for _, d := range list {
-		tasks := byDept[d.Name]
-		if tasks == nil {
-			tasks = []string{}
-		}
-		out = append(out, DepartmentRow{Department: d, Tasks: tasks})
-	}
-	return out, nil
+	return f.core.ListDepartments(app.WindowCaller())
 }
 
 // AddDepartment names dir (which must exist; ~ is expanded) as a department with
 // defaults. Runs inside it start without asking from then on.
-func (f *Facade) AddDepartment(name, dir string, defaults departments.Defaults) (departments.Department, error) {
-	if f.core == nil || f.core.Departments == nil {
-		return departments.Department{}, errNoCore
+func (f *Facade) AddDepartment(name, dir string, defaults api.Defaults) (api.Department, error) {
+	if err := f.departmentsCore(); err != nil {
+		return api.Department{}, err
 	}
-	ctx, cancel := windowCtx()
-	defer cancel()
-	return f.core.Departments.Add(ctx, name, dir, defaults)
+	return f.core.AddDepartment(app.WindowCaller(), api.DepartmentIn{Name: name, Dir: dir, Defaults: defaults})
 }
 
 // SetDepartmentDefaults replaces a department's defaults; runs started from then on use
 // them (a running run keeps the policy it started with).
-func (f *Facade) SetDepartmentDefaults(name string, defaults departments.Defaults) (departments.Department, error) {
-	if f.core == nil || f.core.Departments == nil {
-		return departments.Department{}, errNoCore
+func (f *Facade) SetDepartmentDefaults(name string, defaults api.Defaults) (api.Department, error) {
+	if err := f.departmentsCore(); err != nil {
+		return api.Department{}, err
 	}
-	ctx, cancel := windowCtx()
-	defer cancel()
-	return f.core.Departments.SetDefaults(ctx, name, defaults)
+	return f.core.SetDepartmentDefaults(app.WindowCaller(), name, api.DefaultsIn{Defaults: defaults})
 }
 
 // RemoveDepartment removes a department (its directory is left alone). Its tasks stay;
 // their runs wait under Waiting for you until it is re-created or they are edited.
 func (f *Facade) RemoveDepartment(name string) error {
-	if f.core == nil || f.core.Departments == nil {
-		return errNoCore
+	if err := f.departmentsCore(); err != nil {
+		return err
 	}
-	ctx, cancel := windowCtx()
-	defer cancel()
-	return f.core.Departments.Remove(ctx, name)
+	_, err := f.core.RemoveDepartment(app.WindowCaller(), name)
+	return err
 }
 
 // errNoDialog says the directory picker cannot open (no window: a browser test, or the

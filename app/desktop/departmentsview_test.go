@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 )
 
@@ -24,7 +25,7 @@ func TestDepartmentsPage(t *testing.T) {
 		t.Fatalf("no departments = %+v, %v", rows, err)
 	}
 	on := true
-	d, err := f.AddDepartment("platform", dir, departments.Defaults{SandboxMode: "read-only", Network: &on})
+	d, err := f.AddDepartment("platform", dir, api.Defaults{SandboxMode: "read-only", Network: &on})
 	if err != nil {
 		t.Fatalf("add: %v", err)
 	}
@@ -39,14 +40,14 @@ func TestDepartmentsPage(t *testing.T) {
 		{"gone", filepath.Join(parent, "nope"), "does not exist"},
 		{"rel", "relative/dir", "not an absolute path"},
 	} {
-		if _, err := f.AddDepartment(c.name, c.dir, departments.Defaults{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := f.AddDepartment(c.name, c.dir, api.Defaults{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("add %s %s = %v; want %q", c.name, c.dir, err, c.want)
 		}
 	}
-	if _, err := f.SetDepartmentDefaults("platform", departments.Defaults{ApprovalPolicy: "sometimes"}); err == nil || !strings.Contains(err.Error(), "unknown approval policy") {
+	if _, err := f.SetDepartmentDefaults("platform", api.Defaults{ApprovalPolicy: "sometimes"}); err == nil || !strings.Contains(err.Error(), "unknown approval policy") {
 		t.Errorf("bad defaults = %v", err)
 	}
-	d, err = f.SetDepartmentDefaults("platform", departments.Defaults{SandboxMode: "workspace-write", ApprovalPolicy: "on-failure"})
+	d, err = f.SetDepartmentDefaults("platform", api.Defaults{SandboxMode: "workspace-write", ApprovalPolicy: "on-failure"})
 	if err != nil || d.Defaults.ApprovalPolicy != "on-failure" || d.Defaults.Network != nil {
 		t.Fatalf("set defaults = %+v, %v", d, err)
 	}

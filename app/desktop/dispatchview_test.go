@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
-	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 )
 
@@ -78,7 +77,7 @@ func TestTaskEditorRoundTrip(t *testing.T) {
 	_, f := startedCore(t)
 	dir := varTmpDir(t, "airlock-dept-")
 	never := false
-	if _, err := f.AddDepartment("ops", dir, departments.Defaults{SandboxMode: "full-access", ApprovalPolicy: "never", Network: &never}); err != nil {
+	if _, err := f.AddDepartment("ops", dir, api.Defaults{SandboxMode: "full-access", ApprovalPolicy: "never", Network: &never}); err != nil {
 		t.Fatalf("add department: %v", err)
 	}
 	form := TaskForm{
@@ -103,7 +102,7 @@ func TestTaskEditorRoundTrip(t *testing.T) {
 	}
 
 	// A task override that asks first takes the warning away.
-	form.Overrides = departments.Defaults{ApprovalPolicy: "on-request"}
+	form.Overrides = api.Defaults{ApprovalPolicy: "on-request"}
 	form.Env, form.Secrets, form.Timeout = nil, nil, ""
 	form.Schedule = "@every 15m"
 	form.Disabled = true
@@ -190,7 +189,7 @@ func TestSchedulePreview(t *testing.T) {
 		{"TZ=UTC 0 2 * * *", "", false, "time zone separately"},
 	}
 	for _, c := range cases {
-		p := schedulePreview(c.expr, c.tz, now)
+		p := dispatch.Preview(c.expr, c.tz, now)
 		if p.Valid != c.valid {
 			t.Errorf("%q %q: valid = %v (%+v)", c.expr, c.tz, p.Valid, p)
 			continue
@@ -206,7 +205,7 @@ func TestSchedulePreview(t *testing.T) {
 			t.Errorf("%q: next is nil (the window expects a list)", c.expr)
 		}
 	}
-	if p := schedulePreview("0 2 * * *", "UTC", now); p.Next[0] != "2026-12-01T02:00:00Z" {
+	if p := dispatch.Preview("0 2 * * *", "UTC", now); p.Next[0] != "2026-12-01T02:00:00Z" {
 		t.Errorf("first next = %v", p.Next[0])
 	}
 }
@@ -216,7 +215,7 @@ func TestSchedulePreview(t *testing.T) {
 func TestRunsPageAndLog(t *testing.T) {
 	core, f := startedCore(t)
 	dir := varTmpDir(t, "airlock-runs-")
-	if _, err := f.AddDepartment("work", dir, departments.Defaults{}); err != nil {
+	if _, err := f.AddDepartment("work", dir, api.Defaults{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.CreateTask(TaskForm{Name: "echo", Argv: []string{"sh", "-c", "echo line-one; echo line-two"}, Cwd: dir, Department: "work", Overlap: "allow"}); err != nil {
@@ -305,75 +304,6 @@ func TestCancelAndResumeFromTheRunView(t *testing.T) {
 	}
 }
 
-// A log is read from its end in bounded pieces starting at a line; earlier pieces join
-// up exactly.
-func TestReadLogPieceIsBounded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "run.log")
-	var b strings.Builder
-	for i := 0; b.Len() < 3<<20; i++ {
-		fmt.Fprintf(&b, "line %07d of a long log\n", i)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	size := int64(b.Len())
-	tail, err := readLogPiece(LogPiece{RunID: 1}, path, -1, 10<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(len(tail.Data)) > maxLogPiece || tail.End != size || tail.Size != size {
-		t.Fatalf("tail: %d bytes, end %d, size %d", len(tail.Data), tail.End, tail.Size)
-	}
-	if !strings.HasPrefix(tail.Data, "line ") {
-		t.Errorf("tail starts mid-line: %q", tail.Data[:20])
-	}
-	earlier, _ := readLogPiece(LogPiece{RunID: 1}, path, tail.Start, 4096)
-	if earlier.End != tail.Start || !strings.HasPrefix(earlier.Data, "line ") || int64(len(earlier.Data)) != earlier.End-earlier.Start {
-		t.Errorf("earlier piece = [%d, %d) %q…", earlier.Start, earlier.End, earlier.Data[:20])
-	}
-	if b.String()[earlier.Start:tail.End] != earlier.Data+tail.Data {
-		t.Error("the pieces do not join up to the file")
-	}
-	missing, err := readLogPiece(LogPiece{RunID: 2}, filepath.Join(t.TempDir(), "none"), -1, 0)
-	if err != nil || missing.Size != 0 || missing.Data != "" {
-		t.Errorf("a log not written yet = %+v, %v", missing, err)
-	}
-}
-
-func TestTaskWarnings(t *testing.T) {
-	home := "/home/ana"
-	ok := departments.Department{Name: "d", Status: departments.StatusOK}
-	cases := []struct {
-		name    string
-		task    dispatch.Task
-		eff     dispatch.Policy
-		dept    departments.Department
-		hasDept bool
-		want    []string
-	}{
-		{"safe", dispatch.Task{Cwd: "/home/ana/code"}, dispatch.Policy{SandboxMode: "workspace-write", ApprovalPolicy: "never"}, ok, false, nil},
-		{"full never", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "full-access", ApprovalPolicy: "never"}, ok, false, []string{"Full access with approval never"}},
-		{"danger alias", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "danger-full-access", ApprovalPolicy: "never"}, ok, false, []string{"Full access"}},
-		{"full asks", dispatch.Task{Cwd: "/srv"}, dispatch.Policy{SandboxMode: "full-access", ApprovalPolicy: "on-request"}, ok, false, nil},
-		{"home", dispatch.Task{Cwd: "/home/ana/"}, dispatch.Policy{}, ok, false, []string{"home directory"}},
-		{"root", dispatch.Task{Cwd: "/"}, dispatch.Policy{}, ok, false, []string{"whole file system"}},
-		{"gone dept", dispatch.Task{Cwd: "/srv", Department: "x"}, dispatch.Policy{}, ok, false, []string{"Department x no longer exists"}},
-		{"missing dir", dispatch.Task{Cwd: "/srv", Department: "d"}, dispatch.Policy{}, departments.Department{Name: "d", Status: departments.StatusMissing}, true, []string{"missing its directory"}},
-	}
-	for _, c := range cases {
-		got := taskWarnings(c.task, c.eff, c.dept, c.hasDept, home)
-		if len(got) != len(c.want) {
-			t.Errorf("%s: warnings %q, want %d", c.name, got, len(c.want))
-			continue
-		}
-		for i := range got {
-			if !strings.Contains(got[i], c.want[i]) {
-				t.Errorf("%s: %q does not say %q", c.name, got[i], c.want[i])
-			}
-		}
-	}
-}
-
 func TestParseFormDuration(t *testing.T) {
 	cases := []struct {
 		in   string
@@ -458,42 +388,12 @@ func BenchmarkRunsPage(b *testing.B) {
 	})
 }
 
-// A 2 GB log is never read whole: the tail costs what a piece costs.
-func TestReadLogPieceOfTwoGigabytes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "huge.log")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const size = 2 << 30
-	if err := f.Truncate(size - 12); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt([]byte("\nlast line\n"), size-12); err != nil {
-		t.Fatal(err)
-	}
-	_ = f.Close()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	piece, err := readLogPiece(LogPiece{RunID: 9}, path, -1, 0)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if piece.Size != size-1 || piece.End != piece.Size || !strings.HasSuffix(piece.Data, "last line\n") || len(piece.Data) > defaultLogPiece {
-		t.Fatalf("piece [%d, %d) of %d, %d bytes", piece.Start, piece.End, piece.Size, len(piece.Data))
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
-		t.Errorf("reading the tail allocated %d bytes", alloc)
-	}
-}
-
 // A run paused after the same request was denied three times is listed as waiting and
 // resumed from the run view; it then finishes.
 func TestResumePausedRunFromTheRunView(t *testing.T) {
 	core, f := startedCore(t)
 	dir := varTmpDir(t, "airlock-pause-")
-	if _, err := f.AddDepartment("p", dir, departments.Defaults{}); err != nil {
+	if _, err := f.AddDepartment("p", dir, api.Defaults{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.CreateTask(TaskForm{Name: "waits", Argv: []string{"sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; echo done"}, Cwd: dir, Department: "p"}); err != nil {

@@ -8,8 +8,6 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
-	"github.com/airlock-app/airlock/dispatch"
-	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Facade is the struct bound to the window: each exported method becomes a typed
@@ -30,7 +28,7 @@ const statusTimeout = 3 * time.Second
 
 // Status is what `airlock status` shows: the process, its data paths, the
 // configuration's health and the keyring's.
-func (f *Facade) Status() app.Status {
+func (f *Facade) Status() api.Status {
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
 	return f.core.Status(ctx)
@@ -39,7 +37,7 @@ func (f *Facade) Status() app.Status {
 // ConfigView is the effective configuration: each key's value and the layer that set
 // it (flag, env, file, default), plus the error of a broken config.toml with its line
 // and column.
-func (f *Facade) ConfigView() app.ConfigView { return f.core.ConfigView() }
+func (f *Facade) ConfigView() api.ConfigView { return f.core.ConfigView() }
 
 // Topics lists the event topics the window may receive, for the frontend's check that
 // its events module mirrors the core (see frontend/src/lib/events.ts).
@@ -58,12 +56,9 @@ func (f *Facade) Home() string {
 // PendingApprovals lists the requests waiting for a person, oldest first: the
 // "Waiting for you" page and its count. The window re-reads it on permission.requested
 // and permission.decided.
-func (f *Facade) PendingApprovals() []Approval {
-	out := []Approval{}
-	if f.core.Broker == nil {
-		return out
-	}
-	for _, p := range f.core.Broker.Pending() {
+func (f *Facade) PendingApprovals() []api.Approval {
+	out := []api.Approval{}
+	for _, p := range f.core.PendingApprovals(app.WindowCaller()) {
 		out = append(out, approvalView(p))
 	}
 	return out
@@ -78,38 +73,26 @@ func (f *Facade) OpsPlans() ([]api.PlanSummary, error) {
 	return f.core.OpsPlans(app.WindowCaller(), api.PlanFilter{})
 }
 
-// errProbing says the sandbox's start-up probes have not finished; sandbox.status
-// brings their result when they do.
-var errProbing = errors.New("the sandbox probes have not finished yet")
-
 // SandboxStatus is the result of the start-up probes: the backend runs use, what it
 // guarantees, and what to do about each missing piece. It waits briefly for probes still
-// running; the window also receives the result as the sandbox.status event.
-func (f *Facade) SandboxStatus() (sandbox.Status, error) {
+// running, then fails with "the sandbox probes have not finished yet"; the window also
+// receives the result as the sandbox.status event.
+func (f *Facade) SandboxStatus() (api.SandboxStatus, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
-	st, ok := f.core.SandboxStatus(ctx)
-	if !ok {
-		return sandbox.Status{}, errProbing
-	}
-	return st, nil
+	return f.core.SandboxStatus(ctx)
 }
 
 // DispatchState says whether scheduled runs start on their own, with the number of
 // scheduled tasks and running runs: the sidebar footer. dispatch.state brings changes.
-func (f *Facade) DispatchState() dispatch.State {
-	if f.core.Dispatch == nil {
-		return dispatch.State{}
-	}
-	return f.core.Dispatch.State()
+func (f *Facade) DispatchState() api.DispatchState {
+	return f.core.DispatchState()
 }
 
 // SetDispatchPaused pauses (true) or resumes (false) dispatch from the window.
-func (f *Facade) SetDispatchPaused(paused bool) (dispatch.State, error) {
+func (f *Facade) SetDispatchPaused(paused bool) (api.DispatchState, error) {
 	if f.core.Dispatch == nil {
-		return dispatch.State{}, errors.New("dispatch is not running in this Airlock")
+		return api.DispatchState{}, errors.New("dispatch is not running in this Airlock")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	return f.core.Dispatch.SetPaused(ctx, paused, "window")
+	return f.core.SetDispatchPaused(app.WindowCaller(), paused)
 }

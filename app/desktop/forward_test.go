@@ -52,7 +52,7 @@ func TestForwardEventsReemitsEveryEvent(t *testing.T) {
 	}
 	config := api.ConfigChanged{Path: "/x/config.toml", Valid: true}
 	bus.Publish(api.TopicConfigChanged, config)
-	bus.Publish(api.TopicRunLog, api.RunLog{RunID: 1, Chunk: "line"})
+	bus.Publish(api.TopicRunLog, api.RunLogChunk{RunID: 1, Chunk: "line"})
 	for range 2 {
 		select {
 		case <-rec.ch:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
@@ -27,8 +26,8 @@ func HandOver(ctx context.Context, running *localapi.AlreadyRunningError) error 
 	ctx, cancel := context.WithTimeout(ctx, handoverTimeout)
 	defer cancel()
 	client := localapi.NewClient(running.Socket)
-	var st app.Status
-	if err := client.Do(ctx, http.MethodGet, "/v1/status", nil, &st); err != nil {
+	st, err := localapi.Call(ctx, client, api.GetStatus, api.None{})
+	if err != nil {
 		return fmt.Errorf("%v; it did not answer a status request (%w): if it is stuck, stop it (kill %d) and open Airlock again", running, err, running.PID)
 	}
 	if st.Kind != string(app.KindDesktop) {

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
 func statusRoute(kind string, pid int) func(*localapi.Server) {
 	return func(s *localapi.Server) {
 		s.Handle("GET /v1/status", func(w http.ResponseWriter, _ *http.Request) {
-			localapi.WriteJSON(w, http.StatusOK, localapi.Status{Kind: kind, PID: pid})
+			localapi.WriteJSON(w, http.StatusOK, api.Status{Kind: kind, PID: pid})
 		})
 	}
 }

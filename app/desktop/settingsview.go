@@ -12,10 +12,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/permission"
@@ -63,23 +63,23 @@ var editable = map[string]valueKind{
 // would reject (nothing is written then), and a file changed on disk since Airlock last
 // read it ("config.toml changed on disk; reload and try again"). A flag or environment
 // variable that sets the key still wins: the returned view says so with its layer.
-func (f *Facade) SetSetting(key string, value any) (app.ConfigView, error) {
+func (f *Facade) SetSetting(key string, value any) (api.ConfigView, error) {
 	kind, ok := editable[key]
 	if !ok {
-		return app.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
+		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
 	v, err := coerce(key, kind, value)
 	if err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	return f.editConfig(config.Set(v, strings.Split(key, ".")...))
 }
 
 // ResetSetting removes key from config.toml, so its default applies (unless a flag or
 // an environment variable sets it), and returns the configuration now in force.
-func (f *Facade) ResetSetting(key string) (app.ConfigView, error) {
+func (f *Facade) ResetSetting(key string) (api.ConfigView, error) {
 	if _, ok := editable[key]; !ok {
-		return app.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
+		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
 	return f.editConfig(config.Unset(strings.Split(key, ".")...))
 }
@@ -146,16 +146,16 @@ var editMu sync.Mutex
 
 // editConfig applies edits to config.toml, refusing when the file no longer says what
 // the core has loaded (the window shows the loaded configuration), then reloads it.
-func (f *Facade) editConfig(edits ...config.Edit) (app.ConfigView, error) {
+func (f *Facade) editConfig(edits ...config.Edit) (api.ConfigView, error) {
 	if f.core == nil || f.core.Config == nil {
-		return app.ConfigView{}, errNoCore
+		return api.ConfigView{}, errNoCore
 	}
 	editMu.Lock()
 	defer editMu.Unlock()
 	st := f.core.Config.State()
 	base, err := config.ReadSnapshot(st.Path)
 	if err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	if st.Error == nil {
 		var onDisk config.File
@@ -165,11 +165,11 @@ func (f *Facade) editConfig(edits ...config.Edit) (app.ConfigView, error) {
 		if err != nil || !reflect.DeepEqual(onDisk, st.File) || base.Exists != st.Exists {
 			// Saved by someone else since the core read it: the window is about to
 			// receive the new values; the person decides again on those.
-			return app.ConfigView{}, config.ErrChangedOnDisk
+			return api.ConfigView{}, config.ErrChangedOnDisk
 		}
 	}
 	if _, err := config.WriteEdited(st.Path, base, edits...); err != nil {
-		return app.ConfigView{}, err
+		return api.ConfigView{}, err
 	}
 	f.core.Config.Reload()
 	return f.core.ConfigView(), nil
@@ -258,33 +258,20 @@ type RuleRow struct {
 	Action  string `json:"action"`
 }
 
-// GrantRow is a remembered allow (from "Allow always" or "this session").
-type GrantRow struct {
-	ID         string `json:"id"`
-	Tool       string `json:"tool"`
-	Pattern    string `json:"pattern"`
-	Scope      string `json:"scope"` // session | always
-	Session    string `json:"session,omitempty"`
-	Department string `json:"department,omitempty"`
-	Workspace  string `json:"workspace,omitempty"`
-	CreatedBy  string `json:"createdBy"`
-	CreatedAt  string `json:"createdAt"` // RFC 3339
-}
-
 // PermissionsView is what the Approvals and Permissions tabs show: the policy and
 // reviewer in force with their layer, the tier of every known tool, the rules, and the
 // remembered grants.
 type PermissionsView struct {
-	ApprovalPolicy     string     `json:"approvalPolicy"`
-	ApprovalPolicyFrom string     `json:"approvalPolicyFrom"`
-	Reviewer           string     `json:"reviewer"`
-	ReviewerFrom       string     `json:"reviewerFrom"`
-	ReviewerCommand    []string   `json:"reviewerCommand"`
-	OpsStrict          bool       `json:"opsStrict"`
-	OpsStrictFrom      string     `json:"opsStrictFrom"`
-	Tiers              []TierRow  `json:"tiers"`
-	Rules              []RuleRow  `json:"rules"`
-	Grants             []GrantRow `json:"grants"`
+	ApprovalPolicy     string            `json:"approvalPolicy"`
+	ApprovalPolicyFrom string            `json:"approvalPolicyFrom"`
+	Reviewer           string            `json:"reviewer"`
+	ReviewerFrom       string            `json:"reviewerFrom"`
+	ReviewerCommand    []string          `json:"reviewerCommand"`
+	OpsStrict          bool              `json:"opsStrict"`
+	OpsStrictFrom      string            `json:"opsStrictFrom"`
+	Tiers              []TierRow         `json:"tiers"`
+	Rules              []RuleRow         `json:"rules"`
+	Grants             []api.GrantRecord `json:"grants"`
 	// GrantsError is set when the grants could not be read (the rest still shows).
 	GrantsError string `json:"grantsError,omitempty"`
 	// Ignored are project-policy settings that were not applied, in words.
@@ -305,7 +292,7 @@ func (f *Facade) PermissionsView() (PermissionsView, error) {
 		ApprovalPolicy: string(eff.ApprovalPolicy), ApprovalPolicyFrom: eff.ApprovalPolicyFrom,
 		Reviewer: string(eff.Reviewer), ReviewerFrom: eff.ReviewerFrom, ReviewerCommand: nonNil(eff.ReviewerCommand),
 		OpsStrict: eff.OpsStrict, OpsStrictFrom: eff.OpsStrictFrom,
-		Tiers: tierRows(eff), Rules: []RuleRow{}, Grants: []GrantRow{}, Ignored: nonNil(eff.IgnoredFromProjects),
+		Tiers: tierRows(eff), Rules: []RuleRow{}, Grants: []api.GrantRecord{}, Ignored: nonNil(eff.IgnoredFromProjects),
 	}
 	pctx, pcancel := context.WithTimeout(context.Background(), statusTimeout)
 	v.Projects = f.core.ProjectLayers(pctx)
@@ -319,16 +306,11 @@ func (f *Facade) PermissionsView() (PermissionsView, error) {
 	for i, r := range f.core.Config.State().File.Permission.Rules {
 		v.Rules = append(v.Rules, RuleRow{Index: i, Tool: r.Tool, Pattern: r.Pattern, Action: r.Action})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	grants, err := f.core.Broker.Grants().List(ctx, permission.GrantFilter{})
+	grants, err := f.core.Grants(app.WindowCaller())
 	if err != nil {
 		v.GrantsError = err.Error()
-	}
-	for _, g := range grants {
-		v.Grants = append(v.Grants, GrantRow{ID: g.ID, Tool: g.Tool, Pattern: g.Pattern, Scope: string(g.Scope),
-			Session: g.Session, Department: g.Department, Workspace: g.Workspace, CreatedBy: g.CreatedBy,
-			CreatedAt: g.CreatedAt.UTC().Format(time.RFC3339)})
+	} else {
+		v.Grants = grants
 	}
 	return v, nil
 }
@@ -375,9 +357,7 @@ func (f *Facade) RevokeGrant(id string) (PermissionsView, error) {
 	if f.core == nil || f.core.Broker == nil {
 		return PermissionsView{}, errNoCore
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	if err := f.core.RevokeGrant(ctx, id); err != nil {
+	if _, err := f.core.RevokeGrant(app.WindowCaller(), id); err != nil {
 		return PermissionsView{}, err
 	}
 	return f.PermissionsView()

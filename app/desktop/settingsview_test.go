@@ -58,7 +58,7 @@ func openCoreWith(t *testing.T, text string, extra map[string]string) *app.Core 
 	return core
 }
 
-func settingOf(v app.ConfigView, key string) config.Setting {
+func settingOf(v api.ConfigView, key string) config.Setting {
 	for _, s := range v.Settings {
 		if s.Key == key {
 			return s

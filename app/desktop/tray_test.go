@@ -22,20 +22,6 @@ import (
 	"github.com/airlock-app/airlock/permission"
 )
 
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-
 // privateSessionBus starts a real dbus-daemon that activates nothing and points this
 // process's session bus at it.
 func privateSessionBus(t *testing.T) string {
@@ -53,8 +39,8 @@ func privateSessionBusDaemon(t *testing.T) (string, *os.Process) {
 	if _, err := exec.LookPath("gdbus"); err != nil {
 		t.Skip("gdbus is not installed (apt-get install libglib2.0-bin)")
 	}
-	conf := filepath.Join(t.TempDir(), "bus.conf")
-	if err := os.WriteFile(conf, []byte(busConfig), 0o600); err != nil {
+	conf, err := filepath.Abs(filepath.Join("..", "..", "test", "dbus-session.conf"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--print-address=1")

@@ -3,44 +3,14 @@ package desktop
 import (
 	"bytes"
 	"encoding/json"
-	"time"
 
-	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/redact"
 )
 
-// Approval is a request waiting for a person, as the window lists it and the popup shows
-// it: a view of permission.PendingRequest with the parameters as indented JSON text, so
-// the generated TypeScript stays exact.
-type Approval struct {
-	ID              string   `json:"id"`
-	Tool            string   `json:"tool"`
-	Summary         string   `json:"summary"`
-	Tier            string   `json:"tier"` // P0 | P1 | P2
-	Kind            string   `json:"kind,omitempty"`
-	InteractiveOnly bool     `json:"interactiveOnly"`
-	Reasons         []string `json:"reasons"`
-	// Scopes are the scopes an allow may choose: once for P2 and interactive-only
-	// requests; once, session and always for P1.
-	Scopes []string `json:"scopes"`
-	// Params are the tool's parameters as indented JSON ("" when there are none).
-	Params    string     `json:"params"`
-	CreatedAt time.Time  `json:"createdAt"`
-	Deadline  *time.Time `json:"deadline,omitempty"`
-	// Where it comes from and where it would act.
-	Session    string `json:"session,omitempty"`
-	Run        string `json:"run,omitempty"`
-	Task       string `json:"task,omitempty"`
-	Department string `json:"department,omitempty"`
-	Cwd        string `json:"cwd,omitempty"`
-	Mode       string `json:"mode,omitempty"`
-	Network    bool   `json:"network"`
-	// Gives is what allowing an isolation escalation gives, for that one call, in words
-	// ("" for other requests).
-	Gives string `json:"gives,omitempty"`
-}
-
-func approvalView(p permission.PendingRequest) Approval {
+// approvalView is how the window lists a request waiting for a person (api.Approval):
+// its parameters redacted and indented, what allowing an escalation gives in words.
+func approvalView(p api.PendingRequest) api.Approval {
 	c := p.Request.Context
 	reasons := p.Reasons
 	if reasons == nil {
@@ -50,7 +20,7 @@ func approvalView(p permission.PendingRequest) Approval {
 	for _, s := range p.Scopes {
 		scopes = append(scopes, string(s))
 	}
-	return Approval{
+	return api.Approval{
 		ID: p.ID, Tool: p.Request.Tool, Summary: p.Summary, Tier: string(p.Tier), Kind: string(p.Kind),
 		InteractiveOnly: p.InteractiveOnly, Reasons: reasons, Scopes: scopes, Params: indentParams(redactedParams(p.Request.Params)), CreatedAt: p.CreatedAt, Deadline: p.Deadline,
 		Session: c.Session, Run: c.Run, Task: c.Task, Department: c.Department, Cwd: c.Cwd,
@@ -58,7 +28,7 @@ func approvalView(p permission.PendingRequest) Approval {
 	}
 }
 
-func gives(p permission.PendingRequest) string {
+func gives(p api.PendingRequest) string {
 	if p.Grant == nil || p.Grant.IsZero() {
 		return ""
 	}

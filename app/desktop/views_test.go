@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -18,7 +19,7 @@ func TestApprovalViewCarriesWhatThePersonNeeds(t *testing.T) {
 				Policy: permission.PolicySummary{Mode: "workspace-write", Network: true}}},
 	}
 	got := approvalView(p)
-	want := Approval{ID: "r1", Tool: "bash", Summary: "git push --force origin main", Tier: "P2", Kind: "bash_destructive",
+	want := api.Approval{ID: "r1", Tool: "bash", Summary: "git push --force origin main", Tier: "P2", Kind: "bash_destructive",
 		InteractiveOnly: true, Reasons: []string{"data loss"}, Scopes: []string{}, Params: "{\n  \"command\": \"git push --force origin main\"\n}",
 		CreatedAt: created, Run: "412", Task: "release-train",
 		Department: "platform", Cwd: "/home/ana/code/platform", Mode: "workspace-write", Network: true}

@@ -38,14 +38,14 @@ func TestSlowSubscriberDoesNotBlock(t *testing.T) {
 	b := New()
 	s := b.Subscribe(1)
 	for i := 0; i < 100; i++ {
-		b.Publish(api.TopicRunLog, api.RunLog{RunID: uint(i)})
+		b.Publish(api.TopicRunLog, api.RunLogChunk{RunID: uint(i)})
 	}
 	if ev := <-s.C; ev.Seq != 1 {
 		t.Fatalf("first kept event seq %d", ev.Seq)
 	}
 	s.Close()
 	s.Close() // twice is fine
-	b.Publish(api.TopicRunLog, api.RunLog{})
+	b.Publish(api.TopicRunLog, api.RunLogChunk{})
 }
 
 // The bus publishes only api's topics, each with its declared payload type: a
@@ -58,7 +58,7 @@ func TestPublishRefusesUndeclaredEvents(t *testing.T) {
 	}{
 		{"unknown topic", "run.updatd", api.RunUpdated{}},
 		{"a map for a struct", api.TopicRunUpdated, map[string]any{"id": 1}},
-		{"another topic's payload", api.TopicRunUpdated, api.RunLog{}},
+		{"another topic's payload", api.TopicRunUpdated, api.RunLogChunk{}},
 		{"a pointer to the payload", api.TopicRunUpdated, &api.RunUpdated{}},
 		{"nil", api.TopicInboxChanged, nil},
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -48,7 +49,7 @@ func (s *Server) addBashTool() {
 			}
 			return in.Command, nil
 		},
-		func(ctx context.Context, in bashIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in bashIn) (*mcp.CallToolResult, api.Outcome) {
 			timeout := s.opts.BashTimeout
 			if in.TimeoutSeconds > 0 {
 				timeout = time.Duration(in.TimeoutSeconds) * time.Second
@@ -59,7 +60,7 @@ func (s *Server) addBashTool() {
 			var registered []int
 			pol, where, refuse := s.placeCommand(s.policy(ctx), in.Command)
 			if refuse != "" {
-				return errorResult("%s", refuse), Outcome{Ran: false, Error: refuse}
+				return errorResult("%s", refuse), api.Outcome{Ran: false, Error: refuse}
 			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
@@ -79,7 +80,7 @@ func (s *Server) addBashTool() {
 			}
 			mu.Unlock()
 			if err != nil {
-				out := Outcome{Ran: false, Error: err.Error()}
+				out := api.Outcome{Ran: false, Error: err.Error()}
 				if _, denied := sandbox.IsDenied(err); denied {
 					out.SandboxDenied = true
 					return errorResult("isolation error: the sandbox refused the command: %v", err), out
@@ -105,7 +106,7 @@ func (s *Server) addBashTool() {
 			result := textResult(b.String())
 			result.IsError = code != 0 || res.TimedOut
 			result.StructuredContent = map[string]any{"exit_code": code, "stdout": shownOutput(stdout), "stderr": shownOutput(stderr), "timed_out": res.TimedOut}
-			return result, Outcome{Ran: true, ExitCode: &code}
+			return result, api.Outcome{Ran: true, ExitCode: &code}
 		})
 }
 
@@ -116,7 +117,7 @@ func (s *Server) registerSandbox(pid int) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := s.opts.Client.Do(ctx, http.MethodPost, "/v1/sandboxes", map[string]int{"pid": pid}, nil); err != nil {
+	if _, err := localapi.Call(ctx, s.opts.Client, api.RegisterSandbox, api.SandboxIn{PID: pid}); err != nil {
 		s.opts.Log.Warn("could not register the sandbox with Airlock", "pid", pid, "error", err)
 		return false
 	}
@@ -126,7 +127,7 @@ func (s *Server) registerSandbox(pid int) bool {
 func (s *Server) forgetSandbox(pid int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = s.opts.Client.Do(ctx, http.MethodDelete, "/v1/sandboxes/"+strconv.Itoa(pid), nil, nil)
+	_, _ = localapi.Call(ctx, s.opts.Client, api.ForgetSandbox, api.None{}, strconv.Itoa(pid))
 }
 
 // placeCommand applies the execution mode to one bash command: the policy to run it under,

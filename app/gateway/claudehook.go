@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -39,7 +40,7 @@ type ClaudeOutput struct {
 // ClaudeDecision is hookSpecificOutput of a PreToolUse answer.
 type ClaudeDecision struct {
 	HookEventName            string         `json:"hookEventName"`
-	PermissionDecision       string         `json:"permissionDecision"` // allow | deny | ask
+	PermissionDecision       api.Verdict    `json:"permissionDecision"` // allow | deny | ask: Claude's words are Airlock's verdicts
 	PermissionDecisionReason string         `json:"permissionDecisionReason"`
 	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
 }
@@ -88,7 +89,7 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	}
 	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
 	if call.Governed {
-		return answer(Allow, "Airlock's MCP server asks Airlock itself before "+call.Tool+" runs", nil)
+		return answer(api.Allow, "Airlock's MCP server asks Airlock itself before "+call.Tool+" runs", nil)
 	}
 	if ev.ToolName == "Grep" || ev.ToolName == "Glob" {
 		if out, refused := h.searchesHidden(ev, call); refused {
@@ -111,17 +112,17 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	}
 	reason := fmt.Sprintf("Airlock: %s %s — %s, decided by %s", call.Tool, subjectOf(call), d.Tier, d.Layer)
 	switch d.Verdict {
-	case Allow:
+	case api.Allow:
 		if len(d.Params) > 0 && !sameJSON(d.Params, req.Params) {
 			upd, ok := updatedClaudeInput(ev.ToolName, ev.ToolInput, d.Params)
 			if !ok {
 				return ask("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take; Claude Code asks you instead", call.Tool)
 			}
-			return answer(Allow, reason+" (parameters rewritten by an Airlock hook)", upd)
+			return answer(api.Allow, reason+" (parameters rewritten by an Airlock hook)", upd)
 		}
-		return answer(Allow, reason, nil)
-	case Deny:
-		return answer(Deny, DenialText(call.Tool, subjectOf(call), d), nil)
+		return answer(api.Allow, reason, nil)
+	case api.Deny:
+		return answer(api.Deny, DenialText(call.Tool, subjectOf(call), d), nil)
 	}
 	return ask("%s; Airlock left the answer to you", reason)
 }
@@ -135,11 +136,11 @@ func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	out := Outcome{Ran: true, Error: ev.Error}
-	_ = h.Broker.After(ctx, AfterToolUse{Request: h.request(ev, call), Decision: Decision{Verdict: Allow}, Outcome: out})
+	out := api.Outcome{Ran: true, Error: ev.Error}
+	_ = h.Broker.After(ctx, api.AfterToolUse{Request: h.request(ev, call), Decision: api.Decision{Verdict: api.Allow}, Outcome: out})
 }
 
-func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) Request {
+func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) api.Request {
 	cwd := ev.Cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
@@ -152,9 +153,9 @@ func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) Request {
 	if workspace == "" {
 		workspace = cwd
 	}
-	return Request{Tool: call.Tool, Params: params, Context: Context{
+	return api.Request{Tool: call.Tool, Params: params, Context: api.Context{
 		Session: "claude:" + ev.SessionID, Department: h.Department, Workspace: workspace, Cwd: cwd,
-		Caller: Caller{PID: os.Getpid(), Description: "hook:claude"},
+		Caller: api.Caller{PID: os.Getpid(), Description: "hook:claude"},
 	}}
 }
 
@@ -181,13 +182,13 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ra, rb)
 }
 
-func answer(verdict, reason string, upd map[string]any) ClaudeOutput {
+func answer(verdict api.Verdict, reason string, upd map[string]any) ClaudeOutput {
 	return ClaudeOutput{HookSpecificOutput: ClaudeDecision{HookEventName: "PreToolUse",
 		PermissionDecision: verdict, PermissionDecisionReason: reason, UpdatedInput: upd}}
 }
 
 func ask(format string, args ...any) ClaudeOutput {
-	return answer(Ask, fmt.Sprintf(format, args...), nil)
+	return answer(api.Ask, fmt.Sprintf(format, args...), nil)
 }
 
 func writeClaude(w io.Writer, o ClaudeOutput) error {
@@ -238,7 +239,7 @@ func (h ClaudeHook) searchesHidden(ev ClaudeEvent, call MappedCall) (ClaudeOutpu
 			hr = r
 		}
 		if inside(hp, dir) || inside(hr, real) || inside(real, hr) || inside(dir, hp) {
-			return answer(Deny, fmt.Sprintf("Airlock: %s over %s would read %s, which holds credentials or Airlock's own state "+
+			return answer(api.Deny, fmt.Sprintf("Airlock: %s over %s would read %s, which holds credentials or Airlock's own state "+
 				"and is hidden from agents; Claude Code runs %s itself, so Airlock cannot leave that part out. "+
 				"Search a directory that does not contain it (a project folder), or use mcp__%s__search_files, "+
 				"which skips hidden entries", ev.ToolName, dir, hp, ev.ToolName, h.mcpName()), nil), true

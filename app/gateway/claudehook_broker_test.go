@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
 )
@@ -22,25 +23,25 @@ import (
 // as the local API does.
 type wireBroker struct{ b *permission.Broker }
 
-func (w wireBroker) Await(ctx context.Context, req Request) (Decision, error) {
+func (w wireBroker) Await(ctx context.Context, req api.Request) (api.Decision, error) {
 	raw, err := json.Marshal(req)
 	if err != nil {
-		return Decision{}, err
+		return api.Decision{}, err
 	}
 	var pr permission.Request
 	if err := json.Unmarshal(raw, &pr); err != nil {
-		return Decision{}, err
+		return api.Decision{}, err
 	}
 	d, err := w.b.Await(ctx, pr)
 	if err != nil {
-		return Decision{}, err
+		return api.Decision{}, err
 	}
 	raw, _ = json.Marshal(d)
-	var out Decision
+	var out api.Decision
 	return out, json.Unmarshal(raw, &out)
 }
 
-func (w wireBroker) After(context.Context, AfterToolUse) error { return nil }
+func (w wireBroker) After(context.Context, api.AfterToolUse) error { return nil }
 
 func realBroker(t *testing.T, home string) *permission.Broker {
 	t.Helper()
@@ -124,7 +125,7 @@ func TestClaudeHookCredentialReadsAreP2(t *testing.T) {
 				t.Fatalf("reasons %v do not say %q", p.Reasons, tt.reason)
 			}
 			var o ClaudeOutput
-			if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.HookSpecificOutput.PermissionDecision != Deny ||
+			if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.HookSpecificOutput.PermissionDecision != api.Deny ||
 				!strings.Contains(o.HookSpecificOutput.PermissionDecisionReason, "not my keys") {
 				t.Fatalf("hook answered %s (%v)", out.String(), err)
 			}

@@ -60,23 +60,23 @@ func TestMapClaudeTool(t *testing.T) {
 
 // fakeBroker answers with a fixed decision or error, and records what it was asked.
 type fakeBroker struct {
-	d     Decision
+	d     api.Decision
 	err   error
 	block bool
-	got   []Request
-	after []AfterToolUse
+	got   []api.Request
+	after []api.AfterToolUse
 }
 
-func (f *fakeBroker) Await(ctx context.Context, req Request) (Decision, error) {
+func (f *fakeBroker) Await(ctx context.Context, req api.Request) (api.Decision, error) {
 	f.got = append(f.got, req)
 	if f.block {
 		<-ctx.Done()
-		return Decision{}, ctx.Err()
+		return api.Decision{}, ctx.Err()
 	}
 	return f.d, f.err
 }
 
-func (f *fakeBroker) After(_ context.Context, a AfterToolUse) error {
+func (f *fakeBroker) After(_ context.Context, a api.AfterToolUse) error {
 	f.after = append(f.after, a)
 	return f.err
 }
@@ -104,20 +104,20 @@ func TestClaudeHookDecisions(t *testing.T) {
 		name    string
 		broker  Broker
 		event   string
-		verdict string
+		verdict api.Verdict
 		reason  string // a part of the reason
 	}{
-		{"allow", &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}, bashEvent, Allow, "decided by tier"},
-		{"deny says why", &fakeBroker{d: Decision{Verdict: Deny, Tier: "P2", Layer: "person", Kind: "bash_destructive", InteractiveOnly: true, Reasons: []string{"deletes your home directory"}}}, bashEvent, Deny, "deletes your home directory"},
-		{"ask stays ask", &fakeBroker{d: Decision{Verdict: Ask, Tier: "P1", Layer: "tier"}}, bashEvent, Ask, "left the answer to you"},
-		{"dead broker asks", FailedBroker{Err: &localapi.NotRunningError{Socket: "/x.sock", Err: errors.New("connection refused")}}, bashEvent, Ask, "no Airlock app or daemon is running"},
-		{"API error asks", &fakeBroker{err: &api.Error{Status: 500, Code: "internal", Message: "database is locked"}}, bashEvent, Ask, "database is locked"},
-		{"nobody answers in time asks", &fakeBroker{block: true}, bashEvent, Ask, "nobody answered"},
-		{"missing socket asks", APIBroker{Client: localapi.NewClient("/nonexistent/airlock.sock")}, bashEvent, Ask, "could not decide"},
-		{"garbage input asks", &fakeBroker{d: Decision{Verdict: Allow}}, `{not json`, Ask, "could not parse"},
-		{"no tool asks", &fakeBroker{d: Decision{Verdict: Allow}}, `{"hook_event_name":"PreToolUse","tool_input":{}}`, Ask, "names no tool"},
-		{"airlock's own MCP tools pass", &fakeBroker{err: errors.New("must not be asked")}, `{"hook_event_name":"PreToolUse","tool_name":"mcp__airlock__bash","tool_input":{"command":"ls"}}`, Allow, "MCP server asks Airlock itself"},
-		{"rewrite Claude cannot take asks", &fakeBroker{d: Decision{Verdict: Allow, Params: json.RawMessage(`{"path":"/elsewhere"}`)}}, `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"x"}}`, Ask, "rewrote"},
+		{"allow", &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier"}}, bashEvent, api.Allow, "decided by tier"},
+		{"deny says why", &fakeBroker{d: api.Decision{Verdict: api.Deny, Tier: "P2", Layer: "person", Kind: "bash_destructive", InteractiveOnly: true, Reasons: []string{"deletes your home directory"}}}, bashEvent, api.Deny, "deletes your home directory"},
+		{"ask stays ask", &fakeBroker{d: api.Decision{Verdict: api.Ask, Tier: "P1", Layer: "tier"}}, bashEvent, api.Ask, "left the answer to you"},
+		{"dead broker asks", FailedBroker{Err: &localapi.NotRunningError{Socket: "/x.sock", Err: errors.New("connection refused")}}, bashEvent, api.Ask, "no Airlock app or daemon is running"},
+		{"API error asks", &fakeBroker{err: &api.Error{Status: 500, Code: "internal", Message: "database is locked"}}, bashEvent, api.Ask, "database is locked"},
+		{"nobody answers in time asks", &fakeBroker{block: true}, bashEvent, api.Ask, "nobody answered"},
+		{"missing socket asks", APIBroker{Client: localapi.NewClient("/nonexistent/airlock.sock")}, bashEvent, api.Ask, "could not decide"},
+		{"garbage input asks", &fakeBroker{d: api.Decision{Verdict: api.Allow}}, `{not json`, api.Ask, "could not parse"},
+		{"no tool asks", &fakeBroker{d: api.Decision{Verdict: api.Allow}}, `{"hook_event_name":"PreToolUse","tool_input":{}}`, api.Ask, "names no tool"},
+		{"airlock's own MCP tools pass", &fakeBroker{err: errors.New("must not be asked")}, `{"hook_event_name":"PreToolUse","tool_name":"mcp__airlock__bash","tool_input":{"command":"ls"}}`, api.Allow, "MCP server asks Airlock itself"},
+		{"rewrite Claude cannot take asks", &fakeBroker{d: api.Decision{Verdict: api.Allow, Params: json.RawMessage(`{"path":"/elsewhere"}`)}}, `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"x"}}`, api.Ask, "rewrote"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 }
 
 func TestClaudeHookWireFormat(t *testing.T) {
-	_, raw := runHook(t, &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}, bashEvent)
+	_, raw := runHook(t, &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier"}}, bashEvent)
 	var m map[string]map[string]any
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestClaudeHookWireFormat(t *testing.T) {
 }
 
 func TestClaudeHookRequest(t *testing.T) {
-	fb := &fakeBroker{d: Decision{Verdict: Allow}}
+	fb := &fakeBroker{d: api.Decision{Verdict: api.Allow}}
 	runHook(t, fb, `{"session_id":"abc","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"pattern":"*.go"}}`)
 	if len(fb.got) != 1 {
 		t.Fatalf("broker asked %d times", len(fb.got))
@@ -162,10 +162,10 @@ func TestClaudeHookRequest(t *testing.T) {
 }
 
 func TestClaudeHookRewrittenBash(t *testing.T) {
-	fb := &fakeBroker{d: Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"command":"git status --short"}`)}}
+	fb := &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"command":"git status --short"}`)}}
 	o, raw := runHook(t, fb, `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/w","tool_input":{"command":"git status","description":"d"}}`)
 	upd := o.HookSpecificOutput.UpdatedInput
-	if o.HookSpecificOutput.PermissionDecision != Allow || upd["command"] != "git status --short" || upd["description"] != "d" {
+	if o.HookSpecificOutput.PermissionDecision != api.Allow || upd["command"] != "git status --short" || upd["description"] != "d" {
 		t.Fatalf("got %s", raw)
 	}
 }
@@ -255,16 +255,16 @@ func TestClaudeHookSearchOverHidden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &fakeBroker{d: Decision{Verdict: Allow, Tier: "P0", Layer: "tier"}}
+			b := &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier"}}
 			o, raw := runHook(t, b, tc.event)
 			hs := o.HookSpecificOutput
 			if !tc.refuse {
-				if hs.PermissionDecision != Allow || len(b.got) != 1 {
+				if hs.PermissionDecision != api.Allow || len(b.got) != 1 {
 					t.Fatalf("got %s (broker asked %d times), want the broker's allow", raw, len(b.got))
 				}
 				return
 			}
-			if hs.PermissionDecision != Deny || !strings.Contains(hs.PermissionDecisionReason, filepath.Join(home, ".ssh")) ||
+			if hs.PermissionDecision != api.Deny || !strings.Contains(hs.PermissionDecisionReason, filepath.Join(home, ".ssh")) ||
 				!strings.Contains(hs.PermissionDecisionReason, "mcp__airlock__search_files") {
 				t.Fatalf("got %s, want a refusal naming ~/.ssh and the way out", raw)
 			}

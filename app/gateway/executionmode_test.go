@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -39,7 +40,7 @@ func TestBashRequestCarriesTheExecutionMode(t *testing.T) {
 			ws := t.TempDir()
 			pol := testPolicy(t, ws)
 			pol.ExecutionMode = tc.mode
-			b := &recordingBroker{decide: func(r Request) Decision { return Decision{Verdict: Deny, Tier: "P1", Layer: "person"} }}
+			b := &recordingBroker{decide: func(r api.Request) api.Decision { return api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "person"} }}
 			cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: tc.micro, Risk: risky})
 			callText(t, cs, tc.tool, tc.args)
 			if len(b.asked) != 1 {

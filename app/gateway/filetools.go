@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -92,7 +93,7 @@ func (s *Server) addFileTools() {
 		Description: "Read a text file, by lines. Returns the lines from offset (1-based) for limit lines (default 2000), " +
 			"and says how many lines the file has when more remain. Paths are absolute or relative to the workspace."},
 		func(in *readFileIn) (string, error) { return s.readable(&in.Path) },
-		func(ctx context.Context, in readFileIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in readFileIn) (*mcp.CallToolResult, api.Outcome) {
 			text, err := readLines(s.guard(s.policy(ctx)), in.Path, in.Offset, in.Limit)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
@@ -102,7 +103,7 @@ func (s *Server) addFileTools() {
 	governed(s, &mcp.Tool{Name: ToolListDir, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "List a directory"},
 		Description: "List a directory: one entry per line, directories with a trailing /, files with their size, symlinks with their target."},
 		func(in *listDirIn) (string, error) { return s.readable(&in.Path) },
-		func(ctx context.Context, in listDirIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in listDirIn) (*mcp.CallToolResult, api.Outcome) {
 			text, err := listDir(s.guard(s.policy(ctx)), in.Path)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
@@ -126,7 +127,7 @@ func (s *Server) addFileTools() {
 			dir, err := s.readable(&in.Path)
 			return strings.TrimSpace(dir + " " + in.Glob + " " + in.Regex), err
 		},
-		func(ctx context.Context, in searchFilesIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in searchFilesIn) (*mcp.CallToolResult, api.Outcome) {
 			text, err := searchFiles(ctx, s.guard(s.policy(ctx)), in)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)
@@ -137,7 +138,7 @@ func (s *Server) addFileTools() {
 		Description: "Create a file or replace its whole content. Only inside the workspace and the configured writable roots " +
 			"(protected paths such as .git stay read-only). To change part of a file, use edit_file."},
 		func(in *writeFileIn) (string, error) { return s.writable(&in.Path) },
-		func(ctx context.Context, in writeFileIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in writeFileIn) (*mcp.CallToolResult, api.Outcome) {
 			if err := writeFile(s.confinedOpen(s.policy(ctx)), in.Path, in.Content); err != nil {
 				return errorResult("%v", err), ranOK(err)
 			}
@@ -147,7 +148,7 @@ func (s *Server) addFileTools() {
 		Description: "Replace an exact piece of text in a file. old_string must match exactly (whitespace included) and occur " +
 			"exactly once, unless replace_all is true; read the file first. Only inside the workspace and the writable roots."},
 		func(in *editFileIn) (string, error) { return s.writable(&in.Path) },
-		func(ctx context.Context, in editFileIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in editFileIn) (*mcp.CallToolResult, api.Outcome) {
 			n, err := editFile(s.confinedOpen(s.policy(ctx)), in.Path, in.OldString, in.NewString, in.ReplaceAll)
 			if err != nil {
 				return errorResult("%v", err), ranOK(err)

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -47,7 +48,9 @@ func newKeyHome(t *testing.T) keyHome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &recordingBroker{decide: func(r Request) Decision { return Decision{Verdict: Allow, Tier: "P0", Layer: "tier", Params: r.Params} }}
+	b := &recordingBroker{decide: func(r api.Request) api.Decision {
+		return api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier", Params: r.Params}
+	}}
 	cs := connect(t, Options{Policy: pol, Broker: b})
 	k.call = func(tool string, args map[string]any) (bool, string) {
 		res, text := callText(t, cs, tool, args)

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/permission/preflight/vmrisk"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 )
@@ -29,9 +30,9 @@ func TestBashHonoursAutoWithTheMicroVM(t *testing.T) {
 	defer pool.Close()
 	pol := testPolicy(t, ws)
 	pol.ExecutionMode = sandbox.ExecAuto
-	b := &recordingBroker{decide: func(Request) Decision { return Decision{Verdict: Allow, Tier: "P1", Layer: "grant"} }}
+	b := &recordingBroker{decide: func(api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
 	cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: pool.SandboxExec,
-		Risk: func(c string) string { return risk.Reason(c, pol.Cwd, "/root") }})
+		Risk: func(c string) string { return vmrisk.Reason(c, pol.Cwd, "/root") }})
 	host, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 
 	for i := range 2 {

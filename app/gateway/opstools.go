@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,8 +55,6 @@ const (
 	ToolOpsJournal = api.ToolOpsJournal
 )
 
-func planPath(id string) string { return "/v1/ops/plans/" + url.PathEscape(id) }
-
 func needPlan(id string) error {
 	if id == "" {
 		return errors.New("plan_id is required (the op-… id ops_plan returned)")
@@ -67,7 +64,7 @@ func needPlan(id string) error {
 
 // callOps performs one ops route of the core and renders its answer for the agent, or
 // the error with its way out.
-func callOps[In, Out any](ctx context.Context, s *Server, rt api.Route[In, Out], in In, args ...string) (Out, *mcp.CallToolResult, Outcome) {
+func callOps[In, Out any](ctx context.Context, s *Server, rt api.Route[In, Out], in In, args ...string) (Out, *mcp.CallToolResult, api.Outcome) {
 	out, err := localapi.Call(ctx, s.opts.Client, rt, in, args...)
 	if err != nil {
 		return out, errorResult("%v", err), ranOK(err)
@@ -115,7 +112,7 @@ func (s *Server) addOpsTools() {
 			intent, _ := in.Plan["intent"].(string)
 			return intent, nil
 		},
-		func(ctx context.Context, in opsPlanIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsPlanIn) (*mcp.CallToolResult, api.Outcome) {
 			data, err := json.Marshal(in.Plan)
 			if err != nil {
 				return errorResult("encode the plan: %v", err), ranOK(err)
@@ -134,7 +131,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.PlanID, needPlan(in.PlanID)
 		},
-		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsDiffIn) (*mcp.CallToolResult, api.Outcome) {
 			body := api.DiffInput{Run: in.Run, Command: in.Command, File: in.File, AcceptExit: in.AcceptExit, By: s.session}
 			_, res, out := callOps(ctx, s, api.OpsDiff, body, in.PlanID)
 			return res, out
@@ -152,12 +149,8 @@ func (s *Server) addOpsTools() {
 			}
 			c := call{tool: ToolOpsApprove, subject: in.PlanID}
 			stop := s.progress(ctx, req, c)
-			var ans struct {
-				Decision Decision           `json:"decision"`
-				Approval *api.ApproveResult `json:"approval"`
-			}
-			body := map[string]any{"ttl": in.TTL, "context": s.context("mcp")}
-			err := s.opts.Client.Do(ctx, http.MethodPost, planPath(in.PlanID)+"/approve-request", body, &ans)
+			ans, err := localapi.Call(ctx, s.opts.Client, api.OpsApproveRequest,
+				api.ApproveRequestBody{TTL: in.TTL, Context: s.context("mcp")}, in.PlanID)
 			stop()
 			if err != nil {
 				var ae *api.Error
@@ -166,7 +159,7 @@ func (s *Server) addOpsTools() {
 				}
 				return errorResult("ops_approve %s: %v", in.PlanID, err), nil, nil
 			}
-			if ans.Decision.Verdict != Allow || ans.Approval == nil {
+			if ans.Decision.Verdict != api.Allow || ans.Approval == nil {
 				return errorResult("%s", DenialText(ToolOpsApprove, in.PlanID, ans.Decision)), nil, nil
 			}
 			return jsonResult(ans.Approval), nil, nil
@@ -181,7 +174,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.PlanID, needPlan(in.PlanID)
 		},
-		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsApplyIn) (*mcp.CallToolResult, api.Outcome) {
 			applied, res, out := callOps(ctx, s, api.OpsApply, api.ApplyInput{Token: in.Token, ApplyOptions: api.ApplyOptions{By: s.session}}, in.PlanID)
 			if applied != nil && applied.Status == api.PlanFailed {
 				res.IsError = true
@@ -191,7 +184,7 @@ func (s *Server) addOpsTools() {
 	governed(s, &mcp.Tool{Name: ToolOpsVerify, Annotations: &mcp.ToolAnnotations{Title: "Verify an applied plan", ReadOnlyHint: true},
 		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
 		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
-		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, api.Outcome) {
 			_, res, out := callOps(ctx, s, api.OpsVerify, api.VerifyInput{}, in.PlanID)
 			return res, out
 		})
@@ -207,7 +200,7 @@ func (s *Server) addOpsTools() {
 			}
 			return in.Project + in.PlanID, nil
 		},
-		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in opsJournalIn) (*mcp.CallToolResult, api.Outcome) {
 			q := api.JournalInput{Project: in.Project, PlanID: in.PlanID, Status: api.PlanStatus(in.Status), Verify: in.Verify}
 			_, res, out := callOps(ctx, s, api.OpsJournal, q)
 			return res, out

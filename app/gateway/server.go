@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -102,14 +103,14 @@ type call struct {
 
 // ask sends the call to the broker and waits, reporting progress while it waits when
 // the client asked for it. It returns the decision, or a tool error result to return.
-func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Decision, *mcp.CallToolResult) {
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (api.Decision, *mcp.CallToolResult) {
 	client := "mcp"
 	if req != nil && req.Session != nil {
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 			client = "mcp:" + ip.ClientInfo.Name
 		}
 	}
-	r := Request{Tool: c.tool, Params: c.params, Context: s.context(client)}
+	r := api.Request{Tool: c.tool, Params: c.params, Context: s.context(client)}
 	if c.tool == ToolBash {
 		// Where the command will run, so the core judges a micro-VM command by the VM's
 		// guarantees (writes outside the workspace vanish with it) and a host command as before.
@@ -121,19 +122,19 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (Dec
 	d, err := s.opts.Broker.Await(ctx, r)
 	stop()
 	if err != nil {
-		return Decision{}, errorResult("Airlock could not decide %s (%s), so it did not run: %v", c.tool, c.subject, err)
+		return api.Decision{}, errorResult("Airlock could not decide %s (%s), so it did not run: %v", c.tool, c.subject, err)
 	}
-	if d.Verdict != Allow {
+	if d.Verdict != api.Allow {
 		return d, errorResult("%s", DenialText(c.tool, c.subject, d))
 	}
 	return d, nil
 }
 
-func (s *Server) context(client string) Context {
-	return Context{Session: s.session, Run: s.opts.Run, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
-		Policy: PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture,
+func (s *Server) context(client string) api.Context {
+	return api.Context{Session: s.session, Run: s.opts.Run, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
+		Policy: api.PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture,
 			WritableRoots: s.opts.Policy.WritableRoots},
-		Caller: Caller{Description: client}}
+		Caller: api.Caller{Description: client}}
 }
 
 // progress sends a notification every few seconds while the broker has not answered,
@@ -168,11 +169,11 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, c call)
 }
 
 // after reports the outcome of an allowed call; it never fails the call.
-func (s *Server) after(c call, d Decision, out Outcome) {
+func (s *Server) after(c call, d api.Decision, out api.Outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	r := Request{Tool: c.tool, Params: c.params, Context: s.context("mcp")}
-	if err := s.opts.Broker.After(ctx, AfterToolUse{Request: r, Decision: d, Outcome: out}); err != nil {
+	r := api.Request{Tool: c.tool, Params: c.params, Context: s.context("mcp")}
+	if err := s.opts.Broker.After(ctx, api.AfterToolUse{Request: r, Decision: d, Outcome: out}); err != nil {
 		s.opts.Log.Debug("after_tool_use not delivered", "tool", c.tool, "error", err)
 	}
 }
@@ -180,7 +181,7 @@ func (s *Server) after(c call, d Decision, out Outcome) {
 // governed registers a tool whose every call goes through the broker. prepare
 // normalizes the input (absolute paths) and may refuse it before the broker is asked
 // (an isolation error); run executes the allowed call with the decision's params.
-func governed[In any](s *Server, t *mcp.Tool, prepare func(*In) (subject string, err error), run func(ctx context.Context, in In) (*mcp.CallToolResult, Outcome)) {
+func governed[In any](s *Server, t *mcp.Tool, prepare func(*In) (subject string, err error), run func(ctx context.Context, in In) (*mcp.CallToolResult, api.Outcome)) {
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		subject, err := prepare(&in)
 		if err != nil {
@@ -255,11 +256,11 @@ func textResult(text string) *mcp.CallToolResult {
 }
 
 // ranOK is the outcome of a call that ran, with its error if it failed.
-func ranOK(err error) Outcome {
+func ranOK(err error) api.Outcome {
 	if err != nil {
-		return Outcome{Ran: true, Error: err.Error()}
+		return api.Outcome{Ran: true, Error: err.Error()}
 	}
-	return Outcome{Ran: true}
+	return api.Outcome{Ran: true}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -22,19 +23,19 @@ import (
 // recordingBroker answers with decide and records every request and outcome.
 type recordingBroker struct {
 	mu     sync.Mutex
-	decide func(Request) Decision
-	asked  []Request
-	after  []AfterToolUse
+	decide func(api.Request) api.Decision
+	asked  []api.Request
+	after  []api.AfterToolUse
 }
 
-func (b *recordingBroker) Await(_ context.Context, r Request) (Decision, error) {
+func (b *recordingBroker) Await(_ context.Context, r api.Request) (api.Decision, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.asked = append(b.asked, r)
 	return b.decide(r), nil
 }
 
-func (b *recordingBroker) After(_ context.Context, a AfterToolUse) error {
+func (b *recordingBroker) After(_ context.Context, a api.AfterToolUse) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.after = append(b.after, a)
@@ -83,22 +84,22 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 func TestServerGovernsCalls(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()
-	b := &recordingBroker{decide: func(r Request) Decision {
+	b := &recordingBroker{decide: func(r api.Request) api.Decision {
 		switch r.Tool {
 		case ToolWriteFile:
 			var p map[string]any
 			_ = json.Unmarshal(r.Params, &p)
 			if strings.HasSuffix(p["path"].(string), "denied.txt") {
-				return Decision{Verdict: Deny, Tier: "P1", Layer: "person", AnsweredBy: "window", Reasons: []string{"the person said no"}}
+				return api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "person", AnsweredBy: "window", Reasons: []string{"the person said no"}}
 			}
 			if strings.HasSuffix(p["path"].(string), "rewrite-out.txt") {
-				return Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"` + filepath.Join(outside, "x") + `","content":"x"}`)}
+				return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"` + filepath.Join(outside, "x") + `","content":"x"}`)}
 			}
 			if strings.HasSuffix(p["path"].(string), "rewrite.txt") {
-				return Decision{Verdict: Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"rewritten.txt","content":"by hook"}`)}
+				return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"path":"rewritten.txt","content":"by hook"}`)}
 			}
 		}
-		return Decision{Verdict: Allow, Tier: "P0", Layer: "tier", Params: r.Params}
+		return api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier", Params: r.Params}
 	}}
 	cs := connect(t, Options{Policy: testPolicy(t, ws), Broker: b, Department: "eng"})
 
@@ -167,7 +168,7 @@ func TestServerGovernsCalls(t *testing.T) {
 	})
 	t.Run("the outcome is reported", func(t *testing.T) {
 		callText(t, cs, ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
-		var a AfterToolUse
+		var a api.AfterToolUse
 		for i := 0; i < 200; i++ { // reported in the background
 			b.mu.Lock()
 			if len(b.after) > 0 {
@@ -179,7 +180,7 @@ func TestServerGovernsCalls(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if a.Request.Tool != ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != Allow {
+		if a.Request.Tool != ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != api.Allow {
 			t.Fatalf("after = %+v", a)
 		}
 	})
@@ -195,9 +196,9 @@ func allowServer(tb testing.TB) *localapi.Client {
 		tb.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req Request
+		var req api.Request
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		localapi.WriteJSON(w, http.StatusOK, Decision{Verdict: Allow, Tier: "P0", Layer: "tier", Params: req.Params})
+		localapi.WriteJSON(w, http.StatusOK, api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier", Params: req.Params})
 	})}
 	go func() { _ = srv.Serve(l) }()
 	tb.Cleanup(func() { _ = srv.Close() })
@@ -246,7 +247,7 @@ func TestWebFetchWithNetworkOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &recordingBroker{decide: func(r Request) Decision { return Decision{Verdict: Allow, Tier: "P1", Layer: "grant"} }}
+	b := &recordingBroker{decide: func(r api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
 	cs := connect(t, Options{Policy: pol, Broker: b, FetchCap: 25})
 	res, text := callText(t, cs, ToolWebFetch, map[string]any{"url": web.URL + "/x"})
 	if res.IsError || !strings.Contains(text, "HTTP 200 OK") || !strings.Contains(text, "\n\n0123456789012345678901234\n[body cut at 25 bytes]") {

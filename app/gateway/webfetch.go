@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,9 +36,9 @@ func (s *Server) addWebFetchTool() {
 			}
 			return in.URL, nil
 		},
-		func(ctx context.Context, in webFetchIn) (*mcp.CallToolResult, Outcome) {
+		func(ctx context.Context, in webFetchIn) (*mcp.CallToolResult, api.Outcome) {
 			if err := s.policy(ctx).CheckNetwork(mustHost(in.URL)); err != nil {
-				return errorResult("%v", isolationError(err)), Outcome{Ran: false, Error: err.Error(), SandboxDenied: true}
+				return errorResult("%v", isolationError(err)), api.Outcome{Ran: false, Error: err.Error(), SandboxDenied: true}
 			}
 			text, err := s.fetch(ctx, in)
 			if err != nil {

@@ -7,19 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Paths are the places on disk (README, "Where data lives"). AIRLOCK_HOME, when set, holds all of
 // them (tests and scripts run isolated instances side by side); otherwise XDG.
-type Paths struct {
-	ConfigFile string `json:"configFile"` // config.toml (trusted, watched)
-	DataDir    string `json:"dataDir"`    // database, sandbox runtime and images
-	Database   string `json:"database"`   // airlock.db
-	RunLogs    string `json:"runLogs"`    // one <run-id>.log per run
-	SandboxDir string `json:"sandboxDir"` // micro-VM runtime and images
-	RuntimeDir string `json:"runtimeDir"` // the socket's 0700 directory
-	Socket     string `json:"socket"`     // the local API's unix socket
-}
+type Paths = api.Paths
 
 // Resolve computes the paths from the environment, without touching the disk.
 func Resolve(getenv func(string) string) (Paths, error) {
@@ -72,8 +66,8 @@ func Resolve(getenv func(string) string) (Paths, error) {
 	}, nil
 }
 
-// Ensure creates the directories, the runtime one private to the user (0700).
-func (p Paths) Ensure() error {
+// Ensure creates p's directories, the runtime one private to the user (0700).
+func Ensure(p Paths) error {
 	for _, dir := range []string{filepath.Dir(p.ConfigFile), p.DataDir, p.RunLogs, p.SandboxDir} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)

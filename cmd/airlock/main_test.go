@@ -16,7 +16,12 @@ import (
 // These tests build the real airlock binary and drive it as a person would: a daemon
 // in one process, the CLI in others, each instance with its own AIRLOCK_HOME.
 
-var binary string
+var (
+	binary string
+	// withAgent is airlock with airlock-agent beside it, as `make build-cli` leaves them;
+	// binary has no airlock-agent beside it.
+	withAgent string
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "airlock-cli-test")
@@ -25,10 +30,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "airlock")
-	for out, pkg := range map[string]string{binary: ".", filepath.Join(dir, "airlockd"): "../airlockd"} {
+	withAgent = filepath.Join(dir, "with-agent", "airlock")
+	for out, pkg := range map[string]string{binary: ".", withAgent: ".", filepath.Join(dir, "with-agent", "airlock-agent"): "../airlock-agent",
+		filepath.Join(dir, "airlockd"): "../airlockd"} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if pkg == "." {
+		if pkg != "../airlockd" {
 			build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		}
 		if err := build.Run(); err != nil {
@@ -43,16 +50,18 @@ func TestMain(m *testing.M) {
 
 type instance struct {
 	t    *testing.T
-	home string
+	home string   // AIRLOCK_HOME
+	bin  string   // the airlock it runs
+	env  []string // more environment
 }
 
 func newInstance(t *testing.T) *instance {
-	return &instance{t: t, home: filepath.Join(t.TempDir(), "home")}
+	return &instance{t: t, home: filepath.Join(t.TempDir(), "home"), bin: binary}
 }
 
 func (in *instance) cmd(args ...string) *exec.Cmd {
-	c := exec.Command(binary, args...)
-	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home)
+	c := exec.Command(in.bin, args...)
+	c.Env = append(append(os.Environ(), "AIRLOCK_HOME="+in.home), in.env...)
 	return c
 }
 
@@ -422,7 +431,7 @@ func TestInteractiveOnlyNeedsAPerson(t *testing.T) {
 	decided := in.awaitOverAPI(`{"tool":"bash","params":{"command":"rm -rf ~"},"context":{"cwd":"` + ws + `","session":"s1"}}`)
 	list := in.waitPending(1)
 	id := list[0]["id"].(string)
-	if list[0]["tier"] != "P2" || list[0]["interactiveOnly"] != true {
+	if list[0]["tier"] != "P2" || list[0]["interactive_only"] != true {
 		t.Fatalf("pending %v", list[0])
 	}
 	// No controlling terminal (a new session): the CLI refuses to allow.

@@ -20,30 +20,15 @@ import (
 // root (~/Airlock) is a temporary directory runs may start in without authorization.
 type vmInstance struct {
 	*instance
-	env []string
+	person string // its HOME
 }
 
 func newVMInstance(t *testing.T) *vmInstance {
 	in := newInstance(t)
 	home := filepath.Join(t.TempDir(), "person")
 	os.MkdirAll(filepath.Join(home, "Airlock"), 0o755)
-	return &vmInstance{instance: in, env: []string{"AIRLOCK_HOME=" + in.home, "HOME=" + home}}
-}
-
-func (in *vmInstance) run(args ...string) (string, string, int) {
-	in.t.Helper()
-	c := exec.Command(binary, args...)
-	c.Env = append(os.Environ(), in.env...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		in.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	in.env = []string{"HOME=" + home}
+	return &vmInstance{instance: in, person: home}
 }
 
 // TestExecSandboxModeWithoutTheMicroVM: a clear error with the ways out, exit 125.
@@ -89,25 +74,7 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	defer srv.Close()
 
 	in := newVMInstance(t)
-	d := exec.Command(binary, "daemon")
-	d.Env = append(os.Environ(), in.env...)
-	var logs bytes.Buffer
-	d.Stdout, d.Stderr = &logs, &logs
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { d.Process.Kill(); d.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, _, _ := in.run("status", "--json")
-		if strings.Contains(out, `"running": true`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon never ran: %s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	logs := in.startDaemon().Stdout.(*bytes.Buffer)
 
 	out, stderr, code := in.run("sandbox", "install", "--manifest", srv.URL+"/manifest.json")
 	if code != 0 || !strings.Contains(stderr, "installing through the running Airlock") || !strings.Contains(stderr, "100%") || !strings.Contains(out, "sandbox ready") {
@@ -115,7 +82,7 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	}
 	hostKernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 
-	ws := filepath.Join(strings.TrimPrefix(in.env[1], "HOME="), "Airlock", "proj")
+	ws := filepath.Join(in.person, "Airlock", "proj")
 	os.MkdirAll(ws, 0o755)
 	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "sandbox", "--", "sh", "-c", "uname -r; echo from-vm > made.txt; echo gone > /root/x")
 	if code != 0 || strings.TrimSpace(out) == strings.TrimSpace(string(hostKernel)) || strings.TrimSpace(out) == "" {
@@ -136,7 +103,7 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	if _, stderr, code := in.run("task", "run-now", "in-vm"); code != 0 {
 		t.Fatalf("run-now: %s", stderr)
 	}
-	deadline = time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		out, _, _ := in.run("runs", "list", "--json", "--task", "in-vm")
 		var runs []map[string]any

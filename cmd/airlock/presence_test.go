@@ -111,7 +111,7 @@ func TestFakeTerminalsAnswerNothing(t *testing.T) {
 	}
 	// The person types the password at the prompt, and it is not echoed.
 	res := in.typeAtPrompt("Type your login password", password+"\n", "approvals", "allow", id)
-	if d := <-decided; d["verdict"] != "allow" || d["answeredBy"] != "cli-os-proof" {
+	if d := <-decided; d["verdict"] != "allow" || d["answered_by"] != "cli-os-proof" {
 		t.Fatalf("decision %v\n%s", d, res)
 	}
 	if strings.Contains(res, password) {

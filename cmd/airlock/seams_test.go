@@ -20,7 +20,8 @@ func TestExecHidesStateAndKeepsTheProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	in := &instance{t: t, home: filepath.Join(base, "airlock")}
+	in := newInstance(t)
+	in.home = filepath.Join(base, "airlock")
 	in.startDaemon()
 	db := filepath.Join(in.home, "data", "airlock.db")
 	if _, err := os.Stat(db); err != nil {

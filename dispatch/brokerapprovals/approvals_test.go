@@ -10,10 +10,9 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/permission"
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 func setup(t *testing.T) (*dispatch.Dispatcher, *permission.Broker, string) {
@@ -28,27 +27,11 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-brokerapprovals-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-brokerapprovals-")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "Airlock")
 	os.MkdirAll(ws, 0o755)
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []func(*gorm.DB) error{departments.Migrate, dispatch.Migrate, permission.Migrate} {
-		if err := m(db); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	ctx := context.Background()
 	b, err := permission.NewBroker(ctx, permission.BrokerOptions{DB: db, Settings: eff})
 	if err != nil {
@@ -56,7 +39,7 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 	}
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	a := New(b)
-	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Policy: recordedPolicy(home), Home: home}),
+	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: sandboxexec.New(sandboxexec.Options{Policy: dispatchtest.RecordedPolicy(home), Home: home}),
 		Approvals: a, Pending: a, LogDir: filepath.Join(root, "runs")})
 	if err != nil {
 		t.Fatal(err)
@@ -70,19 +53,7 @@ func setupWith(t *testing.T, s permission.Settings) (*dispatch.Dispatcher, *perm
 
 func wait(t *testing.T, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, _ := d.Run(context.Background(), id)
-		for _, s := range states {
-			if r.Status == s {
-				return r
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	r, _ := d.Run(context.Background(), id)
-	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
-	return r
+	return dispatchtest.WaitRun(t, d, id, 30*time.Second, states...)
 }
 
 func TestTaskCommandIsNotAskedAgainAsP1(t *testing.T) {

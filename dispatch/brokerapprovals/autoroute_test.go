@@ -15,12 +15,12 @@ import (
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // autoEnv is a real broker, a real dispatcher (Concurrency 1) and the real executor with
@@ -46,15 +46,7 @@ type autoEnv struct {
 
 func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-autoroute-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-autoroute-")
 	e := &autoEnv{t: t, home: filepath.Join(root, "home"), logDir: filepath.Join(root, "runs")}
 	e.ws = filepath.Join(e.home, "Airlock")
 	e.microVM = func(uint) (sandbox.MicroVM, func(), error) { return nil, nil, vm.ErrNotReady }
@@ -63,15 +55,7 @@ func newAutoEnv(t *testing.T, with ...func(*autoEnv)) *autoEnv {
 		f(e)
 	}
 	os.MkdirAll(e.ws, 0o755)
-	e.db, err = gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []func(*gorm.DB) error{departments.Migrate, dispatch.Migrate, permission.Migrate} {
-		if err := m(e.db); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.db = testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate, permission.Migrate)
 	e.open()
 	t.Cleanup(e.close)
 	return e
@@ -95,7 +79,7 @@ func (e *autoEnv) open() {
 	depts, _ := departments.New(e.db, departments.Options{WorkspaceRoots: []string{e.ws}, HomeDir: e.home})
 	a := New(b)
 	exec := sandboxexec.New(sandboxexec.Options{
-		Policy:       recordedPolicy(e.home),
+		Policy:       dispatchtest.RecordedPolicy(e.home),
 		Home:         e.home,
 		MicroVM:      e.microVM,
 		MicroVMReady: e.ready,

@@ -11,9 +11,9 @@ import (
 
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
-	"gorm.io/driver/sqlite"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 type allow struct {
@@ -37,32 +37,18 @@ func setup(t testing.TB, approval string) (*dispatch.Dispatcher, *gorm.DB, strin
 // setupWith is setup with the executor's options adjusted (opts.Home is the test's home).
 func setupWith(t testing.TB, approval string, adjust func(home string, a *allow, o *Options)) (*dispatch.Dispatcher, *gorm.DB, string, string, *allow) {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	// Not under /tmp: the sandbox gives every run a private /tmp.
-	tmp, err := os.MkdirTemp("/var/tmp", "airlock-sandboxexec-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	root, _ := filepath.EvalSymlinks(tmp)
+	root := dispatchtest.Root(t, "airlock-sandboxexec-")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "Airlock")
 	outside := filepath.Join(home, "outside")
 	os.MkdirAll(ws, 0o755)
 	os.MkdirAll(outside, 0o755)
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "a.db")+"?_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	departments.Migrate(db)
-	dispatch.Migrate(db)
+	db := testdb.Open(t, filepath.Join(root, "a.db"), departments.Migrate, dispatch.Migrate)
 	depts, _ := departments.New(db, departments.Options{WorkspaceRoots: []string{ws}, HomeDir: home})
 	pol := dispatch.DefaultPolicy()
 	pol.ApprovalPolicy = approval
 	a := &allow{}
-	eo := Options{Policy: recordedPolicy(home), Home: home}
+	eo := Options{Policy: dispatchtest.RecordedPolicy(home), Home: home}
 	adjust(home, a, &eo)
 	d, err := dispatch.New(dispatch.Options{DB: db, Departments: depts, Executor: New(eo), Approvals: a,
 		LogDir: filepath.Join(root, "runs"), Defaults: func(string) dispatch.Policy { return pol }})
@@ -78,22 +64,7 @@ func setupWith(t testing.TB, approval string, adjust func(home string, a *allow,
 
 func wait(t testing.TB, d *dispatch.Dispatcher, id uint, states ...string) dispatch.Run {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, err := d.Run(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range states {
-			if r.Status == s {
-				return r
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	r, _ := d.Run(context.Background(), id)
-	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
-	return r
+	return dispatchtest.WaitRun(t, d, id, 30*time.Second, states...)
 }
 
 func TestRunsThroughTheSandbox(t *testing.T) {
@@ -188,7 +159,7 @@ func TestRefusesADirectorySwappedAfterTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	_, err = New(Options{Policy: recordedPolicy("")}).Exec(context.Background(), dispatch.ExecSpec{
+	_, err = New(Options{Policy: dispatchtest.RecordedPolicy("")}).Exec(context.Background(), dispatch.ExecSpec{
 		Argv: []string{"true"}, Dir: dir, Policy: dispatch.DefaultPolicy(), Stdout: &out, Stderr: &out,
 	})
 	if err == nil || !strings.Contains(err.Error(), "changed after the start gate") {
@@ -207,7 +178,7 @@ func TestWeakerConfinementIsSaidInTheRunLog(t *testing.T) {
 	pol := dispatch.DefaultPolicy()
 	pol.Backend = "app"
 	var out, log strings.Builder
-	res, err := New(Options{Policy: recordedPolicy(ws), Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
+	res, err := New(Options{Policy: dispatchtest.RecordedPolicy(ws), Home: ws}).Exec(context.Background(), dispatch.ExecSpec{
 		RunID: 1, Argv: []string{"sh", "-c", "echo ran"}, Dir: ws, Policy: pol, Stdout: &out, Stderr: &log})
 	if err != nil || res.ExitCode != 0 || out.String() != "ran\n" {
 		t.Fatalf("exec: %+v %v %q", res, err, out.String())

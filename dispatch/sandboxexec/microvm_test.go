@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/dispatchtest"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 )
@@ -44,22 +45,7 @@ func runTask(t *testing.T, d *dispatch.Dispatcher, spec dispatch.TaskSpec, state
 
 func waitLong(t *testing.T, d *dispatch.Dispatcher, id uint, limit time.Duration, states ...string) dispatch.Run {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		r, err := d.Run(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range states {
-			if r.Status == s {
-				return r
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	r, _ := d.Run(context.Background(), id)
-	t.Fatalf("run #%d is %s (%s), want %v", id, r.Status, r.Reason, states)
-	return r
+	return dispatchtest.WaitRun(t, d, id, limit, states...)
 }
 
 // routes records OnRoute's decisions.

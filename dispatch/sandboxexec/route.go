@@ -1,6 +1,6 @@
 package sandboxexec
 
-import "github.com/airlock-app/airlock/dispatch/sandboxexec/risk"
+import "github.com/airlock-app/airlock/permission/preflight/vmrisk"
 
 // Where a command runs.
 const (
@@ -31,7 +31,7 @@ func (r Route) LogLine() string {
 }
 
 // Risk says why a command is high-risk for the auto execution mode (so it runs in the
-// micro-VM), or "" when it may run on the host; see risk.Reason.
-func Risk(cmdline, workspace, home string) string { return risk.Reason(cmdline, workspace, home) }
+// micro-VM), or "" when it may run on the host; see vmrisk.Reason.
+func Risk(cmdline, workspace, home string) string { return vmrisk.Reason(cmdline, workspace, home) }
 
-func quoted(s string) string { return risk.Quoted(s) }
+func quoted(s string) string { return vmrisk.Quoted(s) }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -16,12 +16,7 @@ let outside;
 
 before(async () => {
   app = await startApp();
-  browser = await openBrowser();
-  page = await browser.context.newPage();
-  page.on('pageerror', (err) => console.error('page error:', err));
-  await page.goto(app.url);
-  await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
-  await page.getByRole('heading', { name: 'Nothing is waiting for you' }).waitFor({ timeout: 15_000 });
+  ({ browser, page } = await openWindow(app, { heading: 'Nothing is waiting for you' }));
   outside = mkdtempSync('/var/tmp/airlock-e2e-outside-');
 });
 
@@ -60,12 +55,12 @@ test('a P1 request raises the popup; Allow always makes the next identical reque
   const decision = await first;
   assert.equal(decision.status, 200, JSON.stringify(decision.body));
   assert.equal(decision.body.verdict, 'allow', JSON.stringify(decision.body));
-  assert.equal(decision.body.answeredBy, 'window');
+  assert.equal(decision.body.answered_by, 'window');
   await popup().waitFor({ state: 'detached', timeout: 10_000 });
 
   const second = await writeRequest('e2e-p1-b', cwd);
   assert.equal(second.body.verdict, 'allow', JSON.stringify(second.body));
-  assert.notEqual(second.body.answeredBy, 'window', 'the second request was answered by the remembered grant, not a person');
+  assert.notEqual(second.body.answered_by, 'window', 'the second request was answered by the remembered grant, not a person');
   assert.equal(await popup().count(), 0, 'the identical request raised no popup');
   assert.equal(await page.getByTestId('waiting-count').textContent(), '0');
 });

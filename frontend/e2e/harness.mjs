@@ -18,19 +18,8 @@ const appBinary = process.env.AIRLOCK_DESKTOP_DEV ?? join(repoRoot, 'build', 'bi
 const assetDir = join(repoRoot, 'frontend', 'dist');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-const BUS_CONFIG = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`;
+// The private session bus the app runs on (shared with the Go tests and the scripts).
+const busConfig = join(repoRoot, 'test', 'dbus-session.conf');
 
 async function freePort() {
   return new Promise((ok, fail) => {
@@ -127,7 +116,6 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
   procs.push(xvfb);
   await until(`Xvfb :${display}`, 20_000, () => existsSync(`/tmp/.X11-unix/X${display}`));
 
-  writeFileSync(join(tmp, 'bus.conf'), BUS_CONFIG);
   for (const d of ['config', 'data', 'cache']) mkdirSync(join(tmp, 'xdg', d), { recursive: true });
   const port = await freePort();
   const env = {
@@ -144,7 +132,7 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
   for (const k of Object.keys(env)) if (k.startsWith('AIRLOCK_') && k !== 'AIRLOCK_HOME') delete env[k];
   const app = spawn(
     'dbus-run-session',
-    [`--config-file=${join(tmp, 'bus.conf')}`, '--', appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
+    [`--config-file=${busConfig}`, '--', appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   procs.push(app);
@@ -268,6 +256,28 @@ export async function openBrowser() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * openWindow opens the app's window in a fresh headless Chromium at hash (say '#/ops'),
+ * with the page's errors logged and the browser permissions asked for; it waits for the
+ * Wails bridge, then for the heading named heading when one is given. It returns
+ * { browser, page }.
+ */
+export async function openWindow(app, { hash = '', heading, permissions = [] } = {}) {
+  const browser = await openBrowser();
+  try {
+    if (permissions.length > 0) await browser.context.grantPermissions(permissions);
+    const page = await browser.context.newPage();
+    page.on('pageerror', (err) => console.error('page error:', err));
+    await page.goto(`${app.url}${hash}`);
+    await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
+    if (heading) await page.getByRole('heading', { name: heading }).waitFor({ timeout: 15_000 });
+    return { browser, page };
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
 }
 
 /**

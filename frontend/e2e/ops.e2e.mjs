@@ -10,7 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -81,22 +81,11 @@ async function openPlan() {
 before(async () => {
   app = await startApp();
   await startKeyring(app.tray().address);
-  browser = await browser_();
-  page = await browser.context.newPage();
-  page.on('pageerror', (err) => console.error('page error:', err));
-  await page.goto(`${app.url}#/ops`);
-  await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
-  await page.getByRole('heading', { name: 'Ops' }).waitFor({ timeout: 15_000 });
+  ({ browser, page } = await openWindow(app, { hash: '#/ops', heading: 'Ops', permissions: ['clipboard-read', 'clipboard-write'] }));
   work = mkdtempSync('/var/tmp/airlock-e2e-ops-');
   writeFileSync(join(work, 'app.conf'), 'name=shop\nport=80\n');
   writeFileSync(join(work, 'new.conf'), 'name=shop\nport=8080\n');
 });
-
-async function browser_() {
-  const b = await openBrowser();
-  await b.context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  return b;
-}
 
 after(async () => {
   await screenshot(page, 'ops', { fullPage: true });

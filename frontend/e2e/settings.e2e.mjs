@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -23,12 +23,7 @@ before(async () => {
   cli = join(tools, 'airlock');
   execFileSync('go', ['build', '-o', cli, './cmd/airlock'], { cwd: repoRoot, env: { ...process.env, CGO_ENABLED: '0' }, stdio: 'inherit' });
   app = await startApp();
-  browser = await openBrowser();
-  page = await browser.context.newPage();
-  page.on('pageerror', (err) => console.error('page error:', err));
-  await page.goto(app.url);
-  await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
-  await page.getByRole('heading', { name: 'Nothing is waiting for you' }).waitFor({ timeout: 15_000 });
+  ({ browser, page } = await openWindow(app, { heading: 'Nothing is waiting for you' }));
 });
 
 after(async () => {

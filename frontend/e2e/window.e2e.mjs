@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openBrowser, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
 
 let app;
 let browser;
@@ -13,11 +13,7 @@ let page;
 
 before(async () => {
   app = await startApp();
-  browser = await openBrowser();
-  page = await browser.context.newPage();
-  page.on('pageerror', (err) => console.error('page error:', err));
-  await page.goto(app.url);
-  await page.waitForFunction(() => window.go && window.runtime, null, { timeout: 30_000 });
+  ({ browser, page } = await openWindow(app));
 });
 
 after(async () => {

@@ -31,9 +31,6 @@ type rule struct {
 	Except   []string
 	Forbid   []string
 	Allow    []string
-	// NoAgent restricts the rule to the builds without the agent tag (airlock, not
-	// airlock-agent).
-	NoAgent bool
 	// Todo, when set, marks a known violation: the test reports it as a skip with this
 	// reason instead of failing, and fails once the rule holds (remove the Todo then).
 	Todo string
@@ -41,9 +38,9 @@ type rule struct {
 
 // rules is the table of docs/ARCHITECTURE.md, one entry per row; a test keeps them equal.
 var rules = []rule{
-	{ID: "R1", Packages: []string{"cmd/airlock", "app/cli/...", "app/gateway/..."},
+	{ID: "R1", Packages: []string{"cmd/airlock", "cmd/airlock-agent", "app/cli/...", "app/gateway/..."},
 		Forbid: []string{"app", "app/desktop/...", "gorm.io/...", "github.com/mattn/go-sqlite3", "github.com/wailsapp/...", "fyne.io/systray/..."}},
-	{ID: "R2", Packages: []string{"cmd/airlock"}, NoAgent: true,
+	{ID: "R2", Packages: []string{"cmd/airlock"},
 		Forbid: []string{"github.com/modelcontextprotocol/..."}},
 	{ID: "R3", Packages: []string{"..."}, Except: []string{".", "app/desktop/...", "test/wails-floor"},
 		Forbid: []string{"github.com/wailsapp/...", "fyne.io/systray/..."}},
@@ -54,30 +51,27 @@ var rules = []rule{
 	{ID: "R6", Packages: []string{"dispatch/..."}, Forbid: []string{"ops/..."}},
 	{ID: "R7", Packages: []string{"ops/..."}, Forbid: []string{"dispatch/...", "departments/..."}},
 	{ID: "R8", Packages: []string{"permission/..."}, Forbid: []string{"dispatch/...", "ops/...", "departments/..."}},
-	{ID: "R9", Packages: []string{"sandbox/..."}, Forbid: []string{"..."}, Allow: []string{"sandbox/...", "api/..."}},
-	{ID: "R10", Packages: []string{"departments/..."}, Forbid: []string{"..."}, Allow: []string{"departments/...", "api/..."}},
+	{ID: "R9", Packages: []string{"sandbox/..."}, Forbid: []string{"..."}, Allow: []string{"sandbox/...", "api/...", "internal/realpath"}},
+	{ID: "R10", Packages: []string{"departments/..."}, Forbid: []string{"..."}, Allow: []string{"departments/...", "api/...", "internal/realpath"}},
 	{ID: "R11", Packages: []string{"redact/..."}, Forbid: []string{"..."}, Allow: []string{"redact/..."}},
 	{ID: "R12", Packages: []string{"api/..."}, Forbid: []string{"..."}, Allow: []string{"api/..."}},
 }
 
 // build is one configuration the import graph is listed in: the files a package
-// compiles differ by OS, cgo and build tags.
+// compiles differ by OS and cgo.
 type build struct {
-	Name  string
-	Env   []string
-	Tags  string
-	Agent bool
+	Name string
+	Env  []string
 }
 
 // builds are the configurations of the shipped executables: Linux with cgo (the core,
-// PAM), and macOS (Seatbelt), each with and without the agent tag of airlock-agent. The
-// desktop's production tag is left out: it embeds frontend/dist, which a fresh clone
-// lacks, and changes no import of Airlock's own packages.
+// PAM), and macOS (Seatbelt). Each executable has its own main package, so no build tag
+// changes what a command line links. The desktop's production tag is left out: it embeds
+// frontend/dist, which a fresh clone lacks, and changes no import of Airlock's own
+// packages.
 var builds = []build{
 	{Name: "linux", Env: []string{"GOOS=linux", "CGO_ENABLED=1"}},
-	{Name: "linux -tags agent", Env: []string{"GOOS=linux", "CGO_ENABLED=1"}, Tags: "agent", Agent: true},
 	{Name: "darwin", Env: []string{"GOOS=darwin", "CGO_ENABLED=0"}},
-	{Name: "darwin -tags agent", Env: []string{"GOOS=darwin", "CGO_ENABLED=0"}, Tags: "agent", Agent: true},
 }
 
 // pkg is what `go list -deps -json` says of one package.
@@ -103,9 +97,6 @@ func TestImportRules(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			g := listGraph(t, root, b)
 			for _, r := range rules {
-				if r.NoAgent && b.Agent {
-					continue
-				}
 				t.Run(r.ID, func(t *testing.T) {
 					if len(g.matching(r.Packages, r.Except)) == 0 {
 						t.Fatalf("rule %s names no package (%v): the table is stale, fix it here and in docs/ARCHITECTURE.md", r.ID, r.Packages)
@@ -218,7 +209,7 @@ func moduleRoot(t *testing.T) string {
 
 func listGraph(t *testing.T, root string, b build) *graph {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,DepOnly,Standard,Module,Error", "-tags", b.Tags, "./...")
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,DepOnly,Standard,Module,Error", "./...")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), b.Env...)
 	var stderr bytes.Buffer
@@ -360,12 +351,8 @@ func describe(pats, except []string) string {
 // show is a rule's canonical text, to compare the document's rows with the table.
 func show(r rule) string {
 	sorted := func(s []string) string { c := slices.Clone(s); slices.Sort(c); return strings.Join(c, " ") }
-	builds := "all builds"
-	if r.NoAgent {
-		builds = "without agent"
-	}
-	return fmt.Sprintf("packages [%s] except [%s] may not depend on [%s] except [%s], %s",
-		sorted(r.Packages), sorted(r.Except), sorted(r.Forbid), sorted(r.Allow), builds)
+	return fmt.Sprintf("packages [%s] except [%s] may not depend on [%s] except [%s]",
+		sorted(r.Packages), sorted(r.Except), sorted(r.Forbid), sorted(r.Allow))
 }
 
 var (
@@ -376,10 +363,9 @@ var (
 // parseRules reads the rows of the document's rule table, between the markers
 // <!-- import-rules --> and <!-- /import-rules -->:
 //
-//	| R1 | `a`, `b/...` except `b/c` | `x/...` except `x/y` | all | why |
+//	| R1 | `a`, `b/...` except `b/c` | `x/...` except `x/y` | why |
 //
-// Patterns are code spans; those after the word "except" are exceptions. The fourth cell
-// is "all" or "without `agent`".
+// Patterns are code spans; those after the word "except" are exceptions.
 func parseRules(data []byte) ([]rule, error) {
 	start := bytes.Index(data, []byte("<!-- import-rules -->"))
 	end := bytes.Index(data, []byte("<!-- /import-rules -->"))
@@ -400,19 +386,12 @@ func parseRules(data []byte) ([]rule, error) {
 		if !ruleID.MatchString(cells[0]) {
 			continue // the header and its separator
 		}
-		if len(cells) != 5 {
-			return nil, fmt.Errorf("rule %s: %d cells, want 5 (rule, packages, may not depend on, builds, why)", cells[0], len(cells))
+		if len(cells) != 4 {
+			return nil, fmt.Errorf("rule %s: %d cells, want 4 (rule, packages, may not depend on, why)", cells[0], len(cells))
 		}
 		r := rule{ID: cells[0]}
 		r.Packages, r.Except = splitExcept(cells[1])
 		r.Forbid, r.Allow = splitExcept(cells[2])
-		switch {
-		case cells[3] == "all":
-		case strings.HasPrefix(cells[3], "without"):
-			r.NoAgent = true
-		default:
-			return nil, fmt.Errorf("rule %s: builds %q, want \"all\" or \"without `agent`\"", r.ID, cells[3])
-		}
 		out = append(out, r)
 	}
 	return out, sc.Err()

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
-
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -112,6 +109,22 @@ func TestOutputCapAndTimeout(t *testing.T) {
 	}
 }
 
+// newService is an ops service on a fresh database in root whose commands this Runner
+// runs under workspace-write, with the service's state directory (root/state) hidden from
+// them as the core hides its data directory.
+func newService(t *testing.T, root string) *ops.Service {
+	t.Helper()
+	db := testdb.Open(t, filepath.Join(root, "airlock.db"), ops.Migrate)
+	key := make(memKeys, 32)
+	rand.Read(key)
+	state := filepath.Join(root, "state")
+	svc, err := ops.New(ops.Config{DB: db, Runner: Runner{Policy: workspaceWrite(false), HiddenPaths: []string{state}}, Keys: key, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
 type memKeys []byte
 
 func (k memKeys) JournalKey(context.Context) ([]byte, error) { return k, nil }
@@ -140,20 +153,7 @@ func TestWorkedExampleUnderTheSandbox(t *testing.T) {
 	if out, err := seed.CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	db, err := gorm.Open(sqlite.Open(filepath.Join(root, "airlock.db")+"?_busy_timeout=10000&_journal_mode=WAL"), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ops.Migrate(db); err != nil {
-		t.Fatal(err)
-	}
-	key := make(memKeys, 32)
-	rand.Read(key)
-	state := filepath.Join(root, "state") // hidden from the sandbox, as the app hides its data dir
-	svc, err := ops.New(ops.Config{DB: db, Runner: Runner{Policy: workspaceWrite(false), HiddenPaths: []string{root + "/state"}}, Keys: key, StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := newService(t, root)
 	ctx := context.Background()
 	b, _ := os.ReadFile(filepath.Join(dir, "plan.json"))
 	in, err := ops.DecodePlanInput(b, dir)

@@ -4,17 +4,12 @@ package sandboxrunner
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gorm.io/driver/sqlite"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/ops/internal/swaptest"
@@ -62,20 +57,7 @@ func TestSandboxedApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 			evil := filepath.Join(root, "evil.sql")
 			os.WriteFile(evil, []byte("DROP TABLE users;\n"), 0o644)
 
-			db, err := gorm.Open(sqlite.Open(filepath.Join(root, "airlock.db")+"?_busy_timeout=10000&_journal_mode=WAL"), &gorm.Config{Logger: logger.Discard})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ops.Migrate(db); err != nil {
-				t.Fatal(err)
-			}
-			key := make(memKeys, 32)
-			rand.Read(key)
-			state := filepath.Join(root, "state")
-			svc, err := ops.New(ops.Config{DB: db, Runner: Runner{Policy: workspaceWrite(false), HiddenPaths: []string{state}}, Keys: key, StateDir: state})
-			if err != nil {
-				t.Fatal(err)
-			}
+			svc := newService(t, root)
 			pv, err := svc.OpsPlan(ctx, ops.PlanInput{OperationPlan: ops.OperationPlan{
 				Target: ops.Target{Provider: "sqlite", Device: "db.sqlite"}, Intent: "add an email column", Apply: apply,
 				Diff: ops.Command{Argv: []string{"cat", "migrate.sql"}}, Workdir: dir, Inputs: []string{"migrate.sql"},
@@ -105,9 +87,6 @@ func TestSandboxedApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 			case errors.As(err, &de) && de.Field == ops.FieldInputs:
 			default:
 				t.Fatalf("%v round %d: %+v %v", apply, round, res, err)
-			}
-			if sqlDB, err := db.DB(); err == nil {
-				sqlDB.Close()
 			}
 		}
 		if applied == 0 {

@@ -233,7 +233,7 @@ func TestCredentialReads(t *testing.T) {
 				t.Errorf("%q is a credential read and yet known-safe", tc.cmd)
 			}
 			for _, f := range a.Findings {
-				if f.Category == CategoryCredentialRead && (f.Destructive() || f.Command == "") {
+				if f.Category == CategoryCredentialRead && (FindingDestructive(f) || f.Command == "") {
 					t.Errorf("credential finding %+v: destructive or without its command", f)
 				}
 			}

@@ -10,11 +10,12 @@ package preflight
 import (
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
 // Category groups findings.
-type Category string
+type Category = api.FindingCategory
 
 // Categories. Every category except CategoryOpaque and CategoryCredentialRead makes a
 // request interactive-only; every finding raises it to P2.
@@ -35,14 +36,10 @@ const (
 )
 
 // Finding is one reason a command is dangerous.
-type Finding struct {
-	Category Category `json:"category"`
-	Reason   string   `json:"reason"`
-	Command  string   `json:"command"` // the simple command it was found in, as written
-}
+type Finding = api.Finding
 
-// Destructive reports whether the finding makes the command bash_destructive.
-func (f Finding) Destructive() bool {
+// FindingDestructive reports whether the finding makes the command bash_destructive.
+func FindingDestructive(f Finding) bool {
 	return f.Category != CategorySelfApproval && f.Category != CategoryOpaque && f.Category != CategoryCredentialRead
 }
 
@@ -60,10 +57,7 @@ type Options struct {
 }
 
 // Segment is one simple command, as the rules see it.
-type Segment struct {
-	Source    string // as written, wrappers included
-	Unwrapped string // the command after wrappers were stripped
-}
+type Segment = api.Segment
 
 // Analysis is everything the permission pipeline needs from one parse.
 type Analysis struct {
@@ -96,7 +90,7 @@ func (a Analysis) CredentialRead() bool {
 // Destructive reports whether any finding is destructive (bash_destructive).
 func (a Analysis) Destructive() bool {
 	for _, f := range a.Findings {
-		if f.Destructive() {
+		if FindingDestructive(f) {
 			return true
 		}
 	}

@@ -74,9 +74,17 @@ func (w *walker) evaluation(src string, n syntax.Node, nested, subst bool) {
 
 // arithVars returns the variables an arithmetic expression reads: bare names (x, a[i])
 // and parameter expansions ($x).
-func arithVars(x syntax.ArithmExpr) []string {
+func arithVars(x syntax.ArithmExpr) []string { return varsRead(x, true) }
+
+// wordVars returns the variables a word expands.
+func wordVars(wd *syntax.Word) []string { return varsRead(wd, false) }
+
+// varsRead returns the parameter expansions under node (not inside a command or process
+// substitution, which runs on its own) and, with bare, the literal names too (in
+// arithmetic, x means $x).
+func varsRead(node syntax.Node, bare bool) []string {
 	var out []string
-	syntax.Walk(x, func(n syntax.Node) bool {
+	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			return false
@@ -85,26 +93,8 @@ func arithVars(x syntax.ArithmExpr) []string {
 				out = append(out, n.Param.Value)
 			}
 		case *syntax.Lit:
-			name, _, _ := strings.Cut(n.Value, "[")
-			if validName(name) {
+			if name, _, _ := strings.Cut(n.Value, "["); bare && validName(name) {
 				out = append(out, name)
-			}
-		}
-		return true
-	})
-	return out
-}
-
-// wordVars returns the variables a word expands.
-func wordVars(wd *syntax.Word) []string {
-	var out []string
-	syntax.Walk(wd, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			return false
-		case *syntax.ParamExp:
-			if n.Param != nil {
-				out = append(out, n.Param.Value)
 			}
 		}
 		return true

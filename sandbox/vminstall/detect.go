@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
 
@@ -20,19 +21,8 @@ import (
 // (9p, virtio-serial and -snapshot all work from 5.0 on).
 const MinQEMUMajor = 5
 
-// Support is what the host offers for the micro-VM.
-type Support struct {
-	OS          string `json:"os"`
-	Arch        string `json:"arch"`
-	Supported   bool   `json:"supported"`
-	Reason      string `json:"reason,omitempty"`      // why not supported, with the way out
-	KVM         bool   `json:"kvm"`                   // /dev/kvm opens read-write
-	Accel       string `json:"accel"`                 // kvm | hvf | tcg
-	Warning     string `json:"warning,omitempty"`     // e.g. TCG is slow
-	QEMUBinary  string `json:"qemuBinary"`            // qemu-system-<arch> name for this host
-	SystemQEMU  string `json:"systemQemu,omitempty"`  // path of a usable system QEMU, "" when none
-	QEMUVersion string `json:"qemuVersion,omitempty"` // e.g. "7.2.18"
-}
+// Support is what the host offers for the micro-VM (the wire type).
+type Support = api.VMSupport
 
 // QEMUBinaryFor names the QEMU system emulator for a GOARCH ("" when there is none).
 func QEMUBinaryFor(arch string) string {

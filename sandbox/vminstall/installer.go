@@ -345,6 +345,6 @@ func (i *Installer) update(f func(*Status)) {
 
 func (i *Installer) publish(st Status) {
 	if i.cfg.Publisher != nil {
-		i.cfg.Publisher.Publish(Topic, st)
+		i.cfg.Publisher.Publish(st)
 	}
 }

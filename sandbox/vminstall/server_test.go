@@ -182,11 +182,7 @@ type eventLog struct {
 	onPub  func(Status)
 }
 
-func (l *eventLog) Publish(topic string, payload any) {
-	st, ok := payload.(Status)
-	if topic != Topic || !ok {
-		panic("unexpected event " + topic)
-	}
+func (l *eventLog) Publish(st Status) {
 	l.mu.Lock()
 	l.events = append(l.events, st)
 	f := l.onPub

@@ -148,8 +148,8 @@ func TestGenerateCarriesDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := apiDocs["RunLog"]; !strings.HasPrefix(got, "RunLog (run.log)") {
-		t.Errorf("ReadDocs of api: RunLog's comment is %q", got)
+	if got := apiDocs["RunLogChunk"]; !strings.HasPrefix(got, "RunLogChunk (run.log)") {
+		t.Errorf("ReadDocs of api: RunLogChunk's comment is %q", got)
 	}
 }
 

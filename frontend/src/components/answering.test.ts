@@ -1,49 +1,27 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync, tick } from 'svelte';
+import { render, click, settle, unmountAll } from '../test/render';
 import PermissionPopup from './PermissionPopup.svelte';
 import ApprovalRow from './ApprovalRow.svelte';
 import HeldRow from './HeldRow.svelte';
 import type { Approval, InboxItem } from '../lib/api';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
 });
 
 const p1 = (over: Partial<Approval> = {}): Approval =>
   ({
-    id: 'w1', tool: 'write_file', summary: 'write ~/Airlock/research/notes.md', tier: 'P1', interactiveOnly: false, reasons: [],
-    scopes: ['once', 'session', 'always'], params: '{\n  "path": "/home/ana/Airlock/research/notes.md"\n}', createdAt: '2026-11-29T10:00:00Z',
+    id: 'w1', tool: 'write_file', summary: 'write ~/Airlock/research/notes.md', tier: 'P1', interactive_only: false, reasons: [],
+    scopes: ['once', 'session', 'always'], params: '{\n  "path": "/home/ana/Airlock/research/notes.md"\n}', created_at: '2026-11-29T10:00:00Z',
     session: 'refactor', department: 'research', cwd: '/home/ana/Airlock/research', mode: 'workspace-write', network: false, ...over,
   }) as Approval;
 
 const p2 = (over: Partial<Approval> = {}): Approval =>
-  p1({ id: 'b1', tool: 'bash', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, scopes: ['once'], summary: 'git push --force origin main',
+  p1({ id: 'b1', tool: 'bash', tier: 'P2', kind: 'bash_destructive', interactive_only: true, scopes: ['once'], summary: 'git push --force origin main',
     reasons: ['data loss: rewrites the history of origin/main'], params: '{\n  "command": "git push --force origin main"\n}', network: true, ...over });
 
 const buttons = (el: Element) => [...el.querySelectorAll('footer button, .answer button')].map((b) => b.textContent!.trim());
-const click = (el: Element | null) => {
-  (el as HTMLElement).click();
-  flushSync();
-};
-// settle lets an answer finish (the buttons are disabled while it is under way).
-const settle = async () => {
-  await tick();
-  await Promise.resolve();
-  await Promise.resolve();
-  flushSync();
-};
 const key = (el: Element, k: string) => {
   el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
   flushSync();
@@ -210,7 +188,7 @@ describe('HeldRow', () => {
       asked: '2 held run(s) of nightly-deps: /var/tmp/legacy is not inside the workspace, a department, or an authorized place', answer: 'airlock authorize /var/tmp/legacy', actions: ['authorize', 'cancel'], ...over }) as InboxItem;
 
   it('says what becomes writable and authorizes after the confirmation', async () => {
-    const onauthorize = vi.fn(async () => ({ path: '/var/tmp/legacy', released: [4, 5], needsConfirmation: false }));
+    const onauthorize = vi.fn(async () => ({ path: '/var/tmp/legacy', released: [4, 5], needs_confirmation: false }));
     const el = render(HeldRow, { item: held(), home: '/home/ana', onauthorize });
     expect(el.textContent).toContain('nightly-deps wants to start in');
     expect(el.textContent).toContain('2 runs waiting here');
@@ -225,8 +203,8 @@ describe('HeldRow', () => {
   it('asks the second confirmation for the home directory, in the core’s words', async () => {
     const onauthorize = vi.fn(async (_dir: string, confirm: boolean) =>
       confirm
-        ? { path: '/home/ana', released: [1], needsConfirmation: false }
-        : { path: '/home/ana', released: [], needsConfirmation: true, confirmation: 'authorizing /home/ana lets runs write to /home/ana/.ssh' },
+        ? { path: '/home/ana', released: [1], needs_confirmation: false }
+        : { path: '/home/ana', released: [], needs_confirmation: true, confirmation: 'authorizing /home/ana lets runs write to /home/ana/.ssh' },
     );
     const el = render(HeldRow, { item: held({ dir: '/home/ana', key: 'dir:/home/ana' }), home: '/home/ana', onauthorize });
     click(el.querySelector('[data-action="authorize"]'));

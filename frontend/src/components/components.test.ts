@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
+import { render, unmountAll } from '../test/render';
 import TierBadge from './TierBadge.svelte';
 import ModeBadge from './ModeBadge.svelte';
 import Sidebar from './Sidebar.svelte';
@@ -10,20 +10,8 @@ import Waiting from '../pages/Waiting.svelte';
 import { footerFacts } from '../lib/footer';
 import type { ConfigView } from '../lib/api';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
 });
 
 describe('TierBadge', () => {
@@ -86,8 +74,8 @@ describe('Waiting', () => {
 
   it('lists pending requests most urgent first, answerable in place', () => {
     const approvals = [
-      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactiveOnly: false, reasons: [], scopes: ['once', 'session', 'always'], params: '', createdAt: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
-      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactiveOnly: true, reasons: ['data loss: rewrites the remote branch history'], scopes: ['once'], params: '', createdAt: '2026-11-29T11:00:00Z', network: true },
+      { id: 'a1', tool: 'write_file', summary: 'write notes.md', tier: 'P1', interactive_only: false, reasons: [], scopes: ['once', 'session', 'always'], params: '', created_at: '2026-11-29T10:00:00Z', network: false, cwd: '/home/ana/Airlock/research', mode: 'workspace-write', session: 'refactor' },
+      { id: 'b2', tool: 'bash', summary: 'git push --force origin main', tier: 'P2', kind: 'bash_destructive', interactive_only: true, reasons: ['data loss: rewrites the remote branch history'], scopes: ['once'], params: '', created_at: '2026-11-29T11:00:00Z', network: true },
     ];
     const el = render(Waiting, { approvals, roots: [], home: '/home/ana' });
     const rows = [...el.querySelectorAll('[data-approval]')];
@@ -107,7 +95,7 @@ const baseConfig = (over: Partial<ConfigView> = {}): ConfigView =>
   ({
     path: '/home/ana/.config/airlock/config.toml',
     exists: true,
-    loadedAt: '2026-11-29T12:00:00Z',
+    loaded_at: '2026-11-29T12:00:00Z',
     settings: [
       { key: 'sandbox_mode', value: 'read-only', layer: 'file', detail: '/home/ana/.config/airlock/config.toml' },
       { key: 'approval_policy', value: 'never', layer: 'env', detail: 'AIRLOCK_APPROVAL_POLICY' },

@@ -2,41 +2,41 @@
 // departmentsview.go). Like lib/api.ts, the only importer of the generated bindings for
 // these pages: components import from here.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import { departments, desktop, dispatch } from '../../wailsjs/go/models';
+import { api } from '../../wailsjs/go/models';
 import { events, Topics } from './events';
 
 /** A task as the Dispatch page lists it: schedule in words, next runs, effective policy, warnings, last run. */
-export type TaskRow = desktop.TaskRow;
+export type TaskRow = api.TaskRow;
 /** The task editor's content as the core takes it. */
-export type TaskForm = Omit<desktop.TaskForm, 'overrides' | 'convertValues'> & { overrides: Defaults };
+export type TaskForm = Omit<api.TaskForm, 'overrides' | 'convertValues'> & { overrides: Defaults };
 /** The schedule field's live preview. */
-export type SchedulePreview = desktop.SchedulePreview;
+export type SchedulePreview = api.SchedulePreview;
 /** One run (an occurrence of a task, whether it ran or not). */
-export type Run = dispatch.Run;
+export type Run = api.Run;
 /** A run's effective policy, fixed when it started. */
-export type Policy = dispatch.Policy;
+export type Policy = api.RunPolicy;
 /** A page of runs, newest first. */
-export type RunPage = desktop.RunPage;
+export type RunPage = api.RunPage;
 /** What the Runs view asks for. */
-export type RunQuery = { task: string; status: string; offset: number; limit: number };
+export type RunQuery = { task: string; status: string; offset: number; limit: number; waiting?: boolean };
 /** A piece of a run's log file. */
-export type LogPiece = desktop.LogPiece;
+export type LogPiece = api.LogPiece;
 /** A department with its tasks. */
-export type DepartmentRow = desktop.DepartmentRow;
-export type Department = departments.Department;
+export type DepartmentRow = api.DepartmentRow;
+export type Department = api.Department;
 /** Defaults of a department, or a task's overrides: unset fields inherit. */
 export type Defaults = { posture?: string; sandbox_mode?: string; network?: boolean; approval_policy?: string; execution_mode?: string };
 
 export const dispatchApi = {
   tasks: (): Promise<TaskRow[]> => Facade.Tasks(),
   task: (name: string): Promise<TaskRow> => Facade.Task(name),
-  createTask: (form: TaskForm): Promise<TaskRow> => Facade.CreateTask(desktop.TaskForm.createFrom(form)),
-  editTask: (name: string, form: TaskForm): Promise<TaskRow> => Facade.EditTask(name, desktop.TaskForm.createFrom(form)),
+  createTask: (form: TaskForm): Promise<TaskRow> => Facade.CreateTask(api.TaskForm.createFrom(form)),
+  editTask: (name: string, form: TaskForm): Promise<TaskRow> => Facade.EditTask(name, api.TaskForm.createFrom(form)),
   removeTask: (name: string): Promise<void> => Facade.RemoveTask(name),
   setTaskEnabled: (name: string, enabled: boolean): Promise<TaskRow> => Facade.SetTaskEnabled(name, enabled),
   runNow: (name: string): Promise<Run> => Facade.RunNow(name),
   schedulePreview: (expr: string, tz: string): Promise<SchedulePreview> => Facade.SchedulePreview(expr, tz),
-  runs: (q: RunQuery): Promise<RunPage> => Facade.Runs(desktop.RunQuery.createFrom(q)),
+  runs: (q: RunQuery): Promise<RunPage> => Facade.Runs(api.RunQuery.createFrom(q)),
   run: (id: number): Promise<Run> => Facade.Run(id),
   /** At most maxBytes of the log ending at end (-1: the end of the file). */
   runLog: (id: number, end = -1, maxBytes = 256 * 1024): Promise<LogPiece> => Facade.RunLog(id, end, maxBytes),
@@ -45,8 +45,8 @@ export const dispatchApi = {
   /** The system's directory picker; rejects when there is no window (type the path instead). "" when cancelled. */
   chooseDirectory: (title: string, start = ''): Promise<string> => Facade.ChooseDirectory(title, start),
   departments: (): Promise<DepartmentRow[]> => Facade.Departments(),
-  addDepartment: (name: string, dir: string, d: Defaults): Promise<Department> => Facade.AddDepartment(name, dir, departments.Defaults.createFrom(d)),
-  setDepartmentDefaults: (name: string, d: Defaults): Promise<Department> => Facade.SetDepartmentDefaults(name, departments.Defaults.createFrom(d)),
+  addDepartment: (name: string, dir: string, d: Defaults): Promise<Department> => Facade.AddDepartment(name, dir, api.Defaults.createFrom(d)),
+  setDepartmentDefaults: (name: string, d: Defaults): Promise<Department> => Facade.SetDepartmentDefaults(name, api.Defaults.createFrom(d)),
   removeDepartment: (name: string): Promise<void> => Facade.RemoveDepartment(name),
   home: (): Promise<string> => Facade.Home(),
 };

@@ -4,13 +4,13 @@
 // that config.changed brings (App re-reads it on that event), so other editors of the
 // file show up the same way.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { desktop } from '../../wailsjs/go/models';
+import type { api as wire, desktop } from '../../wailsjs/go/models';
 import type { ConfigView } from './api';
 
 export type PermissionsView = desktop.PermissionsView;
 export type TierRow = desktop.TierRow;
 export type RuleRow = desktop.RuleRow;
-export type GrantRow = desktop.GrantRow;
+export type GrantRow = wire.GrantRecord;
 export type HooksView = desktop.HooksView;
 export type HookRow = desktop.HookRow;
 export type AgentHook = desktop.AgentHook;

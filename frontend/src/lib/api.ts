@@ -4,32 +4,32 @@
 // them and the script says when the committed copy is stale. Pages import from here,
 // never from wailsjs.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { api as wire, config, desktop, dispatch, localapi, sandbox } from '../../wailsjs/go/models';
+import type { api as wire } from '../../wailsjs/go/models';
 
 /** What runs, where its data lives, and what is wrong (`airlock status`). */
-export type Status = localapi.Status;
+export type Status = wire.Status;
 /** The effective configuration and the health of config.toml. */
-export type ConfigView = localapi.ConfigView;
+export type ConfigView = wire.ConfigView;
 /** One key's effective value and the layer that set it. */
-export type Setting = config.Setting;
+export type Setting = wire.ConfigSetting;
 /** A broken config.toml: each problem has its line and column. */
-export type ConfigError = config.Error;
-export type ConfigProblem = config.Problem;
+export type ConfigError = wire.ConfigError;
+export type ConfigProblem = wire.ConfigProblem;
 
 /** A request waiting for a person (the Waiting for you page). */
-export type Approval = desktop.Approval;
+export type Approval = wire.Approval;
 /** One entry of Waiting for you: held runs of a directory, a paused run or task, an approval. */
-export type InboxItem = dispatch.InboxItem;
+export type InboxItem = wire.InboxItem;
 /** What authorizing a directory did, or the second confirmation it needs first. */
-export type Authorization = desktop.Authorization;
+export type Authorization = Omit<wire.Authorization, 'convertValues'>;
 /** How long an allow is remembered. */
 export type Scope = 'once' | 'session' | 'always';
 /** An operation plan as the Ops list shows it. */
 export type PlanSummary = wire.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */
-export type SandboxStatus = sandbox.Status;
+export type SandboxStatus = wire.SandboxStatus;
 /** Whether scheduled runs start on their own (dispatch.state). */
-export type DispatchState = dispatch.State;
+export type DispatchState = wire.DispatchState;
 
 /** The layers a value can come from, strongest first. */
 export type Layer = 'flag' | 'env' | 'file' | 'default';
@@ -44,7 +44,7 @@ export const api = {
   /** Answers a pending request as the person, from the window (interactive). */
   answer: (id: string, allow: boolean, scope: Scope | '' = 'once', reason = ''): Promise<void> => Facade.Answer(id, allow, scope, reason),
   inbox: (): Promise<InboxItem[]> => Facade.Inbox(),
-  /** Authorizes dir; `/` and home answer needsConfirmation until confirmHome. */
+  /** Authorizes dir; `/` and home answer needs_confirmation until confirmHome. */
   authorizeDirectory: (dir: string, confirmHome = false): Promise<Authorization> => Facade.AuthorizeDirectory(dir, confirmHome),
   /** Cancels held runs (Skip under Waiting for you). */
   cancelRuns: (ids: number[]): Promise<void> => Facade.CancelRuns(ids),

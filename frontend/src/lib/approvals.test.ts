@@ -16,10 +16,10 @@ describe('origin', () => {
 describe('byUrgency', () => {
   it('puts P2 first, then P1, then P0, oldest first within a tier', () => {
     const list = [
-      { id: 'p0', tier: 'P0', createdAt: '2026-11-29T09:00:00Z' },
-      { id: 'p1-new', tier: 'P1', createdAt: '2026-11-29T12:00:00Z' },
-      { id: 'p2', tier: 'P2', createdAt: '2026-11-29T13:00:00Z' },
-      { id: 'p1-old', tier: 'P1', createdAt: '2026-11-29T08:00:00Z' },
+      { id: 'p0', tier: 'P0', created_at: '2026-11-29T09:00:00Z' },
+      { id: 'p1-new', tier: 'P1', created_at: '2026-11-29T12:00:00Z' },
+      { id: 'p2', tier: 'P2', created_at: '2026-11-29T13:00:00Z' },
+      { id: 'p1-old', tier: 'P1', created_at: '2026-11-29T08:00:00Z' },
     ];
     expect(byUrgency(list).map((x) => x.id)).toEqual(['p2', 'p1-old', 'p1-new', 'p0']);
     expect(list[0]!.id).toBe('p0'); // the input is not reordered

@@ -12,7 +12,7 @@ export function origin(a: Pick<Approval, 'run' | 'task' | 'session' | 'departmen
 }
 
 /** byUrgency orders requests most urgent first: P2, then P1, then P0; older first within a tier. */
-export function byUrgency<T extends Pick<Approval, 'tier' | 'createdAt'>>(list: readonly T[]): T[] {
+export function byUrgency<T extends Pick<Approval, 'tier' | 'created_at'>>(list: readonly T[]): T[] {
   const rank = (t: string) => (t === 'P2' ? 0 : t === 'P1' ? 1 : 2);
-  return [...list].sort((x, y) => rank(x.tier) - rank(y.tier) || String(x.createdAt).localeCompare(String(y.createdAt)));
+  return [...list].sort((x, y) => rank(x.tier) - rank(y.tier) || String(x.created_at).localeCompare(String(y.created_at)));
 }

@@ -2,7 +2,7 @@
 // fields to and from the core's task, which field an error of the core belongs to, run
 // states in words, and the live log's buffer. Components only render what these return.
 import type { Defaults, Run, TaskForm, TaskRow } from './api-dispatch';
-import type { RunLog } from './wire.gen';
+import type { RunLogChunk } from './wire.gen';
 
 // ---------------------------------------------------------------------------------
 // The command: typed as a shell-like line, stored as exact words (argv).
@@ -425,7 +425,7 @@ const skipWords: Record<string, string> = {
 // The live log.
 
 /** A run.log event: a chunk of a run's output (secrets already redacted by the core). */
-export type LogChunk = RunLog;
+export type LogChunk = RunLogChunk;
 
 /**
  * mergeTail joins the log's tail read from the file with the chunks that arrived while it

@@ -15,10 +15,10 @@ describe('heldItems and waitingCount', () => {
 
 describe('what a request offers', () => {
   it.each([
-    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'always'] }, true, false],
-    [{ tier: 'P1', interactiveOnly: false, scopes: ['once'] }, false, false],
-    [{ tier: 'P1', interactiveOnly: true, scopes: ['once', 'always'] }, false, true],
-    [{ tier: 'P2', interactiveOnly: false, scopes: ['once', 'always'] }, false, true],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once', 'always'] }, true, false],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once'] }, false, false],
+    [{ tier: 'P1', interactive_only: true, scopes: ['once', 'always'] }, false, true],
+    [{ tier: 'P2', interactive_only: false, scopes: ['once', 'always'] }, false, true],
   ])('%j: always %s, review %s', (a, always, review) => {
     expect(canAllowAlways(a)).toBe(always);
     expect(needsReview(a)).toBe(review);
@@ -33,11 +33,11 @@ describe('what a request offers', () => {
   });
 
   it.each([
-    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'session', 'always'], session: 'refactor' }, true],
-    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'always'], session: 'refactor' }, false],
-    [{ tier: 'P1', interactiveOnly: false, scopes: ['once', 'session'], session: '' }, false],
-    [{ tier: 'P1', interactiveOnly: true, scopes: ['once', 'session'], session: 'refactor' }, false],
-    [{ tier: 'P2', interactiveOnly: false, scopes: ['once', 'session'], session: 'refactor' }, false],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once', 'session', 'always'], session: 'refactor' }, true],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once', 'always'], session: 'refactor' }, false],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once', 'session'], session: '' }, false],
+    [{ tier: 'P1', interactive_only: true, scopes: ['once', 'session'], session: 'refactor' }, false],
+    [{ tier: 'P2', interactive_only: false, scopes: ['once', 'session'], session: 'refactor' }, false],
   ])('%j: allowed for the session by default: %s', (a, session) => {
     expect(canAllowSession(a)).toBe(session);
   });
@@ -82,7 +82,7 @@ describe('held groups', () => {
 });
 
 describe('PopupQueue', () => {
-  const p = (id: string, createdAt: string) => ({ id, createdAt });
+  const p = (id: string, created_at: string) => ({ id, created_at });
   it('raises the oldest first, keeps aside what the person put aside, and brings a reviewed one to the front', () => {
     const q = new PopupQueue();
     const pending = [p('b', '2026-01-01T10:02:00Z'), p('a', '2026-01-01T10:01:00Z'), p('c', '2026-01-01T10:03:00Z')];

@@ -17,16 +17,16 @@ export function waitingCount(approvals: readonly unknown[], held: readonly unkno
 }
 
 /** canAllowAlways: only P1 requests that are not interactive-only offer "Allow always". */
-export function canAllowAlways(a: Pick<Approval, 'tier' | 'interactiveOnly' | 'scopes'>): boolean {
-  return a.tier === 'P1' && !a.interactiveOnly && (a.scopes ?? []).some((s) => s === 'always' || s === 'session');
+export function canAllowAlways(a: Pick<Approval, 'tier' | 'interactive_only' | 'scopes'>): boolean {
+  return a.tier === 'P1' && !a.interactive_only && (a.scopes ?? []).some((s) => s === 'always' || s === 'session');
 }
 
 /**
  * canAllowSession: a P1 request of an agent session is allowed for the rest of the session
  * by default (it asks the first time only); "Allow once" is the exception beside it.
  */
-export function canAllowSession(a: Pick<Approval, 'tier' | 'interactiveOnly' | 'scopes' | 'session'>): boolean {
-  return a.tier === 'P1' && !a.interactiveOnly && !!a.session && (a.scopes ?? []).includes('session');
+export function canAllowSession(a: Pick<Approval, 'tier' | 'interactive_only' | 'scopes' | 'session'>): boolean {
+  return a.tier === 'P1' && !a.interactive_only && !!a.session && (a.scopes ?? []).includes('session');
 }
 
 /** sessionGrant says what "Allow for this session" remembers, before the click. */
@@ -35,8 +35,8 @@ export function sessionGrant(a: Pick<Approval, 'tool' | 'session'>): string {
 }
 
 /** needsReview: P2 and interactive-only requests are allowed only after reading the popup. */
-export function needsReview(a: Pick<Approval, 'tier' | 'interactiveOnly'>): boolean {
-  return a.tier === 'P2' || a.interactiveOnly;
+export function needsReview(a: Pick<Approval, 'tier' | 'interactive_only'>): boolean {
+  return a.tier === 'P2' || a.interactive_only;
 }
 
 export interface ScopeChoice {
@@ -122,13 +122,13 @@ export class PopupQueue {
   private front: string | undefined;
 
   /** queue lists the requests to raise, in order, from the pending list. */
-  queue<T extends Pick<Approval, 'id' | 'createdAt'>>(pending: readonly T[]): T[] {
+  queue<T extends Pick<Approval, 'id' | 'created_at'>>(pending: readonly T[]): T[] {
     const live = new Set(pending.map((p) => p.id));
     for (const id of this.aside) if (!live.has(id)) this.aside.delete(id);
     if (this.front && !live.has(this.front)) this.front = undefined;
     const list = pending
       .filter((p) => !this.aside.has(p.id))
-      .sort((x, y) => String(x.createdAt).localeCompare(String(y.createdAt)) || x.id.localeCompare(y.id));
+      .sort((x, y) => String(x.created_at).localeCompare(String(y.created_at)) || x.id.localeCompare(y.id));
     const i = list.findIndex((p) => p.id === this.front);
     if (i > 0) list.unshift(...list.splice(i, 1));
     return list;

@@ -5,8 +5,8 @@ import VMInstall from '../components/VMInstall.svelte';
 
 const base: VMStatus = {
   supported: true,
-  runtimeReady: false,
-  imageReady: false,
+  runtime_ready: false,
+  image_ready: false,
   downloading: false,
   progress: { stage: '', received: 0, total: 0, percent: 0 },
   support: { accel: 'tcg', warning: 'no usable /dev/kvm: slower' },
@@ -19,7 +19,7 @@ describe('vmView', () => {
     ['not installed', st(), 'not-installed', { canInstall: true, canRetry: false, modesEnabled: false }],
     ['downloading', st({ downloading: true, progress: { stage: 'image', artifact: 'rootfs.qcow2', received: 5, total: 10, percent: 50 } }), 'installing', { canCancel: true, canInstall: false }],
     ['failed', st({ error: 'install cancelled; the downloaded part is kept and the next install resumes it' }), 'failed', { canRetry: true, canInstall: false }],
-    ['ready', st({ runtimeReady: true, imageReady: true, version: 'bookworm-1' }), 'ready', { modesEnabled: true, canInstall: false }],
+    ['ready', st({ runtime_ready: true, image_ready: true, version: 'bookworm-1' }), 'ready', { modesEnabled: true, canInstall: false }],
     ['unsupported', st({ supported: false, support: { reason: 'the micro-VM needs an amd64 or arm64 host' } }), 'unsupported', { canInstall: false }],
   ])('%s', (_, status, state, flags) => {
     const v = vmView(status);
@@ -35,7 +35,7 @@ describe('vmView', () => {
   });
 
   it('says a ready VM without KVM is emulated', () => {
-    expect(vmView(st({ runtimeReady: true, imageReady: true, version: 'v1' })).detail).toBe('image v1, without KVM (emulated, slower)');
+    expect(vmView(st({ runtime_ready: true, image_ready: true, version: 'v1' })).detail).toBe('image v1, without KVM (emulated, slower)');
   });
 });
 
@@ -161,7 +161,7 @@ describe('VMInstall.svelte', () => {
     expect(target.querySelector('[data-testid=vm-detail]')!.textContent).toContain('Retry resumes the download');
     expect(Array.from(target.querySelectorAll('button')).map((b) => b.textContent)).toEqual(['Retry']);
 
-    f.push(st({ runtimeReady: true, imageReady: true, version: 'bookworm-x', progress: { stage: 'ready', received: 0, total: 0, percent: 100 } }));
+    f.push(st({ runtime_ready: true, image_ready: true, version: 'bookworm-x', progress: { stage: 'ready', received: 0, total: 0, percent: 100 } }));
     flushSync();
     expect(section.getAttribute('data-state')).toBe('ready');
     expect(target.textContent).toContain('vanish when it stops');

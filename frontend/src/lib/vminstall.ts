@@ -1,5 +1,5 @@
 // The Sandbox tab's micro-VM install section, as pure logic: what to say about the
-// installer's status (sandbox/vminstall.Status, live on the "sandbox.install" events), the
+// installer's status (api.VMStatus, live on the "sandbox.install" events), the
 // speed computed from successive progress events, and errors in plain words.
 
 /** Progress of an install: bytes of the current stage's artifacts. */
@@ -11,15 +11,15 @@ export interface VMProgress {
   percent: number;
 }
 
-/** The installer's status (Go: vminstall.Status). */
+/** The installer's status (Go: api.VMStatus). */
 export interface VMStatus {
   supported: boolean;
-  runtimeReady: boolean;
-  imageReady: boolean;
+  runtime_ready: boolean;
+  image_ready: boolean;
   downloading: boolean;
   progress: VMProgress;
   error?: string;
-  support?: { reason?: string; accel?: string; warning?: string; systemQemu?: string; qemuVersion?: string; kvm?: boolean };
+  support?: { reason?: string; accel?: string; warning?: string; system_qemu?: string; qemu_version?: string; kvm?: boolean };
   runtime?: string;
   version?: string;
 }
@@ -60,7 +60,7 @@ export function vmView(st: VMStatus | undefined): VMView {
   if (!st.supported) {
     return { ...none, state: 'unsupported', headline: 'This machine cannot run the micro-VM', detail: plainError(st.support?.reason || st.error || '') };
   }
-  if (st.runtimeReady && st.imageReady) {
+  if (st.runtime_ready && st.image_ready) {
     const accel = st.support?.accel === 'kvm' ? 'with KVM' : st.support?.accel === 'tcg' ? 'without KVM (emulated, slower)' : '';
     return {
       ...none,

@@ -49,13 +49,12 @@ export interface PermissionDecided {
 }
 
 /**
- * GrantsChanged (grants.changed): remembered grants changed.
+ * Revoked is RevokeGrant's answer (and the grants.changed event's payload).
  *
- * Go: api.GrantsChanged
+ * Go: api.Revoked
  */
-export interface GrantsChanged {
-  /** Revoked is the id of the grant that was revoked. */
-  revoked?: string;
+export interface Revoked {
+  revoked: string;
 }
 
 /**
@@ -72,11 +71,11 @@ export interface RunUpdated {
 }
 
 /**
- * RunLog (run.log): a chunk of a running run's output, secrets already redacted.
+ * RunLogChunk (run.log): a chunk of a running run's output, secrets already redacted.
  *
- * Go: api.RunLog
+ * Go: api.RunLogChunk
  */
-export interface RunLog {
+export interface RunLogChunk {
   run_id: number;
   task_id: number;
   chunk: string;
@@ -176,19 +175,66 @@ export interface SandboxStatusChanged {
 }
 
 /**
- * SandboxInstall (sandbox.install): the micro-VM install moved on.
+ * VMStatus is the micro-VM installer's status: what the Sandbox tab and `airlock sandbox
+ * status` show, and the payload of the "sandbox.install" events.
  *
- * Go: api.SandboxInstall
+ * Go: api.VMStatus
  */
-export interface SandboxInstall {
+export interface VMStatus {
+  supported: boolean;
+  runtime_ready: boolean;
+  image_ready: boolean;
   downloading: boolean;
-  /** a micro-VM can start */
-  ready: boolean;
+  progress: VMProgress;
+  error?: string;
+  /** what the host offers */
+  support: VMSupport;
+  /** QEMU binary the runner uses */
+  runtime?: string;
+  /** installed image version */
+  version?: string;
+}
+
+/**
+ * VMProgress is where an install stands. Received and Total count the bytes of the
+ * current stage's artifacts (all of them, not only the current file).
+ *
+ * Go: api.VMProgress
+ */
+export interface VMProgress {
   /** detect | runtime | image | ready */
   stage: string;
+  /** the file being downloaded */
+  artifact?: string;
+  received: number;
+  total: number;
   /** 0..100 of the stage */
   percent: number;
-  error?: string;
+}
+
+/**
+ * VMSupport is what the host offers for the micro-VM.
+ *
+ * Go: api.VMSupport
+ */
+export interface VMSupport {
+  os: string;
+  arch: string;
+  supported: boolean;
+  /** why not supported, with the way out */
+  reason?: string;
+  /** /dev/kvm opens read-write */
+  kvm: boolean;
+  /** kvm | hvf | tcg */
+  accel: string;
+  /** e.g. TCG is slow */
+  warning?: string;
+  /** qemu-system-<arch> name for this host */
+  qemu_binary: string;
+  /** path of a usable system QEMU, "" when none */
+  system_qemu?: string;
+  /** e.g. "7.2.18" */
+  qemu_version?: string;
 }
 
 /**
@@ -266,9 +312,9 @@ export interface Payloads {
   'config.changed': ConfigChanged;
   'permission.requested': PermissionRequested;
   'permission.decided': PermissionDecided;
-  'grants.changed': GrantsChanged;
+  'grants.changed': Revoked;
   'run.updated': RunUpdated;
-  'run.log': RunLog;
+  'run.log': RunLogChunk;
   'task.updated': TaskUpdated;
   'task.removed': TaskRemoved;
   'department.updated': DepartmentUpdated;
@@ -277,7 +323,7 @@ export interface Payloads {
   'ops.plan.updated': OpsPlanUpdated;
   'ops.journal.appended': OpsJournalAppended;
   'sandbox.status': SandboxStatusChanged;
-  'sandbox.install': SandboxInstall;
+  'sandbox.install': VMStatus;
   'dispatch.state': DispatchStateChanged;
   'dispatch.digest': DispatchDigest;
   'dispatch.notify': DispatchNotice;

@@ -97,6 +97,74 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Approval {
+	    id: string;
+	    tool: string;
+	    summary: string;
+	    tier: string;
+	    kind?: string;
+	    interactive_only: boolean;
+	    reasons: string[];
+	    scopes: string[];
+	    params: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    deadline?: any;
+	    session?: string;
+	    run?: string;
+	    task?: string;
+	    department?: string;
+	    cwd?: string;
+	    mode?: string;
+	    network: boolean;
+	    gives?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.tier = source["tier"];
+	        this.kind = source["kind"];
+	        this.interactive_only = source["interactive_only"];
+	        this.reasons = source["reasons"];
+	        this.scopes = source["scopes"];
+	        this.params = source["params"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.task = source["task"];
+	        this.department = source["department"];
+	        this.cwd = source["cwd"];
+	        this.mode = source["mode"];
+	        this.network = source["network"];
+	        this.gives = source["gives"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InputDigest {
 	    path: string;
 	    sha256: string;
@@ -294,6 +362,309 @@ export namespace api {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class AuthorizedPlace {
+	    id: number;
+	    path: string;
+	    by: string;
+	    // Go type: time
+	    authorized_at: any;
+	    // Go type: time
+	    revoked_at?: any;
+	    revoked_by?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuthorizedPlace(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.by = source["by"];
+	        this.authorized_at = this.convertValues(source["authorized_at"], null);
+	        this.revoked_at = this.convertValues(source["revoked_at"], null);
+	        this.revoked_by = source["revoked_by"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Authorization {
+	    place?: AuthorizedPlace;
+	    path: string;
+	    released: number[];
+	    needs_confirmation: boolean;
+	    confirmation?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Authorization(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.place = this.convertValues(source["place"], AuthorizedPlace);
+	        this.path = source["path"];
+	        this.released = source["released"];
+	        this.needs_confirmation = source["needs_confirmation"];
+	        this.confirmation = source["confirmation"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ConfigProblem {
+	    line: number;
+	    column: number;
+	    key?: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.line = source["line"];
+	        this.column = source["column"];
+	        this.key = source["key"];
+	        this.message = source["message"];
+	    }
+	}
+	export class ConfigError {
+	    path: string;
+	    problems: ConfigProblem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.problems = this.convertValues(source["problems"], ConfigProblem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ConfigSetting {
+	    key: string;
+	    value: any;
+	    layer: string;
+	    detail?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.value = source["value"];
+	        this.layer = source["layer"];
+	        this.detail = source["detail"];
+	    }
+	}
+	export class ConfigView {
+	    path: string;
+	    exists: boolean;
+	    // Go type: time
+	    loaded_at: any;
+	    error?: ConfigError;
+	    settings: ConfigSetting[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.loaded_at = this.convertValues(source["loaded_at"], null);
+	        this.error = this.convertValues(source["error"], ConfigError);
+	        this.settings = this.convertValues(source["settings"], ConfigSetting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Defaults {
+	    posture?: string;
+	    sandbox_mode?: string;
+	    network?: boolean;
+	    approval_policy?: string;
+	    execution_mode?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Defaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.posture = source["posture"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.execution_mode = source["execution_mode"];
+	    }
+	}
+	export class Department {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Department(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DepartmentRow {
+	    id: number;
+	    name: string;
+	    directory: string;
+	    defaults: Defaults;
+	    status: string;
+	    status_reason?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DepartmentRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.directory = source["directory"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.status = source["status"];
+	        this.status_reason = source["status_reason"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.tasks = source["tasks"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class DiffResult {
 	    plan_id: string;
 	    plan_hash: string;
@@ -312,6 +683,202 @@ export namespace api {
 	        this.status = source["status"];
 	        this.diff = this.convertValues(source["diff"], PlanArtifactView);
 	        this.inputs = this.convertValues(source["inputs"], InputDigest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DispatchState {
+	    paused: boolean;
+	    // Go type: time
+	    paused_at?: any;
+	    paused_by?: string;
+	    tasks: number;
+	    running: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new DispatchState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.paused = source["paused"];
+	        this.paused_at = this.convertValues(source["paused_at"], null);
+	        this.paused_by = source["paused_by"];
+	        this.tasks = source["tasks"];
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Grant {
+	    writable?: string[];
+	    network?: boolean;
+	    readable?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Grant(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.writable = source["writable"];
+	        this.network = source["network"];
+	        this.readable = source["readable"];
+	    }
+	}
+	export class GrantRecord {
+	    id: string;
+	    tool: string;
+	    pattern: string;
+	    scope: string;
+	    session: string;
+	    department: string;
+	    workspace: string;
+	    created_by: string;
+	    request_id: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    revoked_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new GrantRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.scope = source["scope"];
+	        this.session = source["session"];
+	        this.department = source["department"];
+	        this.workspace = source["workspace"];
+	        this.created_by = source["created_by"];
+	        this.request_id = source["request_id"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.revoked_at = this.convertValues(source["revoked_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HostAllowance {
+	    by: string;
+	    argv: string[];
+	    dir: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostAllowance(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.argv = source["argv"];
+	        this.dir = source["dir"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InboxItem {
+	    kind: string;
+	    key: string;
+	    asked: string;
+	    answer: string;
+	    actions: string[];
+	    tier?: string;
+	    runs?: number[];
+	    tasks?: string[];
+	    dir?: string;
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    deadline?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.key = source["key"];
+	        this.asked = source["asked"];
+	        this.answer = source["answer"];
+	        this.actions = source["actions"];
+	        this.tier = source["tier"];
+	        this.runs = source["runs"];
+	        this.tasks = source["tasks"];
+	        this.dir = source["dir"];
+	        this.since = this.convertValues(source["since"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -459,6 +1026,46 @@ export namespace api {
 	}
 	
 	
+	export class KeyringView {
+	    ok: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyringView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.error = source["error"];
+	    }
+	}
+	export class LogPiece {
+	    run_id: number;
+	    start: number;
+	    end: number;
+	    size: number;
+	    data: string;
+	    truncated: boolean;
+	    missing?: string;
+	    pruned?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new LogPiece(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.start = source["start"];
+	        this.end = source["end"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	        this.truncated = source["truncated"];
+	        this.missing = source["missing"];
+	        this.pruned = source["pruned"];
+	    }
+	}
 	export class OpsCommand {
 	    argv?: string[];
 	    shell?: string;
@@ -529,6 +1136,30 @@ export namespace api {
 	
 	
 	
+	export class Paths {
+	    config_file: string;
+	    data_dir: string;
+	    database: string;
+	    run_logs: string;
+	    sandbox_dir: string;
+	    runtime_dir: string;
+	    socket: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Paths(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.config_file = source["config_file"];
+	        this.data_dir = source["data_dir"];
+	        this.database = source["database"];
+	        this.run_logs = source["run_logs"];
+	        this.sandbox_dir = source["sandbox_dir"];
+	        this.runtime_dir = source["runtime_dir"];
+	        this.socket = source["socket"];
+	    }
+	}
 	
 	export class VerifyResult {
 	    plan_id: string;
@@ -747,62 +1378,26 @@ export namespace api {
 	}
 	
 	
-
-}
-
-export namespace app {
-	
-	export class ProjectLayer {
-	    path: string;
-	    applied: string[];
-	    ignored: string[];
+	export class PreviousStart {
+	    kind: string;
+	    pid: number;
+	    // Go type: time
+	    started_at: any;
+	    // Go type: time
+	    stopped_at?: any;
+	    clean: boolean;
 	
 	    static createFrom(source: any = {}) {
-	        return new ProjectLayer(source);
+	        return new PreviousStart(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.applied = source["applied"];
-	        this.ignored = source["ignored"];
-	    }
-	}
-
-}
-
-export namespace config {
-	
-	export class Problem {
-	    line: number;
-	    column: number;
-	    key?: string;
-	    message: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Problem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.line = source["line"];
-	        this.column = source["column"];
-	        this.key = source["key"];
-	        this.message = source["message"];
-	    }
-	}
-	export class Error {
-	    path: string;
-	    problems: Problem[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Error(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.problems = this.convertValues(source["problems"], Problem);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.stopped_at = this.convertValues(source["stopped_at"], null);
+	        this.clean = source["clean"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -823,39 +1418,36 @@ export namespace config {
 		    return a;
 		}
 	}
-	
-	export class Setting {
-	    key: string;
-	    value: any;
-	    layer: string;
-	    detail?: string;
+	export class ProofSummary {
+	    terminal_proof: string;
+	    pam_service?: string;
+	    pam_source?: string;
+	    pam: boolean;
+	    note: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Setting(source);
+	        return new ProofSummary(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.value = source["value"];
-	        this.layer = source["layer"];
-	        this.detail = source["detail"];
+	        this.terminal_proof = source["terminal_proof"];
+	        this.pam_service = source["pam_service"];
+	        this.pam_source = source["pam_source"];
+	        this.pam = source["pam"];
+	        this.note = source["note"];
 	    }
 	}
-
-}
-
-export namespace departments {
-	
-	export class Defaults {
+	export class RunPolicy {
 	    posture?: string;
-	    sandbox_mode?: string;
-	    network?: boolean;
-	    approval_policy?: string;
-	    execution_mode?: string;
+	    sandbox_mode: string;
+	    network: boolean;
+	    approval_policy: string;
+	    backend: string;
+	    execution_mode: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Defaults(source);
+	        return new RunPolicy(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -864,33 +1456,93 @@ export namespace departments {
 	        this.sandbox_mode = source["sandbox_mode"];
 	        this.network = source["network"];
 	        this.approval_policy = source["approval_policy"];
+	        this.backend = source["backend"];
 	        this.execution_mode = source["execution_mode"];
 	    }
 	}
-	export class Department {
+	export class Run {
 	    id: number;
-	    name: string;
-	    directory: string;
-	    defaults: Defaults;
+	    task_id: number;
+	    // Go type: time
+	    scheduled_at: any;
+	    trigger: string;
+	    task_name: string;
 	    status: string;
-	    status_reason?: string;
+	    reason?: string;
+	    skip_reason?: string;
+	    waiting_dir?: string;
+	    waiting_dept?: string;
+	    // Go type: time
+	    held_since?: any;
+	    // Go type: time
+	    hold_until?: any;
+	    approval_id?: string;
+	    // Go type: time
+	    started_at?: any;
+	    // Go type: time
+	    finished_at?: any;
+	    exit_code?: number;
+	    signal?: string;
+	    pid?: number;
+	    owner?: string;
+	    policy: RunPolicy;
+	    policy_override?: RunPolicy;
+	    grant?: Grant;
+	    parent_run_id?: number;
+	    cwd: string;
+	    department?: string;
+	    log_path?: string;
+	    log_bytes: number;
+	    log_truncated: boolean;
+	    log_pruned: boolean;
+	    paused: boolean;
+	    denial?: string;
+	    denials?: {[key: string]: number};
+	    host_allowed?: HostAllowance;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
 	
 	    static createFrom(source: any = {}) {
-	        return new Department(source);
+	        return new Run(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.directory = source["directory"];
-	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.task_id = source["task_id"];
+	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
+	        this.trigger = source["trigger"];
+	        this.task_name = source["task_name"];
 	        this.status = source["status"];
-	        this.status_reason = source["status_reason"];
+	        this.reason = source["reason"];
+	        this.skip_reason = source["skip_reason"];
+	        this.waiting_dir = source["waiting_dir"];
+	        this.waiting_dept = source["waiting_dept"];
+	        this.held_since = this.convertValues(source["held_since"], null);
+	        this.hold_until = this.convertValues(source["hold_until"], null);
+	        this.approval_id = source["approval_id"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.finished_at = this.convertValues(source["finished_at"], null);
+	        this.exit_code = source["exit_code"];
+	        this.signal = source["signal"];
+	        this.pid = source["pid"];
+	        this.owner = source["owner"];
+	        this.policy = this.convertValues(source["policy"], RunPolicy);
+	        this.policy_override = this.convertValues(source["policy_override"], RunPolicy);
+	        this.grant = this.convertValues(source["grant"], Grant);
+	        this.parent_run_id = source["parent_run_id"];
+	        this.cwd = source["cwd"];
+	        this.department = source["department"];
+	        this.log_path = source["log_path"];
+	        this.log_bytes = source["log_bytes"];
+	        this.log_truncated = source["log_truncated"];
+	        this.log_pruned = source["log_pruned"];
+	        this.paused = source["paused"];
+	        this.denial = source["denial"];
+	        this.denials = source["denials"];
+	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	    }
@@ -912,6 +1564,469 @@ export namespace departments {
 		    }
 		    return a;
 		}
+	}
+	export class RunPage {
+	    runs: Run[];
+	    offset: number;
+	    has_more: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], Run);
+	        this.offset = source["offset"];
+	        this.has_more = source["has_more"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class RunQuery {
+	    task: string;
+	    status: string;
+	    waiting: boolean;
+	    offset: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = source["task"];
+	        this.status = source["status"];
+	        this.waiting = source["waiting"];
+	        this.offset = source["offset"];
+	        this.limit = source["limit"];
+	    }
+	}
+	export class SandboxProbe {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxProbe(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class SandboxStatus {
+	    platform: string;
+	    probes: SandboxProbe[];
+	    requested: string;
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	    guarantees: string[];
+	    limitations?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.platform = source["platform"];
+	        this.probes = this.convertValues(source["probes"], SandboxProbe);
+	        this.requested = source["requested"];
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	        this.guarantees = source["guarantees"];
+	        this.limitations = source["limitations"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SandboxSummary {
+	    backend: string;
+	    warning?: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.warning = source["warning"];
+	        this.error = source["error"];
+	    }
+	}
+	export class SchedulePreview {
+	    valid: boolean;
+	    description: string;
+	    next: string[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SchedulePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.valid = source["valid"];
+	        this.description = source["description"];
+	        this.next = source["next"];
+	        this.error = source["error"];
+	    }
+	}
+	export class Status {
+	    kind: string;
+	    pid: number;
+	    version: string;
+	    // Go type: time
+	    started_at: any;
+	    uptime: string;
+	    paths: Paths;
+	    config: ConfigView;
+	    keyring: KeyringView;
+	    previous?: PreviousStart;
+	    sandbox?: SandboxSummary;
+	    approvals?: ProofSummary;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.pid = source["pid"];
+	        this.version = source["version"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.uptime = source["uptime"];
+	        this.paths = this.convertValues(source["paths"], Paths);
+	        this.config = this.convertValues(source["config"], ConfigView);
+	        this.keyring = this.convertValues(source["keyring"], KeyringView);
+	        this.previous = this.convertValues(source["previous"], PreviousStart);
+	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
+	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskForm {
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department: string;
+	    overrides: Defaults;
+	    env: {[key: string]: string};
+	    secrets: string[];
+	    timeout: string;
+	    no_progress_timeout: string;
+	    hold_deadline: string;
+	    overlap: string;
+	    missed: string;
+	    disabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskForm(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.disabled = source["disabled"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRow {
+	    id: number;
+	    name: string;
+	    argv: string[];
+	    cwd: string;
+	    schedule: string;
+	    time_zone: string;
+	    department?: string;
+	    overrides: Defaults;
+	    env?: {[key: string]: string};
+	    secrets?: string[];
+	    timeout: number;
+	    no_progress_timeout: number;
+	    overlap: string;
+	    missed: string;
+	    enabled: boolean;
+	    hold_deadline: number;
+	    paused: boolean;
+	    pause_reason?: string;
+	    consecutive_failures: number;
+	    // Go type: time
+	    last_scheduled_at?: any;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    description: string;
+	    next_runs: string[];
+	    effective: RunPolicy;
+	    warnings: string[];
+	    last_run?: Run;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.schedule = source["schedule"];
+	        this.time_zone = source["time_zone"];
+	        this.department = source["department"];
+	        this.overrides = this.convertValues(source["overrides"], Defaults);
+	        this.env = source["env"];
+	        this.secrets = source["secrets"];
+	        this.timeout = source["timeout"];
+	        this.no_progress_timeout = source["no_progress_timeout"];
+	        this.overlap = source["overlap"];
+	        this.missed = source["missed"];
+	        this.enabled = source["enabled"];
+	        this.hold_deadline = source["hold_deadline"];
+	        this.paused = source["paused"];
+	        this.pause_reason = source["pause_reason"];
+	        this.consecutive_failures = source["consecutive_failures"];
+	        this.last_scheduled_at = this.convertValues(source["last_scheduled_at"], null);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.description = source["description"];
+	        this.next_runs = source["next_runs"];
+	        this.effective = this.convertValues(source["effective"], RunPolicy);
+	        this.warnings = source["warnings"];
+	        this.last_run = this.convertValues(source["last_run"], Run);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class VMProgress {
+	    stage: string;
+	    artifact?: string;
+	    received: number;
+	    total: number;
+	    percent: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new VMProgress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.stage = source["stage"];
+	        this.artifact = source["artifact"];
+	        this.received = source["received"];
+	        this.total = source["total"];
+	        this.percent = source["percent"];
+	    }
+	}
+	export class VMSupport {
+	    os: string;
+	    arch: string;
+	    supported: boolean;
+	    reason?: string;
+	    kvm: boolean;
+	    accel: string;
+	    warning?: string;
+	    qemu_binary: string;
+	    system_qemu?: string;
+	    qemu_version?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new VMSupport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.os = source["os"];
+	        this.arch = source["arch"];
+	        this.supported = source["supported"];
+	        this.reason = source["reason"];
+	        this.kvm = source["kvm"];
+	        this.accel = source["accel"];
+	        this.warning = source["warning"];
+	        this.qemu_binary = source["qemu_binary"];
+	        this.system_qemu = source["system_qemu"];
+	        this.qemu_version = source["qemu_version"];
+	    }
+	}
+	export class VMStatus {
+	    supported: boolean;
+	    runtime_ready: boolean;
+	    image_ready: boolean;
+	    downloading: boolean;
+	    progress: VMProgress;
+	    error?: string;
+	    support: VMSupport;
+	    runtime?: string;
+	    version?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new VMStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.supported = source["supported"];
+	        this.runtime_ready = source["runtime_ready"];
+	        this.image_ready = source["image_ready"];
+	        this.downloading = source["downloading"];
+	        this.progress = this.convertValues(source["progress"], VMProgress);
+	        this.error = source["error"];
+	        this.support = this.convertValues(source["support"], VMSupport);
+	        this.runtime = source["runtime"];
+	        this.version = source["version"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+
+}
+
+export namespace app {
+	
+	export class ProjectLayer {
+	    path: string;
+	    applied: string[];
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectLayer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.applied = source["applied"];
+	        this.ignored = source["ignored"];
+	    }
 	}
 
 }
@@ -940,168 +2055,6 @@ export namespace desktop {
 	        this.detail = source["detail"];
 	        this.meaning = source["meaning"];
 	        this.install = source["install"];
-	    }
-	}
-	export class Approval {
-	    id: string;
-	    tool: string;
-	    summary: string;
-	    tier: string;
-	    kind?: string;
-	    interactiveOnly: boolean;
-	    reasons: string[];
-	    scopes: string[];
-	    params: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    deadline?: any;
-	    session?: string;
-	    run?: string;
-	    task?: string;
-	    department?: string;
-	    cwd?: string;
-	    mode?: string;
-	    network: boolean;
-	    gives?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Approval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.tool = source["tool"];
-	        this.summary = source["summary"];
-	        this.tier = source["tier"];
-	        this.kind = source["kind"];
-	        this.interactiveOnly = source["interactiveOnly"];
-	        this.reasons = source["reasons"];
-	        this.scopes = source["scopes"];
-	        this.params = source["params"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.deadline = this.convertValues(source["deadline"], null);
-	        this.session = source["session"];
-	        this.run = source["run"];
-	        this.task = source["task"];
-	        this.department = source["department"];
-	        this.cwd = source["cwd"];
-	        this.mode = source["mode"];
-	        this.network = source["network"];
-	        this.gives = source["gives"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Authorization {
-	    path: string;
-	    released: number[];
-	    needsConfirmation: boolean;
-	    confirmation?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Authorization(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.released = source["released"];
-	        this.needsConfirmation = source["needsConfirmation"];
-	        this.confirmation = source["confirmation"];
-	    }
-	}
-	export class DepartmentRow {
-	    id: number;
-	    name: string;
-	    directory: string;
-	    defaults: departments.Defaults;
-	    status: string;
-	    status_reason?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new DepartmentRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.directory = source["directory"];
-	        this.defaults = this.convertValues(source["defaults"], departments.Defaults);
-	        this.status = source["status"];
-	        this.status_reason = source["status_reason"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.tasks = source["tasks"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class GrantRow {
-	    id: string;
-	    tool: string;
-	    pattern: string;
-	    scope: string;
-	    session?: string;
-	    department?: string;
-	    workspace?: string;
-	    createdBy: string;
-	    createdAt: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new GrantRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.scope = source["scope"];
-	        this.session = source["session"];
-	        this.department = source["department"];
-	        this.workspace = source["workspace"];
-	        this.createdBy = source["createdBy"];
-	        this.createdAt = source["createdAt"];
 	    }
 	}
 	export class HookRow {
@@ -1154,30 +2107,6 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class LogPiece {
-	    run_id: number;
-	    start: number;
-	    end: number;
-	    size: number;
-	    data: string;
-	    truncated: boolean;
-	    missing?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new LogPiece(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.run_id = source["run_id"];
-	        this.start = source["start"];
-	        this.end = source["end"];
-	        this.size = source["size"];
-	        this.data = source["data"];
-	        this.truncated = source["truncated"];
-	        this.missing = source["missing"];
-	    }
-	}
 	export class RuleRow {
 	    index: number;
 	    tool: string;
@@ -1226,7 +2155,7 @@ export namespace desktop {
 	    opsStrictFrom: string;
 	    tiers: TierRow[];
 	    rules: RuleRow[];
-	    grants: GrantRow[];
+	    grants: api.GrantRecord[];
 	    grantsError?: string;
 	    ignored: string[];
 	    projects: app.ProjectLayer[];
@@ -1246,7 +2175,7 @@ export namespace desktop {
 	        this.opsStrictFrom = source["opsStrictFrom"];
 	        this.tiers = this.convertValues(source["tiers"], TierRow);
 	        this.rules = this.convertValues(source["rules"], RuleRow);
-	        this.grants = this.convertValues(source["grants"], GrantRow);
+	        this.grants = this.convertValues(source["grants"], api.GrantRecord);
 	        this.grantsError = source["grantsError"];
 	        this.ignored = source["ignored"];
 	        this.projects = this.convertValues(source["projects"], app.ProjectLayer);
@@ -1271,877 +2200,6 @@ export namespace desktop {
 		}
 	}
 	
-	export class RunPage {
-	    runs: dispatch.Run[];
-	    offset: number;
-	    has_more: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunPage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runs = this.convertValues(source["runs"], dispatch.Run);
-	        this.offset = source["offset"];
-	        this.has_more = source["has_more"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class RunQuery {
-	    task: string;
-	    status: string;
-	    offset: number;
-	    limit: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunQuery(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.task = source["task"];
-	        this.status = source["status"];
-	        this.offset = source["offset"];
-	        this.limit = source["limit"];
-	    }
-	}
-	export class SchedulePreview {
-	    valid: boolean;
-	    description: string;
-	    next: string[];
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SchedulePreview(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.valid = source["valid"];
-	        this.description = source["description"];
-	        this.next = source["next"];
-	        this.error = source["error"];
-	    }
-	}
-	export class TaskForm {
-	    name: string;
-	    argv: string[];
-	    cwd: string;
-	    schedule: string;
-	    time_zone: string;
-	    department: string;
-	    overrides: departments.Defaults;
-	    env: {[key: string]: string};
-	    secrets: string[];
-	    timeout: string;
-	    no_progress_timeout: string;
-	    hold_deadline: string;
-	    overlap: string;
-	    missed: string;
-	    disabled: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskForm(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.argv = source["argv"];
-	        this.cwd = source["cwd"];
-	        this.schedule = source["schedule"];
-	        this.time_zone = source["time_zone"];
-	        this.department = source["department"];
-	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
-	        this.env = source["env"];
-	        this.secrets = source["secrets"];
-	        this.timeout = source["timeout"];
-	        this.no_progress_timeout = source["no_progress_timeout"];
-	        this.hold_deadline = source["hold_deadline"];
-	        this.overlap = source["overlap"];
-	        this.missed = source["missed"];
-	        this.disabled = source["disabled"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskRow {
-	    id: number;
-	    name: string;
-	    argv: string[];
-	    cwd: string;
-	    schedule: string;
-	    time_zone: string;
-	    department?: string;
-	    overrides: departments.Defaults;
-	    env?: {[key: string]: string};
-	    secrets?: string[];
-	    timeout: number;
-	    no_progress_timeout: number;
-	    overlap: string;
-	    missed: string;
-	    enabled: boolean;
-	    hold_deadline: number;
-	    paused: boolean;
-	    pause_reason?: string;
-	    consecutive_failures: number;
-	    // Go type: time
-	    last_scheduled_at?: any;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    description: string;
-	    next_runs: string[];
-	    effective: dispatch.Policy;
-	    warnings: string[];
-	    last_run?: dispatch.Run;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.argv = source["argv"];
-	        this.cwd = source["cwd"];
-	        this.schedule = source["schedule"];
-	        this.time_zone = source["time_zone"];
-	        this.department = source["department"];
-	        this.overrides = this.convertValues(source["overrides"], departments.Defaults);
-	        this.env = source["env"];
-	        this.secrets = source["secrets"];
-	        this.timeout = source["timeout"];
-	        this.no_progress_timeout = source["no_progress_timeout"];
-	        this.overlap = source["overlap"];
-	        this.missed = source["missed"];
-	        this.enabled = source["enabled"];
-	        this.hold_deadline = source["hold_deadline"];
-	        this.paused = source["paused"];
-	        this.pause_reason = source["pause_reason"];
-	        this.consecutive_failures = source["consecutive_failures"];
-	        this.last_scheduled_at = this.convertValues(source["last_scheduled_at"], null);
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.description = source["description"];
-	        this.next_runs = source["next_runs"];
-	        this.effective = this.convertValues(source["effective"], dispatch.Policy);
-	        this.warnings = source["warnings"];
-	        this.last_run = this.convertValues(source["last_run"], dispatch.Run);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace dispatch {
-	
-	export class HostAllowance {
-	    by: string;
-	    argv: string[];
-	    dir: string;
-	    // Go type: time
-	    at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new HostAllowance(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.by = source["by"];
-	        this.argv = source["argv"];
-	        this.dir = source["dir"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class InboxItem {
-	    kind: string;
-	    key: string;
-	    asked: string;
-	    answer: string;
-	    actions: string[];
-	    tier?: string;
-	    runs?: number[];
-	    tasks?: string[];
-	    dir?: string;
-	    // Go type: time
-	    since: any;
-	    // Go type: time
-	    deadline?: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new InboxItem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.key = source["key"];
-	        this.asked = source["asked"];
-	        this.answer = source["answer"];
-	        this.actions = source["actions"];
-	        this.tier = source["tier"];
-	        this.runs = source["runs"];
-	        this.tasks = source["tasks"];
-	        this.dir = source["dir"];
-	        this.since = this.convertValues(source["since"], null);
-	        this.deadline = this.convertValues(source["deadline"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Policy {
-	    posture?: string;
-	    sandbox_mode: string;
-	    network: boolean;
-	    approval_policy: string;
-	    backend: string;
-	    execution_mode: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Policy(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.posture = source["posture"];
-	        this.sandbox_mode = source["sandbox_mode"];
-	        this.network = source["network"];
-	        this.approval_policy = source["approval_policy"];
-	        this.backend = source["backend"];
-	        this.execution_mode = source["execution_mode"];
-	    }
-	}
-	export class Run {
-	    id: number;
-	    task_id: number;
-	    // Go type: time
-	    scheduled_at: any;
-	    trigger: string;
-	    task_name: string;
-	    status: string;
-	    reason?: string;
-	    skip_reason?: string;
-	    waiting_dir?: string;
-	    waiting_dept?: string;
-	    // Go type: time
-	    held_since?: any;
-	    // Go type: time
-	    hold_until?: any;
-	    approval_id?: string;
-	    // Go type: time
-	    started_at?: any;
-	    // Go type: time
-	    finished_at?: any;
-	    exit_code?: number;
-	    signal?: string;
-	    pid?: number;
-	    owner?: string;
-	    policy: Policy;
-	    policy_override?: Policy;
-	    grant?: sandbox.Grant;
-	    parent_run_id?: number;
-	    cwd: string;
-	    department?: string;
-	    log_path?: string;
-	    log_bytes: number;
-	    log_truncated: boolean;
-	    log_pruned: boolean;
-	    paused: boolean;
-	    denial?: string;
-	    denials?: {[key: string]: number};
-	    host_allowed?: HostAllowance;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Run(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.task_id = source["task_id"];
-	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
-	        this.trigger = source["trigger"];
-	        this.task_name = source["task_name"];
-	        this.status = source["status"];
-	        this.reason = source["reason"];
-	        this.skip_reason = source["skip_reason"];
-	        this.waiting_dir = source["waiting_dir"];
-	        this.waiting_dept = source["waiting_dept"];
-	        this.held_since = this.convertValues(source["held_since"], null);
-	        this.hold_until = this.convertValues(source["hold_until"], null);
-	        this.approval_id = source["approval_id"];
-	        this.started_at = this.convertValues(source["started_at"], null);
-	        this.finished_at = this.convertValues(source["finished_at"], null);
-	        this.exit_code = source["exit_code"];
-	        this.signal = source["signal"];
-	        this.pid = source["pid"];
-	        this.owner = source["owner"];
-	        this.policy = this.convertValues(source["policy"], Policy);
-	        this.policy_override = this.convertValues(source["policy_override"], Policy);
-	        this.grant = this.convertValues(source["grant"], sandbox.Grant);
-	        this.parent_run_id = source["parent_run_id"];
-	        this.cwd = source["cwd"];
-	        this.department = source["department"];
-	        this.log_path = source["log_path"];
-	        this.log_bytes = source["log_bytes"];
-	        this.log_truncated = source["log_truncated"];
-	        this.log_pruned = source["log_pruned"];
-	        this.paused = source["paused"];
-	        this.denial = source["denial"];
-	        this.denials = source["denials"];
-	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class State {
-	    paused: boolean;
-	    // Go type: time
-	    paused_at?: any;
-	    paused_by?: string;
-	    tasks: number;
-	    running: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new State(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.paused = source["paused"];
-	        this.paused_at = this.convertValues(source["paused_at"], null);
-	        this.paused_by = source["paused_by"];
-	        this.tasks = source["tasks"];
-	        this.running = source["running"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace localapi {
-	
-	export class ConfigView {
-	    path: string;
-	    exists: boolean;
-	    // Go type: time
-	    loadedAt: any;
-	    error?: config.Error;
-	    settings: config.Setting[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ConfigView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.exists = source["exists"];
-	        this.loadedAt = this.convertValues(source["loadedAt"], null);
-	        this.error = this.convertValues(source["error"], config.Error);
-	        this.settings = this.convertValues(source["settings"], config.Setting);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class KeyringView {
-	    ok: boolean;
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new KeyringView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.ok = source["ok"];
-	        this.error = source["error"];
-	    }
-	}
-	export class PreviousStart {
-	    kind: string;
-	    pid: number;
-	    // Go type: time
-	    startedAt: any;
-	    // Go type: time
-	    stoppedAt?: any;
-	    clean: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new PreviousStart(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.pid = source["pid"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.stoppedAt = this.convertValues(source["stoppedAt"], null);
-	        this.clean = source["clean"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ProofSummary {
-	    terminalProof: string;
-	    pamService?: string;
-	    pamSource?: string;
-	    pam: boolean;
-	    note: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ProofSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.terminalProof = source["terminalProof"];
-	        this.pamService = source["pamService"];
-	        this.pamSource = source["pamSource"];
-	        this.pam = source["pam"];
-	        this.note = source["note"];
-	    }
-	}
-	export class SandboxSummary {
-	    backend: string;
-	    warning?: string;
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SandboxSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.backend = source["backend"];
-	        this.warning = source["warning"];
-	        this.error = source["error"];
-	    }
-	}
-	export class Status {
-	    kind: string;
-	    pid: number;
-	    version: string;
-	    // Go type: time
-	    startedAt: any;
-	    uptime: string;
-	    paths: paths.Paths;
-	    config: ConfigView;
-	    keyring: KeyringView;
-	    previous?: PreviousStart;
-	    sandbox?: SandboxSummary;
-	    approvals?: ProofSummary;
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.pid = source["pid"];
-	        this.version = source["version"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.uptime = source["uptime"];
-	        this.paths = this.convertValues(source["paths"], paths.Paths);
-	        this.config = this.convertValues(source["config"], ConfigView);
-	        this.keyring = this.convertValues(source["keyring"], KeyringView);
-	        this.previous = this.convertValues(source["previous"], PreviousStart);
-	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
-	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace paths {
-	
-	export class Paths {
-	    configFile: string;
-	    dataDir: string;
-	    database: string;
-	    runLogs: string;
-	    sandboxDir: string;
-	    runtimeDir: string;
-	    socket: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Paths(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.configFile = source["configFile"];
-	        this.dataDir = source["dataDir"];
-	        this.database = source["database"];
-	        this.runLogs = source["runLogs"];
-	        this.sandboxDir = source["sandboxDir"];
-	        this.runtimeDir = source["runtimeDir"];
-	        this.socket = source["socket"];
-	    }
-	}
-
-}
-
-export namespace sandbox {
-	
-	export class Grant {
-	    writable?: string[];
-	    network?: boolean;
-	    readable?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Grant(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.writable = source["writable"];
-	        this.network = source["network"];
-	        this.readable = source["readable"];
-	    }
-	}
-	export class Probe {
-	    name: string;
-	    ok: boolean;
-	    detail: string;
-	    fix?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Probe(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.ok = source["ok"];
-	        this.detail = source["detail"];
-	        this.fix = source["fix"];
-	    }
-	}
-	export class Status {
-	    platform: string;
-	    probes: Probe[];
-	    requested: string;
-	    backend: string;
-	    warning?: string;
-	    error?: string;
-	    guarantees: string[];
-	    limitations?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.platform = source["platform"];
-	        this.probes = this.convertValues(source["probes"], Probe);
-	        this.requested = source["requested"];
-	        this.backend = source["backend"];
-	        this.warning = source["warning"];
-	        this.error = source["error"];
-	        this.guarantees = source["guarantees"];
-	        this.limitations = source["limitations"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace vminstall {
-	
-	export class Progress {
-	    stage: string;
-	    artifact?: string;
-	    received: number;
-	    total: number;
-	    percent: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Progress(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.stage = source["stage"];
-	        this.artifact = source["artifact"];
-	        this.received = source["received"];
-	        this.total = source["total"];
-	        this.percent = source["percent"];
-	    }
-	}
-	export class Support {
-	    os: string;
-	    arch: string;
-	    supported: boolean;
-	    reason?: string;
-	    kvm: boolean;
-	    accel: string;
-	    warning?: string;
-	    qemuBinary: string;
-	    systemQemu?: string;
-	    qemuVersion?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Support(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.os = source["os"];
-	        this.arch = source["arch"];
-	        this.supported = source["supported"];
-	        this.reason = source["reason"];
-	        this.kvm = source["kvm"];
-	        this.accel = source["accel"];
-	        this.warning = source["warning"];
-	        this.qemuBinary = source["qemuBinary"];
-	        this.systemQemu = source["systemQemu"];
-	        this.qemuVersion = source["qemuVersion"];
-	    }
-	}
-	export class Status {
-	    supported: boolean;
-	    runtimeReady: boolean;
-	    imageReady: boolean;
-	    downloading: boolean;
-	    progress: Progress;
-	    error?: string;
-	    support: Support;
-	    runtime?: string;
-	    version?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.supported = source["supported"];
-	        this.runtimeReady = source["runtimeReady"];
-	        this.imageReady = source["imageReady"];
-	        this.downloading = source["downloading"];
-	        this.progress = this.convertValues(source["progress"], Progress);
-	        this.error = source["error"];
-	        this.support = this.convertValues(source["support"], Support);
-	        this.runtime = source["runtime"];
-	        this.version = source["version"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 

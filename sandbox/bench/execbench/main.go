@@ -1,8 +1,10 @@
 // Command execbench compares, side by side and interleaved (so machine load
 // hits every variant alike), the per-invocation cost of: bare /bin/true, raw
 // bwrap with the mounts Airlock uses (with and without the same seccomp
-// filter), sandbox.Exec in-process, and, when -airlock is given, `airlock exec
-// -- /bin/true`. It prints medians and the ratios to raw bwrap with seccomp.
+// filter), sandbox.Exec in-process with the network off and on (the run's own
+// namespace connected out through slirp4netns), and, when -airlock is given,
+// `airlock exec -- /bin/true` with the network off and on. It prints medians, the
+// ratios to raw bwrap with seccomp, and network on against network off.
 package main
 
 import (
@@ -42,6 +44,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	pNet := p
+	pNet.Network = true
 	argsSeccomp := append(append([]string(nil), args...), "--seccomp", "3", "--", "/bin/true")
 	args = append(args, "--", "/bin/true")
 	filter, err := sandbox.BwrapSeccompFilter(p)
@@ -77,13 +81,22 @@ func main() {
 			}
 			return err
 		}},
+		{name: "sandbox.Exec, network on", run: func() error {
+			res, err := sandbox.Exec(context.Background(), sandbox.ExecRequest{Policy: pNet, Argv: []string{"/bin/true"}})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("exit %d", res.ExitCode)
+			}
+			return err
+		}},
 	}
 	if *airlock != "" {
-		vars = append(vars, &variant{name: "airlock exec -- /bin/true", run: func() error {
-			c := exec.Command(*airlock, "exec", "--", "/bin/true")
-			c.Dir = dir
-			return c.Run()
-		}})
+		for _, v := range []struct{ name, net string }{{"airlock exec -- /bin/true", "--network=false"}, {"airlock exec --network", "--network"}} {
+			vars = append(vars, &variant{name: v.name, run: func() error {
+				c := exec.Command(*airlock, "exec", "--sandbox", "workspace-write", v.net, "--", "/bin/true")
+				c.Dir = dir
+				return c.Run()
+			}})
+		}
 	}
 	for _, v := range vars { // warm up
 		if err := v.run(); err != nil {
@@ -107,5 +120,13 @@ func main() {
 		slices.Sort(s)
 		m := med(v.ns)
 		fmt.Printf("%-28s %12.2f %12.2f %9.2fx  (%+.2f ms)\n", v.name, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
+	}
+	ratio := func(name string, on, off *variant) {
+		fmt.Printf("%-28s %9.2fx  (%+.2f ms)\n", name, med(on.ns)/med(off.ns), (med(on.ns)-med(off.ns))/1e6)
+	}
+	fmt.Println("network on vs off:")
+	ratio("  sandbox.Exec", vars[4], vars[3])
+	if *airlock != "" {
+		ratio("  airlock exec", vars[6], vars[5])
 	}
 }

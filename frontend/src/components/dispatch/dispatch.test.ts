@@ -1,7 +1,8 @@
 // Components of the Dispatch and Departments pages, mounted in jsdom with the façade and
 // the event stream replaced (the e2e drives the real ones).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync } from 'svelte';
+import { render, click, settle, unmountAll } from '../../test/render';
 import type { DepartmentRow, TaskRow } from '../../lib/api-dispatch';
 
 const handlers = new Map<string, ((payload: unknown) => void)[]>();
@@ -35,25 +36,6 @@ const { default: TaskEditor } = await import('./TaskEditor.svelte');
 const { default: LogViewer } = await import('./LogViewer.svelte');
 const { default: DepartmentItem } = await import('../departments/DepartmentItem.svelte');
 
-let mounted: Record<string, unknown>[] = [];
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as never, { target, props }));
-  flushSync();
-  return target;
-}
-const click = (el: Element | null | undefined) => {
-  (el as HTMLElement).click();
-  flushSync();
-};
-const settle = async () => {
-  for (let i = 0; i < 5; i++) {
-    await new Promise((r) => setTimeout(r, 0));
-    await tick();
-  }
-  flushSync();
-};
 function type(el: Element | null, value: string): void {
   const input = el as HTMLInputElement;
   input.value = value;
@@ -67,9 +49,7 @@ beforeEach(() => {
   vi.stubGlobal('cancelAnimationFrame', (id: number) => clearTimeout(id));
 });
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
   vi.clearAllMocks();
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync } from 'svelte';
+import { render, click, settle, unmountAll } from '../../test/render';
 import DiffView from './DiffView.svelte';
 import StepList from './StepList.svelte';
 import TokenOnce from './TokenOnce.svelte';
@@ -11,32 +12,11 @@ import StageTimeline from './StageTimeline.svelte';
 import OutputBlock from './OutputBlock.svelte';
 import type { Approval, ApprovalPrompt, Journal, VerifyResult } from '../../lib/api-ops';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
   vi.unstubAllGlobals();
 });
 
-const click = (el: Element | null | undefined) => {
-  if (!el) throw new Error('nothing to click');
-  (el as HTMLElement).click();
-  flushSync();
-};
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await tick();
-  flushSync();
-};
 const text = (el: Element) => el.textContent!.replace(/\s+/g, ' ').trim();
 
 describe('DiffView', () => {

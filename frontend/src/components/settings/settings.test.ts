@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushSync, mount, tick, unmount } from 'svelte';
+import { flushSync } from 'svelte';
+import { render, settle, unmountAll } from '../../test/render';
 import SandboxTab from './SandboxTab.svelte';
 import ApprovalsTab from './ApprovalsTab.svelte';
 import PermissionsTab from './PermissionsTab.svelte';
@@ -8,28 +9,8 @@ import Settings from '../../pages/Settings.svelte';
 import type { ConfigView, Setting } from '../../lib/api';
 import type { HooksView, PermissionsView, SettingsApi } from '../../lib/api-settings';
 
-let mounted: Record<string, unknown>[] = [];
-
-function render<P extends Record<string, unknown>>(component: unknown, props: P): HTMLElement {
-  const target = document.createElement('div');
-  document.body.appendChild(target);
-  mounted.push(mount(component as any, { target, props }));
-  flushSync();
-  return target;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    await Promise.resolve();
-    await tick();
-  }
-  flushSync();
-}
-
 afterEach(() => {
-  for (const m of mounted) unmount(m);
-  mounted = [];
-  document.body.innerHTML = '';
+  unmountAll();
   location.hash = '';
 });
 
@@ -48,7 +29,7 @@ function config(over: Setting[] = []): ConfigView {
     st('ops.strict', false),
   ];
   const settings = base.map((b) => over.find((o) => o.key === b.key) ?? b);
-  return { path: '/home/ana/.config/airlock/config.toml', exists: true, loadedAt: '2026-11-29T12:00:00Z', settings } as ConfigView;
+  return { path: '/home/ana/.config/airlock/config.toml', exists: true, loaded_at: '2026-11-29T12:00:00Z', settings } as ConfigView;
 }
 
 const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
@@ -67,7 +48,7 @@ const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
     ],
     rules: [{ index: 0, tool: 'bash', pattern: 'git status *', action: 'allow' }],
     grants: [
-      { id: 'g-1', tool: 'write_file', pattern: '~/Airlock/*', scope: 'always', department: 'research', createdBy: 'window', createdAt: '2026-11-29T11:00:00Z' },
+      { id: 'g-1', tool: 'write_file', pattern: '~/Airlock/*', scope: 'always', department: 'research', created_by: 'window', created_at: '2026-11-29T11:00:00Z' },
     ],
     ignored: [],
     ...over,
@@ -228,7 +209,7 @@ describe('Settings tabs', () => {
   it('opens the tab the hash names', () => {
     location.hash = '#/settings/sandbox';
     const vm = {
-      status: vi.fn(() => Promise.resolve({ supported: true, runtimeReady: false, imageReady: false, downloading: false } as never)),
+      status: vi.fn(() => Promise.resolve({ supported: true, runtime_ready: false, image_ready: false, downloading: false } as never)),
       install: vi.fn(() => Promise.resolve()),
       cancel: vi.fn(() => Promise.resolve()),
       onStatus: vi.fn(() => () => {}),

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// GetStatus is `airlock status`: what runs, where its data lives, and what is wrong.
+var GetStatus = route[None, Status]("GET", "/v1/status")
+
+// GetConfig is the running core's configuration: its health and its effective values.
+var GetConfig = route[None, ConfigView]("GET", "/v1/config")
+
+// Status is what `airlock status` prints: what runs, where its data lives, and what is wrong.
+type Status struct {
+	Kind      string      `json:"kind"` // "desktop" or "daemon"
+	PID       int         `json:"pid"`
+	Version   string      `json:"version"`
+	StartedAt time.Time   `json:"started_at"`
+	Uptime    string      `json:"uptime"`
+	Paths     Paths       `json:"paths"`
+	Config    ConfigView  `json:"config"`
+	Keyring   KeyringView `json:"keyring"`
+	// Previous is the start before this one; previous.clean false means it was killed.
+	Previous *PreviousStart `json:"previous,omitempty"`
+	// Sandbox is the backend runs get on this machine (absent while the probes run).
+	Sandbox *SandboxSummary `json:"sandbox,omitempty"`
+	// Approvals is how a person at a terminal proves presence.
+	Approvals *ProofSummary `json:"approvals,omitempty"`
+}
+
+// Paths are the places on disk (README, "Where data lives"): under AIRLOCK_HOME when it
+// is set, else XDG.
+type Paths struct {
+	ConfigFile string `json:"config_file"` // config.toml (trusted, watched)
+	DataDir    string `json:"data_dir"`    // database, sandbox runtime and images
+	Database   string `json:"database"`    // airlock.db
+	RunLogs    string `json:"run_logs"`    // one <run-id>.log per run
+	SandboxDir string `json:"sandbox_dir"` // micro-VM runtime and images
+	RuntimeDir string `json:"runtime_dir"` // the socket's 0700 directory
+	Socket     string `json:"socket"`      // the local API's unix socket
+}
+
+// SandboxSummary is the sandbox's state in one line: the backend and what is wrong.
+type SandboxSummary struct {
+	Backend string `json:"backend"`
+	Warning string `json:"warning,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// ConfigView is the configuration's health and its effective values.
+type ConfigView struct {
+	Path     string          `json:"path"`
+	Exists   bool            `json:"exists"`
+	LoadedAt time.Time       `json:"loaded_at"`
+	Error    *ConfigError    `json:"error,omitempty"`
+	Settings []ConfigSetting `json:"settings"`
+}
+
+// KeyringView says whether the OS keyring answers.
+type KeyringView struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// PreviousStart describes the core's start before this one.
+type PreviousStart struct {
+	Kind      string     `json:"kind"`
+	PID       int        `json:"pid"`
+	StartedAt time.Time  `json:"started_at"`
+	StoppedAt *time.Time `json:"stopped_at,omitempty"`
+	Clean     bool       `json:"clean"` // false: it ended without a clean stop
+}
+
+// ConfigLayer names where an effective value came from: flag, env, file or default.
+type ConfigLayer string
+
+// ConfigSetting is one key's effective value and who set it.
+type ConfigSetting struct {
+	Key    string      `json:"key"`
+	Value  any         `json:"value"`
+	Layer  ConfigLayer `json:"layer"`
+	Detail string      `json:"detail,omitempty"` // "AIRLOCK_SANDBOX_MODE", "--sandbox", the file path
+}
+
+// ConfigProblem is one mistake in config.toml, with where it is.
+type ConfigProblem struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Key     string `json:"key,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p ConfigProblem) String() string {
+	if p.Line == 0 {
+		return p.Message
+	}
+	return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
+}
+
+// ConfigError is a config file that cannot be used, with every problem found in it.
+type ConfigError struct {
+	Path     string          `json:"path"`
+	Problems []ConfigProblem `json:"problems"`
+}
+
+func (e *ConfigError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("%s: %s", e.Path, strings.Join(parts, "; "))
+}

@@ -1,0 +1,47 @@
+package agentcmd
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/app/localapi"
+)
+
+func newHookCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "hook", Short: "Answer a coding agent's tool-use hooks from Airlock's broker"}
+	var h gateway.ClaudeHook
+	claude := &cobra.Command{
+		Use:   "claude",
+		Short: "Answer a Claude Code PreToolUse hook (JSON on stdin) with allow, deny or ask",
+		Long: "Reads a Claude Code hook event on stdin, maps its tool (Bash, Read, Write, Edit, MultiEdit,\n" +
+			"NotebookEdit, Glob, Grep, LS, WebFetch, WebSearch, mcp__*) onto Airlock's tools, asks the running\n" +
+			"Airlock, and prints the documented decision JSON. When Airlock cannot answer (not running, an\n" +
+			"error, nobody answered within --wait) the answer is \"ask\", never \"allow\".\n" +
+			"A PostToolUse event is reported to Airlock's after_tool_use hooks; nothing is printed.\n\n" +
+			"In ~/.claude/settings.json:\n" +
+			`  {"hooks": {"PreToolUse": [{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*",` + "\n" +
+			`     "hooks": [{"type": "command", "command": "airlock hook claude", "timeout": 60}]}]}}` + "\n\n" +
+			"Answer within --wait (50s) in the Airlock window; past it Claude Code asks you. For longer, raise both\n" +
+			"the hook's timeout and --wait (for example \"timeout\": 600 with airlock hook claude --wait 590s).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e.getenv = gateway.AgentEnv(e.getenv)
+			p, err := e.paths()
+			if err != nil {
+				// Still answer: "ask" with the reason.
+				h.Broker = gateway.FailedBroker{Err: err}
+			} else {
+				h.Broker = gateway.APIBroker{Client: localapi.NewClient(p.Socket)}
+			}
+			return h.Run(cmd.Context(), os.Stdin, e.stdout)
+		},
+	}
+	claude.Flags().DurationVar(&h.Wait, "wait", 50*time.Second, "how long to wait for a person's answer in Airlock before answering \"ask\"; keep it below the hook's timeout in settings.json (Claude Code's default is 60s), or Claude Code gives up on the hook")
+	claude.Flags().StringVar(&h.MCPServer, "mcp-server", "airlock", "the name Airlock's MCP server has in Claude Code (its tools ask Airlock themselves)")
+	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
+	cmd.AddCommand(claude)
+	return cmd
+}

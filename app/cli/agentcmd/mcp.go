@@ -1,0 +1,75 @@
+package agentcmd
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/app/buildinfo"
+	"github.com/airlock-app/airlock/app/cli"
+	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
+)
+
+func newMCPCmd(e *env) *cobra.Command {
+	var pf cli.PolicyFlags
+	var department, posture string
+	cmd := &cobra.Command{
+		Use:   "mcp [--cwd DIR] [--department NAME] [--posture P]",
+		Short: "Serve Airlock's governed tools to an agent over MCP (stdio)",
+		Long: "A Model Context Protocol server on stdin/stdout. Its tools — read_file, list_dir, search_files,\n" +
+			"write_file, edit_file, bash, web_fetch and the six ops tools — each ask Airlock's permission broker\n" +
+			"first, so tiers, rules, hooks, grants and the person's popups apply; bash runs in the sandbox.\n" +
+			"The working directory (--cwd, default the current one) is the session's workspace.\n" +
+			"If no Airlock core runs, it starts the desktop app hidden (with a display) or airlockd, and says so\n" +
+			"on stderr.\n\n" +
+			"Codex (~/.codex/config.toml):   [mcp_servers.airlock]\n" +
+			"                                command = \"airlock\"\n" +
+			"                                args = [\"mcp\"]\n" +
+			"Claude Code:                    claude mcp add airlock -- airlock mcp",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if posture != "" && posture != "cloudops" {
+				return fmt.Errorf("unknown posture %q: the postures are cloudops (or none)", posture)
+			}
+			if posture == "cloudops" && !cmd.Flags().Changed("network") {
+				_ = cmd.Flags().Set("network", "true") // cloudops turns the network on
+			}
+			e.getenv = gateway.AgentEnv(e.getenv)
+			policy, err := pf.Resolve(e.getenv, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			for _, ig := range policy.Ignored {
+				fmt.Fprintf(e.stderr, "airlock mcp: %s\n", ig)
+			}
+			p, err := e.paths()
+			if err != nil {
+				return err
+			}
+			if err := gateway.EnsureCore(cmd.Context(), p, e.getenv, e.stderr); err != nil {
+				return err
+			}
+			client := localapi.NewClient(p.Socket)
+			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			opts := gateway.Options{
+				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),
+				Broker: gateway.APIBroker{Client: client}, Client: client,
+				Version: buildinfo.Version, Log: log,
+			}
+			if policy.ExecutionMode != sandbox.ExecLocal {
+				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)
+				defer closeVM()
+			}
+			srv := gateway.NewServer(opts)
+			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
+		},
+	}
+	pf.Register(cmd.Flags())
+	cmd.Flags().StringVar(&department, "department", "", "the Airlock department this session works for")
+	cmd.Flags().StringVar(&posture, "posture", "", "the department posture: cloudops (bash asks every time, network on)")
+	return cmd
+}

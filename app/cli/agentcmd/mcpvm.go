@@ -1,0 +1,33 @@
+package agentcmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/permission/preflight/vmrisk"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vm"
+	"github.com/airlock-app/airlock/sandbox/vminstall"
+)
+
+// sessionMicroVM gives an `airlock mcp` session its micro-VM for the sandbox and auto
+// execution modes: a warm VM for the session's workspace, booted on the first command that
+// needs it and kept for the next ones (stopped after 5 idle minutes and at the end of the
+// session, taking everything written outside the workspace with it). Without an installed
+// runtime and image, those commands are refused with the way out.
+func sessionMicroVM(ctx context.Context, e *env, dir string, policy sandbox.Policy, opts *gateway.Options, log *slog.Logger) func() {
+	home := e.getenv("HOME")
+	opts.Risk = func(command string) string { return vmrisk.Reason(command, policy.Cwd, home) }
+	st := vminstall.New(vminstall.Config{Dir: dir}).Refresh(ctx)
+	base, err := vm.ConfigFromInstall(dir, st)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "airlock mcp: execution_mode %s: %v\n", policy.ExecutionMode, err)
+		return func() {}
+	}
+	pool := vm.NewPool(base, 5*time.Minute, nil, log)
+	opts.MicroVM = pool.SandboxExec
+	return pool.Close
+}

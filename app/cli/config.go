@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/config"
+)
+
+func newConfigCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show",
+		Short: "Print every effective setting and which layer set it (flag > env > config.toml > default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			view, err := localConfigView(cmd.Context(), e)
+			if err != nil {
+				return err
+			}
+			return e.print(view, func(w io.Writer) {
+				printTable(w, view.Settings, "", []string{"KEY", "VALUE", "SET BY"}, func(s api.ConfigSetting) []any {
+					by := string(s.Layer)
+					if s.Detail != "" {
+						by += " (" + s.Detail + ")"
+					}
+					return []any{s.Key, formatValue(s.Value), by}
+				})
+				if view.Error != nil {
+					fmt.Fprintf(w, "\nconfig.toml is broken:\n")
+					for _, p := range view.Error.Problems {
+						fmt.Fprintf(w, "  %s\n", p.String())
+					}
+				}
+			})
+		},
+	})
+	return cmd
+}
+
+// localConfigView reads the configuration as this process sees it: config.toml under
+// this process's environment. The running core may see another environment; its view
+// is in `airlock status`.
+func localConfigView(_ context.Context, e *env) (api.ConfigView, error) {
+	p, err := e.paths()
+	if err != nil {
+		return api.ConfigView{}, err
+	}
+	st := config.State{Path: p.ConfigFile}
+	data, err := config.ReadFile(p.ConfigFile)
+	var tooLarge *config.Error
+	switch {
+	case errors.As(err, &tooLarge):
+		st.Exists, st.Error = true, tooLarge
+	case err == nil:
+		st.Exists = true
+		f, perr := config.Parse(p.ConfigFile, data)
+		var ce *config.Error
+		if errors.As(perr, &ce) {
+			st.Error = ce
+		}
+		st.File = f
+	case !errors.Is(err, os.ErrNotExist):
+		return api.ConfigView{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
+	}
+	settings, err := config.Effective(st.File, st.Path, e.getenv, nil)
+	if err != nil {
+		return api.ConfigView{}, err
+	}
+	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings}, nil
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case []string:
+		if len(x) == 0 {
+			return "[]"
+		}
+		return "[" + strings.Join(x, ", ") + "]"
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}

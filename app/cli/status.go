@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+)
+
+// statusReport is what `airlock status --json` prints when a core answers.
+type statusReport struct {
+	Running bool `json:"running"`
+	api.Status
+}
+
+// notRunningReport is what `airlock status --json` prints when no core answers.
+type notRunningReport struct {
+	Message string `json:"message"`
+	Running bool   `json:"running"`
+	Socket  string `json:"socket"`
+}
+
+func newStatusCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the running app or daemon: what it is, its pid, data paths, uptime, configuration health",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			st, err := localapi.Call(cmd.Context(), c, api.GetStatus, api.None{})
+			var nr *localapi.NotRunningError
+			if errors.As(err, &nr) {
+				if e.json {
+					_ = e.print(notRunningReport{Running: false, Socket: nr.Socket, Message: nr.Error()}, nil)
+				}
+				return &exitError{code: ExitNotRunning, err: nr}
+			}
+			if err != nil {
+				return err
+			}
+			return e.print(statusReport{true, st}, func(w io.Writer) { printStatus(w, st) })
+		},
+	}
+}
+
+func printStatus(w io.Writer, st api.Status) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Airlock %s is running\t(pid %d, version %s, up %s)\n", st.Kind, st.PID, st.Version, st.Uptime)
+	fmt.Fprintf(tw, "config\t%s\n", configLine(st.Config))
+	fmt.Fprintf(tw, "database\t%s\n", st.Paths.Database)
+	fmt.Fprintf(tw, "run logs\t%s\n", st.Paths.RunLogs)
+	fmt.Fprintf(tw, "socket\t%s\n", st.Paths.Socket)
+	if st.Sandbox != nil {
+		line := st.Sandbox.Backend
+		if st.Sandbox.Error != "" {
+			line += " — " + st.Sandbox.Error
+		} else if st.Sandbox.Warning != "" {
+			line += " — " + st.Sandbox.Warning
+		}
+		fmt.Fprintf(tw, "sandbox\t%s\n", line)
+	}
+	if p := st.Approvals; p != nil {
+		line := p.TerminalProof
+		if p.TerminalProof == "os" && p.PAM {
+			line += " (login password, PAM service " + p.PAMService + ", " + p.PAMSource + ")"
+		}
+		fmt.Fprintf(tw, "terminal proof\t%s — %s\n", line, p.Note)
+	}
+	if st.Keyring.OK {
+		fmt.Fprintf(tw, "keyring\tok\n")
+	} else {
+		fmt.Fprintf(tw, "keyring\tUNAVAILABLE: %s\n", st.Keyring.Error)
+	}
+	tw.Flush()
+	if st.Config.Error != nil {
+		fmt.Fprintf(w, "\nconfig.toml is broken; the last good configuration stays in force until it is fixed:\n")
+		for _, p := range st.Config.Error.Problems {
+			fmt.Fprintf(w, "  %s: %s\n", st.Config.Error.Path, p.String())
+		}
+	}
+}
+
+func configLine(c api.ConfigView) string {
+	switch {
+	case c.Error != nil:
+		return c.Path + " — BROKEN (see below)"
+	case !c.Exists:
+		return c.Path + " (absent: safe defaults)"
+	default:
+		return c.Path + " (ok)"
+	}
+}
