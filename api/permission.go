@@ -290,13 +290,6 @@ type PendingRequest struct {
 	Grant *Grant `json:"grant,omitempty"`
 }
 
-// DecidedEvent is the payload of the permission.decided event.
-type DecidedEvent struct {
-	ID       string   `json:"id"`
-	Summary  string   `json:"summary"`
-	Decision Decision `json:"decision"`
-}
-
 // AnswerIn is the body of AnswerApproval. Who answered is not in it: the core sets that
 // from how the answer arrived, so a By or Interactive the caller sends is ignored.
 type AnswerIn struct {

@@ -13,18 +13,15 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/api"
 )
 
-// Publisher receives events; the app's event bus implements it.
+// Publisher receives events (api's topics, each with its api payload type); the app's
+// event bus implements it.
 type Publisher interface {
 	Publish(topic string, payload any)
 }
-
-// Event topics published by this package.
-const (
-	TopicDepartmentUpdated = "department.updated"
-	TopicPlacesChanged     = "places.changed"
-)
 
 // ErrNotFound is returned (wrapped) when a department or place does not exist.
 var ErrNotFound = errors.New("not found")
@@ -126,7 +123,7 @@ func (s *Service) SetWorkspaceRoots(roots []string) error {
 	s.mu.Lock()
 	s.roots = out
 	s.mu.Unlock()
-	s.publish(TopicPlacesChanged, map[string]any{"workspace_roots": out})
+	s.publish(api.TopicPlacesChanged, api.PlacesChanged{WorkspaceRoots: out})
 	return nil
 }
 
@@ -293,7 +290,7 @@ func (s *Service) OnChange(f func(Department)) {
 }
 
 func (s *Service) changed(dep Department) {
-	s.publish(TopicDepartmentUpdated, dep)
+	s.publish(api.TopicDepartmentUpdated, api.DepartmentUpdated{ID: dep.ID, Name: dep.Name, Status: dep.Status})
 	select {
 	case s.rewatch <- struct{}{}:
 	default:

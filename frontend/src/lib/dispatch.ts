@@ -2,6 +2,7 @@
 // fields to and from the core's task, which field an error of the core belongs to, run
 // states in words, and the live log's buffer. Components only render what these return.
 import type { Defaults, Run, TaskForm, TaskRow } from './api-dispatch';
+import type { RunLogChunk } from './wire.gen';
 
 // ---------------------------------------------------------------------------------
 // The command: typed as a shell-like line, stored as exact words (argv).
@@ -420,38 +421,11 @@ const skipWords: Record<string, string> = {
   paused: 'the task was paused',
 };
 
-/** runFromEvent reads a run.updated payload: a Run, or undefined for {released: [...]} and others. */
-export function runFromEvent(payload: unknown): Run | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const p = payload as Record<string, unknown>;
-  return typeof p.id === 'number' && typeof p.status === 'string' && typeof p.task_id === 'number' ? (payload as Run) : undefined;
-}
-
-/** replaceRun puts an updated run in place in a list; false when it is not in it. */
-export function replaceRun(list: Run[], run: Run): boolean {
-  const i = list.findIndex((r) => r.id === run.id);
-  if (i < 0) return false;
-  list[i] = run;
-  return true;
-}
-
 // ---------------------------------------------------------------------------------
 // The live log.
 
 /** A run.log event: a chunk of a run's output (secrets already redacted by the core). */
-export interface LogChunk {
-  run_id: number;
-  task_id: number;
-  chunk: string;
-}
-
-/** logChunk reads a run.log payload. */
-export function logChunk(payload: unknown): LogChunk | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const p = payload as Record<string, unknown>;
-  if (typeof p.run_id !== 'number' || typeof p.chunk !== 'string') return undefined;
-  return { run_id: p.run_id, task_id: typeof p.task_id === 'number' ? p.task_id : 0, chunk: p.chunk };
-}
+export type LogChunk = RunLogChunk;
 
 /**
  * mergeTail joins the log's tail read from the file with the chunks that arrived while it
