@@ -73,8 +73,7 @@ func readSecretValue(name string) (string, error) {
 		}
 		return v, nil
 	}
-	fmt.Fprintf(os.Stderr, "value of %s (not shown): ", name)
-	line, err := readHidden(os.Stdin, os.Stderr)
+	line, err := readHidden(os.Stdin, os.Stderr, fmt.Sprintf("value of %s (not shown): ", name))
 	if err != nil || line == "" {
 		return "", errors.New("no value typed")
 	}

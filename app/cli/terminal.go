@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -72,8 +74,7 @@ func passwordOnTTY(ctx context.Context, e *env, what, window string) (string, er
 // readPassword reads one line from the terminal with echo off, restoring the terminal
 // afterwards (also on Ctrl-C).
 func readPassword(tty *os.File, prompt string) (string, error) {
-	fmt.Fprint(tty, prompt)
-	line, err := readHidden(tty, tty)
+	line, err := readHidden(tty, tty, prompt)
 	if err != nil {
 		return "", fmt.Errorf("read the password: %w", err)
 	}
@@ -83,14 +84,21 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	return line, nil
 }
 
-// readHidden reads one line from the terminal f with echo off (golang.org/x/term), then
-// writes the newline the person typed to echo. The terminal's state is restored
-// afterwards, also when Ctrl-C ends the process while it waits.
-func readHidden(f *os.File, echo io.Writer) (string, error) {
+// readHidden turns echo off on the terminal f, then writes prompt to echo and reads one
+// line: echo goes off before the prompt shows, so nothing typed after it is echoed. The
+// terminal's state is restored afterwards, also when Ctrl-C ends the process while it
+// waits.
+func readHidden(f *os.File, echo io.Writer, prompt string) (string, error) {
 	fd := int(f.Fd())
-	old, err := term.GetState(fd)
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return "", fmt.Errorf("not a terminal: %w", err)
+	}
+	quiet := *old
+	quiet.Lflag &^= unix.ECHO
+	quiet.Lflag |= unix.ICANON | unix.ISIG | unix.ECHONL
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet); err != nil {
+		return "", fmt.Errorf("turn echo off: %w", err)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -98,7 +106,7 @@ func readHidden(f *os.File, echo io.Writer) (string, error) {
 	go func() {
 		select {
 		case <-sig:
-			_ = term.Restore(fd, old)
+			_ = unix.IoctlSetTermios(fd, ioctlSetTermios, old)
 			fmt.Fprintln(echo)
 			os.Exit(130)
 		case <-stop:
@@ -107,14 +115,14 @@ func readHidden(f *os.File, echo io.Writer) (string, error) {
 	defer func() {
 		close(stop)
 		signal.Stop(sig)
-		_ = term.Restore(fd, old)
+		_ = unix.IoctlSetTermios(fd, ioctlSetTermios, old)
 	}()
-	line, err := term.ReadPassword(fd)
-	fmt.Fprintln(echo)
-	if err != nil && len(line) == 0 {
+	fmt.Fprint(echo, prompt)
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil && line == "" {
 		return "", err
 	}
-	return strings.TrimRight(string(line), "\r\n"), nil
+	return strings.TrimRight(line, "\r\n"), nil
 }
 
 // widensAccess names what in a department's or task's defaults widens access so that
