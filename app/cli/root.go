@@ -55,19 +55,6 @@ func (e *env) print(v any, human func(w io.Writer)) error {
 	return nil
 }
 
-// getJSON asks the running core and prints the answer: JSON under --json, else human.
-func getJSON[T any](ctx context.Context, e *env, method, path string, in any, human func(io.Writer, T)) error {
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	var v T
-	if err := c.Do(ctx, method, path, in, &v); err != nil {
-		return err
-	}
-	return e.print(v, func(w io.Writer) { human(w, v) })
-}
-
 // exitError carries a specific exit code.
 type exitError struct {
 	code int
