@@ -205,13 +205,13 @@ func TestSetSettingUnderAnEnvironmentVariable(t *testing.T) {
 	}
 }
 
-func tierOf(v PermissionsView, tool string) TierRow {
+func tierOf(v api.PermissionsView, tool string) api.TierRow {
 	for _, r := range v.Tiers {
 		if r.Tool == tool {
 			return r
 		}
 	}
-	return TierRow{}
+	return api.TierRow{}
 }
 
 // Tiers and rules edited in the window reach the broker at once.

@@ -34,13 +34,13 @@ function config(over: Setting[] = []): ConfigView {
 
 const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
   ({
-    approvalPolicy: 'on-request',
-    approvalPolicyFrom: 'default',
+    approval_policy: 'on-request',
+    approval_policy_from: 'default',
     reviewer: 'user',
-    reviewerFrom: 'default',
-    reviewerCommand: [],
-    opsStrict: false,
-    opsStrictFrom: 'default',
+    reviewer_from: 'default',
+    reviewer_command: [],
+    ops_strict: false,
+    ops_strict_from: 'default',
     tiers: [
       { tool: 'read_file', tier: 'P0', default: 'P0', from: 'default', fixed: false },
       { tool: 'bash', tier: 'P2', default: 'P1', from: 'file', fixed: false },
