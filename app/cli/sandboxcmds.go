@@ -183,7 +183,7 @@ type checkReport struct {
 
 type preflightView struct {
 	Findings  []preflight.Finding `json:"findings,omitempty"`
-	KnownSafe bool                `json:"knownSafe"`
+	KnownSafe bool                `json:"known_safe"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
