@@ -34,7 +34,7 @@ type innerSpec struct {
 	Network        bool     `json:"network"`
 	Writable       []string `json:"writable"`
 	Protected      []string `json:"protected"`
-	ProtectedNames []string `json:"protectedNames"`
+	ProtectedNames []string `json:"protected_names"`
 	// Hidden are credential directories and files (and Airlock's run directory): no rule
 	// reaches them, so they can be neither read nor written.
 	Hidden []string `json:"hidden,omitempty"`

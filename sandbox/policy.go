@@ -92,14 +92,14 @@ type Policy struct {
 	Cwd string `json:"cwd"`
 	// WritableRoots are real absolute directories; in workspace-write the first is Cwd.
 	// Empty in read-only; unused in full-access.
-	WritableRoots []string `json:"writableRoots"`
+	WritableRoots []string `json:"writable_roots"`
 	// Protected are absolute paths kept read-only (and uncreatable) inside the writable roots.
 	Protected []string `json:"protected"`
 	// ProtectedNames are path components protected anywhere inside a writable root by the
 	// application layer (".git", ".airlock" and relative configured entries).
-	ProtectedNames []string      `json:"protectedNames"`
+	ProtectedNames []string      `json:"protected_names"`
 	Backend        Backend       `json:"backend"`
-	ExecutionMode  ExecutionMode `json:"executionMode"`
+	ExecutionMode  ExecutionMode `json:"execution_mode"`
 	// Sources says which layer set each key (KeyMode, KeyNetwork, …).
 	Sources map[string]Source `json:"sources"`
 	// Ignored lists what project policy files asked for and did not get.
