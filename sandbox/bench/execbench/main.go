@@ -3,6 +3,10 @@
 // bwrap with the mounts Airlock uses (with and without the same seccomp
 // filter), sandbox.Exec in-process, and, when -airlock is given, `airlock exec
 // -- /bin/true`. It prints medians and the ratios to raw bwrap with seccomp.
+//
+// With -floor (the program in ./floor, built static) it also runs an empty Go
+// program and that program starting raw bwrap + seccomp as its child: the least
+// a Go front-end such as `airlock exec` can add to bwrap on this machine.
 package main
 
 import (
@@ -14,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/airlock-app/airlock/sandbox"
@@ -22,6 +27,9 @@ import (
 func main() {
 	n := flag.Int("n", 200, "invocations per variant")
 	airlock := flag.String("airlock", "", "path to the airlock binary (adds `airlock exec -- /bin/true`)")
+	floor := flag.String("floor", "", "path to the floor program (adds an empty Go program and a Go parent of raw bwrap)")
+	var parents multi
+	flag.Var(&parents, "parent", "another program run as the parent of raw bwrap + seccomp, like -floor's (repeatable; for what-if builds)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "execbench-")
@@ -48,7 +56,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rawSeccomp := func() error {
+	// withSeccomp runs prog args... with the filter on fd 3, as Airlock passes it to bwrap.
+	withSeccomp := func(prog string, args ...string) error {
 		r, w, err := os.Pipe()
 		if err != nil {
 			return err
@@ -56,10 +65,11 @@ func main() {
 		defer r.Close()
 		_, _ = w.Write(filter)
 		w.Close()
-		c := exec.Command(bwrap, argsSeccomp...)
+		c := exec.Command(prog, args...)
 		c.ExtraFiles = []*os.File{r}
 		return c.Run()
 	}
+	rawSeccomp := func() error { return withSeccomp(bwrap, argsSeccomp...) }
 
 	type variant struct {
 		name string
@@ -77,6 +87,18 @@ func main() {
 			}
 			return err
 		}},
+	}
+	if *floor != "" {
+		vars = append(vars,
+			&variant{name: "empty Go program", run: func() error { return exec.Command(*floor).Run() }},
+			&variant{name: "Go parent + raw bwrap+seccomp", run: func() error {
+				return withSeccomp(*floor, append([]string{bwrap}, argsSeccomp...)...)
+			}})
+	}
+	for _, p := range parents {
+		vars = append(vars, &variant{name: filepath.Base(p) + " + raw bwrap", run: func() error {
+			return withSeccomp(p, append([]string{bwrap}, argsSeccomp...)...)
+		}})
 	}
 	if *airlock != "" {
 		vars = append(vars, &variant{name: "airlock exec -- /bin/true", run: func() error {
@@ -101,11 +123,17 @@ func main() {
 	}
 	med := func(xs []float64) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)/2] }
 	raw := med(vars[2].ns)
-	fmt.Printf("%-28s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw+seccomp")
+	fmt.Printf("%-32s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw+seccomp")
 	for _, v := range vars {
 		s := slices.Clone(v.ns)
 		slices.Sort(s)
 		m := med(v.ns)
-		fmt.Printf("%-28s %12.2f %12.2f %9.2fx  (%+.2f ms)\n", v.name, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
+		fmt.Printf("%-32s %12.2f %12.2f %9.2fx  (%+.2f ms)\n", v.name, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
 	}
 }
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
