@@ -26,7 +26,8 @@ import (
 
 func main() {
 	n := flag.Int("n", 200, "invocations per variant")
-	airlock := flag.String("airlock", "", "path to the airlock binary (adds `airlock exec -- /bin/true`)")
+	var airlocks multi
+	flag.Var(&airlocks, "airlock", "path to an airlock binary (adds `airlock exec -- /bin/true`; repeatable, to compare builds side by side)")
 	floor := flag.String("floor", "", "path to the floor program (adds an empty Go program and a Go parent of raw bwrap)")
 	var parents multi
 	flag.Var(&parents, "parent", "another program run as the parent of raw bwrap + seccomp, like -floor's (repeatable; for what-if builds)")
@@ -100,9 +101,13 @@ func main() {
 			return withSeccomp(p, append([]string{bwrap}, argsSeccomp...)...)
 		}})
 	}
-	if *airlock != "" {
-		vars = append(vars, &variant{name: "airlock exec -- /bin/true", run: func() error {
-			c := exec.Command(*airlock, "exec", "--", "/bin/true")
+	for _, a := range airlocks {
+		name := "airlock exec -- /bin/true"
+		if len(airlocks) > 1 {
+			name = filepath.Base(a) + " exec -- /bin/true"
+		}
+		vars = append(vars, &variant{name: name, run: func() error {
+			c := exec.Command(a, "exec", "--", "/bin/true")
 			c.Dir = dir
 			return c.Run()
 		}})
