@@ -94,6 +94,12 @@ func main() {
 			&variant{name: "empty Go program", run: func() error { return exec.Command(*floor).Run() }},
 			&variant{name: "Go parent + raw bwrap+seccomp", run: func() error {
 				return withSeccomp(*floor, append([]string{bwrap}, argsSeccomp...)...)
+			}},
+			&variant{name: "Go ForkExec+wait4 + raw bwrap", run: func() error {
+				return withSeccomp(*floor, append([]string{"-fork", bwrap}, argsSeccomp...)...)
+			}},
+			&variant{name: "Go exec in place of raw bwrap", run: func() error {
+				return withSeccomp(*floor, append([]string{"-exec", bwrap}, argsSeccomp...)...)
 			}})
 	}
 	for _, p := range parents {
