@@ -3,7 +3,8 @@
 # sandbox.Exec, the floor of a Go front-end (an empty static Go program, and one
 # that only starts raw bwrap), and (given built airlock binaries)
 # `airlock exec -- /bin/true` for each, interleaved, medians.
-# Usage: sandbox/bench/exec-bench.sh [N] [path/to/airlock [another/airlock ...]]
+# Usage: [NETWORK="on allowlist"] sandbox/bench/exec-bench.sh [N] [path/to/airlock [another/airlock ...]]
+# (NETWORK: also run each airlock with these --network values)
 #
 # Every executable is copied (cp) before the run: a file fresh from the Go linker
 # sits in the page cache in small pages and starts ~1 ms slower than the same bytes
@@ -24,6 +25,9 @@ for a in "$@"; do
 	i=$((i + 1))
 	cp "$a" "$D/$i-$(basename "$a")"
 	args="$args -airlock $D/$i-$(basename "$a")"
+done
+for m in ${NETWORK:-}; do
+	args="$args -network $m"
 done
 # shellcheck disable=SC2086 # the paths hold no spaces
 exec "$D/execbench" -n "$N" -floor "$D/floor" $args

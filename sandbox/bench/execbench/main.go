@@ -28,6 +28,8 @@ func main() {
 	n := flag.Int("n", 200, "invocations per variant")
 	var airlocks multi
 	flag.Var(&airlocks, "airlock", "path to an airlock binary (adds `airlock exec -- /bin/true`; repeatable, to compare builds side by side)")
+	var modes multi
+	flag.Var(&modes, "network", "also run each airlock with this --network value (repeatable: on, allowlist, ...)")
 	floor := flag.String("floor", "", "path to the floor program (adds an empty Go program and a Go parent of raw bwrap)")
 	var parents multi
 	flag.Var(&parents, "parent", "another program run as the parent of raw bwrap + seccomp, like -floor's (repeatable; for what-if builds)")
@@ -117,6 +119,17 @@ func main() {
 			c.Dir = dir
 			return c.Run()
 		}})
+		for _, m := range modes {
+			flagArgs := []string{"--network=" + m}
+			if m == "on" {
+				flagArgs = []string{"--network"} // the boolean form
+			}
+			vars = append(vars, &variant{name: strings.Replace(name, "exec", "exec "+strings.Join(flagArgs, " "), 1), run: func() error {
+				c := exec.Command(a, append(append([]string{"exec"}, flagArgs...), "--", "/bin/true")...)
+				c.Dir = dir
+				return c.Run()
+			}})
+		}
 	}
 	for _, v := range vars { // warm up
 		if err := v.run(); err != nil {
