@@ -126,7 +126,7 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []string {
 	args := make([]string, 0, len(bwrapBaseFlags)+8+3*(len(m.writable)+len(m.protectedExisting)+len(m.hiddenDirs)+len(m.hiddenFiles))+4*len(m.protectedMissing))
 	args = append(args, bwrapBaseFlags...)
-	if !p.Network {
+	if !p.Network.On() {
 		args = append(args, "--unshare-net")
 	}
 	// The sandbox's /tmp is a fresh tmpfs: a working directory under the host's /tmp that

@@ -58,7 +58,7 @@ func newFixture(t *testing.T, mode string, network bool) *fixture {
 	must(t, os.Symlink(f.out, filepath.Join(f.ws, "escape-link")))
 
 	env := map[string]string{"XDG_RUNTIME_DIR": f.xdg, "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(f.xdg, "bus")}
-	f.policy, err = Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: &network}})
+	f.policy, err = Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: netp(network)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,7 +786,7 @@ func credentialsHidden(t *testing.T, backend string) {
 	// The policy was resolved before the files existed; resolve again as a run would.
 	mode, network := "workspace-write", false
 	env := map[string]string{"XDG_RUNTIME_DIR": f.xdg}
-	pol, err := Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: &network}})
+	pol, err := Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: netp(network)}})
 	must(t, err)
 	f.policy = pol
 

@@ -167,7 +167,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	if err != nil {
 		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
 	}
-	filter, err := seccompProgram(seccompOptions{networkOff: !p.Network})
+	filter, err := seccompProgram(seccompOptions{networkOff: !p.Network.On()})
 	if err != nil {
 		return res, false, execErr(ExitSandboxFailed, "exec: %w", err)
 	}

@@ -73,7 +73,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 		return res, execErr(ExitSandboxFailed, "exec: private temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network,
+	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network.On(),
 		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
 		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...)}
 	if p.Mode == ModeWorkspaceWrite {

@@ -164,5 +164,5 @@ func seccompInstructions(o seccompOptions) ([]bpf.Instruction, error) {
 // BwrapSeccompFilter returns the seccomp program Exec hands bwrap for p
 // (`--seccomp FD`): raw sock_filter records. For benchmarks and debugging.
 func BwrapSeccompFilter(p Policy) ([]byte, error) {
-	return seccompProgram(seccompOptions{networkOff: !p.Network})
+	return seccompProgram(seccompOptions{networkOff: !p.Network.On()})
 }

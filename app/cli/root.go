@@ -130,7 +130,7 @@ func NewRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 // Execute runs the CLI and returns the process exit code.
 func Execute(ctx context.Context, args []string) int {
 	root := NewRoot(os.Stdout, os.Stderr, os.Getenv)
-	root.SetArgs(args)
+	root.SetArgs(joinNetworkValue(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

@@ -25,7 +25,7 @@ import (
 // policyFlags are the sandbox flags `exec` and `check` share.
 type policyFlags struct {
 	mode          string
-	network       bool
+	network       networkFlag
 	cwd           string
 	writableRoots []string
 	protect       []string
@@ -35,7 +35,7 @@ type policyFlags struct {
 
 func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
-	fs.BoolVar(&f.network, "network", false, "allow network access")
+	registerNetwork(fs, &f.network)
 	fs.StringVar(&f.cwd, "cwd", "", "working directory, the writable root (default: the current directory)")
 	fs.StringArrayVar(&f.writableRoots, "writable-root", nil, "another writable directory (repeatable)")
 	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
@@ -50,7 +50,7 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 		l.Mode = &f.mode
 	}
 	if fs.Changed("network") {
-		l.Network = &f.network
+		l.Network = &f.network.v
 	}
 	if fs.Changed("writable-root") {
 		l.WritableRoots = f.writableRoots
@@ -226,7 +226,7 @@ func newCheckCmd(e *env) *cobra.Command {
 
 func printCheck(w io.Writer, r checkReport) {
 	fmt.Fprintf(w, "command   %s\n", r.Command)
-	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, onOff(r.Policy.Network), r.Policy.Cwd)
+	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, r.Policy.Network.Describe(), r.Policy.Cwd)
 	if len(r.Analysis.Programs) > 0 {
 		fmt.Fprintf(w, "runs      %s\n", strings.Join(r.Analysis.Programs, ", "))
 	}
@@ -284,13 +284,6 @@ func askCore(ctx context.Context, e *env, rep *checkReport) {
 	rep.Notes = append(rep.Notes, fmt.Sprintf("no running Airlock answered (%v): tiers, rules, grants and hooks were not evaluated; start `airlock daemon` for the full verdict", err))
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 // shellJoin quotes argv into one shell command line.
 func shellJoin(argv []string) string {
 	out := make([]string, len(argv))
@@ -329,7 +322,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 			}
 			requested := g.Backend
 			st := sandbox.ProbeStatus(cmd.Context(), requested)
-			report := sandboxStatusReport{Status: st}
+			report := sandboxStatusReport{Status: st, Network: g.Network.Describe() + " (" + g.Sources[sandbox.KeyNetwork].String() + ")"}
 			if p, err := e.paths(); err == nil {
 				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
 				report.MicroVM = &vm
@@ -350,6 +343,8 @@ func newSandboxCmd(e *env) *cobra.Command {
 // runtime and image of the sandbox execution mode.
 type sandboxStatusReport struct {
 	sandbox.Status
+	// Network is the effective network_access in words, with the layer that set it.
+	Network string            `json:"network,omitempty"`
 	MicroVM *vminstall.Status `json:"microVM,omitempty"`
 }
 
@@ -361,6 +356,9 @@ func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
 	}
 	if st.Warning != "" {
 		fmt.Fprintf(w, "%s\n", st.Warning)
+	}
+	if r.Network != "" {
+		fmt.Fprintf(w, "network   %s\n", r.Network)
 	}
 	fmt.Fprintln(w)
 	for _, p := range st.Probes {
