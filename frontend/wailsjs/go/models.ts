@@ -117,7 +117,7 @@ export namespace api {
 	    department?: string;
 	    cwd?: string;
 	    mode?: string;
-	    network: boolean;
+	    network: string;
 	    gives?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -446,7 +446,7 @@ export namespace api {
 	export class Defaults {
 	    posture?: string;
 	    sandbox_mode?: string;
-	    network?: boolean;
+	    network?: string;
 	    approval_policy?: string;
 	    execution_mode?: string;
 	
@@ -1255,7 +1255,7 @@ export namespace api {
 	export class RunPolicy {
 	    posture?: string;
 	    sandbox_mode: string;
-	    network: boolean;
+	    network: string;
 	    approval_policy: string;
 	    backend: string;
 	    execution_mode: string;
