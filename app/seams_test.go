@@ -139,6 +139,31 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 					t.Errorf("%+v", e)
 				}
 			}},
+		{"an allowlist and its domains from config.toml", "[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"api.anthropic.com\", \"*.pypi.org\"]\n", "", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist || !slices.Equal(e.Allowlist.AllowedDomains, []string{"api.anthropic.com", "*.pypi.org"}) {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"the environment's allowlist over config.toml's on", "[sandbox_workspace_write]\nnetwork_access = true\n", "", map[string]string{"AIRLOCK_NETWORK": "allowlist"},
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project narrows on to an allowlist with fewer domains", "[sandbox_workspace_write]\nnetwork_access = true\n[network]\nallowed_domains = [\"api.anthropic.com\", \"pypi.org\"]\n",
+			"[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"api.anthropic.com\", \"evil.example\"]\ndenied_domains = [\"*.pypi.org\"]\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist || !slices.Equal(e.Allowlist.AllowedDomains, []string{"api.anthropic.com"}) || !slices.Equal(e.Allowlist.DeniedDomains, []string{"*.pypi.org"}) {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project cannot turn an allowlist on", "[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n", "[sandbox_workspace_write]\nnetwork_access = true\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist {
+					t.Errorf("%+v", e)
+				}
+			}},
 		{"configured roots and protected paths", "[isolation]\nprotected = [\"notes\"]\n", "", nil, func(t *testing.T, e essence, repo string) {
 			if !slices.Contains(e.Protected, filepath.Join(repo, "notes")) {
 				t.Errorf("%+v", e)
