@@ -354,6 +354,14 @@ export function checkProtected(p: string): string | undefined {
   return undefined;
 }
 
+/** checkDomain checks a [network] rule as far as the window can; the core parses it with the egress proxy's rules and names what is wrong. */
+export function checkDomain(d: string): string | undefined {
+  const t = d.trim();
+  if (t === '') return 'Type a domain (example.com), a wildcard (*.example.com, which includes example.com) or an address.';
+  if (/[\s/]/.test(t) || t.includes('://')) return 'A domain only, without a scheme or a path (api.example.com, not https://api.example.com/v1).';
+  return undefined;
+}
+
 /** withItem adds item to list (trimmed, once); withoutItem removes it. */
 export function withItem(list: string[], item: string): string[] {
   const t = item.trim();

@@ -117,6 +117,23 @@ describe('SandboxTab', () => {
     expect(shown.querySelector('[data-key="sandbox_workspace_write.network_access"]')!.textContent).toContain('proxy not yet connected: no network');
   });
 
+  it('adds an allowed domain through the façade, refusing a URL first', () => {
+    const api = fakeApi();
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    const list = el.querySelector('[data-list="allowed domains"]')!;
+    const input = list.querySelector('input') as HTMLInputElement;
+    input.value = 'https://api.example.com/v1';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(list.querySelector('[role="alert"]')!.textContent).toMatch(/without a scheme/);
+    input.value = '*.pypi.org';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(api.setSetting).toHaveBeenCalledWith('network.allowed_domains', ['*.pypi.org']);
+  });
+
   it('enables the micro-VM modes once it is ready', () => {
     const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', vmReady: true, api: fakeApi() });
     expect((el.querySelector('[data-key="execution_mode"] input[value="sandbox"]') as HTMLInputElement).disabled).toBe(false);
