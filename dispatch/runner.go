@@ -424,7 +424,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	ar.mu.Unlock()
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
-		p.SandboxMode, p.Network, p.ApprovalPolicy, p.Backend, p.ExecutionMode)
+		p.SandboxMode, p.Network.Describe(), p.ApprovalPolicy, p.Backend, p.ExecutionMode)
 	if grant := ap.dec.Grant; grant != nil && !grant.IsZero() {
 		lg.note("escalation allowed by the person for this run only: %s", grant)
 	}

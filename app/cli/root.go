@@ -155,7 +155,7 @@ func Execute(ctx context.Context, args []string) int {
 // no core answers, ExitError for any other failure, whose reason goes to stderr as
 // "airlock: <reason>".
 func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
-	root.SetArgs(args)
+	root.SetArgs(joinNetworkValue(args))
 	return exitCode(root.ExecuteContext(ctx), stderr)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,10 @@ const (
 	kindList
 	kindInt
 	kindText
+	// kindNetwork is network_access: false, "allowlist" or true.
+	kindNetwork
+	// kindDomains is a list of [network] rules (checked by Parse with the proxy's parser).
+	kindDomains
 )
 
 // editable are the keys the window may set, with their type. Others (hooks, the
@@ -46,7 +51,11 @@ var editable = map[string]valueKind{
 	"approvals_reviewer":                     kindChoice,
 	"execution_mode":                         kindChoice,
 	"sandbox_workspace_write.writable_roots": kindList,
-	"sandbox_workspace_write.network_access": kindBool,
+	"sandbox_workspace_write.network_access": kindNetwork,
+	"network.allowed_domains":                kindDomains,
+	"network.denied_domains":                 kindDomains,
+	"network.ask_unknown":                    kindBool,
+	"network.allow_local":                    kindBool,
 	"isolation.backend":                      kindChoice,
 	"isolation.protected":                    kindList,
 	"workspace.roots":                        kindList,
@@ -185,6 +194,42 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 			return nil, fmt.Errorf("%s takes a word, not %v", key, v)
 		}
 		return strings.TrimSpace(s), nil
+	case kindNetwork:
+		// The window sends true/false (as the checkbox did) or a choice's name.
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		if s, ok := v.(string); ok {
+			switch n := api.NetworkAccess(s); n {
+			case api.NetworkOff, api.NetworkAllowlist, api.NetworkOn:
+				return config.NetworkSetting(n), nil
+			}
+		}
+		return nil, fmt.Errorf("%s is on or off or \"allowlist\", not %v", key, v)
+	case kindDomains:
+		var items []string
+		switch l := v.(type) {
+		case []string:
+			items = l
+		case []any:
+			for _, x := range l {
+				s, ok := x.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s is a list of domains; %v is not text", key, x)
+				}
+				items = append(items, s)
+			}
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		}
+		out := []string{}
+		for _, s := range items {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out, nil
 	case kindBool:
 		b, ok := v.(bool)
 		if !ok {

@@ -3,6 +3,7 @@
 // states in words, and the live log's buffer. Components only render what these return.
 import type { Defaults, Run, TaskForm, TaskRow } from './api-dispatch';
 import type { RunLogChunk } from './wire.gen';
+import { networkLabel, networkOf } from './network';
 
 // ---------------------------------------------------------------------------------
 // The command: typed as a shell-like line, stored as exact words (argv).
@@ -207,7 +208,8 @@ export function cleanDefaults(d: Defaults): Defaults {
   const out: Defaults = {};
   if (d.posture) out.posture = d.posture;
   if (d.sandbox_mode) out.sandbox_mode = d.sandbox_mode;
-  if (typeof d.network === 'boolean') out.network = d.network;
+  // off, allowlist, on (or the booleans the core also takes): sent as chosen.
+  if (d.network !== undefined && d.network !== null && d.network !== '') out.network = d.network;
   if (d.approval_policy) out.approval_policy = d.approval_policy;
   if (d.execution_mode) out.execution_mode = d.execution_mode;
   return out;
@@ -330,7 +332,7 @@ export function defaultsWords(d: Defaults | undefined): string {
   const parts: string[] = [];
   if (c.posture) parts.push(`posture ${c.posture}`);
   if (c.sandbox_mode) parts.push(c.sandbox_mode);
-  if (c.network !== undefined) parts.push(c.network ? 'network on' : 'network off');
+  if (c.network !== undefined) parts.push(networkLabel(c.network));
   if (c.approval_policy) parts.push(`approval ${c.approval_policy}`);
   if (c.execution_mode) parts.push(`execution ${c.execution_mode}`);
   return parts.length ? parts.join(' · ') : 'inherits the global settings';
@@ -342,7 +344,7 @@ export function defaultsBesideBadge(d: Defaults | undefined): string {
   if (!c.sandbox_mode) return defaultsWords(c);
   const rest: Defaults = { ...c };
   delete rest.sandbox_mode;
-  if (rest.network === true) delete rest.network;
+  if (networkOf(rest.network) !== 'off') delete rest.network;
   return Object.keys(rest).length > 0 ? defaultsWords(rest) : 'the rest inherited';
 }
 

@@ -141,7 +141,7 @@ export namespace api {
 	    department?: string;
 	    cwd?: string;
 	    mode?: string;
-	    network: boolean;
+	    network: string;
 	    gives?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -578,7 +578,7 @@ export namespace api {
 	export class Defaults {
 	    posture?: string;
 	    sandbox_mode?: string;
-	    network?: boolean;
+	    network?: string;
 	    approval_policy?: string;
 	    execution_mode?: string;
 	
@@ -1625,7 +1625,7 @@ export namespace api {
 	export class RunPolicy {
 	    posture?: string;
 	    sandbox_mode: string;
-	    network: boolean;
+	    network: string;
 	    approval_policy: string;
 	    backend: string;
 	    execution_mode: string;

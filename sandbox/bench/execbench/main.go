@@ -58,7 +58,7 @@ func main() {
 		log.Fatal(err)
 	}
 	pNet := p
-	pNet.Network = true
+	pNet.Network = sandbox.NetworkOn
 	argsSeccomp := append(append([]string(nil), args...), "--seccomp", "3", "--", "/bin/true")
 	args = append(args, "--", "/bin/true")
 	filter, err := sandbox.BwrapSeccompFilter(p)
