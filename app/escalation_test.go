@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/mcptest"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -27,31 +28,13 @@ func mcpSession(t *testing.T, c *Core, ws string) *mcp.ClientSession {
 	}
 	client := localapi.NewClient(c.Paths.Socket)
 	srv := gateway.NewServer(gateway.Options{Policy: r.Sandbox, Broker: gateway.APIBroker{Client: client}, Client: client})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = srv.Run(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return mcptest.Connect(t, srv)
 }
 
 func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (bool, string) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res.IsError, b.String()
+	res, text := mcptest.CallText(t, cs, name, args)
+	return res.IsError, text
 }
 
 // answerNext answers the next pending request as the person in the window would, and
