@@ -68,14 +68,12 @@ func probeNetStack(ctx context.Context) Probe {
 		p.Detail = "slirp4netns not found in PATH: network-on runs are refused (" + pasta + ")"
 		return p
 	}
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := versionOf(ctx, path)
 	if err != nil {
-		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		p.Detail = err.Error()
 		return p
 	}
-	version, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	version, _, _ := strings.Cut(out, "\n")
 	if hint := tunHint(); hint != "" {
 		p.Detail = version + " at " + path + ", but" + hint
 		p.Fix = "make " + tunDevice + " read-write for your user: chmod 0666 " + tunDevice
@@ -120,14 +118,12 @@ func probeBwrap(ctx context.Context) Probe {
 		p.Detail = "bwrap not found in PATH"
 		return p
 	}
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := versionOf(ctx, path)
 	if err != nil {
-		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		p.Detail = err.Error()
 		return p
 	}
-	return passed(p, strings.TrimSpace(string(out))+" at "+path)
+	return passed(p, out+" at "+path)
 }
 
 // probeUserNS runs bwrap with the real flags: user namespaces must actually work.
@@ -229,6 +225,17 @@ func guarantees(backend string, abi int) (holds, not []string) {
 		return appGuarantees, appLimitations
 	}
 	return nil, nil
+}
+
+// versionOf is what `path --version` prints, trimmed, within ProbeTimeout.
+func versionOf(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version failed: %w", path, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // passed is p as a probe that succeeded: OK, with what it found and no fix to give.
