@@ -1,6 +1,6 @@
 // One action at a time on a component (an answer, an authorization): its buttons are
 // disabled while it runs, and its failure is shown in words until the next try.
-import { errorText } from './dispatch';
+import { errorText } from './errors';
 
 /** Busy tracks the action running on a component and the last one's failure. */
 export interface Busy {

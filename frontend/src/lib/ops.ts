@@ -540,10 +540,7 @@ export function asJournalEvent(v: unknown): JournalEvent | undefined {
     : undefined;
 }
 
-/** errorText is what a rejected façade call says (Wails rejects with the Go error's text). */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
-}
+export { errorText } from './errors';
 
 // ---- An agent waiting for the person's approval of a plan (MCP ops_approve). ----
 

@@ -4,7 +4,7 @@
 import { onDestroy, onMount } from 'svelte';
 import { events, type Topic } from './events';
 import { coalesce } from './inbox';
-import { errorText } from './dispatch';
+import { errorText } from './errors';
 import { onTaskRemoved } from './api-dispatch';
 
 export interface Reloader {
