@@ -17,7 +17,7 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	chromium sqlite3 git curl ca-certificates python3 \
 	qemu-system-x86 qemu-utils e2fsprogs libpam0g-dev
 
-.PHONY: all deps apt-deps pam-service frontend-deps build build-cli build-desktop run test vet staticcheck \
+.PHONY: all deps apt-deps pam-service frontend-deps build build-cli build-desktop run test check-bindings vet staticcheck \
 	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image sandbox-test-image clean
 
 all: build
@@ -70,11 +70,16 @@ run: deps build
 		echo "or run the headless core with: $(BIN)/airlock daemon"; exit 1; fi
 	$(BIN)/airlock-desktop
 
-## test: set up, build, then every check (vet, staticcheck, Go tests with -race against
-## the real keyring, frontend type check and unit tests, the window smoke test, the browser
-## end-to-end tests, the MCP end-to-end test)
-test: deps build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
+## test: set up, build, then every check (the committed Wails bindings are current, vet,
+## staticcheck, Go tests with -race against the real keyring, frontend type check and unit
+## tests, the window smoke test, the browser end-to-end tests, the MCP end-to-end test)
+test: deps check-bindings build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
 	@echo "make test: all checks passed"
+
+# Before build, which regenerates frontend/wailsjs in place: the committed copy must be what
+# the façade generates (frontend/src/lib/wire.gen.ts has its own check in the Go tests).
+check-bindings:
+	scripts/check-bindings.sh
 
 # Every build tag's files: the production desktop build (the frontend
 # embedded) and the bindings generator's view of the façade.

@@ -13,8 +13,9 @@ type Defaults struct {
 	Posture string `json:"posture,omitempty"`
 	// SandboxMode is read-only | workspace-write | full-access.
 	SandboxMode string `json:"sandbox_mode,omitempty"`
-	// Network is whether runs may use the network.
-	Network *bool `json:"network,omitempty"`
+	// Network is the runs' network_access: off, allowlist or on (the old true/false
+	// decode as on/off).
+	Network *NetworkAccess `json:"network,omitempty"`
 	// ApprovalPolicy is untrusted | on-request | on-failure | never.
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
 	// ExecutionMode is local | sandbox | auto.

@@ -147,12 +147,12 @@ type SchedulePreview struct {
 
 // RunPolicy is a run's effective policy, recorded when it starts and fixed for the run.
 type RunPolicy struct {
-	Posture        string `json:"posture,omitempty"`
-	SandboxMode    string `json:"sandbox_mode"`
-	Network        bool   `json:"network"`
-	ApprovalPolicy string `json:"approval_policy"`
-	Backend        string `json:"backend"`
-	ExecutionMode  string `json:"execution_mode"`
+	Posture        string        `json:"posture,omitempty"`
+	SandboxMode    string        `json:"sandbox_mode"`
+	Network        NetworkAccess `json:"network"` // off | allowlist | on; a row of the boolean column reads as off/on
+	ApprovalPolicy string        `json:"approval_policy"`
+	Backend        string        `json:"backend"`
+	ExecutionMode  string        `json:"execution_mode"`
 }
 
 // Apply returns p with the fields that d sets replaced.
@@ -160,7 +160,7 @@ func (p RunPolicy) Apply(d Defaults) RunPolicy {
 	if d.Posture != "" {
 		p.Posture = d.Posture
 		if d.Posture == "cloudops" && d.Network == nil {
-			p.Network = true
+			p.Network = NetworkOn
 		}
 	}
 	if d.SandboxMode != "" {

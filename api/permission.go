@@ -69,8 +69,8 @@ type ReviewerMode string
 // PolicySummary is the effective sandbox and approval policy of the caller, as recorded
 // when its run or session started.
 type PolicySummary struct {
-	Mode           string         `json:"mode,omitempty"` // read-only | workspace-write | full-access
-	Network        bool           `json:"network"`
+	Mode           string         `json:"mode,omitempty"`            // read-only | workspace-write | full-access
+	Network        NetworkAccess  `json:"network"`                   // off | allowlist | on (old booleans decode)
 	ApprovalPolicy ApprovalPolicy `json:"approval_policy,omitempty"` // empty: the broker's effective setting
 	Reviewer       ReviewerMode   `json:"reviewer,omitempty"`        // empty: the broker's effective setting
 	Posture        string         `json:"posture,omitempty"`         // "" or "cloudops"
@@ -290,13 +290,6 @@ type PendingRequest struct {
 	Grant *Grant `json:"grant,omitempty"`
 }
 
-// DecidedEvent is the payload of the permission.decided event.
-type DecidedEvent struct {
-	ID       string   `json:"id"`
-	Summary  string   `json:"summary"`
-	Decision Decision `json:"decision"`
-}
-
 // AnswerIn is the body of AnswerApproval. Who answered is not in it: the core sets that
 // from how the answer arrived, so a By or Interactive the caller sends is ignored.
 type AnswerIn struct {
@@ -445,13 +438,13 @@ type Approval struct {
 	CreatedAt time.Time  `json:"created_at"`
 	Deadline  *time.Time `json:"deadline,omitempty"`
 	// Where it comes from and where it would act.
-	Session    string `json:"session,omitempty"`
-	Run        string `json:"run,omitempty"`
-	Task       string `json:"task,omitempty"`
-	Department string `json:"department,omitempty"`
-	Cwd        string `json:"cwd,omitempty"`
-	Mode       string `json:"mode,omitempty"`
-	Network    bool   `json:"network"`
+	Session    string        `json:"session,omitempty"`
+	Run        string        `json:"run,omitempty"`
+	Task       string        `json:"task,omitempty"`
+	Department string        `json:"department,omitempty"`
+	Cwd        string        `json:"cwd,omitempty"`
+	Mode       string        `json:"mode,omitempty"`
+	Network    NetworkAccess `json:"network"`
 	// Gives is what allowing an isolation escalation gives, for that one call, in words
 	// ("" for other requests).
 	Gives string `json:"gives,omitempty"`

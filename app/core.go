@@ -15,6 +15,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
@@ -208,7 +209,8 @@ func (c *Core) onConfigChange(st config.State) {
 			}
 		}
 	}
-	c.Bus.Publish(eventbus.TopicConfigChanged, c.ConfigView())
+	v := c.ConfigView()
+	c.Bus.Publish(api.TopicConfigChanged, api.ConfigChanged{Path: v.Path, Exists: v.Exists, LoadedAt: v.LoadedAt, Valid: v.Error == nil})
 }
 
 func (c *Core) apiOptions(ctx context.Context) localapi.Options {

@@ -12,7 +12,6 @@ import (
 	"github.com/airlock-app/airlock/api"
 
 	"github.com/airlock-app/airlock/app/config"
-	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
@@ -140,7 +139,7 @@ func (c *Core) RevokeGrant(cl Caller, id string) (api.Revoked, error) {
 		return api.Revoked{}, err
 	}
 	out := api.Revoked{Revoked: id}
-	c.Bus.Publish(eventbus.TopicGrantsChanged, out)
+	c.Bus.Publish(api.TopicGrantsChanged, out)
 	return out, nil
 }
 

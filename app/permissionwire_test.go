@@ -31,7 +31,7 @@ func TestGatewayAwaitRoundTrip(t *testing.T) {
 	sent := api.Request{
 		ID: "rt-1", Tool: api.ToolBash, Params: json.RawMessage(`{"command":"make release"}`),
 		Context: api.Context{Session: "s-rt", Run: "", Task: "nightly", Department: "", Workspace: ws, Cwd: ws,
-			Policy: api.PolicySummary{Mode: "workspace-write", Network: false, ApprovalPolicy: "on-request", Reviewer: "user",
+			Policy: api.PolicySummary{Mode: "workspace-write", Network: api.NetworkOff, ApprovalPolicy: "on-request", Reviewer: "user",
 				Posture: "", WritableRoots: []string{ws}, ExecutionMode: ""},
 			// The core sets the pid from the socket's peer: this process.
 			Caller:   api.Caller{PID: os.Getpid(), Description: "mcp:round-trip"},

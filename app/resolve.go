@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
@@ -173,13 +174,8 @@ func (c *Core) DispatchPolicy(dir string) dispatch.Policy {
 	return p
 }
 
-// ProjectLayer is one project policy file as the window shows it: what it tightens and
-// what it asked for that was ignored.
-type ProjectLayer struct {
-	Path    string   `json:"path"`
-	Applied []string `json:"applied"`
-	Ignored []string `json:"ignored"`
-}
+// ProjectLayer is a project policy file and what it did (api.ProjectLayer).
+type ProjectLayer = api.ProjectLayer
 
 // ProjectLayers lists the project policy files where runs and agents work: around each
 // department's directory, and in each workspace root and its immediate subdirectories

@@ -7,7 +7,6 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 
-	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -31,7 +30,7 @@ func (c *Core) probeSandbox(ctx context.Context) {
 	c.sandbox.status = &st
 	c.sandbox.mu.Unlock()
 	close(c.sandbox.done)
-	c.Bus.Publish(eventbus.TopicSandboxStatus, st)
+	c.Bus.Publish(api.TopicSandboxStatus, api.SandboxStatusChanged{Requested: string(st.Requested), Backend: st.Backend, Warning: st.Warning, Error: st.Error})
 }
 
 // effectiveSandboxBackend is the backend the one resolution gives (flags > environment

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +73,8 @@ func cliPolicy(t *testing.T, getenv func(string) string, cwd string) sandbox.Pol
 // essence is what every surface must agree on.
 type essence struct {
 	Mode          sandbox.Mode
-	Network       bool
+	Network       sandbox.NetworkMode
+	Allowlist     sandbox.NetworkLists
 	WritableRoots []string
 	Protected     []string
 	Backend       sandbox.Backend
@@ -85,7 +87,11 @@ func essenceOf(p sandbox.Policy, state []string) essence {
 	for _, s := range state {
 		hides = hides && slices.Contains(p.Hidden, s)
 	}
-	return essence{p.Mode, p.Network, p.WritableRoots, p.Protected, p.Backend, p.ExecutionMode, hides}
+	var lists sandbox.NetworkLists
+	if p.Allowlist != nil {
+		lists = *p.Allowlist
+	}
+	return essence{p.Mode, p.Network, lists, p.WritableRoots, p.Protected, p.Backend, p.ExecutionMode, hides}
 }
 
 // TestOneResolutionOnEverySurface holds every surface that runs something — `airlock
@@ -99,7 +105,7 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 		want                  func(t *testing.T, e essence, repo string)
 	}{
 		{"defaults", "", "", nil, func(t *testing.T, e essence, repo string) {
-			if e.Mode != sandbox.ModeWorkspaceWrite || e.Network || !slices.Equal(e.WritableRoots, []string{repo}) {
+			if e.Mode != sandbox.ModeWorkspaceWrite || e.Network != sandbox.NetworkOff || !slices.Equal(e.WritableRoots, []string{repo}) {
 				t.Errorf("%+v", e)
 			}
 		}},
@@ -111,13 +117,13 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 			}},
 		{"a project cannot loosen", "sandbox_mode = \"read-only\"\n", "sandbox_mode = \"full-access\"\n[sandbox_workspace_write]\nnetwork_access = true\n", nil,
 			func(t *testing.T, e essence, _ string) {
-				if e.Mode != sandbox.ModeReadOnly || e.Network {
+				if e.Mode != sandbox.ModeReadOnly || e.Network != sandbox.NetworkOff {
 					t.Errorf("%+v", e)
 				}
 			}},
 		{"a project turns off the network the environment turned on", "", "[sandbox_workspace_write]\nnetwork_access = false\n",
 			map[string]string{"AIRLOCK_NETWORK": "yes"}, func(t *testing.T, e essence, _ string) {
-				if e.Network {
+				if e.Network != sandbox.NetworkOff {
 					t.Errorf("%+v", e)
 				}
 			}},
@@ -130,6 +136,31 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 		{"a trusted project applies in full", "sandbox_mode = \"read-only\"\n", "sandbox_mode = \"workspace-write\"\n",
 			map[string]string{"AIRLOCK_TRUST_PROJECT_CONFIG": "true"}, func(t *testing.T, e essence, _ string) {
 				if e.Mode != sandbox.ModeWorkspaceWrite {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"an allowlist and its domains from config.toml", "[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"api.anthropic.com\", \"*.pypi.org\"]\n", "", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist || !slices.Equal(e.Allowlist.AllowedDomains, []string{"api.anthropic.com", "*.pypi.org"}) {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"the environment's allowlist over config.toml's on", "[sandbox_workspace_write]\nnetwork_access = true\n", "", map[string]string{"AIRLOCK_NETWORK": "allowlist"},
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project narrows on to an allowlist with fewer domains", "[sandbox_workspace_write]\nnetwork_access = true\n[network]\nallowed_domains = [\"api.anthropic.com\", \"pypi.org\"]\n",
+			"[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"api.anthropic.com\", \"evil.example\"]\ndenied_domains = [\"*.pypi.org\"]\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist || !slices.Equal(e.Allowlist.AllowedDomains, []string{"api.anthropic.com"}) || !slices.Equal(e.Allowlist.DeniedDomains, []string{"*.pypi.org"}) {
+					t.Errorf("%+v", e)
+				}
+			}},
+		{"a project cannot turn an allowlist on", "[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n", "[sandbox_workspace_write]\nnetwork_access = true\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Network != sandbox.NetworkAllowlist {
 					t.Errorf("%+v", e)
 				}
 			}},
@@ -178,7 +209,7 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 }
 
 func equalEssence(a, b essence) bool {
-	return a.Mode == b.Mode && a.Network == b.Network && slices.Equal(a.WritableRoots, b.WritableRoots) &&
+	return a.Mode == b.Mode && a.Network == b.Network && reflect.DeepEqual(a.Allowlist, b.Allowlist) && slices.Equal(a.WritableRoots, b.WritableRoots) &&
 		slices.Equal(a.Protected, b.Protected) && a.Backend == b.Backend && a.ExecutionMode == b.ExecutionMode && a.HidesState == b.HidesState
 }
 

@@ -87,5 +87,6 @@ func (c *Core) routes() {
 	handle(c, api.GetConfig, func(*http.Request, api.None) (api.ConfigView, error) {
 		return c.ConfigView(), nil
 	})
-	c.api.Handle("GET /v1/events", localapi.EventsHandler(c.Bus))
+	// Served raw (a stream, not one JSON answer), under the table's pattern.
+	c.api.Handle(api.EventStream.Pattern(), localapi.EventsHandler(c.Bus))
 }

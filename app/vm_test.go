@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/sandboxexec"
@@ -176,7 +175,7 @@ func postStatus(t *testing.T, hc *http.Client, path, body string) vminstall.Stat
 func TestVMInstallRouteProgressAndOneInstall(t *testing.T) {
 	c, hc := runCore(t)
 	srv := newSlowServer(t, fakeImage(), false)
-	sub := c.Bus.Subscribe(10000, eventbus.TopicSandboxInstall)
+	sub := c.Bus.Subscribe(10000, api.TopicSandboxInstall)
 	defer sub.Close()
 
 	body := fmt.Sprintf(`{"manifest": %q}`, srv.srv.URL+"/manifest.json")
@@ -211,7 +210,7 @@ func TestVMInstallRouteProgressAndOneInstall(t *testing.T) {
 	for len(sub.C) > 0 {
 		ev := <-sub.C
 		var st vminstall.Status
-		if err := json.Unmarshal(ev.Payload, &st); err != nil {
+		if err := strictJSON(ev.Payload, &st); err != nil {
 			t.Fatalf("payload: %v", err)
 		}
 		o := order[st.Progress.Stage]

@@ -43,6 +43,13 @@ func Normalize(d Defaults) (Defaults, error) {
 	if d.ExecutionMode != "" && !oneOf(d.ExecutionMode, ExecutionModes) {
 		return d, invalidf("unknown execution mode %q: use one of %s", d.ExecutionMode, strings.Join(ExecutionModes, ", "))
 	}
+	if d.Network != nil {
+		n, err := api.ParseNetworkAccess(string(*d.Network))
+		if err != nil {
+			return d, invalidf("network: %v", err)
+		}
+		d.Network = &n
+	}
 	return d, nil
 }
 

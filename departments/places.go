@@ -126,7 +126,7 @@ func (s *Service) Authorize(ctx context.Context, dir, by string, confirmHome boo
 	if err := s.db.WithContext(ctx).Where("path = ?", res).Take(&pl).Error; err != nil {
 		return AuthorizedPlace{}, fmt.Errorf("authorize %s: %w", dir, err)
 	}
-	s.publish(TopicPlacesChanged, map[string]any{"authorized": pl})
+	s.publish(api.TopicPlacesChanged, api.PlacesChanged{Authorized: pl.Path})
 	return pl, nil
 }
 
@@ -154,7 +154,7 @@ func (s *Service) Revoke(ctx context.Context, dir, by string) (AuthorizedPlace, 
 	if err := s.db.WithContext(ctx).Save(&pl).Error; err != nil {
 		return AuthorizedPlace{}, fmt.Errorf("revoke %s: %w", dir, err)
 	}
-	s.publish(TopicPlacesChanged, map[string]any{"revoked": pl})
+	s.publish(api.TopicPlacesChanged, api.PlacesChanged{Revoked: pl.Path})
 	return pl, nil
 }
 

@@ -14,18 +14,15 @@ import (
 
 	"github.com/airlock-app/airlock/internal/refusal"
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/api"
 )
 
-// Publisher receives events; the app's event bus implements it.
+// Publisher receives events (api's topics, each with its api payload type); the app's
+// event bus implements it.
 type Publisher interface {
 	Publish(topic string, payload any)
 }
-
-// Event topics published by this package.
-const (
-	TopicDepartmentUpdated = "department.updated"
-	TopicPlacesChanged     = "places.changed"
-)
 
 // ErrNotFound is returned (wrapped) when a department or place does not exist.
 var ErrNotFound = errors.New("not found")
@@ -120,7 +117,7 @@ func (s *Service) SetWorkspaceRoots(roots []string) error {
 	s.mu.Lock()
 	s.roots = out
 	s.mu.Unlock()
-	s.publish(TopicPlacesChanged, map[string]any{"workspace_roots": out})
+	s.publish(api.TopicPlacesChanged, api.PlacesChanged{WorkspaceRoots: out})
 	return nil
 }
 
@@ -287,7 +284,7 @@ func (s *Service) OnChange(f func(Department)) {
 }
 
 func (s *Service) changed(dep Department) {
-	s.publish(TopicDepartmentUpdated, dep)
+	s.publish(api.TopicDepartmentUpdated, api.DepartmentUpdated{ID: dep.ID, Name: dep.Name, Status: dep.Status})
 	select {
 	case s.rewatch <- struct{}{}:
 	default:

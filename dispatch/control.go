@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -85,8 +86,8 @@ func (d *Dispatcher) RecordDenial(ctx context.Context, id uint, subject string) 
 	reason := fmt.Sprintf("paused: the same request was denied %d times (%s); resume or cancel the run", n, subject)
 	d.db.WithContext(ctx).Model(&Run{}).Where("id = ?", id).Updates(map[string]any{"paused": true, "reason": reason})
 	d.publishRun(id)
-	d.publish(TopicInboxChanged, nil)
-	d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": id, "task": r.TaskName, "message": reason})
+	d.inboxChanged()
+	d.notice(api.DispatchNotice{Kind: api.NoticeNeedsYou, RunID: id, Task: r.TaskName, Message: reason})
 	return true, nil
 }
 
@@ -119,7 +120,7 @@ func (d *Dispatcher) Resume(ctx context.Context, id uint) error {
 	_ = signalGroup(pid, syscall.SIGCONT)
 	d.db.WithContext(ctx).Model(&Run{}).Where("id = ?", id).Updates(map[string]any{"paused": false, "reason": ""})
 	d.publishRun(id)
-	d.publish(TopicInboxChanged, nil)
+	d.inboxChanged()
 	return nil
 }
 

@@ -170,12 +170,6 @@ func (d *Dispatcher) Close() error {
 	return nil
 }
 
-func (d *Dispatcher) publish(topic string, payload any) {
-	if d.opts.Publisher != nil {
-		d.opts.Publisher.Publish(topic, payload)
-	}
-}
-
 func (d *Dispatcher) spawn(f func()) {
 	d.wg.Add(1)
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 )
 
@@ -284,13 +285,13 @@ func TestDepartmentDefaultsAndOverridesRecordedOnRun(t *testing.T) {
 	h.start()
 	ctx := context.Background()
 	dir := h.mkdir("home/ops")
-	on := true
+	on := api.NetworkOn
 	if _, err := h.depts.Add(ctx, "ops", dir, departments.Defaults{Posture: "cloudops", SandboxMode: "read-only", ApprovalPolicy: "on-failure"}); err != nil {
 		t.Fatal(err)
 	}
 	tk := h.task(TaskSpec{Name: "o", Cwd: dir, Department: "ops", Overrides: departments.Defaults{SandboxMode: "workspace-write", Network: &on}})
 	r := h.wait(h.runNow(tk.Name).ID, StatusSucceeded)
-	want := Policy{Posture: "cloudops", SandboxMode: "workspace-write", Network: true, ApprovalPolicy: "on-failure", Backend: "auto", ExecutionMode: "local"}
+	want := Policy{Posture: "cloudops", SandboxMode: "workspace-write", Network: api.NetworkOn, ApprovalPolicy: "on-failure", Backend: "auto", ExecutionMode: "local"}
 	if r.Policy != want {
 		t.Fatalf("recorded policy %+v, want %+v", r.Policy, want)
 	}

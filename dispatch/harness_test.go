@@ -49,7 +49,7 @@ func (p *procExecutor) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 				b = append(b, "--bind", w, w)
 			}
 		}
-		if !spec.Policy.Network {
+		if !spec.Policy.Network.On() {
 			b = append(b, "--unshare-net")
 		}
 		b = append(b, "--chdir", spec.Dir, "--")

@@ -134,22 +134,11 @@ type Secrets interface {
 	Get(ctx context.Context, name string) (string, error)
 }
 
-// Publisher receives events; the app's event bus implements it.
+// Publisher receives events (api's topics, each with its api payload type); the app's
+// event bus implements it.
 type Publisher interface {
 	Publish(topic string, payload any)
 }
-
-// Event topics published by dispatch.
-const (
-	TopicRunUpdated    = "run.updated"
-	TopicRunLog        = "run.log"
-	TopicInboxChanged  = "inbox.changed"
-	TopicTaskUpdated   = "task.updated"
-	TopicDigest        = "dispatch.digest"
-	TopicNotify        = "dispatch.notify"
-	TopicTaskRemoved   = "task.removed"
-	TopicDispatchState = "dispatch.state"
-)
 
 // InboxApproval is a pending approval as the permission broker lists it.
 type InboxApproval struct {

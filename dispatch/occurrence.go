@@ -30,7 +30,7 @@ func (d *Dispatcher) claim(ctx context.Context, t Task, at time.Time, trigger, s
 	if res.RowsAffected == 0 {
 		return Run{}, false, nil
 	}
-	d.publish(TopicRunUpdated, r)
+	d.runUpdated(r)
 	return r, true, nil
 }
 

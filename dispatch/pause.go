@@ -68,13 +68,13 @@ func (d *Dispatcher) SetPaused(ctx context.Context, paused bool, by string) (Sta
 		return State{}, fmt.Errorf("resume dispatch: %w", err)
 	}
 	st := d.state(ctx)
-	d.publish(TopicDispatchState, st)
+	d.stateChanged(st)
 	return st, nil
 }
 
 // publishState publishes the current State (after a change of tasks or running runs).
 func (d *Dispatcher) publishState() {
 	if d.opts.Publisher != nil {
-		d.publish(TopicDispatchState, d.state(d.ctx))
+		d.stateChanged(d.state(d.ctx))
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gorm.io/gorm/clause"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Start recovers from the last stop and begins scheduling:
@@ -61,7 +63,7 @@ func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
 		return Digest{}, err
 	}
 	if !dg.Empty() {
-		d.publish(TopicDigest, dg)
+		d.digested(dg)
 	}
 	d.spawn(func() { d.sched.run(d.ctx) })
 	d.spawn(d.housekeeping)
@@ -156,8 +158,8 @@ func (d *Dispatcher) ExpireHeld(ctx context.Context) (int, error) {
 		}
 	}
 	if n > 0 {
-		d.publish(TopicInboxChanged, nil)
-		d.publish(TopicNotify, map[string]any{"kind": "failure", "message": fmt.Sprintf("%d held runs expired", n)})
+		d.inboxChanged()
+		d.notice(api.DispatchNotice{Kind: api.NoticeFailure, Message: fmt.Sprintf("%d held runs expired", n)})
 	}
 	return n, nil
 }
@@ -181,7 +183,7 @@ func (d *Dispatcher) housekeeping() {
 			if gap := now.Sub(prev); gap > 3*heartbeatInterval {
 				since := d.lastAlive(d.ctx)
 				if dg, err := d.Digest(d.ctx, since); err == nil && !dg.Empty() {
-					d.publish(TopicDigest, dg)
+					d.digested(dg)
 				}
 			}
 			prev = now

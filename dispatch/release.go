@@ -35,7 +35,7 @@ func (d *Dispatcher) Authorize(ctx context.Context, dir, by string, confirmHome 
 func (d *Dispatcher) Revoke(ctx context.Context, dir, by string) (departments.AuthorizedPlace, error) {
 	pl, err := d.depts.Revoke(ctx, dir, by)
 	if err == nil {
-		d.publish(TopicInboxChanged, nil)
+		d.inboxChanged()
 	}
 	return pl, err
 }
@@ -59,9 +59,13 @@ func (d *Dispatcher) Release(ctx context.Context, dir, dept, reason string) ([]u
 	default:
 		return nil, nil
 	}
-	var ids []uint
-	if err := q.Order("id").Pluck("id", &ids).Error; err != nil {
+	var held []Run
+	if err := q.Order("id").Select("id", "task_id", "task_name").Find(&held).Error; err != nil {
 		return nil, fmt.Errorf("release %s: %w", dir, err)
+	}
+	ids := make([]uint, len(held))
+	for i, r := range held {
+		ids[i] = r.ID
 	}
 	var released []uint
 	for start := 0; start < len(ids); start += 500 {
@@ -73,12 +77,16 @@ func (d *Dispatcher) Release(ctx context.Context, dir, dept, reason string) ([]u
 		}
 		released = append(released, chunk...)
 	}
-	for _, id := range released {
-		d.launch(id)
+	// Published before the launches, so a run's own later updates come after.
+	for _, r := range held[:len(released)] {
+		r.Status = StatusQueued
+		d.runUpdated(r)
 	}
 	if len(released) > 0 {
-		d.publish(TopicInboxChanged, nil)
-		d.publish(TopicRunUpdated, map[string]any{"released": released})
+		d.inboxChanged()
+	}
+	for _, id := range released {
+		d.launch(id)
 	}
 	return released, nil
 }

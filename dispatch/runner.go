@@ -16,6 +16,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/redact"
 	"github.com/airlock-app/airlock/sandbox"
@@ -262,7 +263,7 @@ func (d *Dispatcher) resumeQueued(r *Run, reason string) {
 		Updates(map[string]any{"status": StatusQueued, "reason": reason})
 	r.Status = StatusQueued
 	d.publishRun(r.ID)
-	d.publish(TopicInboxChanged, nil)
+	d.inboxChanged()
 }
 
 func (d *Dispatcher) markWaitingApproval(r *Run, requestID, reason string, deadline time.Time) {
@@ -276,12 +277,12 @@ func (d *Dispatcher) markWaitingApproval(r *Run, requestID, reason string, deadl
 		r.Status = StatusWaitingApproval
 		r.ApprovalID = requestID
 		d.publishRun(r.ID)
-		d.publish(TopicInboxChanged, nil)
+		d.inboxChanged()
 		msg := "a run is waiting for your approval"
 		if reason != "waiting for your approval of its command" {
 			msg = reason
 		}
-		d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": r.TaskName, "message": msg})
+		d.notice(api.DispatchNotice{Kind: api.NoticeNeedsYou, RunID: r.ID, Task: r.TaskName, Message: msg})
 	}
 }
 
@@ -299,14 +300,14 @@ func (d *Dispatcher) hold(r *Run, t Task, v gateVerdict) {
 	}
 	if res.RowsAffected > 0 {
 		d.publishRun(r.ID)
-		d.publish(TopicInboxChanged, nil)
+		d.inboxChanged()
 		// One notification per place: the hundredth run held on the same directory is
 		// already covered by the inbox item the first one raised.
 		var others int64
 		d.db.Model(&Run{}).Where("status = ? AND waiting_dir = ? AND waiting_dept = ? AND id < ?",
 			StatusWaitingDirectory, v.waitingDir, v.waitingDept, r.ID).Count(&others)
 		if others == 0 {
-			d.publish(TopicNotify, map[string]any{"kind": "needs_you", "run_id": r.ID, "task": t.Name, "message": v.reason})
+			d.notice(api.DispatchNotice{Kind: api.NoticeNeedsYou, RunID: r.ID, Task: t.Name, Message: v.reason})
 		}
 	}
 }
@@ -333,11 +334,11 @@ func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any)
 		d.publishState()
 	}
 	if wasHeld {
-		d.publish(TopicInboxChanged, nil)
+		d.inboxChanged()
 	}
 	switch status {
 	case StatusFailed, StatusTimedOut, StatusExpired, StatusDenied:
-		d.publish(TopicNotify, map[string]any{"kind": "failure", "run_id": r.ID, "task": r.TaskName, "status": status, "message": reason})
+		d.notice(api.DispatchNotice{Kind: api.NoticeFailure, RunID: r.ID, Task: r.TaskName, Status: status, Message: reason})
 	}
 }
 
@@ -347,7 +348,7 @@ func (d *Dispatcher) publishRun(id uint) {
 	}
 	var r Run
 	if err := d.db.Take(&r, id).Error; err == nil {
-		d.publish(TopicRunUpdated, r)
+		d.runUpdated(r)
 	}
 }
 
@@ -412,7 +413,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	d.publishRun(r.ID)
 	d.publishState()
 	lg, err := openRunLog(logPath, d.opts.LogLimit, secrets, func(b []byte) {
-		d.publish(TopicRunLog, map[string]any{"run_id": r.ID, "task_id": t.ID, "chunk": string(b)})
+		d.publish(api.TopicRunLog, api.RunLogChunk{RunID: r.ID, TaskID: t.ID, Chunk: string(b)})
 	})
 	if err != nil {
 		d.finish(r, StatusFailed, err.Error(), nil)
@@ -423,7 +424,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	ar.mu.Unlock()
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
-		p.SandboxMode, p.Network, p.ApprovalPolicy, p.Backend, p.ExecutionMode)
+		p.SandboxMode, p.Network.Describe(), p.ApprovalPolicy, p.Backend, p.ExecutionMode)
 	if grant := ap.dec.Grant; grant != nil && !grant.IsZero() {
 		lg.note("escalation allowed by the person for this run only: %s", grant)
 	}
@@ -590,9 +591,9 @@ func (d *Dispatcher) countFailure(t Task, status, reason string) {
 		why := fmt.Sprintf("failed %d times in a row (last: %s)", cur.ConsecutiveFailures, reason)
 		d.db.Model(&Task{}).Where("id = ?", t.ID).Updates(map[string]any{"paused": true, "pause_reason": why})
 		cur.Paused, cur.PauseReason = true, why
-		d.publish(TopicTaskUpdated, cur)
-		d.publish(TopicInboxChanged, nil)
-		d.publish(TopicNotify, map[string]any{"kind": "task_paused", "task": t.Name, "message": "task paused: " + why})
+		d.taskUpdated(cur)
+		d.inboxChanged()
+		d.notice(api.DispatchNotice{Kind: api.NoticeTaskPaused, Task: t.Name, Message: "task paused: " + why})
 	}
 }
 

@@ -220,8 +220,8 @@ func (d *Dispatcher) RemoveTask(ctx context.Context, name string) error {
 		_ = d.Cancel(ctx, id, "task removed")
 	}
 	d.sched.remove(t.ID)
-	d.publish(TopicTaskRemoved, map[string]any{"id": t.ID, "name": t.Name})
-	d.publish(TopicInboxChanged, nil)
+	d.publish(api.TopicTaskRemoved, api.TaskRemoved{ID: t.ID, Name: t.Name})
+	d.inboxChanged()
 	d.publishState()
 	return nil
 }
@@ -283,7 +283,7 @@ func (d *Dispatcher) NextRuns(t Task, n int) ([]time.Time, error) {
 
 func (d *Dispatcher) taskChanged(t Task) {
 	d.sched.update(t)
-	d.publish(TopicTaskUpdated, t)
+	d.taskUpdated(t)
 	d.publishState()
 }
 

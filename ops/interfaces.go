@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // RunSpec is one command the ops flow asks a [Runner] to execute.
@@ -62,27 +64,17 @@ type Publisher interface {
 	Publish(topic string, payload any)
 }
 
-// Event topics published by the package.
+// Event topics published by the package: api's, with api's payload types.
 const (
-	TopicPlanUpdated     = "ops.plan.updated"     // payload PlanEvent
-	TopicJournalAppended = "ops.journal.appended" // payload JournalEvent
+	TopicPlanUpdated     = api.TopicOpsPlanUpdated     // payload PlanEvent
+	TopicJournalAppended = api.TopicOpsJournalAppended // payload JournalEvent
 )
 
 // PlanEvent is the payload of [TopicPlanUpdated].
-type PlanEvent struct {
-	PlanID  string `json:"plan_id"`
-	Project string `json:"project"`
-	Status  Status `json:"status"`
-	Hash    string `json:"hash"`
-}
+type PlanEvent = api.OpsPlanUpdated
 
 // JournalEvent is the payload of [TopicJournalAppended].
-type JournalEvent struct {
-	Project string `json:"project"`
-	Seq     int64  `json:"seq"`
-	PlanID  string `json:"plan_id,omitempty"`
-	Event   string `json:"event"`
-}
+type JournalEvent = api.OpsJournalAppended
 
 type noPublisher struct{}
 

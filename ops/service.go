@@ -147,5 +147,5 @@ func (s *Service) journalKey(ctx context.Context) ([]byte, error) {
 func (s *Service) nowUTC() time.Time { return s.now().UTC() }
 
 func (s *Service) publishPlan(r *PlanRecord) {
-	s.pub.Publish(TopicPlanUpdated, PlanEvent{PlanID: r.ID, Project: r.Project, Status: r.Status, Hash: r.Hash})
+	s.pub.Publish(TopicPlanUpdated, PlanEvent{PlanID: r.ID, Project: r.Project, Status: string(r.Status), Hash: r.Hash})
 }

@@ -28,10 +28,10 @@ type Publisher interface {
 	Publish(topic string, payload any)
 }
 
-// Event topics.
+// Event topics: api's, with payloads api.PermissionRequested and api.PermissionDecided.
 const (
-	TopicRequested = "permission.requested" // payload PendingRequest
-	TopicDecided   = "permission.decided"   // payload DecidedEvent
+	TopicRequested = api.TopicPermissionRequested
+	TopicDecided   = api.TopicPermissionDecided
 )
 
 // Errors of Answer and Await.
@@ -111,9 +111,6 @@ type pendingEntry struct {
 
 // PendingRequest is a request waiting for a person, as surfaces show it.
 type PendingRequest = api.PendingRequest
-
-// DecidedEvent is the payload of permission.decided.
-type DecidedEvent = api.DecidedEvent
 
 // NewBroker loads the grants, recovers the requests that were pending when the app
 // stopped (marking expired those whose caller is gone) and starts the audit writer.
@@ -264,7 +261,8 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	}
 	b.pending[req.ID] = e
 	b.mu.Unlock()
-	b.publish(TopicRequested, e.view())
+	b.publish(TopicRequested, api.PermissionRequested{ID: req.ID, Tool: req.Tool, Summary: redact.String(describe(req)),
+		Tier: string(e.ask.Tier), InteractiveOnly: e.ask.InteractiveOnly})
 	return b.waitEntry(ctx, e)
 }
 
@@ -453,7 +451,8 @@ func denyWith(d Decision, l Layer, reason string) Decision {
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
 	if b.pub != nil {
-		b.pub.Publish(TopicDecided, DecidedEvent{ID: req.ID, Summary: redact.String(describe(req)), Decision: d})
+		b.pub.Publish(TopicDecided, api.PermissionDecided{ID: req.ID, Summary: redact.String(describe(req)),
+			Verdict: string(d.Verdict), Tier: string(d.Tier), Layer: string(d.Layer)})
 	}
 }
 

@@ -79,9 +79,20 @@ func TestBrokerAssignsIDsAndPublishes(t *testing.T) {
 		d, _ := b.Await(ctx, bash("npm install"))
 		done <- d
 	}()
-	p := ev.waitRequested(t)
+	p := ev.waitRequested(t, b)
 	if p.ID == "" || p.Tier != P1 || p.Summary != "bash npm install" || len(p.Scopes) != 3 || !p.CallerWaiting {
 		t.Fatalf("requested event = %+v", p)
+	}
+	ev.mu.Lock()
+	var requested []api.PermissionRequested
+	for _, e := range ev.list {
+		if e.topic == TopicRequested {
+			requested = append(requested, e.payload.(api.PermissionRequested))
+		}
+	}
+	ev.mu.Unlock()
+	if want := (api.PermissionRequested{ID: p.ID, Tool: ToolBash, Summary: "bash npm install", Tier: string(P1)}); len(requested) != 1 || requested[0] != want {
+		t.Fatalf("requested events = %+v, want one %+v", requested, want)
 	}
 	if _, err := b.Answer(ctx, p.ID, Answer{Allow: true, By: ByTray}); err != nil {
 		t.Fatal(err)
@@ -90,11 +101,12 @@ func TestBrokerAssignsIDsAndPublishes(t *testing.T) {
 	if d.Verdict != Allow || d.AnsweredBy != ByTray || d.RequestID != p.ID {
 		t.Fatalf("decision = %+v", d)
 	}
+	want := api.PermissionDecided{ID: p.ID, Summary: "bash npm install", Verdict: string(Allow), Tier: string(P1), Layer: string(d.Layer)}
 	waitFor(t, "decided event", func() bool {
 		ev.mu.Lock()
 		defer ev.mu.Unlock()
 		for _, e := range ev.list {
-			if e.topic == TopicDecided && e.payload.(DecidedEvent).ID == p.ID {
+			if e.topic == TopicDecided && e.payload.(api.PermissionDecided) == want {
 				return true
 			}
 		}
@@ -113,7 +125,7 @@ func ask(t *testing.T, b *Broker, ev *events, req Request) (PendingRequest, chan
 		d, _ := b.Await(context.Background(), req)
 		ch <- d
 	}()
-	return ev.waitRequested(t), ch
+	return ev.waitRequested(t, b), ch
 }
 
 func TestInteractiveOnlyAnswers(t *testing.T) {

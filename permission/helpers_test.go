@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-app/airlock/internal/testdb"
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/testdb"
 )
 
 // openDB opens a real SQLite database in dir the way the app does, and migrates it.
@@ -61,15 +63,22 @@ func (e *events) Publish(topic string, payload any) {
 	e.ch <- event{topic, payload}
 }
 
-// waitRequested waits for a permission.requested event.
-func (e *events) waitRequested(t testing.TB) PendingRequest {
+// waitRequested waits for a permission.requested event and returns b's pending
+// request of that id.
+func (e *events) waitRequested(t testing.TB, b *Broker) PendingRequest {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case ev := <-e.ch:
 			if ev.topic == TopicRequested {
-				return ev.payload.(PendingRequest)
+				id := ev.payload.(api.PermissionRequested).ID
+				for _, p := range b.Pending() {
+					if p.ID == id {
+						return p
+					}
+				}
+				t.Fatalf("permission.requested for %s, which is not pending", id)
 			}
 		case <-timeout:
 			t.Fatal("no permission.requested event")

@@ -123,7 +123,7 @@ func TestSandboxIsolationMicroVM(t *testing.T) {
 	}
 	// network on: the same curl in the VM passes the isolation layer.
 	netPol := pol
-	netPol.Network = true
+	netPol.Network = sandbox.NetworkOn
 	b.SetIsolation(SandboxIsolation{PolicyFor: func(context.Context, Request) (sandbox.Policy, error) { return netPol, nil }})
 	if d := b.Check(ctx, in("sandbox", bash("curl https://example.com"))).Decision; d.Kind == KindIsolationEscalation {
 		t.Errorf("vm + network on: curl escalated: %+v", d)

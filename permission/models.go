@@ -28,14 +28,14 @@ type PendingRecord struct {
 	DecisionJSON    string     `gorm:"not null" json:"decision"` // the pipeline's ask decision (tier, kind, reasons)
 	Tier            Tier       `json:"tier"`
 	Kind            Kind       `json:"kind"`
-	InteractiveOnly bool       `json:"interactiveOnly"`
+	InteractiveOnly bool       `json:"interactive_only"`
 	Status          string     `gorm:"index;not null" json:"status"` // pending | answered | delivered | expired | timed_out | cancelled
 	AnswerJSON      string     `json:"answer"`                       // the final decision once answered
-	CallerPID       int        `json:"callerPid"`
-	CreatedAt       time.Time  `json:"createdAt"`
+	CallerPID       int        `json:"caller_pid"`
+	CreatedAt       time.Time  `json:"created_at"`
 	Deadline        *time.Time `json:"deadline"`
-	UpdatedAt       time.Time  `json:"updatedAt"`
-	AskedParams     string     `json:"askedParams,omitempty"` // the params as asked, when a before_tool_use hook rewrote them (RequestJSON has the rewrite); "" otherwise
+	UpdatedAt       time.Time  `json:"updated_at"`
+	AskedParams     string     `json:"asked_params,omitempty"` // the params as asked, when a before_tool_use hook rewrote them (RequestJSON has the rewrite); "" otherwise
 }
 
 // TableName keeps the table name stable and namespaced.

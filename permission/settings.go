@@ -113,22 +113,22 @@ type Hook struct {
 // Effective is the resolved permission configuration, with the layer of each setting
 // for the UI.
 type Effective struct {
-	ApprovalPolicy      ApprovalPolicy    `json:"approvalPolicy"`
-	ApprovalPolicyFrom  string            `json:"approvalPolicyFrom"`
+	ApprovalPolicy      ApprovalPolicy    `json:"approval_policy"`
+	ApprovalPolicyFrom  string            `json:"approval_policy_from"`
 	Reviewer            ReviewerMode      `json:"reviewer"`
-	ReviewerFrom        string            `json:"reviewerFrom"`
-	ReviewerCommand     []string          `json:"reviewerCommand,omitempty"`
-	ReviewerTimeout     time.Duration     `json:"reviewerTimeout"`
-	Tiers               map[string]Tier   `json:"tiers"`     // configured tiers only (defaults not repeated)
-	TiersFrom           map[string]string `json:"tiersFrom"` // tool → layer
+	ReviewerFrom        string            `json:"reviewer_from"`
+	ReviewerCommand     []string          `json:"reviewer_command,omitempty"`
+	ReviewerTimeout     time.Duration     `json:"reviewer_timeout"`
+	Tiers               map[string]Tier   `json:"tiers"`      // configured tiers only (defaults not repeated)
+	TiersFrom           map[string]string `json:"tiers_from"` // tool → layer
 	Rules               []Rule            `json:"rules"`
-	BeforeHooks         []Hook            `json:"beforeHooks,omitempty"`
-	AfterHooks          []Hook            `json:"afterHooks,omitempty"`
-	OpsStrict           bool              `json:"opsStrict"`
-	OpsStrictFrom       string            `json:"opsStrictFrom"`
-	RequestTimeout      time.Duration     `json:"requestTimeout"` // 0: wait forever
-	ProjectTrusted      bool              `json:"projectTrusted"`
-	IgnoredFromProjects []string          `json:"ignoredFromProjects,omitempty"` // what the UI must say it ignored
+	BeforeHooks         []Hook            `json:"before_hooks,omitempty"`
+	AfterHooks          []Hook            `json:"after_hooks,omitempty"`
+	OpsStrict           bool              `json:"ops_strict"`
+	OpsStrictFrom       string            `json:"ops_strict_from"`
+	RequestTimeout      time.Duration     `json:"request_timeout"` // 0: wait forever
+	ProjectTrusted      bool              `json:"project_trusted"`
+	IgnoredFromProjects []string          `json:"ignored_from_projects,omitempty"` // what the UI must say it ignored
 }
 
 // DefaultEffective is the configuration with nothing set: on-request, user, no rules.

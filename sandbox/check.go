@@ -150,11 +150,15 @@ func (p Policy) CheckRead(path string) error {
 
 // CheckNetwork reports whether the policy allows network access to host ("" = any).
 func (p Policy) CheckNetwork(host string) error {
-	if p.Network {
+	if p.Network.On() {
 		return nil
 	}
 	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"
 	hint := "run with --network (network_access = true in [sandbox_workspace_write])"
+	if p.Network == NetworkAllowlist {
+		// Never more access than asked: an allowlist without its proxy is no network.
+		why = "network access is " + p.Network.Describe() + " (" + p.Sources[KeyNetwork].String() + ")"
+	}
 	if p.Mode == ModeReadOnly {
 		hint = "read-only mode has no network; run with --sandbox workspace-write --network"
 	}

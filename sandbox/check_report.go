@@ -30,7 +30,7 @@ type Report struct {
 	// Backend is what would confine it, per the probes (Status.Backend).
 	Backend string `json:"backend"`
 	// BwrapArgs are bubblewrap's arguments when Backend is bwrap.
-	BwrapArgs []string `json:"bwrapArgs,omitempty"`
+	BwrapArgs []string `json:"bwrap_args,omitempty"`
 	// Error is a sandbox set-up failure (e.g. a protected path behind a symlink).
 	Error string `json:"error,omitempty"`
 }

@@ -18,7 +18,7 @@ func testPolicy(t testing.TB, mode string, network bool) (Policy, string) {
 			t.Fatal(err)
 		}
 	}
-	p, err := Resolve(Inputs{Cwd: ws, Home: filepath.Join(base, "home"), Env: envMap(nil), Flags: Layer{Mode: &mode, Network: &network}})
+	p, err := Resolve(Inputs{Cwd: ws, Home: filepath.Join(base, "home"), Env: envMap(nil), Flags: Layer{Mode: &mode, Network: netp(network)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,8 +84,9 @@ func (p Policy) Escalate(g Grant) (Policy, error) {
 			out.Revealed = append(slices.Clone(out.Revealed), r)
 		}
 	}
-	if g.Network && !out.Network {
-		out.Network = true
+	if g.Network && !out.Network.On() {
+		out.Network = NetworkOn
+		out.Allowlist = nil
 		out.Sources[KeyNetwork] = src
 	}
 	if len(g.Writable) > 0 {

@@ -59,7 +59,7 @@ func newFixture(t *testing.T, mode string, network bool) *fixture {
 	must(t, os.Symlink(f.out, filepath.Join(f.ws, "escape-link")))
 
 	env := map[string]string{"XDG_RUNTIME_DIR": f.xdg, "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(f.xdg, "bus")}
-	f.policy, err = Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: &network}})
+	f.policy, err = Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: netp(network)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ EOF`,
 				f.noneAccepted(t)
 				// With the network on, names resolve (through the stack's DNS), but the
 				// host's loopback stays out of reach.
-				if strings.Contains(out, "tcp ok") || (!f.policy.Network && strings.Contains(out, "resolve ok")) {
+				if strings.Contains(out, "tcp ok") || (!f.policy.Network.On() && strings.Contains(out, "resolve ok")) {
 					t.Errorf("ESCAPE: network reachable:\n%s", out)
 				}
 			}},
@@ -660,7 +660,7 @@ func TestNetworkOnWithoutStackFailsClosed(t *testing.T) {
 func TestNetworkStackDiesWithAirlock(t *testing.T) {
 	if mark := os.Getenv("AIRLOCK_TEST_NETSTACK_HELPER"); mark != "" {
 		forcedBackend = BackendNameBwrap
-		mode, network := "workspace-write", true
+		mode, network := "workspace-write", NetworkOn
 		cwd, _ := os.Getwd()
 		p, err := Resolve(Inputs{Cwd: cwd, Env: envMap(nil), Flags: Layer{Mode: &mode, Network: &network}})
 		must(t, err)
@@ -1132,7 +1132,7 @@ func credentialsHidden(t *testing.T, backend string) {
 	// The policy was resolved before the files existed; resolve again as a run would.
 	mode, network := "workspace-write", false
 	env := map[string]string{"XDG_RUNTIME_DIR": f.xdg}
-	pol, err := Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: &network}})
+	pol, err := Resolve(Inputs{Cwd: f.ws, Home: f.home, Env: envMap(env), Flags: Layer{Mode: &mode, Network: netp(network)}})
 	must(t, err)
 	f.policy = pol
 

@@ -144,17 +144,17 @@ func execMicroVM(ctx context.Context, req ExecRequest) (Result, bool, error) {
 // Result is how a command ended.
 type Result struct {
 	// ExitCode is the command's exit code, or 128+N when killed by signal N.
-	ExitCode int `json:"exitCode"`
+	ExitCode int `json:"exit_code"`
 	// Signal names the signal that killed the command ("" if it exited).
 	Signal string `json:"signal,omitempty"`
 	// TimedOut is true when Timeout (or ctx's deadline) killed it.
-	TimedOut bool `json:"timedOut"`
+	TimedOut bool `json:"timed_out"`
 	// Backend is what confined it: bwrap, landlock, seatbelt, app or none.
 	Backend string `json:"backend"`
 	// Warning is set when isolation is weaker than asked (fell back to the application layer).
 	Warning string `json:"warning,omitempty"`
 	// HostPid is the sandbox root's host pid.
-	HostPid int `json:"hostPid"`
+	HostPid int `json:"host_pid"`
 }
 
 // ExecError is a failure of Airlock itself (not of the command), with the exit

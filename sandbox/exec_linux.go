@@ -197,7 +197,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
 	var net *netSetup
-	if p.Network {
+	if p.Network.On() {
 		if net, err = newNetSetup(); err != nil {
 			statusW.Close()
 			return res, false, err

@@ -34,7 +34,7 @@ type innerSpec struct {
 	Network        bool     `json:"network"`
 	Writable       []string `json:"writable"`
 	Protected      []string `json:"protected"`
-	ProtectedNames []string `json:"protectedNames"`
+	ProtectedNames []string `json:"protected_names"`
 	// Hidden are credential directories and files (and Airlock's run directory): no rule
 	// reaches them, so they can be neither read nor written.
 	Hidden []string `json:"hidden,omitempty"`
@@ -60,7 +60,7 @@ func landlockAvailable() bool {
 func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	res := Result{Backend: BackendNameLandlock}
 	p := pr.req.Policy
-	if p.Network {
+	if p.Network.On() {
 		// No network namespace here: "on" would be the host's, loopback services and all.
 		return res, &ExecError{Code: ExitSandboxFailed, Err: ErrNetworkNeedsNamespace}
 	}
@@ -77,7 +77,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 		return res, execErr(ExitSandboxFailed, "exec: private temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network,
+	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network.On(),
 		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
 		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...)}
 	if p.Mode == ModeWorkspaceWrite {

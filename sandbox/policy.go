@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Mode is the sandbox mode (`sandbox_mode`).
@@ -45,6 +47,7 @@ const (
 const (
 	KeyMode          = "sandbox_mode"
 	KeyNetwork       = "network_access"
+	KeyNetworkLists  = "network"
 	KeyWritableRoots = "writable_roots"
 	KeyProtected     = "protected"
 	KeyBackend       = "backend"
@@ -84,22 +87,42 @@ type Ignored struct {
 
 func (i Ignored) String() string { return fmt.Sprintf("%s: %s ignored: %s", i.File, i.Key, i.Reason) }
 
+// NetworkMode is network_access: off, allowlist or on (api.NetworkAccess). Until the
+// egress proxy is connected, "allowlist" runs exactly as "off" (a network namespace of
+// the run's own with no way out): every backend and check asks Network.On(), never
+// whether it is something other than off.
+type NetworkMode = api.NetworkAccess
+
+// The network_access values.
+const (
+	NetworkOff       = api.NetworkOff
+	NetworkAllowlist = api.NetworkAllowlist
+	NetworkOn        = api.NetworkOn
+)
+
+// ParseNetwork parses a network_access value (off, allowlist, on, or a boolean).
+func ParseNetwork(s string) (NetworkMode, error) { return api.ParseNetworkAccess(s) }
+
 // Policy is a resolved sandbox policy. Build it with Resolve.
 type Policy struct {
-	Mode    Mode `json:"mode"`
-	Network bool `json:"network"`
+	Mode Mode `json:"mode"`
+	// Network is off, allowlist or on. "allowlist" has no network until the egress proxy
+	// is connected (see NetworkMode); Allowlist then holds the [network] lists.
+	Network NetworkMode `json:"network"`
+	// Allowlist is the effective [network] table (nil unless Network is allowlist).
+	Allowlist *NetworkLists `json:"allowlist,omitempty"`
 	// Cwd is the real (symlink-free) working directory of the run.
 	Cwd string `json:"cwd"`
 	// WritableRoots are real absolute directories; in workspace-write the first is Cwd.
 	// Empty in read-only; unused in full-access.
-	WritableRoots []string `json:"writableRoots"`
+	WritableRoots []string `json:"writable_roots"`
 	// Protected are absolute paths kept read-only (and uncreatable) inside the writable roots.
 	Protected []string `json:"protected"`
 	// ProtectedNames are path components protected anywhere inside a writable root by the
 	// application layer (".git", ".airlock" and relative configured entries).
-	ProtectedNames []string      `json:"protectedNames"`
+	ProtectedNames []string      `json:"protected_names"`
 	Backend        Backend       `json:"backend"`
-	ExecutionMode  ExecutionMode `json:"executionMode"`
+	ExecutionMode  ExecutionMode `json:"execution_mode"`
 	// Sources says which layer set each key (KeyMode, KeyNetwork, …).
 	Sources map[string]Source `json:"sources"`
 	// Ignored lists what project policy files asked for and did not get.

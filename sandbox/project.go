@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // ProjectPolicyFile is where a workspace or department directory keeps its untrusted policy.
@@ -49,6 +51,12 @@ type projectFile struct {
 		Backend   any `toml:"backend"`
 		Protected any `toml:"protected"`
 	} `toml:"isolation"`
+	Network struct {
+		AllowedDomains any `toml:"allowed_domains"`
+		DeniedDomains  any `toml:"denied_domains"`
+		AskUnknown     any `toml:"ask_unknown"`
+		AllowLocal     any `toml:"allow_local"`
+	} `toml:"network"`
 }
 
 // LoadProjectPolicy reads dir/.airlock/policy.toml. It returns (nil, nil) when
@@ -90,14 +98,44 @@ func LoadProjectPolicy(dir string) (*ProjectPolicy, error) {
 			pp.Layer.Protected[i] = filepath.Join(dir, e)
 		}
 	}
-	if raw.Workspace.NetworkAccess != nil {
-		if b, ok := raw.Workspace.NetworkAccess.(bool); ok {
-			pp.Layer.Network = &b
+	if v := raw.Workspace.NetworkAccess; v != nil {
+		if n, ok := networkValue(v); ok {
+			pp.Layer.Network = &n
 		} else {
-			pp.ignore("sandbox_workspace_write.network_access", fmt.Sprintf("want true or false, got %v", raw.Workspace.NetworkAccess))
+			pp.ignore("sandbox_workspace_write.network_access", fmt.Sprintf("want false, \"allowlist\" or true, got %v", v))
 		}
 	}
+	t := &pp.Layer.NetworkTable
+	t.AllowedDomains = pp.list("network.allowed_domains", raw.Network.AllowedDomains)
+	t.DeniedDomains = pp.list("network.denied_domains", raw.Network.DeniedDomains)
+	t.AskUnknown = pp.boolean("network.ask_unknown", raw.Network.AskUnknown)
+	t.AllowLocal = pp.boolean("network.allow_local", raw.Network.AllowLocal)
 	return pp, nil
+}
+
+// networkValue reads network_access as a TOML file writes it: false, true or "allowlist".
+func networkValue(v any) (NetworkMode, bool) {
+	switch x := v.(type) {
+	case bool:
+		return api.NetworkFromBool(x), true
+	case string:
+		if x == string(NetworkAllowlist) {
+			return NetworkAllowlist, true
+		}
+	}
+	return "", false
+}
+
+func (pp *ProjectPolicy) boolean(key string, v any) *bool {
+	if v == nil {
+		return nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		pp.ignore(key, fmt.Sprintf("want true or false, got %v", v))
+		return nil
+	}
+	return &b
 }
 
 func (pp *ProjectPolicy) str(key string, v any) *string {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +14,10 @@ import (
 // Layer is one configuration layer as the app maps it in (flags, config.toml,
 // a project policy file). A nil field is "not set by this layer".
 type Layer struct {
-	Mode          *string
-	Network       *bool
+	Mode    *string
+	Network *NetworkMode
+	// NetworkTable is the layer's [network] table (file and project layers only).
+	NetworkTable  NetworkTable
 	WritableRoots []string // nil = not set; relative paths are relative to the run's cwd (project: to its directory)
 	Protected     []string // added to .git and .airlock; relative entries apply inside every writable root
 	Backend       *string
@@ -240,17 +243,39 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 	p.Sources[KeyMode] = src
 
 	// Network.
-	netStr := func(b *bool) *string {
-		if b == nil {
+	netStr := func(n *NetworkMode) *string {
+		if n == nil {
 			return nil
 		}
-		return str(fmt.Sprint(*b))
+		return str(string(*n))
 	}
-	nv, src := pick(KeyNetwork, "network", EnvNetwork, "false", netStr(in.File.Network), netStr(in.Flags.Network), func(pp *ProjectPolicy) *string { return netStr(pp.Layer.Network) })
-	if p.Network, err = ParseBool(nv); err != nil {
+	nv, src := pick(KeyNetwork, "network", EnvNetwork, string(NetworkOff), netStr(in.File.Network), netStr(in.Flags.Network), func(pp *ProjectPolicy) *string { return netStr(pp.Layer.Network) })
+	if p.Network, err = ParseNetwork(nv); err != nil {
 		return Policy{}, wrap(KeyNetwork, src, err)
 	}
 	p.Sources[KeyNetwork] = src
+
+	// The [network] lists: the file, then trusted project files (untrusted ones only
+	// narrow them, in Resolve). A bad entry is an error naming it.
+	lists := DefaultNetworkLists()
+	lists.applyTable(in.File.NetworkTable)
+	listSrc := Source{LayerDefault, "default"}
+	if !in.File.NetworkTable.isZero() {
+		listSrc = fileSrc("network")
+	}
+	if trust {
+		for _, pp := range in.Project {
+			if !pp.Layer.NetworkTable.isZero() {
+				lists.applyTable(pp.Layer.NetworkTable)
+				listSrc = Source{LayerProject, "project " + pp.File + " (trusted by " + EnvTrustProject + ")"}
+			}
+		}
+	}
+	if _, err := lists.Rules(); err != nil {
+		return Policy{}, wrap(KeyNetworkLists, listSrc, err)
+	}
+	p.Allowlist = &lists
+	p.Sources[KeyNetworkLists] = listSrc
 
 	// Backend.
 	bv, src := pick(KeyBackend, "backend", EnvBackend, string(BackendAuto), in.File.Backend, in.Flags.Backend, func(pp *ProjectPolicy) *string { return pp.Layer.Backend })
@@ -275,13 +300,13 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 func (p *Policy) applyModeImplications() {
 	switch p.Mode {
 	case ModeReadOnly:
-		if p.Network {
-			p.Network = false
+		if p.Network != NetworkOff {
+			p.Network = NetworkOff
 			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "forced off by sandbox_mode read-only (" + p.Sources[KeyMode].String() + ")"}
 		}
 	case ModeFullAccess:
-		if !p.Network {
-			p.Network = true
+		if p.Network != NetworkOn {
+			p.Network = NetworkOn
 			p.Sources[KeyNetwork] = Source{p.Sources[KeyMode].Layer, "implied by sandbox_mode full-access (" + p.Sources[KeyMode].String() + ")"}
 		}
 	}
@@ -325,14 +350,23 @@ func (p *Policy) applyUntrusted(pp *ProjectPolicy) {
 		}
 	}
 	if l.Network != nil {
-		if !*l.Network {
-			if p.Network {
-				p.Network = false
-				p.Sources[KeyNetwork] = src
-			}
-		} else if !p.Network {
-			p.ignore(pp, KeyNetwork, "turning network on is not tightening; "+how)
+		// on → allowlist → off: a project may only move towards off.
+		switch n := l.Network.Norm(); {
+		case n.Rank() < p.Network.Rank():
+			p.Network = n
+			p.Sources[KeyNetwork] = src
+		case n.Rank() > p.Network.Rank():
+			p.ignore(pp, KeyNetwork, fmt.Sprintf("network %q is less strict than %q; %s", n, p.Network, how))
 		}
+	}
+	if !l.NetworkTable.isZero() && p.Allowlist != nil {
+		lists := *p.Allowlist
+		refused := lists.tighten(l.NetworkTable)
+		for _, key := range slices.Sorted(maps.Keys(refused)) {
+			p.ignore(pp, key, refused[key]+"; "+how)
+		}
+		p.Allowlist = &lists
+		p.Sources[KeyNetworkLists] = src
 	}
 	if l.WritableRoots != nil {
 		p.ignore(pp, KeyWritableRoots, "extra writable roots are not tightening; "+how)

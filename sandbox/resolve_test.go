@@ -13,7 +13,6 @@ func envMap(m map[string]string) func(string) string {
 }
 
 func sp(s string) *string { return &s }
-func bp(b bool) *bool     { return &b }
 
 func TestResolvePrecedence(t *testing.T) {
 	dir := t.TempDir()
@@ -32,10 +31,10 @@ func TestResolvePrecedence(t *testing.T) {
 		{"flag over env", Inputs{Flags: Layer{Mode: sp("read-only")}, Env: envMap(map[string]string{EnvSandboxMode: "full-access"})},
 			ModeReadOnly, "flag", false, "default"},
 		{"alias", Inputs{Flags: Layer{Mode: sp("danger-full-access")}}, ModeFullAccess, "flag", true, "flag"},
-		{"network env", Inputs{File: Layer{Network: bp(false)}, Env: envMap(map[string]string{EnvNetwork: "1"})},
+		{"network env", Inputs{File: Layer{Network: netp(false)}, Env: envMap(map[string]string{EnvNetwork: "1"})},
 			ModeWorkspaceWrite, "default", true, "env"},
-		{"network flag", Inputs{Flags: Layer{Network: bp(true)}}, ModeWorkspaceWrite, "default", true, "flag"},
-		{"read-only forces network off", Inputs{Flags: Layer{Mode: sp("read-only"), Network: bp(true)}}, ModeReadOnly, "flag", false, "flag"},
+		{"network flag", Inputs{Flags: Layer{Network: netp(true)}}, ModeWorkspaceWrite, "default", true, "flag"},
+		{"read-only forces network off", Inputs{Flags: Layer{Mode: sp("read-only"), Network: netp(true)}}, ModeReadOnly, "flag", false, "flag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +49,7 @@ func TestResolvePrecedence(t *testing.T) {
 			if p.Mode != tt.mode || p.Sources[KeyMode].Layer != tt.modeFrom {
 				t.Errorf("mode = %s from %+v, want %s from %s", p.Mode, p.Sources[KeyMode], tt.mode, tt.modeFrom)
 			}
-			if p.Network != tt.network || p.Sources[KeyNetwork].Layer != tt.netFrom {
+			if p.Network != *netp(tt.network) || p.Sources[KeyNetwork].Layer != tt.netFrom {
 				t.Errorf("network = %v from %+v, want %v from %s", p.Network, p.Sources[KeyNetwork], tt.network, tt.netFrom)
 			}
 		})
@@ -140,7 +139,7 @@ action = "allow"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != ModeWorkspaceWrite || p.Network || p.Backend != BackendAuto || len(p.WritableRoots) != 1 {
+	if p.Mode != ModeWorkspaceWrite || p.Network != NetworkOff || p.Backend != BackendAuto || len(p.WritableRoots) != 1 {
 		t.Fatalf("untrusted project loosened the policy: %+v", p)
 	}
 	var keys []string
@@ -187,7 +186,7 @@ backend = "os"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != ModeReadOnly || p.Network || p.Backend != BackendOS {
+	if p.Mode != ModeReadOnly || p.Network != NetworkOff || p.Backend != BackendOS {
 		t.Fatalf("project did not tighten: mode %s network %v backend %s", p.Mode, p.Network, p.Backend)
 	}
 	if s := p.Sources[KeyMode]; s.Layer != LayerProject || !strings.Contains(s.Detail, ProjectPolicyFile) {

@@ -38,7 +38,7 @@ func SeatbeltProfile(p Policy, hidden []string) string {
 			b.WriteString("))\n")
 		}
 	}
-	if p.Network {
+	if p.Network.On() {
 		b.WriteString("(allow network-outbound (remote ip))\n(allow network-inbound (local ip))\n(allow network-bind (local ip))\n(allow system-socket)\n")
 	}
 	return b.String()

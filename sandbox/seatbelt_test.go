@@ -32,7 +32,7 @@ func TestSeatbeltProfile(t *testing.T) {
 		t.Errorf("second root carries the first root's protected paths:\n%s", prof)
 	}
 
-	p.Network = true
+	p.Network = NetworkOn
 	if prof := SeatbeltProfile(p, nil); !strings.Contains(prof, "(allow network-outbound (remote ip))") {
 		t.Errorf("network on but not allowed:\n%s", prof)
 	}

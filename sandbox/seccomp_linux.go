@@ -171,5 +171,5 @@ func BwrapSeccompFilter(p Policy) ([]byte, error) {
 // too: the host's sockets by path (D-Bus, Docker, X11's /tmp/.X11-unix) are in the
 // read-only root, and the run's own network namespace reaches the outside over IP.
 func bwrapSeccompOptions(p Policy) seccompOptions {
-	return seccompOptions{networkOff: !p.Network, denyUnix: true}
+	return seccompOptions{networkOff: !p.Network.On(), denyUnix: true}
 }

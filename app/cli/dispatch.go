@@ -46,13 +46,13 @@ func timeText(t *time.Time) string {
 
 type defaultsFlags struct {
 	posture, sandbox, approval, exec string
-	network                          bool
+	network                          networkFlag
 }
 
 func (d *defaultsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.posture, "posture", "", "posture: \"\" (standard) or cloudops (bash asks every time, network on)")
 	cmd.Flags().StringVar(&d.sandbox, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
-	cmd.Flags().BoolVar(&d.network, "network", false, "allow network access")
+	registerNetwork(cmd.Flags(), &d.network)
 	cmd.Flags().StringVar(&d.approval, "approval", "", "approval policy: untrusted | on-request | on-failure | never")
 	cmd.Flags().StringVar(&d.exec, "execution-mode", "", "where commands run: local | sandbox (the micro-VM) | auto")
 	// --exec-mode: the name these commands had first; the same flag as `airlock exec`'s now.
@@ -62,7 +62,7 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 
 func (d *defaultsFlags) value(cmd *cobra.Command) api.Defaults {
 	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec}
-	v.Network = ifChanged(cmd, "network", d.network)
+	v.Network = ifChanged(cmd, "network", d.network.v)
 	return v
 }
 

@@ -34,7 +34,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 			}
 			requested := g.Backend
 			st := sandbox.ProbeStatus(cmd.Context(), requested)
-			report := sandboxStatusReport{SandboxStatus: st}
+			report := sandboxStatusReport{SandboxStatus: st, Network: g.Network.Describe() + " (" + g.Sources[sandbox.KeyNetwork].String() + ")"}
 			if p, err := e.paths(); err == nil {
 				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
 				report.MicroVM = &vm
@@ -55,6 +55,8 @@ func newSandboxCmd(e *env) *cobra.Command {
 // runtime and image of the sandbox execution mode.
 type sandboxStatusReport struct {
 	api.SandboxStatus
+	// Network is the effective network_access in words, with the layer that set it.
+	Network string        `json:"network,omitempty"`
 	MicroVM *api.VMStatus `json:"micro_vm,omitempty"`
 }
 
@@ -66,6 +68,9 @@ func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
 	}
 	if st.Warning != "" {
 		fmt.Fprintf(w, "%s\n", st.Warning)
+	}
+	if r.Network != "" {
+		fmt.Fprintf(w, "network   %s\n", r.Network)
 	}
 	fmt.Fprintln(w)
 	for _, p := range st.Probes {

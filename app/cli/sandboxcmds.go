@@ -24,7 +24,7 @@ import (
 // policyFlags are the sandbox flags `exec` and `check` share.
 type policyFlags struct {
 	mode          string
-	network       bool
+	network       networkFlag
 	cwd           string
 	writableRoots []string
 	protect       []string
@@ -34,7 +34,7 @@ type policyFlags struct {
 
 func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
-	fs.BoolVar(&f.network, "network", false, "allow network access")
+	registerNetwork(fs, &f.network)
 	fs.StringVar(&f.cwd, "cwd", "", "working directory, the writable root (default: the current directory)")
 	fs.StringArrayVar(&f.writableRoots, "writable-root", nil, "another writable directory (repeatable)")
 	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
@@ -49,7 +49,7 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 		l.Mode = &f.mode
 	}
 	if fs.Changed("network") {
-		l.Network = &f.network
+		l.Network = &f.network.v
 	}
 	if fs.Changed("writable-root") {
 		l.WritableRoots = f.writableRoots
@@ -183,7 +183,7 @@ type checkReport struct {
 
 type preflightView struct {
 	Findings  []preflight.Finding `json:"findings,omitempty"`
-	KnownSafe bool                `json:"knownSafe"`
+	KnownSafe bool                `json:"known_safe"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -225,7 +225,7 @@ func newCheckCmd(e *env) *cobra.Command {
 
 func printCheck(w io.Writer, r checkReport) {
 	fmt.Fprintf(w, "command   %s\n", r.Command)
-	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, onOff(r.Policy.Network), r.Policy.Cwd)
+	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, r.Policy.Network.Describe(), r.Policy.Cwd)
 	if len(r.Analysis.Programs) > 0 {
 		fmt.Fprintf(w, "runs      %s\n", strings.Join(r.Analysis.Programs, ", "))
 	}
@@ -281,13 +281,6 @@ func askCore(ctx context.Context, e *env, rep *checkReport) {
 	}
 	rep.Reasons = append(rep.Reasons, pa.Reasons()...)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("no running Airlock answered (%v): tiers, rules, grants and hooks were not evaluated; start `airlock daemon` for the full verdict", err))
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 // shellJoin quotes argv into one shell command line.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/airlock-app/airlock/app/secrets"
 )
@@ -62,9 +61,7 @@ func newSecretCmd(e *env) *cobra.Command {
 }
 
 func readSecretValue(name string) (string, error) {
-	fd := int(os.Stdin.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		// Not a terminal: the value comes on standard input (one line, or all of it).
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
 		if err != nil {
@@ -76,17 +73,9 @@ func readSecretValue(name string) (string, error) {
 		}
 		return v, nil
 	}
-	fmt.Fprintf(os.Stderr, "value of %s (not shown): ", name)
-	noEcho := *old
-	noEcho.Lflag &^= unix.ECHO
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &noEcho); err != nil {
-		return "", err
-	}
-	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
-	_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
-	fmt.Fprintln(os.Stderr)
-	if err != nil && line == "" {
+	line, err := readHidden(os.Stdin, os.Stderr, fmt.Sprintf("value of %s (not shown): ", name))
+	if err != nil || line == "" {
 		return "", errors.New("no value typed")
 	}
-	return strings.TrimRight(line, "\r\n"), nil
+	return line, nil
 }

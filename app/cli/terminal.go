@@ -5,14 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/airlock-app/airlock/api"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // openTerminal opens the controlling terminal, where a person answers what only a
@@ -23,7 +24,7 @@ func openTerminal(what, window string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s needs a person at a terminal (no controlling terminal here); or %s", what, window)
 	}
-	if _, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
+	if !term.IsTerminal(int(tty.Fd())) {
 		tty.Close()
 		return nil, fmt.Errorf("%s needs a person at a terminal: /dev/tty is not one; or %s", what, window)
 	}
@@ -68,16 +69,31 @@ func passwordOnTTY(ctx context.Context, e *env, what, window string) (string, er
 // readPassword reads one line from the terminal with echo off, restoring the terminal
 // afterwards (also on Ctrl-C).
 func readPassword(tty *os.File, prompt string) (string, error) {
-	fd := int(tty.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	line, err := readHidden(tty, tty, prompt)
 	if err != nil {
-		return "", fmt.Errorf("read the password: /dev/tty is not a terminal: %w", err)
+		return "", fmt.Errorf("read the password: %w", err)
+	}
+	if line == "" {
+		return "", errors.New("no password typed: nothing was done")
+	}
+	return line, nil
+}
+
+// readHidden turns echo off on the terminal f, then writes prompt to echo and reads one
+// line: echo goes off before the prompt shows, so nothing typed after it is echoed. The
+// terminal's state is restored afterwards, also when Ctrl-C ends the process while it
+// waits.
+func readHidden(f *os.File, echo io.Writer, prompt string) (string, error) {
+	fd := int(f.Fd())
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return "", fmt.Errorf("not a terminal: %w", err)
 	}
 	quiet := *old
 	quiet.Lflag &^= unix.ECHO
 	quiet.Lflag |= unix.ICANON | unix.ISIG | unix.ECHONL
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
-		return "", fmt.Errorf("read the password: turn echo off: %w", err)
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet); err != nil {
+		return "", fmt.Errorf("turn echo off: %w", err)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -85,8 +101,8 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	go func() {
 		select {
 		case <-sig:
-			_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
-			fmt.Fprintln(tty)
+			_ = unix.IoctlSetTermios(fd, ioctlSetTermios, old)
+			fmt.Fprintln(echo)
 			os.Exit(130)
 		case <-stop:
 		}
@@ -94,12 +110,12 @@ func readPassword(tty *os.File, prompt string) (string, error) {
 	defer func() {
 		close(stop)
 		signal.Stop(sig)
-		_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+		_ = unix.IoctlSetTermios(fd, ioctlSetTermios, old)
 	}()
-	fmt.Fprint(tty, prompt)
-	line, err := bufio.NewReader(tty).ReadString('\n')
+	fmt.Fprint(echo, prompt)
+	line, err := bufio.NewReader(f).ReadString('\n')
 	if err != nil && line == "" {
-		return "", errors.New("no password typed: nothing was done")
+		return "", err
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -681,10 +680,22 @@ func (d *document) removeTable(path []string, index int) ([]byte, error) {
 
 // --- encoding values ----------------------------------------------------------------
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// bareKey reports whether k can be written unquoted (TOML's bare keys: A-Za-z0-9_-).
+func bareKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func encodeKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey(k) {
 		return k
 	}
 	return encodeString(k)

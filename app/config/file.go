@@ -5,6 +5,8 @@
 // It only reads and layers values; each domain package resolves its own part.
 package config
 
+import "github.com/airlock-app/airlock/api"
+
 // File is config.toml as written by the person. Pointers tell "absent" from "zero".
 type File struct {
 	SandboxMode           *string        `toml:"sandbox_mode"`
@@ -12,6 +14,7 @@ type File struct {
 	ApprovalsReviewer     *string        `toml:"approvals_reviewer"`
 	ExecutionMode         *string        `toml:"execution_mode"`
 	SandboxWorkspaceWrite WorkspaceWrite `toml:"sandbox_workspace_write"`
+	Network               Network        `toml:"network"`
 	Isolation             Isolation      `toml:"isolation"`
 	Workspace             Workspace      `toml:"workspace"`
 	Ops                   Ops            `toml:"ops"`
@@ -26,7 +29,41 @@ type File struct {
 // WorkspaceWrite is [sandbox_workspace_write].
 type WorkspaceWrite struct {
 	WritableRoots []string `toml:"writable_roots"`
-	NetworkAccess *bool    `toml:"network_access"`
+	// NetworkAccess is false, true or "allowlist" as written (nil: absent); Parse
+	// refuses anything else. Read it with Network.
+	NetworkAccess any `toml:"network_access"`
+}
+
+// Network returns network_access as the sandbox takes it (nil when absent or, in a
+// File that Parse did not check, invalid).
+func (w WorkspaceWrite) Network() *api.NetworkAccess {
+	n, ok := networkValue(w.NetworkAccess)
+	if !ok {
+		return nil
+	}
+	return &n
+}
+
+// networkValue reads network_access as TOML writes it: false, true or "allowlist".
+func networkValue(v any) (api.NetworkAccess, bool) {
+	switch x := v.(type) {
+	case bool:
+		return api.NetworkFromBool(x), true
+	case string:
+		if x == string(api.NetworkAllowlist) {
+			return api.NetworkAllowlist, true
+		}
+	}
+	return "", false
+}
+
+// Network is [network]: what a run under network_access = "allowlist" may reach
+// through the egress proxy. Entries are checked with the proxy's own rule parser.
+type Network struct {
+	AllowedDomains []string `toml:"allowed_domains"`
+	DeniedDomains  []string `toml:"denied_domains"`
+	AskUnknown     *bool    `toml:"ask_unknown"`
+	AllowLocal     *bool    `toml:"allow_local"`
 }
 
 // Isolation is [isolation].

@@ -40,6 +40,10 @@ var Defaults = map[string]any{
 	"execution_mode":                         "local",
 	"sandbox_workspace_write.writable_roots": []string{},
 	"sandbox_workspace_write.network_access": false,
+	"network.allowed_domains":                []string{},
+	"network.denied_domains":                 []string{},
+	"network.ask_unknown":                    true,
+	"network.allow_local":                    false,
 	"isolation.backend":                      "auto",
 	"isolation.protected":                    []string{},
 	"workspace.roots":                        []string{"~/Airlock"},
@@ -73,7 +77,19 @@ func fileValues(f File) map[string]any {
 	str("approvals.terminal_proof", f.Approvals.TerminalProof)
 	str("approvals.pam_service", f.Approvals.PAMService)
 	if f.SandboxWorkspaceWrite.NetworkAccess != nil {
-		out["sandbox_workspace_write.network_access"] = *f.SandboxWorkspaceWrite.NetworkAccess
+		out["sandbox_workspace_write.network_access"] = f.SandboxWorkspaceWrite.NetworkAccess
+	}
+	if f.Network.AllowedDomains != nil {
+		out["network.allowed_domains"] = f.Network.AllowedDomains
+	}
+	if f.Network.DeniedDomains != nil {
+		out["network.denied_domains"] = f.Network.DeniedDomains
+	}
+	if f.Network.AskUnknown != nil {
+		out["network.ask_unknown"] = *f.Network.AskUnknown
+	}
+	if f.Network.AllowLocal != nil {
+		out["network.allow_local"] = *f.Network.AllowLocal
 	}
 	if f.Ops.Strict != nil {
 		out["ops.strict"] = *f.Ops.Strict
@@ -127,6 +143,17 @@ func Effective(f File, path string, getenv func(string) string, flags map[string
 	return out, nil
 }
 
+// NetworkSetting is network_access as config.toml writes it: false, "allowlist" or true.
+func NetworkSetting(n api.NetworkAccess) any {
+	switch n.Norm() {
+	case api.NetworkOn:
+		return true
+	case api.NetworkAllowlist:
+		return string(api.NetworkAllowlist)
+	}
+	return false
+}
+
 func layerOf(inFile bool) Layer {
 	if inFile {
 		return LayerFile
@@ -143,11 +170,11 @@ func detailOf(inFile bool, path string) string {
 
 func envValue(key, raw string) (any, error) {
 	if key == "sandbox_workspace_write.network_access" {
-		b, err := sandbox.ParseBool(raw)
+		n, err := sandbox.ParseNetwork(raw)
 		if err != nil {
 			return nil, err
 		}
-		return b, nil
+		return NetworkSetting(n), nil
 	}
 	if parse, ok := owned[key]; ok {
 		return parse(raw)

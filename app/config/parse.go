@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,11 @@ func Parse(path string, data []byte) (File, error) {
 	var problems []Problem
 	for _, v := range validate(f) {
 		line, col := positions.find(v.key)
+		if valueKeys[v.key] {
+			if pos, ok := positions[v.key+valueSuffix]; ok {
+				line, col = pos[0], pos[1]
+			}
+		}
 		problems = append(problems, Problem{Line: line, Column: col, Key: v.key, Message: v.message})
 	}
 	if len(problems) > 0 {
@@ -100,6 +106,10 @@ func decodeError(path string, err error) error {
 }
 
 type violation struct{ key, message string }
+
+// valueKeys are the keys whose violations are in the value (a value of the wrong kind):
+// their position points at the value.
+var valueKeys = map[string]bool{"sandbox_workspace_write.network_access": true}
 
 // choices are the accepted values of the enumerated keys. The domain packages parse the
 // same names; these lists only let the file be checked with positions before use.
@@ -161,6 +171,21 @@ func validate(f File) []violation {
 	out = checkChoice(out, "execution_mode", f.ExecutionMode)
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
+	if v := f.SandboxWorkspaceWrite.NetworkAccess; v != nil {
+		if _, ok := networkValue(v); !ok {
+			out = append(out, violation{"sandbox_workspace_write.network_access", fmt.Sprintf("sandbox_workspace_write.network_access = %s is not one of false (no network), \"allowlist\" (only the domains of [network]) or true (the network on)", tomlText(v))})
+		}
+	}
+	for _, l := range []struct {
+		key     string
+		entries []string
+	}{{"network.allowed_domains", f.Network.AllowedDomains}, {"network.denied_domains", f.Network.DeniedDomains}} {
+		for i, e := range l.entries {
+			if err := sandbox.ValidateNetworkRule(e); err != nil {
+				out = append(out, violation{l.key, fmt.Sprintf("%s entry %d (%q): %v; write a domain (\"example.com\"), a wildcard (\"*.example.com\", the apex included) or an address, optionally with \":port\"", l.key, i+1, e, err)})
+			}
+		}
+	}
 	if s := f.Approvals.PAMService; s != nil && !validPAMService(*s) {
 		out = append(out, violation{"approvals.pam_service", fmt.Sprintf("approvals.pam_service = %q: name a service of /etc/pam.d (letters, digits, '.', '_' and '-'), or leave it out to use airlock, sudo or login", *s)})
 	}
@@ -212,6 +237,17 @@ func validate(f File) []violation {
 	}
 	return out
 }
+
+// tomlText writes a decoded value as it would appear in the file, for messages.
+func tomlText(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// valueSuffix marks the position of a key's value in positions.
+const valueSuffix = "="
 
 // positions maps a dotted key ("isolation.backend", "permission.rules[1]") to where it
 // was written.
@@ -284,6 +320,11 @@ func keyPositions(data []byte) positions {
 			if first != nil {
 				line, col := lines.at(int(first.Raw.Offset))
 				out[full] = [2]int{line, col}
+			}
+			// The value's own position, for a mistake in the value (valuePos).
+			if v := e.Value(); v != nil && v.Raw.Length > 0 {
+				line, col := lines.at(int(v.Raw.Offset))
+				out[full+valueSuffix] = [2]int{line, col}
 			}
 		}
 	}

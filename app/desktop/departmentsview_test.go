@@ -24,12 +24,12 @@ func TestDepartmentsPage(t *testing.T) {
 	if rows, err := f.Departments(); err != nil || len(rows) != 0 {
 		t.Fatalf("no departments = %+v, %v", rows, err)
 	}
-	on := true
+	on := api.NetworkOn
 	d, err := f.AddDepartment("platform", dir, api.Defaults{SandboxMode: "read-only", Network: &on})
 	if err != nil {
 		t.Fatalf("add: %v", err)
 	}
-	if d.Directory != dir || d.Defaults.SandboxMode != "read-only" || d.Defaults.Network == nil || !*d.Defaults.Network {
+	if d.Directory != dir || d.Defaults.SandboxMode != "read-only" || d.Defaults.Network == nil || *d.Defaults.Network != api.NetworkOn {
 		t.Errorf("added = %+v", d)
 	}
 	for _, c := range []struct {

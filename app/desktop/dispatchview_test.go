@@ -44,7 +44,7 @@ func findTask(t *testing.T, f *Facade, name string) TaskRow {
 func TestTaskEditorRoundTrip(t *testing.T) {
 	_, f := startedCore(t)
 	dir := varTmpDir(t, "airlock-dept-")
-	never := false
+	never := api.NetworkOff
 	if _, err := f.AddDepartment("ops", dir, api.Defaults{SandboxMode: "full-access", ApprovalPolicy: "never", Network: &never}); err != nil {
 		t.Fatalf("add department: %v", err)
 	}

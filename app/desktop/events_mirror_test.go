@@ -8,38 +8,51 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock-app/airlock/app/eventbus"
+	"github.com/airlock-app/airlock/api"
 )
 
 // The window's one events module must name exactly the topics the core publishes: a
 // topic missing there is an event the window can never react to, and a topic only there
-// is a listener that never fires.
+// is a listener that never fires. The module takes them from the file generated from
+// api.Events (wire.gen.ts, which api/internal/tsgen's test holds to Go), and declares no
+// list of its own.
 func TestEventsModuleMirrorsTopics(t *testing.T) {
-	path := filepath.Join("..", "..", "frontend", "src", "lib", "events.ts")
-	src, err := os.ReadFile(path)
+	lib := filepath.Join("..", "..", "frontend", "src", "lib")
+	gen, err := os.ReadFile(filepath.Join(lib, "wire.gen.ts"))
 	if err != nil {
-		t.Fatalf("read the frontend's events module: %v", err)
+		t.Fatalf("read the generated wire types: %v", err)
 	}
-	got, err := topicsInEventsModule(string(src))
+	got, err := topicsInEventsModule(string(gen))
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("wire.gen.ts: %v", err)
 	}
-	want := slices.Clone(eventbus.Topics)
+	want := api.Topics()
 	for _, list := range [][]string{got, want} {
 		slices.Sort(list)
 	}
+	path := filepath.Join(lib, "wire.gen.ts")
 	if dup := duplicate(got); dup != "" {
 		t.Errorf("%s lists %q twice", path, dup)
 	}
 	for _, topic := range want {
 		if !slices.Contains(got, topic) {
-			t.Errorf("%s lacks the topic %q of app/eventbus/topics.go", path, topic)
+			t.Errorf("%s lacks the topic %q of api.Events: run `go run ./api/internal/tsgen`", path, topic)
 		}
 	}
 	for _, topic := range got {
 		if !slices.Contains(want, topic) {
-			t.Errorf("%s lists %q, which app/eventbus/topics.go does not publish", path, topic)
+			t.Errorf("%s lists %q, which api.Events does not declare: run `go run ./api/internal/tsgen`", path, topic)
 		}
+	}
+	events, err := os.ReadFile(filepath.Join(lib, "events.ts"))
+	if err != nil {
+		t.Fatalf("read the frontend's events module: %v", err)
+	}
+	if _, err := topicsInEventsModule(string(events)); err == nil {
+		t.Errorf("events.ts declares its own Topics: take them from './wire.gen'")
+	}
+	if !regexp.MustCompile(`import \{[^}]*\bTopics\b[^}]*\} from '\./wire\.gen'`).Match(events) {
+		t.Errorf("events.ts does not import Topics from './wire.gen'")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
@@ -40,4 +41,4 @@ func forwardEvents(ctx context.Context, bus *eventbus.Bus, emit emitFunc) {
 	}
 }
 
-func topics() []string { return append([]string(nil), eventbus.Topics...) }
+func topics() []string { return api.Topics() }

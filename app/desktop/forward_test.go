@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
@@ -40,7 +41,7 @@ func TestForwardEventsReemitsEveryEvent(t *testing.T) {
 	// The subscription is taken inside the goroutine: publish until the first arrives.
 	deadline := time.After(10 * time.Second)
 	for first := false; !first; {
-		bus.Publish(eventbus.TopicWindowShow, nil)
+		bus.Publish(api.TopicWindowShow, api.WindowShow{})
 		select {
 		case <-rec.ch:
 			first = true
@@ -49,8 +50,9 @@ func TestForwardEventsReemitsEveryEvent(t *testing.T) {
 			t.Fatal("the forwarder never emitted")
 		}
 	}
-	bus.Publish(eventbus.TopicConfigChanged, map[string]string{"path": "/x/config.toml"})
-	bus.Publish(eventbus.TopicRunLog, "line")
+	config := api.ConfigChanged{Path: "/x/config.toml", Valid: true}
+	bus.Publish(api.TopicConfigChanged, config)
+	bus.Publish(api.TopicRunLog, api.RunLogChunk{RunID: 1, Chunk: "line"})
 	for range 2 {
 		select {
 		case <-rec.ch:
@@ -68,7 +70,8 @@ func TestForwardEventsReemitsEveryEvent(t *testing.T) {
 		t.Fatalf("topics = %q, %q; want config.changed, run.log", last[0].topic, last[1].topic)
 	}
 	payload, err := json.Marshal(last[0].data[0])
-	if err != nil || string(payload) != `{"path":"/x/config.toml"}` {
+	want, _ := json.Marshal(config)
+	if err != nil || string(payload) != string(want) {
 		t.Errorf("payload = %s (%v), want the published JSON", payload, err)
 	}
 	m0, ok0 := last[0].data[1].(EventMeta)
@@ -78,8 +81,8 @@ func TestForwardEventsReemitsEveryEvent(t *testing.T) {
 	}
 }
 
-// An event published without a payload reaches the window as null.
-func TestForwardEventsNilPayload(t *testing.T) {
+// An event whose payload has no fields reaches the window as an empty object.
+func TestForwardEventsEmptyPayload(t *testing.T) {
 	bus := eventbus.New()
 	rec := &recorder{ch: make(chan struct{}, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,15 +90,15 @@ func TestForwardEventsNilPayload(t *testing.T) {
 	go forwardEvents(ctx, bus, rec.emit)
 	deadline := time.After(10 * time.Second)
 	for {
-		bus.Publish(eventbus.TopicWindowShow, nil)
+		bus.Publish(api.TopicWindowShow, api.WindowShow{})
 		select {
 		case <-rec.ch:
 			rec.mu.Lock()
 			data := rec.got[0].data
 			rec.mu.Unlock()
 			raw, _ := json.Marshal(data[0])
-			if string(raw) != "null" {
-				t.Errorf("payload = %s, want null", raw)
+			if string(raw) != "{}" {
+				t.Errorf("payload = %s, want {}", raw)
 			}
 			return
 		case <-time.After(20 * time.Millisecond):

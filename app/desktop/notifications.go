@@ -10,6 +10,7 @@ import (
 	"github.com/esiqveland/notify"
 	"github.com/godbus/dbus/v5"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
@@ -79,7 +80,7 @@ func StartNotifier(opts NotifierOptions) (*Notifier, error) {
 	n.stop = cancel
 	signals := make(chan *dbus.Signal, 32)
 	conn.Signal(signals)
-	sub := opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicInboxChanged)
+	sub := opts.Bus.Subscribe(64, api.TopicPermissionRequested, api.TopicInboxChanged)
 	go func() {
 		defer close(n.done)
 		defer sub.Close()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,10 @@ const (
 	kindList
 	kindInt
 	kindText
+	// kindNetwork is network_access: false, "allowlist" or true.
+	kindNetwork
+	// kindDomains is a list of [network] rules (checked by Parse with the proxy's parser).
+	kindDomains
 )
 
 // editable are the keys the window may set, with their type. Others (hooks, the
@@ -46,7 +51,11 @@ var editable = map[string]valueKind{
 	"approvals_reviewer":                     kindChoice,
 	"execution_mode":                         kindChoice,
 	"sandbox_workspace_write.writable_roots": kindList,
-	"sandbox_workspace_write.network_access": kindBool,
+	"sandbox_workspace_write.network_access": kindNetwork,
+	"network.allowed_domains":                kindDomains,
+	"network.denied_domains":                 kindDomains,
+	"network.ask_unknown":                    kindBool,
+	"network.allow_local":                    kindBool,
 	"isolation.backend":                      kindChoice,
 	"isolation.protected":                    kindList,
 	"workspace.roots":                        kindList,
@@ -86,33 +95,33 @@ func (f *Facade) ResetSetting(key string) (api.ConfigView, error) {
 
 // SetTier sets a tool's tier (P0, P1 or P2) in [permission.tiers]; an empty tier
 // removes the line, so the default tier applies again.
-func (f *Facade) SetTier(tool, tier string) (PermissionsView, error) {
+func (f *Facade) SetTier(tool, tier string) (api.PermissionsView, error) {
 	tool = strings.TrimSpace(tool)
 	if tool == "" {
-		return PermissionsView{}, errors.New("name the tool whose tier to set (for example bash)")
+		return api.PermissionsView{}, errors.New("name the tool whose tier to set (for example bash)")
 	}
 	edit := config.Unset("permission", "tiers", tool)
 	if tier != "" {
 		if _, ok := permission.ParseTier(tier); !ok {
-			return PermissionsView{}, fmt.Errorf("tier %q: use P0 (silent), P1 (asks once) or P2 (asks every time)", tier)
+			return api.PermissionsView{}, fmt.Errorf("tier %q: use P0 (silent), P1 (asks once) or P2 (asks every time)", tier)
 		}
 		edit = config.Set(tier, "permission", "tiers", tool)
 	}
 	if _, err := f.editConfig(edit); err != nil {
-		return PermissionsView{}, err
+		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
 }
 
 // AddRule appends a [[permission.rules]] entry: it comes last, so among allow and ask
 // rules it wins (any deny still wins over every allow).
-func (f *Facade) AddRule(tool, pattern, action string) (PermissionsView, error) {
+func (f *Facade) AddRule(tool, pattern, action string) (api.PermissionsView, error) {
 	tool, pattern = strings.TrimSpace(tool), strings.TrimSpace(pattern)
 	if tool == "" {
-		return PermissionsView{}, errors.New("a rule needs the tool it applies to (for example bash)")
+		return api.PermissionsView{}, errors.New("a rule needs the tool it applies to (for example bash)")
 	}
 	if action != "allow" && action != "ask" && action != "deny" {
-		return PermissionsView{}, fmt.Errorf("action %q: choose allow, ask or deny", action)
+		return api.PermissionsView{}, fmt.Errorf("action %q: choose allow, ask or deny", action)
 	}
 	fields := []config.Field{{Key: "tool", Value: tool}}
 	if pattern != "" {
@@ -120,21 +129,21 @@ func (f *Facade) AddRule(tool, pattern, action string) (PermissionsView, error) 
 	}
 	fields = append(fields, config.Field{Key: "action", Value: action})
 	if _, err := f.editConfig(config.AppendTable(fields, "permission", "rules")); err != nil {
-		return PermissionsView{}, err
+		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
 }
 
 // RemoveRule removes the index-th (from 0) [[permission.rules]] entry of config.toml, as
-// PermissionsView lists them. tool and pattern must match that entry, so a rule that
+// api.PermissionsView lists them. tool and pattern must match that entry, so a rule that
 // moved meanwhile is never removed by mistake.
-func (f *Facade) RemoveRule(index int, tool, pattern string) (PermissionsView, error) {
+func (f *Facade) RemoveRule(index int, tool, pattern string) (api.PermissionsView, error) {
 	rules := f.core.Config.State().File.Permission.Rules
 	if index < 0 || index >= len(rules) || rules[index].Tool != tool || rules[index].Pattern != pattern {
-		return PermissionsView{}, config.ErrChangedOnDisk
+		return api.PermissionsView{}, config.ErrChangedOnDisk
 	}
 	if _, err := f.editConfig(config.RemoveTable(index, "permission", "rules")); err != nil {
-		return PermissionsView{}, err
+		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
 }
@@ -185,6 +194,42 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 			return nil, fmt.Errorf("%s takes a word, not %v", key, v)
 		}
 		return strings.TrimSpace(s), nil
+	case kindNetwork:
+		// The window sends true/false (as the checkbox did) or a choice's name.
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		if s, ok := v.(string); ok {
+			switch n := api.NetworkAccess(s); n {
+			case api.NetworkOff, api.NetworkAllowlist, api.NetworkOn:
+				return config.NetworkSetting(n), nil
+			}
+		}
+		return nil, fmt.Errorf("%s is on or off or \"allowlist\", not %v", key, v)
+	case kindDomains:
+		var items []string
+		switch l := v.(type) {
+		case []string:
+			items = l
+		case []any:
+			for _, x := range l {
+				s, ok := x.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s is a list of domains; %v is not text", key, x)
+				}
+				items = append(items, s)
+			}
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		}
+		out := []string{}
+		for _, s := range items {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out, nil
 	case kindBool:
 		b, ok := v.(bool)
 		if !ok {
@@ -237,62 +282,18 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 	return nil, fmt.Errorf("%s: unknown kind", key)
 }
 
-// TierRow is one tool's tier as the Permissions tab lists it.
-type TierRow struct {
-	Tool string `json:"tool"`
-	Tier string `json:"tier"`
-	// Default is the tier the tool has when config.toml says nothing ("" for a tool
-	// the defaults do not list: it asks as P1).
-	Default string `json:"default"`
-	// From is the layer that set Tier: default, file (config.toml) or project.
-	From string `json:"from"`
-	// Fixed says the tool never drops below P2, whatever the file says.
-	Fixed bool `json:"fixed"`
-}
-
-// RuleRow is one [[permission.rules]] entry of config.toml, in file order.
-type RuleRow struct {
-	Index   int    `json:"index"`
-	Tool    string `json:"tool"`
-	Pattern string `json:"pattern"`
-	Action  string `json:"action"`
-}
-
-// PermissionsView is what the Approvals and Permissions tabs show: the policy and
-// reviewer in force with their layer, the tier of every known tool, the rules, and the
-// remembered grants.
-type PermissionsView struct {
-	ApprovalPolicy     string            `json:"approvalPolicy"`
-	ApprovalPolicyFrom string            `json:"approvalPolicyFrom"`
-	Reviewer           string            `json:"reviewer"`
-	ReviewerFrom       string            `json:"reviewerFrom"`
-	ReviewerCommand    []string          `json:"reviewerCommand"`
-	OpsStrict          bool              `json:"opsStrict"`
-	OpsStrictFrom      string            `json:"opsStrictFrom"`
-	Tiers              []TierRow         `json:"tiers"`
-	Rules              []RuleRow         `json:"rules"`
-	Grants             []api.GrantRecord `json:"grants"`
-	// GrantsError is set when the grants could not be read (the rest still shows).
-	GrantsError string `json:"grantsError,omitempty"`
-	// Ignored are project-policy settings that were not applied, in words.
-	Ignored []string `json:"ignored"`
-	// Projects are the project policy files where runs and agents work, with what each
-	// tightens and what it asked for that was ignored.
-	Projects []app.ProjectLayer `json:"projects"`
-}
-
-// PermissionsView reads the permission settings in force and the remembered grants.
+// api.PermissionsView reads the permission settings in force and the remembered grants.
 // The window re-reads it on config.changed and permission.decided.
-func (f *Facade) PermissionsView() (PermissionsView, error) {
+func (f *Facade) PermissionsView() (api.PermissionsView, error) {
 	if f.core == nil || f.core.Broker == nil {
-		return PermissionsView{}, errNoCore
+		return api.PermissionsView{}, errNoCore
 	}
 	eff := f.core.Broker.Settings()
-	v := PermissionsView{
+	v := api.PermissionsView{
 		ApprovalPolicy: string(eff.ApprovalPolicy), ApprovalPolicyFrom: eff.ApprovalPolicyFrom,
 		Reviewer: string(eff.Reviewer), ReviewerFrom: eff.ReviewerFrom, ReviewerCommand: nonNil(eff.ReviewerCommand),
 		OpsStrict: eff.OpsStrict, OpsStrictFrom: eff.OpsStrictFrom,
-		Tiers: tierRows(eff), Rules: []RuleRow{}, Grants: []api.GrantRecord{}, Ignored: nonNil(eff.IgnoredFromProjects),
+		Tiers: tierRows(eff), Rules: []api.RuleRow{}, Grants: []api.GrantRecord{}, Ignored: nonNil(eff.IgnoredFromProjects),
 	}
 	pctx, pcancel := context.WithTimeout(context.Background(), statusTimeout)
 	v.Projects = f.core.ProjectLayers(pctx)
@@ -304,7 +305,7 @@ func (f *Facade) PermissionsView() (PermissionsView, error) {
 		v.Ignored = append(v.Ignored, p.Ignored...)
 	}
 	for i, r := range f.core.Config.State().File.Permission.Rules {
-		v.Rules = append(v.Rules, RuleRow{Index: i, Tool: r.Tool, Pattern: r.Pattern, Action: r.Action})
+		v.Rules = append(v.Rules, api.RuleRow{Index: i, Tool: r.Tool, Pattern: r.Pattern, Action: r.Action})
 	}
 	grants, err := f.core.Grants(app.WindowCaller())
 	if err != nil {
@@ -323,7 +324,7 @@ func nonNil(s []string) []string {
 }
 
 // tierRows lists every default tool and every configured one, sorted by tier then name.
-func tierRows(eff permission.Effective) []TierRow {
+func tierRows(eff permission.Effective) []api.TierRow {
 	defaults := permission.DefaultTiers()
 	table := permission.NewTierTable(eff.Tiers)
 	tools := map[string]bool{}
@@ -333,13 +334,13 @@ func tierRows(eff permission.Effective) []TierRow {
 	for t := range eff.Tiers {
 		tools[t] = true
 	}
-	rows := make([]TierRow, 0, len(tools))
+	rows := make([]api.TierRow, 0, len(tools))
 	for t := range tools {
 		from := eff.TiersFrom[t]
 		if from == "" {
 			from = "default"
 		}
-		rows = append(rows, TierRow{Tool: t, Tier: string(table.For(t, "")), Default: string(defaults[t]), From: from,
+		rows = append(rows, api.TierRow{Tool: t, Tier: string(table.For(t, "")), Default: string(defaults[t]), From: from,
 			Fixed: t == permission.ToolOpsApply || t == permission.ToolOpsApprove})
 	}
 	sort.Slice(rows, func(i, j int) bool {
@@ -353,57 +354,27 @@ func tierRows(eff permission.Effective) []TierRow {
 
 // RevokeGrant revokes a remembered allow: the next identical request asks again. It
 // returns the permissions view without it.
-func (f *Facade) RevokeGrant(id string) (PermissionsView, error) {
+func (f *Facade) RevokeGrant(id string) (api.PermissionsView, error) {
 	if f.core == nil || f.core.Broker == nil {
-		return PermissionsView{}, errNoCore
+		return api.PermissionsView{}, errNoCore
 	}
 	if _, err := f.core.RevokeGrant(app.WindowCaller(), id); err != nil {
-		return PermissionsView{}, err
+		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
 }
 
-// HookRow is one of Airlock's own [[hooks.*]] entries in config.toml.
-type HookRow struct {
-	When    string   `json:"when"` // before_tool_use | after_tool_use
-	Command []string `json:"command"`
-	Tools   []string `json:"tools"` // empty: every tool
-	Timeout string   `json:"timeout,omitempty"`
-}
-
-// AgentHook says whether a coding agent is wired to Airlock, where that is configured,
-// and how to wire it.
-type AgentHook struct {
-	Agent     string `json:"agent"`     // "Claude Code", "Codex"
-	Kind      string `json:"kind"`      // hook | mcp
-	Installed bool   `json:"installed"` // found in File
-	File      string `json:"file"`      // the agent's configuration file
-	// Detail says what was found (or why the file could not be read).
-	Detail string `json:"detail"`
-	// Meaning says what this wiring gives, in words.
-	Meaning string `json:"meaning"`
-	// Install is what to run or add to File to install it.
-	Install string `json:"install"`
-}
-
-// HooksView is the Hooks tab: Airlock's own hooks from config.toml, and which coding
-// agents ask Airlock (the Claude Code PreToolUse hook, the MCP server).
-type HooksView struct {
-	Hooks  []HookRow   `json:"hooks"`
-	Agents []AgentHook `json:"agents"`
-}
-
-// HooksView reads Airlock's hooks from the configuration in force and looks for
+// api.HooksView reads Airlock's hooks from the configuration in force and looks for
 // Airlock in the coding agents' configuration files under the home directory.
-func (f *Facade) HooksView() HooksView {
-	v := HooksView{Hooks: []HookRow{}}
+func (f *Facade) HooksView() api.HooksView {
+	v := api.HooksView{Hooks: []api.HookRow{}}
 	if f.core != nil && f.core.Config != nil {
 		file := f.core.Config.State().File
 		for _, h := range file.Hooks.BeforeToolUse {
-			v.Hooks = append(v.Hooks, HookRow{When: "before_tool_use", Command: nonNil(h.Command), Tools: nonNil(h.Tools), Timeout: h.Timeout})
+			v.Hooks = append(v.Hooks, api.HookRow{When: "before_tool_use", Command: nonNil(h.Command), Tools: nonNil(h.Tools), Timeout: h.Timeout})
 		}
 		for _, h := range file.Hooks.AfterToolUse {
-			v.Hooks = append(v.Hooks, HookRow{When: "after_tool_use", Command: nonNil(h.Command), Tools: nonNil(h.Tools), Timeout: h.Timeout})
+			v.Hooks = append(v.Hooks, api.HookRow{When: "after_tool_use", Command: nonNil(h.Command), Tools: nonNil(h.Tools), Timeout: h.Timeout})
 		}
 	}
 	home, _ := os.UserHomeDir()
@@ -416,11 +387,11 @@ const claudeHookSnippet = `{"hooks": {"PreToolUse": [{"matcher": "Bash|Read|Writ
   "hooks": [{"type": "command", "command": "airlock hook claude", "timeout": 60}]}]}}`
 
 // agentHooks looks for Airlock in the agents' configuration files under home.
-func agentHooks(home string) []AgentHook {
+func agentHooks(home string) []api.AgentHook {
 	claudeSettings := filepath.Join(home, ".claude", "settings.json")
 	claudeJSON := filepath.Join(home, ".claude.json")
 	codexConfig := filepath.Join(home, ".codex", "config.toml")
-	out := []AgentHook{
+	out := []api.AgentHook{
 		{Agent: "Claude Code", Kind: "hook", File: claudeSettings,
 			Meaning: "Every tool call Claude Code makes on this machine asks Airlock first (tiers, rules, grants, your popup). Claude Code itself is not sandboxed by this.",
 			Install: "Add to " + claudeSettings + ":\n" + claudeHookSnippet},

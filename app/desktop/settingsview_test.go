@@ -12,7 +12,6 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
-	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -43,7 +42,7 @@ func settingOf(v api.ConfigView, key string) config.Setting {
 func TestSetSettingWritesTheFileAndPublishes(t *testing.T) {
 	core := openCoreWith(t, personConfig, nil)
 	f := NewFacade(core)
-	sub := core.Bus.Subscribe(16, eventbus.TopicConfigChanged)
+	sub := core.Bus.Subscribe(16, api.TopicConfigChanged)
 	defer sub.Close()
 
 	v, err := f.SetSetting("sandbox_workspace_write.network_access", true)
@@ -61,10 +60,14 @@ func TestSetSettingWritesTheFileAndPublishes(t *testing.T) {
 	}
 	select {
 	case ev := <-sub.C:
-		var view api.ConfigView
-		err := json.Unmarshal(ev.Payload, &view)
-		if err != nil || settingOf(view, "sandbox_workspace_write.network_access").Value != true {
-			t.Fatalf("config.changed payload = %#v; want the new view", ev.Payload)
+		// The event says the file was read again; the window re-reads the view.
+		var changed api.ConfigChanged
+		err := json.Unmarshal(ev.Payload, &changed)
+		if err != nil || changed.Path != core.Paths.ConfigFile || !changed.Valid {
+			t.Fatalf("config.changed payload = %s; want the file, valid", ev.Payload)
+		}
+		if s := settingOf(f.ConfigView(), "sandbox_workspace_write.network_access"); s.Value != true {
+			t.Fatalf("the view after config.changed = %+v; want the new value", s)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no config.changed after the edit")
@@ -163,13 +166,13 @@ func TestSetSettingUnderAnEnvironmentVariable(t *testing.T) {
 	}
 }
 
-func tierOf(v PermissionsView, tool string) TierRow {
+func tierOf(v api.PermissionsView, tool string) api.TierRow {
 	for _, r := range v.Tiers {
 		if r.Tool == tool {
 			return r
 		}
 	}
-	return TierRow{}
+	return api.TierRow{}
 }
 
 // Tiers and rules edited in the window reach the broker at once.

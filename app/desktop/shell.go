@@ -12,8 +12,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
-	"github.com/airlock-app/airlock/app/eventbus"
 )
 
 // Shell owns the window's life: it keeps the context Wails gives at start-up, forwards
@@ -216,7 +216,7 @@ func (s *Shell) showWindow(ctx context.Context) {
 	runtime.WindowUnminimise(ctx)
 	runtime.WindowShow(ctx) // gtk_window_present: raises and focuses
 	if s.core != nil {
-		s.core.Bus.Publish(eventbus.TopicWindowShow, struct{}{})
+		s.core.Bus.Publish(api.TopicWindowShow, api.WindowShow{})
 	}
 }
 

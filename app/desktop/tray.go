@@ -13,6 +13,7 @@ import (
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/eventbus"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
@@ -99,7 +100,7 @@ func (t *Tray) Start() error {
 		// otherwise wait for the next event to show.
 		var sub *eventbus.Subscription
 		if t.opts.Bus != nil {
-			sub = t.opts.Bus.Subscribe(64, eventbus.TopicPermissionRequested, eventbus.TopicPermissionDecided, eventbus.TopicDispatchState, eventbus.TopicInboxChanged)
+			sub = t.opts.Bus.Subscribe(64, api.TopicPermissionRequested, api.TopicPermissionDecided, api.TopicDispatchState, api.TopicInboxChanged)
 		}
 		t.rebuild()
 		if sub != nil {

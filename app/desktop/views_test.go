@@ -16,13 +16,13 @@ func TestApprovalViewCarriesWhatThePersonNeeds(t *testing.T) {
 		InteractiveOnly: true, Reasons: []string{"data loss"}, CreatedAt: created,
 		Request: permission.Request{Tool: "bash", Params: json.RawMessage(`{"command":"git push --force origin main"}`),
 			Context: permission.Context{Run: "412", Task: "release-train", Department: "platform", Cwd: "/home/ana/code/platform",
-				Policy: permission.PolicySummary{Mode: "workspace-write", Network: true}}},
+				Policy: permission.PolicySummary{Mode: "workspace-write", Network: api.NetworkOn}}},
 	}
 	got := approvalView(p)
 	want := api.Approval{ID: "r1", Tool: "bash", Summary: "git push --force origin main", Tier: "P2", Kind: "bash_destructive",
 		InteractiveOnly: true, Reasons: []string{"data loss"}, Scopes: []string{}, Params: "{\n  \"command\": \"git push --force origin main\"\n}",
 		CreatedAt: created, Run: "412", Task: "release-train",
-		Department: "platform", Cwd: "/home/ana/code/platform", Mode: "workspace-write", Network: true}
+		Department: "platform", Cwd: "/home/ana/code/platform", Mode: "workspace-write", Network: api.NetworkOn}
 	gotJSON, _ := json.Marshal(got)
 	wantJSON, _ := json.Marshal(want)
 	if string(gotJSON) != string(wantJSON) {

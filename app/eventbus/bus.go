@@ -1,29 +1,32 @@
 // Package eventbus carries live events from the core to the window, the tray, the
 // CLI and server-sent-event subscribers. Domain packages publish through it via their
-// own one-method Publisher interfaces, which Bus satisfies.
+// own one-method Publisher interfaces, which Bus satisfies. The topics and their
+// payload types are api's (api.Events); the bus publishes nothing else.
 package eventbus
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Event is one published fact. Seq grows by one for every event of a bus.
-type Event struct {
-	Seq     uint64          `json:"seq"`
-	Topic   string          `json:"topic"`
-	Time    time.Time       `json:"time"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-}
+type Event = api.Event
 
 // Bus fans events out to subscribers. A slow subscriber loses events (and is told so
 // by a gap in Seq) rather than stalling the core.
 type Bus struct {
-	mu   sync.Mutex
-	seq  uint64
-	subs map[*Subscription]struct{}
+	mu      sync.Mutex
+	seq     uint64
+	subs    map[*Subscription]struct{}
+	refused atomic.Uint64
 }
 
 // Subscription receives events on C until Close.
@@ -38,8 +41,15 @@ type Subscription struct {
 // New returns an empty bus.
 func New() *Bus { return &Bus{subs: map[*Subscription]struct{}{}} }
 
-// Publish sends topic and payload (marshalled to JSON once) to every subscriber.
+// Publish sends topic and payload (marshalled to JSON once) to every subscriber. A
+// topic api.Events does not declare, or a payload of another type than the topic's, is
+// refused (and logged): subscribers decode payloads by the table.
 func (b *Bus) Publish(topic string, payload any) {
+	if err := Check(topic, payload); err != nil {
+		b.refused.Add(1)
+		slog.Error("event refused", "topic", topic, "error", err)
+		return
+	}
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		slog.Error("event payload does not marshal", "topic", topic, "error", err)
@@ -60,6 +70,9 @@ func (b *Bus) Publish(topic string, payload any) {
 		}
 	}
 }
+
+// Refused counts the events Publish refused: a publisher's bug that tests look for.
+func (b *Bus) Refused() uint64 { return b.refused.Load() }
 
 // Subscribe returns a subscription to the given topics (all when none), buffering up to
 // buffer events.
@@ -86,4 +99,19 @@ func (s *Subscription) Close() {
 		close(s.c)
 		s.bus.mu.Unlock()
 	})
+}
+
+// ErrUndeclared is the error of Check for an event api.Events does not declare.
+var ErrUndeclared = errors.New("event not in api.Events")
+
+// Check reports whether topic is a topic of api.Events and payload has its type.
+func Check(topic string, payload any) error {
+	want, ok := api.PayloadType(topic)
+	if !ok {
+		return fmt.Errorf("topic %q: %w", topic, ErrUndeclared)
+	}
+	if got := reflect.TypeOf(payload); got != want {
+		return fmt.Errorf("topic %q takes an %s payload, not %v: %w", topic, want, got, ErrUndeclared)
+	}
+	return nil
 }

@@ -2,25 +2,29 @@ package eventbus
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 func TestPublishReachesSubscribersInOrder(t *testing.T) {
 	b := New()
 	all := b.Subscribe(10)
-	runs := b.Subscribe(10, TopicRunUpdated)
+	runs := b.Subscribe(10, api.TopicRunUpdated)
 	defer all.Close()
 	defer runs.Close()
-	b.Publish(TopicConfigChanged, map[string]string{"path": "x"})
-	b.Publish(TopicRunUpdated, map[string]int{"id": 7})
+	b.Publish(api.TopicConfigChanged, api.ConfigChanged{Path: "x"})
+	b.Publish(api.TopicRunUpdated, api.RunUpdated{ID: 7})
 
 	first, second := <-all.C, <-all.C
-	if first.Topic != TopicConfigChanged || second.Topic != TopicRunUpdated || second.Seq != first.Seq+1 {
+	if first.Topic != api.TopicConfigChanged || second.Topic != api.TopicRunUpdated || second.Seq != first.Seq+1 {
 		t.Fatalf("got %+v then %+v", first, second)
 	}
 	got := <-runs.C
-	var p map[string]int
-	if err := json.Unmarshal(got.Payload, &p); err != nil || p["id"] != 7 {
+	var p api.RunUpdated
+	if err := json.Unmarshal(got.Payload, &p); err != nil || p.ID != 7 {
 		t.Fatalf("filtered subscriber got %+v (%v)", got, err)
 	}
 	select {
@@ -34,12 +38,54 @@ func TestSlowSubscriberDoesNotBlock(t *testing.T) {
 	b := New()
 	s := b.Subscribe(1)
 	for i := 0; i < 100; i++ {
-		b.Publish(TopicRunLog, i)
+		b.Publish(api.TopicRunLog, api.RunLogChunk{RunID: uint(i)})
 	}
 	if ev := <-s.C; ev.Seq != 1 {
 		t.Fatalf("first kept event seq %d", ev.Seq)
 	}
 	s.Close()
 	s.Close() // twice is fine
-	b.Publish(TopicRunLog, 1)
+	b.Publish(api.TopicRunLog, api.RunLogChunk{})
 }
+
+// The bus publishes only api's topics, each with its declared payload type: a
+// subscriber decodes by the table, so anything else would reach it undecodable.
+func TestPublishRefusesUndeclaredEvents(t *testing.T) {
+	tests := []struct {
+		name    string
+		topic   string
+		payload any
+	}{
+		{"unknown topic", "run.updatd", api.RunUpdated{}},
+		{"a map for a struct", api.TopicRunUpdated, map[string]any{"id": 1}},
+		{"another topic's payload", api.TopicRunUpdated, api.RunLogChunk{}},
+		{"a pointer to the payload", api.TopicRunUpdated, &api.RunUpdated{}},
+		{"nil", api.TopicInboxChanged, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := Check(tt.topic, tt.payload); !errors.Is(err, ErrUndeclared) {
+				t.Fatalf("Check = %v, want ErrUndeclared", err)
+			}
+			b := New()
+			s := b.Subscribe(1)
+			defer s.Close()
+			b.Publish(tt.topic, tt.payload)
+			if b.Refused() != 1 {
+				t.Errorf("Refused = %d, want 1", b.Refused())
+			}
+			select {
+			case ev := <-s.C:
+				t.Fatalf("published %+v", ev)
+			default:
+			}
+		})
+	}
+	for _, e := range api.Events {
+		if err := Check(e.Topic, reflectZero(e)); err != nil {
+			t.Errorf("declared event refused: %v", err)
+		}
+	}
+}
+
+func reflectZero(e api.EventInfo) any { return reflect.Zero(e.Payload).Interface() }

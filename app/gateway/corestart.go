@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/paths"
 )
@@ -22,7 +22,7 @@ import (
 // — waits until it answers, and says so on stderr.
 func EnsureCore(ctx context.Context, p paths.Paths, getenv func(string) string, stderr io.Writer) error {
 	c := localapi.NewClient(p.Socket)
-	err := c.Do(ctx, http.MethodGet, "/v1/status", nil, nil)
+	_, err := localapi.Call(ctx, c, api.GetStatus, api.None{})
 	var nr *localapi.NotRunningError
 	if err == nil || !errors.As(err, &nr) {
 		return err
@@ -67,7 +67,7 @@ func EnsureCore(ctx context.Context, p paths.Paths, getenv func(string) string, 
 	fmt.Fprintf(stderr, "airlock mcp: no Airlock core was running; started %s (pid %d, log %s)\n", what, pid, logPath)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if err := c.Do(ctx, http.MethodGet, "/v1/status", nil, nil); err == nil {
+		if _, err := localapi.Call(ctx, c, api.GetStatus, api.None{}); err == nil {
 			return nil
 		} else if time.Now().After(deadline) {
 			return fmt.Errorf("started %s (pid %d) but it did not answer on %s within 20s; see %s: %w", what, pid, p.Socket, logPath, err)

@@ -233,7 +233,7 @@ func TestWebFetchWithNetworkOn(t *testing.T) {
 	}))
 	defer web.Close()
 	ws := t.TempDir()
-	on := true
+	on := sandbox.NetworkOn
 	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: ws, Env: func(string) string { return "" }, Home: t.TempDir(), Flags: sandbox.Layer{Network: &on}})
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestWebFetchWithNetworkOn(t *testing.T) {
 	if res.IsError || !strings.Contains(text, "HTTP 200 OK") || !strings.Contains(text, "\n\n0123456789012345678901234\n[body cut at 25 bytes]") {
 		t.Fatalf("got %q", text)
 	}
-	if len(b.asked) != 1 || b.asked[0].Tool != ToolWebFetch || !b.asked[0].Context.Policy.Network {
+	if len(b.asked) != 1 || b.asked[0].Tool != ToolWebFetch || b.asked[0].Context.Policy.Network != api.NetworkOn {
 		t.Fatalf("asked = %+v", b.asked)
 	}
 	res, text = callText(t, cs, ToolWebFetch, map[string]any{"url": "file:///etc/passwd"})

@@ -12,13 +12,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-
-	"github.com/airlock-app/airlock/app/eventbus"
 )
 
 // NotRunningError says no app or daemon answers on the socket.
@@ -80,11 +77,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("read answer of %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode >= 400 {
-		e := &api.Error{Status: resp.StatusCode}
-		if json.Unmarshal(raw, e) != nil || e.Message == "" {
-			e.Message = fmt.Sprintf("%s %s: %s", method, path, resp.Status)
-		}
-		return e
+		return errorOf(method, path, resp.Status, resp.StatusCode, raw)
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
@@ -92,6 +85,15 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		}
 	}
 	return nil
+}
+
+// errorOf is the *api.Error of a refused request: the server's body, or the status.
+func errorOf(method, path, status string, code int, body []byte) *api.Error {
+	e := &api.Error{Status: code}
+	if json.Unmarshal(body, e) != nil || e.Message == "" {
+		e.Message = fmt.Sprintf("%s %s: %s", method, path, status)
+	}
+	return e
 }
 
 func (c *Client) dialError(err error) error {
@@ -104,12 +106,20 @@ func (c *Client) dialError(err error) error {
 	return fmt.Errorf("talk to Airlock on %s: %w", c.socket, err)
 }
 
-// Events subscribes to the live event stream. The channel closes when ctx ends or the
-// server goes away.
-func (c *Client) Events(ctx context.Context, topics ...string) (<-chan eventbus.Event, error) {
-	path := "/v1/events"
-	if len(topics) > 0 {
-		path += "?topics=" + strings.Join(topics, ",")
+// Events subscribes to the live event stream (api.EventStream), to the given topics
+// (all when none). The channel closes when ctx ends or the server goes away. A refusal
+// (an unknown topic) is the server's *api.Error.
+func (c *Client) Events(ctx context.Context, topics ...string) (<-chan api.Event, error) {
+	path, err := api.EventStream.URL()
+	if err != nil {
+		return nil, err
+	}
+	q, err := api.EncodeQuery(api.EventQuery{Topics: topics})
+	if err != nil {
+		return nil, err
+	}
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://airlock"+path, nil)
 	if err != nil {
@@ -120,10 +130,11 @@ func (c *Client) Events(ctx context.Context, topics ...string) (<-chan eventbus.
 		return nil, c.dialError(err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("event stream: %s", resp.Status)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return nil, errorOf(http.MethodGet, path, resp.Status, resp.StatusCode, raw)
 	}
-	out := make(chan eventbus.Event, 64)
+	out := make(chan api.Event, 64)
 	go func() {
 		defer close(out)
 		defer resp.Body.Close()

@@ -15,19 +15,29 @@ import (
 	"github.com/airlock-app/airlock/app/eventbus"
 )
 
-// EventsHandler streams the bus as server-sent events: `id: SEQ`, `event: TOPIC`,
-// `data: {...}`. ?topics=a,b limits the stream.
+// EventsHandler serves api.EventStream: the bus as server-sent events, `id: SEQ`,
+// `event: TOPIC`, `data: <api.Event>`. ?topics=a,b limits the stream to those of
+// api.Events; another name is refused, so a typo does not wait silently forever.
 func EventsHandler(bus *eventbus.Bus) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		flusher, ok := w.(http.Flusher)
 		if !ok {
-			WriteError(w, &api.Error{Status: http.StatusInternalServerError, Code: "no_stream", Message: "streaming is not supported on this connection"})
+			WriteError(w, &api.Error{Status: http.StatusInternalServerError, Code: api.CodeNoStream, Message: "streaming is not supported on this connection"})
 			return
 		}
-		var topics []string
-		if t := r.URL.Query().Get("topics"); t != "" {
-			topics = strings.Split(t, ",")
+		var q api.EventQuery
+		if err := api.DecodeQuery(r.URL.Query(), &q); err != nil {
+			WriteError(w, err)
+			return
 		}
+		for _, t := range q.Topics {
+			if _, ok := api.PayloadType(t); !ok {
+				WriteError(w, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("no event topic %q", t),
+					"the topics are "+strings.Join(api.Topics(), ", ")))
+				return
+			}
+		}
+		topics := q.Topics
 		sub := bus.Subscribe(256, topics...)
 		defer sub.Close()
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -57,7 +67,7 @@ func EventsHandler(bus *eventbus.Bus) http.HandlerFunc {
 }
 
 // readEvents parses a server-sent-event stream into events until it ends.
-func readEvents(ctx context.Context, body *bufio.Reader, out chan<- eventbus.Event) error {
+func readEvents(ctx context.Context, body *bufio.Reader, out chan<- api.Event) error {
 	var data strings.Builder
 	for {
 		line, err := body.ReadString('\n')
@@ -68,7 +78,7 @@ func readEvents(ctx context.Context, body *bufio.Reader, out chan<- eventbus.Eve
 		switch {
 		case line == "":
 			if data.Len() > 0 {
-				var ev eventbus.Event
+				var ev api.Event
 				if err := json.Unmarshal([]byte(data.String()), &ev); err == nil {
 					select {
 					case out <- ev:

@@ -2,6 +2,7 @@ package localapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -222,7 +223,7 @@ func TestEventsStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Handle("GET /v1/events", EventsHandler(bus))
+	s.Handle(api.EventStream.Pattern(), EventsHandler(bus))
 	if err := s.Serve(); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,13 @@ func TestEventsStream(t *testing.T) {
 		cancel()
 		s.Shutdown(context.Background())
 	}()
-	events, err := NewClient(sock).Events(ctx, eventbus.TopicRunUpdated)
+	// A topic the core does not publish is refused, naming it, rather than streaming
+	// nothing forever.
+	if _, err := NewClient(sock).Events(ctx, api.TopicRunUpdated, "run.updatd"); !errors.Is(err, &api.Error{Code: api.CodeBadRequest}) ||
+		!strings.Contains(err.Error(), `"run.updatd"`) {
+		t.Fatalf("events of an unknown topic: %v", err)
+	}
+	events, err := NewClient(sock).Events(ctx, api.TopicRunUpdated)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,13 +250,14 @@ func TestEventsStream(t *testing.T) {
 	for {
 		select {
 		case ev := <-events:
-			if ev.Topic != eventbus.TopicRunUpdated || !strings.Contains(string(ev.Payload), "42") {
+			var p api.RunUpdated
+			if ev.Topic != api.TopicRunUpdated || json.Unmarshal(ev.Payload, &p) != nil || p.ID != 42 {
 				t.Fatalf("got %+v", ev)
 			}
 			return
 		case <-tick.C:
-			bus.Publish(eventbus.TopicConfigChanged, 1) // filtered out
-			bus.Publish(eventbus.TopicRunUpdated, map[string]int{"id": 42})
+			bus.Publish(api.TopicConfigChanged, api.ConfigChanged{}) // filtered out
+			bus.Publish(api.TopicRunUpdated, api.RunUpdated{ID: 42})
 		case <-deadline:
 			t.Fatal("no event arrived")
 		}

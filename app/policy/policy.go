@@ -94,8 +94,10 @@ func TrustProject(getenv func(string) string) (bool, error) {
 // FileLayer maps config.toml's sandbox keys onto a sandbox layer.
 func FileLayer(f config.File) sandbox.Layer {
 	return sandbox.Layer{
-		Mode:          f.SandboxMode,
-		Network:       f.SandboxWorkspaceWrite.NetworkAccess,
+		Mode:    f.SandboxMode,
+		Network: f.SandboxWorkspaceWrite.Network(),
+		NetworkTable: sandbox.NetworkTable{AllowedDomains: f.Network.AllowedDomains, DeniedDomains: f.Network.DeniedDomains,
+			AskUnknown: f.Network.AskUnknown, AllowLocal: f.Network.AllowLocal},
 		WritableRoots: f.SandboxWorkspaceWrite.WritableRoots,
 		Protected:     f.Isolation.Protected,
 		Backend:       f.Isolation.Backend,

@@ -28,7 +28,7 @@ func TestProjectPolicyAboveTheCwdTightens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != sandbox.ModeReadOnly || p.Network {
+	if p.Mode != sandbox.ModeReadOnly || p.Network != sandbox.NetworkOff {
 		t.Fatalf("mode %s network %v: the project file must tighten and never loosen", p.Mode, p.Network)
 	}
 	// Trusted explicitly from the environment, the network request applies.

@@ -151,9 +151,9 @@ func osDenial(output string, pol sandbox.Policy) (bool, string, *sandbox.Grant) 
 				}
 			}
 			return true, "write outside the writable roots: " + strings.TrimSpace(line), g
-		case !pol.Network && (strings.Contains(l, "network is unreachable") || strings.Contains(l, "temporary failure in name resolution") ||
+		case !pol.Network.On() && (strings.Contains(l, "network is unreachable") || strings.Contains(l, "temporary failure in name resolution") ||
 			strings.Contains(l, "could not resolve host")):
-			return true, "network access is off: " + strings.TrimSpace(line), &sandbox.Grant{Network: true}
+			return true, "network access is " + pol.Network.Describe() + ": " + strings.TrimSpace(line), &sandbox.Grant{Network: true}
 		}
 	}
 	return false, "", nil

@@ -149,8 +149,11 @@ func (e *Executor) decided(spec dispatch.ExecSpec, rt Route) {
 // network is the policy's, everything else is thrown away with the VM.
 func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy, vmExec sandbox.MicroVM) (dispatch.ExecResult, error) {
 	net := "off (no network device)"
-	if pol.Network {
+	switch pol.Network {
+	case sandbox.NetworkOn:
 		net = "on (NAT through the host)"
+	case sandbox.NetworkAllowlist:
+		net = pol.Network.Describe() + ", no network device"
 	}
 	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the run ends (its VM is thrown away). Network %s.\n", spec.Dir, net)
 	pol.ExecutionMode = sandbox.ExecSandbox

@@ -54,7 +54,9 @@ async function waitRow(key, layer, predicate, arg) {
   );
 }
 
-const networkIs = (el, on) => el.querySelector('[data-toggle]')?.getAttribute('aria-checked') === String(on);
+// network_access is one of three choices: off, allowlist, on.
+// (data-value: a radio's value "on" is its default, which the DOM leaves unwritten.)
+const networkIs = (el, n) => el.querySelector(`input[data-value="${n}"]`)?.checked === true;
 const modeIs = (el, mode) => el.querySelector(`input[value="${mode}"]`)?.checked === true;
 
 const personal = `# My Airlock — written by hand, keep these comments
@@ -88,10 +90,15 @@ test('the Sandbox tab shows this machine’s probes, and the micro-VM modes wait
 
 test('changing network and mode in the window rewrites config.toml with the comments kept, and the values update live', async () => {
   app.writeConfig(personal);
-  await waitRow(network, 'file', networkIs, false);
+  await waitRow(network, 'file', networkIs, 'off');
 
-  await row(network).locator('[data-toggle]').click();
-  await waitRow(network, 'file', networkIs, true);
+  await row(network).locator('input[data-value="allowlist"]').click();
+  await waitRow(network, 'file', networkIs, 'allowlist');
+  assert.match(app.readConfig(), /^network_access = "allowlist"$/m);
+  assert.match(await row(network).textContent(), /proxy not yet connected: no network/);
+
+  await row(network).locator('input[data-value="on"]').click();
+  await waitRow(network, 'file', networkIs, 'on');
   let text = app.readConfig();
   assert.match(text, /^network_access = true$/m);
   for (const c of ['# My Airlock — written by hand, keep these comments', '# the safe default', '# the package mirror needs it now and then']) {
@@ -115,7 +122,7 @@ test('changing network and mode in the window rewrites config.toml with the comm
 test('an edit of config.toml from outside shows up in the window, with the dangerous combination in words', async () => {
   app.writeConfig('sandbox_mode = "full-access"\napproval_policy = "never"\n');
   await waitRow('sandbox_mode', 'file', modeIs, 'full-access');
-  await waitRow(network, 'default', networkIs, false);
+  await waitRow(network, 'default', networkIs, 'off');
   const danger = page.locator('[data-danger="full-access-never"]');
   await danger.waitFor({ timeout: 10_000 });
   assert.match(await danger.textContent(), /full-access with approval policy never/);

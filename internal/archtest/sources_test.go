@@ -104,3 +104,17 @@ func TestToolNamesAreDeclaredOnce(t *testing.T) {
 		t.Errorf("a tool name spelled out (use the api constant): %s", f)
 	}
 }
+
+// TestEventTopicsAreDeclaredOnce: outside package api no production code spells an event
+// topic as a string: publishers and subscribers use api's constants, whose payload types
+// api.Events declares (the topics were listed twice, and drifted).
+func TestEventTopicsAreDeclaredOnce(t *testing.T) {
+	quoted := make([]string, 0, len(api.Events))
+	for _, e := range api.Events {
+		quoted = append(quoted, regexp.QuoteMeta(`"`+e.Topic+`"`))
+	}
+	literal := regexp.MustCompile(strings.Join(quoted, "|"))
+	for _, f := range scanSources(t, []string{"api"}, func(_, line string) bool { return literal.MatchString(line) }) {
+		t.Errorf("an event topic spelled out (use the api constant): %s", f)
+	}
+}

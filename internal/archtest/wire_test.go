@@ -96,7 +96,13 @@ func wireStructs(t *testing.T) []wireStruct {
 // notWire are json-tagged structs outside package api that are not Airlock's wire: other
 // programs' formats (Claude Code's hook JSON, the MCP tools' arguments, the micro-VM's
 // guest protocol) and files on disk. Each says why.
-var notWire = map[string]string{}
+var notWire = map[string]string{
+	"app/gateway.ClaudeEvent":     "Claude Code's PreToolUse hook input",
+	"app/gateway.ClaudeOutput":    "Claude Code's hook output",
+	"app/gateway.ClaudeDecision":  "Claude Code's hook output",
+	"sandbox/vm/agent.Message":    "the micro-VM guest agent's protocol, built into guest images already installed",
+	"sandbox/vminstall.Installed": "a file on disk that older installs wrote",
+}
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
@@ -128,6 +134,11 @@ func TestWireTypesAreDeclaredOnce(t *testing.T) {
 		}
 		if why, ok := notWire[ws.pkg+"."+ws.name]; ok && why != "" {
 			continue
+		}
+		for _, f := range ws.fields {
+			if !snakeCase.MatchString(f) {
+				t.Errorf("%s: %s.%s's json name %q is not snake_case, the one casing of everything Airlock writes as JSON (another program's format goes in notWire, with why)", ws.pos, ws.pkg, ws.name, f)
+			}
 		}
 		if a, ok := apiByName[ws.name]; ok {
 			t.Errorf("%s: %s.%s repeats the wire type api.%s (%s): use the api type (an alias if the package needs its name)", ws.pos, ws.pkg, ws.name, a.name, a.pos)

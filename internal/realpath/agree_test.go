@@ -53,7 +53,7 @@ func TestGateAndSandboxAgree(t *testing.T) {
 	link("loop-a", "loop-b")
 	escape := link(outside, "ws/escape")
 
-	mode, network := "workspace-write", false
+	mode, network := "workspace-write", sandbox.NetworkOff
 	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: ws, Home: filepath.Join(base, "home"),
 		Env: func(string) string { return "" }, Flags: sandbox.Layer{Mode: &mode, Network: &network}})
 	if err != nil {

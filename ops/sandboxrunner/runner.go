@@ -98,8 +98,8 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 }
 
 // PolicyFor derives the policy of one ops run from the policy in force: read-only runs
-// are read-only with no writable root; the network is on only if both the posture and
-// the plan want it. It never widens the policy in force.
+// are read-only with no writable root; the network is the one in force (off, allowlist or
+// on) only if the plan wants it, else off. It never widens the policy in force.
 func PolicyFor(inForce sandbox.Policy, spec ops.RunSpec) sandbox.Policy {
 	p := inForce
 	p.Cwd = spec.Dir
@@ -111,7 +111,9 @@ func PolicyFor(inForce sandbox.Policy, spec ops.RunSpec) sandbox.Policy {
 			p.Backend = sandbox.BackendAuto
 		}
 	}
-	p.Network = inForce.Network && spec.Network
+	if !spec.Network {
+		p.Network = sandbox.NetworkOff // the plan needs none: never more than it asked
+	}
 	return p
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/internal/testdb"
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -20,7 +21,8 @@ import (
 func workspaceWrite(network bool) func(context.Context, string) (sandbox.Policy, error) {
 	return func(_ context.Context, dir string) (sandbox.Policy, error) {
 		mode := "workspace-write"
-		return sandbox.Resolve(sandbox.Inputs{Flags: sandbox.Layer{Mode: &mode, Network: &network},
+		n := api.NetworkFromBool(network)
+		return sandbox.Resolve(sandbox.Inputs{Flags: sandbox.Layer{Mode: &mode, Network: &n},
 			Env: func(string) string { return "" }, Cwd: dir})
 	}
 }
@@ -83,13 +85,13 @@ func TestReadOnlyRunsCannotWrite(t *testing.T) {
 }
 
 func TestPolicyForNeverWidens(t *testing.T) {
-	inForce := sandbox.Policy{Mode: sandbox.ModeFullAccess, Network: true, Backend: sandbox.BackendApp, WritableRoots: []string{"/"}}
+	inForce := sandbox.Policy{Mode: sandbox.ModeFullAccess, Network: sandbox.NetworkOn, Backend: sandbox.BackendApp, WritableRoots: []string{"/"}}
 	ro := PolicyFor(inForce, ops.RunSpec{Dir: "/srv", ReadOnly: true, Network: false})
-	if ro.Mode != sandbox.ModeReadOnly || ro.Network || len(ro.WritableRoots) != 0 || ro.Backend == sandbox.BackendApp {
+	if ro.Mode != sandbox.ModeReadOnly || ro.Network.On() || len(ro.WritableRoots) != 0 || ro.Backend == sandbox.BackendApp {
 		t.Fatalf("read-only run: %+v", ro)
 	}
-	off := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: false}
-	if p := PolicyFor(off, ops.RunSpec{Dir: "/srv", Network: true}); p.Network {
+	off := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: sandbox.NetworkOff}
+	if p := PolicyFor(off, ops.RunSpec{Dir: "/srv", Network: true}); p.Network.On() {
 		t.Fatal("a plan turned the network on against the posture")
 	}
 }

@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/airlock-app/airlock/sandbox/lazyre"
@@ -236,12 +235,12 @@ func (a *analyzer) inline(cl call) {
 	}
 }
 
-var inlineEscapes = regexp.MustCompile(`\\(.)`)
+var inlineEscapes = lazyre.New(`\\(.)`)
 
 // unquoteInline strips a string literal's quotes and backslash escapes.
 func unquoteInline(lit string) string {
 	if len(lit) < 2 {
 		return ""
 	}
-	return inlineEscapes.ReplaceAllString(lit[1:len(lit)-1], "$1")
+	return inlineEscapes().ReplaceAllString(lit[1:len(lit)-1], "$1")
 }

@@ -52,7 +52,7 @@ func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g Ex
 		}
 		g.Env = append(g.Env, kv)
 	}
-	return workspace, req.Policy.Network, g, nil
+	return workspace, req.Policy.Network.On(), g, nil // an allowlist has no network until the proxy is connected
 }
 
 // sandboxResult maps the VM's result to sandbox.Exec's.

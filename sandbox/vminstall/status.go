@@ -3,7 +3,7 @@ package vminstall
 import "github.com/airlock-app/airlock/api"
 
 // Topic is the event topic every status change is published on.
-const Topic = "sandbox.install"
+const Topic = api.TopicSandboxInstall
 
 // Stages of an install, in order.
 const (

@@ -19,7 +19,7 @@ const p1 = (over: Partial<Approval> = {}): Approval =>
 
 const p2 = (over: Partial<Approval> = {}): Approval =>
   p1({ id: 'b1', tool: 'bash', tier: 'P2', kind: 'bash_destructive', interactive_only: true, scopes: ['once'], summary: 'git push --force origin main',
-    reasons: ['data loss: rewrites the history of origin/main'], params: '{\n  "command": "git push --force origin main"\n}', network: true, ...over });
+    reasons: ['data loss: rewrites the history of origin/main'], params: '{\n  "command": "git push --force origin main"\n}', network: 'on', ...over });
 
 const buttons = (el: Element) => [...el.querySelectorAll('footer button, .answer button')].map((b) => b.textContent!.trim());
 const key = (el: Element, k: string) => {

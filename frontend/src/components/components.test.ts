@@ -34,6 +34,13 @@ describe('ModeBadge', () => {
     expect(el.querySelector('.mode')!.classList.contains('mode-full')).toBe(true);
     expect(el.textContent).toContain('network on');
   });
+  it('says an allowlist has no network until its proxy is connected', () => {
+    const el = render(ModeBadge, { mode: 'workspace-write', network: 'allowlist' });
+    expect(el.querySelector('[data-network="allowlist"]')!.textContent).toContain('no network yet');
+    expect(el.textContent).not.toContain('network on');
+    expect(render(ModeBadge, { mode: 'workspace-write', network: 'on' }).textContent).toContain('network on');
+    expect(render(ModeBadge, { mode: 'workspace-write', network: 'off' }).textContent).not.toContain('network');
+  });
   it('shows no globe when network is off', () => {
     const el = render(ModeBadge, { mode: 'read-only' });
     expect(el.querySelector('.mode')!.classList.contains('mode-ro')).toBe(true);

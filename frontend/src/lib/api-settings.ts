@@ -4,16 +4,16 @@
 // that config.changed brings (App re-reads it on that event), so other editors of the
 // file show up the same way.
 import * as Facade from '../../wailsjs/go/desktop/Facade';
-import type { api as wire, desktop } from '../../wailsjs/go/models';
+import type { api as wire } from '../../wailsjs/go/models';
 import type { ConfigView } from './api';
 
-export type PermissionsView = desktop.PermissionsView;
-export type TierRow = desktop.TierRow;
-export type RuleRow = desktop.RuleRow;
+export type PermissionsView = wire.PermissionsView;
+export type TierRow = wire.TierRow;
+export type RuleRow = wire.RuleRow;
 export type GrantRow = wire.GrantRecord;
-export type HooksView = desktop.HooksView;
-export type HookRow = desktop.HookRow;
-export type AgentHook = desktop.AgentHook;
+export type HooksView = wire.HooksView;
+export type HookRow = wire.HookRow;
+export type AgentHook = wire.AgentHook;
 
 /** A value config.toml takes from the window. */
 export type SettingValue = string | boolean | number | string[];

@@ -16,5 +16,5 @@ export const vmApi = {
     await Facade.VMInstallCancel();
   },
   /** onStatus calls back with every status the installer publishes, until the returned function is called. */
-  onStatus: (callback: (st: VMStatus) => void): (() => void) => events.on(Topics.SandboxInstall, (payload) => callback(payload as VMStatus)),
+  onStatus: (callback: (st: VMStatus) => void): (() => void) => events.on(Topics.SandboxInstall, (st) => callback(st)),
 };

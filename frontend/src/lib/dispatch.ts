@@ -2,6 +2,8 @@
 // fields to and from the core's task, which field an error of the core belongs to, run
 // states in words, and the live log's buffer. Components only render what these return.
 import type { Defaults, Run, TaskForm, TaskRow } from './api-dispatch';
+import type { RunLogChunk } from './wire.gen';
+import { networkLabel, networkOf } from './network';
 
 // ---------------------------------------------------------------------------------
 // The command: typed as a shell-like line, stored as exact words (argv).
@@ -206,7 +208,8 @@ export function cleanDefaults(d: Defaults): Defaults {
   const out: Defaults = {};
   if (d.posture) out.posture = d.posture;
   if (d.sandbox_mode) out.sandbox_mode = d.sandbox_mode;
-  if (typeof d.network === 'boolean') out.network = d.network;
+  // off, allowlist, on (or the booleans the core also takes): sent as chosen.
+  if (d.network !== undefined && d.network !== null && d.network !== '') out.network = d.network;
   if (d.approval_policy) out.approval_policy = d.approval_policy;
   if (d.execution_mode) out.execution_mode = d.execution_mode;
   return out;
@@ -325,7 +328,7 @@ export function defaultsWords(d: Defaults | undefined): string {
   const parts: string[] = [];
   if (c.posture) parts.push(`posture ${c.posture}`);
   if (c.sandbox_mode) parts.push(c.sandbox_mode);
-  if (c.network !== undefined) parts.push(c.network ? 'network on' : 'network off');
+  if (c.network !== undefined) parts.push(networkLabel(c.network));
   if (c.approval_policy) parts.push(`approval ${c.approval_policy}`);
   if (c.execution_mode) parts.push(`execution ${c.execution_mode}`);
   return parts.length ? parts.join(' · ') : 'inherits the global settings';
@@ -337,7 +340,7 @@ export function defaultsBesideBadge(d: Defaults | undefined): string {
   if (!c.sandbox_mode) return defaultsWords(c);
   const rest: Defaults = { ...c };
   delete rest.sandbox_mode;
-  if (rest.network === true) delete rest.network;
+  if (networkOf(rest.network) !== 'off') delete rest.network;
   return Object.keys(rest).length > 0 ? defaultsWords(rest) : 'the rest inherited';
 }
 
@@ -416,38 +419,11 @@ const skipWords: Record<string, string> = {
   paused: 'the task was paused',
 };
 
-/** runFromEvent reads a run.updated payload: a Run, or undefined for {released: [...]} and others. */
-export function runFromEvent(payload: unknown): Run | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const p = payload as Record<string, unknown>;
-  return typeof p.id === 'number' && typeof p.status === 'string' && typeof p.task_id === 'number' ? (payload as Run) : undefined;
-}
-
-/** replaceRun puts an updated run in place in a list; false when it is not in it. */
-export function replaceRun(list: Run[], run: Run): boolean {
-  const i = list.findIndex((r) => r.id === run.id);
-  if (i < 0) return false;
-  list[i] = run;
-  return true;
-}
-
 // ---------------------------------------------------------------------------------
 // The live log.
 
 /** A run.log event: a chunk of a run's output (secrets already redacted by the core). */
-export interface LogChunk {
-  run_id: number;
-  task_id: number;
-  chunk: string;
-}
-
-/** logChunk reads a run.log payload. */
-export function logChunk(payload: unknown): LogChunk | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const p = payload as Record<string, unknown>;
-  if (typeof p.run_id !== 'number' || typeof p.chunk !== 'string') return undefined;
-  return { run_id: p.run_id, task_id: typeof p.task_id === 'number' ? p.task_id : 0, chunk: p.chunk };
-}
+export type LogChunk = RunLogChunk;
 
 /**
  * mergeTail joins the log's tail read from the file with the chunks that arrived while it

@@ -1,28 +1,14 @@
-// The one place the window names the core's event topics. It mirrors
-// app/eventbus/topics.go exactly: app/desktop's TestEventsModuleMirrorsTopics reads this
-// file and fails when the two lists differ. The Go side (app/desktop/forward.go)
-// re-emits every bus event under its topic with (payload, meta) as arguments.
+// The one place the window subscribes to the core's events. The topics and the types
+// of their payloads are generated from Go (wire.gen.ts, written by
+// `go run ./api/internal/tsgen` from api/events.go; a Go test fails when it is stale), so
+// a handler that reads a field Go does not send fails svelte-check. The Go side
+// (app/desktop/forward.go) re-emits every bus event under its topic with (payload, meta)
+// as arguments. Payloads say what changed; a view re-reads what it shows.
 import { EventsOnMultiple } from '../../wailsjs/runtime/runtime';
-import type { ConfigView, DispatchState, SandboxStatus } from './api';
+import { Topics, type Payloads } from './wire.gen';
 
-export const Topics = {
-  ConfigChanged: 'config.changed',
-  PermissionRequested: 'permission.requested',
-  PermissionDecided: 'permission.decided',
-  GrantsChanged: 'grants.changed',
-  RunUpdated: 'run.updated',
-  RunLog: 'run.log',
-  TaskUpdated: 'task.updated',
-  TaskRemoved: 'task.removed',
-  DepartmentUpdated: 'department.updated',
-  InboxChanged: 'inbox.changed',
-  OpsPlanUpdated: 'ops.plan.updated',
-  OpsJournalAppended: 'ops.journal.appended',
-  SandboxStatus: 'sandbox.status',
-  SandboxInstall: 'sandbox.install',
-  DispatchState: 'dispatch.state',
-  WindowShow: 'window.show',
-} as const;
+export { Topics };
+export type { Payloads };
 
 /** A topic the core publishes. */
 export type Topic = (typeof Topics)[keyof typeof Topics];
@@ -36,14 +22,7 @@ export interface EventMeta {
   time: string;
 }
 
-/** Payload types of the topics whose shape is settled; the others arrive as unknown. */
-export interface Payloads {
-  'config.changed': ConfigView;
-  'sandbox.status': SandboxStatus;
-  'dispatch.state': DispatchState;
-}
-
-export type PayloadOf<T extends Topic> = T extends keyof Payloads ? Payloads[T] : unknown;
+export type PayloadOf<T extends Topic> = Payloads[T];
 
 export type Handler<T extends Topic> = (payload: PayloadOf<T>, meta: EventMeta | undefined) => void;
 

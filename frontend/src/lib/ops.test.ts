@@ -2,8 +2,6 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   actionsFor,
   agentRequestsFor,
-  asJournalEvent,
-  asPlanEvent,
   blastRisk,
   chainState,
   copyText,
@@ -224,16 +222,6 @@ describe('chainState', () => {
     expect(s.meaning).toMatch(/locked/);
     expect(s.todo).toMatch(/keyring/);
     expect(chainState({ entries: 0, last_seq: 0, ok: true }).state).toBe('empty');
-  });
-});
-
-describe('events', () => {
-  it('reads the payloads and refuses others', () => {
-    expect(asPlanEvent({ plan_id: 'op-1', project: 'dir:/x', status: 'applying', hash: 'h' })).toEqual({ plan_id: 'op-1', project: 'dir:/x', status: 'applying', hash: 'h' });
-    expect(asPlanEvent(null)).toBeUndefined();
-    expect(asPlanEvent({ id: 'op-1' })).toBeUndefined();
-    expect(asJournalEvent({ project: 'dir:/x', seq: 4, event: 'approved', plan_id: 'op-1' })).toEqual({ project: 'dir:/x', seq: 4, event: 'approved', plan_id: 'op-1' });
-    expect(asJournalEvent('x')).toBeUndefined();
   });
 });
 

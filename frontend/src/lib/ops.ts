@@ -1,6 +1,7 @@
 // Words and logic of the Ops page: plans as plan → diff → approve → apply → verify →
 // journal. Components only render what these functions decide.
 import type { PlanSummary } from './api';
+import type { OpsJournalAppended, OpsPlanUpdated } from './wire.gen';
 
 /** planTarget names what a plan changes: provider, then account, region or device. */
 export function planTarget(p: Pick<PlanSummary, 'provider' | 'account' | 'region' | 'device'>): string {
@@ -507,38 +508,10 @@ export const ttlChoices: readonly { value: string; words: string }[] = [
 // ---- Events (ops.plan.updated, ops.journal.appended). ----
 
 /** The payload of ops.plan.updated. */
-export interface PlanEvent {
-  plan_id: string;
-  project: string;
-  status: string;
-  hash: string;
-}
+export type PlanEvent = OpsPlanUpdated;
 
 /** The payload of ops.journal.appended. */
-export interface JournalEvent {
-  project: string;
-  seq: number;
-  plan_id?: string;
-  event: string;
-}
-
-/** asPlanEvent reads an ops.plan.updated payload (unknown until events.ts types it). */
-export function asPlanEvent(v: unknown): PlanEvent | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const m = v as Record<string, unknown>;
-  return typeof m.plan_id === 'string'
-    ? { plan_id: m.plan_id, project: String(m.project ?? ''), status: String(m.status ?? ''), hash: String(m.hash ?? '') }
-    : undefined;
-}
-
-/** asJournalEvent reads an ops.journal.appended payload. */
-export function asJournalEvent(v: unknown): JournalEvent | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const m = v as Record<string, unknown>;
-  return typeof m.project === 'string'
-    ? { project: m.project, seq: Number(m.seq ?? 0), plan_id: typeof m.plan_id === 'string' ? m.plan_id : undefined, event: String(m.event ?? '') }
-    : undefined;
-}
+export type JournalEvent = OpsJournalAppended;
 
 export { errorText } from './errors';
 

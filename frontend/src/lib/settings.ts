@@ -2,6 +2,7 @@
 // each value with the layer that set it.
 import type { Setting } from './api';
 import { errorText } from './errors';
+import { networkChoices, networkOf, networkWords } from './network';
 
 export interface SettingInfo {
   label: string;
@@ -22,6 +23,10 @@ export const sections: Section[] = [
     keys: [
       'sandbox_mode',
       'sandbox_workspace_write.network_access',
+      'network.allowed_domains',
+      'network.denied_domains',
+      'network.ask_unknown',
+      'network.allow_local',
       'sandbox_workspace_write.writable_roots',
       'isolation.protected',
       'isolation.backend',
@@ -57,8 +62,17 @@ export const settingInfo: Record<string, SettingInfo> = {
   sandbox_mode: { label: 'Mode', explain: (v) => (typeof v === 'string' ? modeMeaning[v] : undefined) },
   'sandbox_workspace_write.network_access': {
     label: 'Network',
-    explain: (v) => (v === true ? 'Runs may use the network.' : 'Runs have no network.'),
+    explain: (v) =>
+      networkOf(v) === 'on'
+        ? 'Runs may use the network.'
+        : networkOf(v) === 'allowlist'
+          ? 'allowlist (proxy not yet connected: no network).'
+          : 'Runs have no network.',
   },
+  'network.allowed_domains': { label: 'Allowed domains', explain: () => 'What an allowlist run may reach (*.example.com includes example.com).' },
+  'network.denied_domains': { label: 'Denied domains', explain: () => 'Always refused, whatever the allowed domains say.' },
+  'network.ask_unknown': { label: 'Ask about unknown domains', explain: () => 'An unlisted domain asks you instead of failing.' },
+  'network.allow_local': { label: 'Local destinations', explain: () => 'Loopback, private and link-local addresses (after DNS).' },
   'sandbox_workspace_write.writable_roots': {
     label: 'Writable roots',
     explain: () => "Writable in workspace-write, besides each run's own working directory.",
@@ -224,6 +238,9 @@ export const modeChoices: Choice[] = [
   { value: 'full-access', label: 'full-access', meaning: modeMeaning['full-access']! },
 ];
 
+/** The three network_access choices (values as the core names them; config.toml writes false, "allowlist", true). */
+export const networkChoiceList: Choice[] = networkChoices.map((n) => ({ value: n, label: n, meaning: networkWords[n] }));
+
 export const policyChoices: Choice[] = [
   { value: 'untrusted', label: 'untrusted', meaning: policyMeaning.untrusted! },
   { value: 'on-request', label: 'on-request', meaning: policyMeaning['on-request']! },
@@ -280,7 +297,7 @@ export interface Danger {
 export function dangers(settings: Setting[] | undefined): Danger[] {
   const mode = settingOf(settings, 'sandbox_mode')?.value;
   const policy = settingOf(settings, 'approval_policy')?.value;
-  const network = settingOf(settings, 'sandbox_workspace_write.network_access')?.value === true;
+  const network = networkOf(settingOf(settings, 'sandbox_workspace_write.network_access')?.value) === 'on';
   const backend = settingOf(settings, 'isolation.backend')?.value;
   const full = mode === 'full-access' || mode === 'danger-full-access';
   const out: Danger[] = [];
@@ -335,6 +352,14 @@ export function checkProtected(p: string): string | undefined {
   const t = p.trim();
   if (t === '') return 'Type a name (like secrets/) or a path.';
   if (t === '.git' || t === '.airlock') return `${t} is always protected.`;
+  return undefined;
+}
+
+/** checkDomain checks a [network] rule as far as the window can; the core parses it with the egress proxy's rules and names what is wrong. */
+export function checkDomain(d: string): string | undefined {
+  const t = d.trim();
+  if (t === '') return 'Type a domain (example.com), a wildcard (*.example.com, which includes example.com) or an address.';
+  if (/[\s/]/.test(t) || t.includes('://')) return 'A domain only, without a scheme or a path (api.example.com, not https://api.example.com/v1).';
   return undefined;
 }
 

@@ -1,5 +1,29 @@
 export namespace api {
 	
+	export class AgentHook {
+	    agent: string;
+	    kind: string;
+	    installed: boolean;
+	    file: string;
+	    detail: string;
+	    meaning: string;
+	    install: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentHook(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.kind = source["kind"];
+	        this.installed = source["installed"];
+	        this.file = source["file"];
+	        this.detail = source["detail"];
+	        this.meaning = source["meaning"];
+	        this.install = source["install"];
+	    }
+	}
 	export class PlanArtifactView {
 	    id: number;
 	    kind: string;
@@ -117,7 +141,7 @@ export namespace api {
 	    department?: string;
 	    cwd?: string;
 	    mode?: string;
-	    network: boolean;
+	    network: string;
 	    gives?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -554,7 +578,7 @@ export namespace api {
 	export class Defaults {
 	    posture?: string;
 	    sandbox_mode?: string;
-	    network?: boolean;
+	    network?: string;
 	    approval_policy?: string;
 	    execution_mode?: string;
 	
@@ -790,6 +814,56 @@ export namespace api {
 	        this.request_id = source["request_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.revoked_at = this.convertValues(source["revoked_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HookRow {
+	    when: string;
+	    command: string[];
+	    tools: string[];
+	    timeout?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.when = source["when"];
+	        this.command = source["command"];
+	        this.tools = source["tools"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class HooksView {
+	    hooks: HookRow[];
+	    agents: AgentHook[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hooks = this.convertValues(source["hooks"], HookRow);
+	        this.agents = this.convertValues(source["agents"], AgentHook);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1160,6 +1234,114 @@ export namespace api {
 	        this.socket = source["socket"];
 	    }
 	}
+	export class ProjectLayer {
+	    path: string;
+	    applied: string[];
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectLayer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.applied = source["applied"];
+	        this.ignored = source["ignored"];
+	    }
+	}
+	export class RuleRow {
+	    index: number;
+	    tool: string;
+	    pattern: string;
+	    action: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.index = source["index"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.action = source["action"];
+	    }
+	}
+	export class TierRow {
+	    tool: string;
+	    tier: string;
+	    default: string;
+	    from: string;
+	    fixed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TierRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.tier = source["tier"];
+	        this.default = source["default"];
+	        this.from = source["from"];
+	        this.fixed = source["fixed"];
+	    }
+	}
+	export class PermissionsView {
+	    approval_policy: string;
+	    approval_policy_from: string;
+	    reviewer: string;
+	    reviewer_from: string;
+	    reviewer_command: string[];
+	    ops_strict: boolean;
+	    ops_strict_from: string;
+	    tiers: TierRow[];
+	    rules: RuleRow[];
+	    grants: GrantRecord[];
+	    grants_error?: string;
+	    ignored: string[];
+	    projects: ProjectLayer[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approval_policy = source["approval_policy"];
+	        this.approval_policy_from = source["approval_policy_from"];
+	        this.reviewer = source["reviewer"];
+	        this.reviewer_from = source["reviewer_from"];
+	        this.reviewer_command = source["reviewer_command"];
+	        this.ops_strict = source["ops_strict"];
+	        this.ops_strict_from = source["ops_strict_from"];
+	        this.tiers = this.convertValues(source["tiers"], TierRow);
+	        this.rules = this.convertValues(source["rules"], RuleRow);
+	        this.grants = this.convertValues(source["grants"], GrantRecord);
+	        this.grants_error = source["grants_error"];
+	        this.ignored = source["ignored"];
+	        this.projects = this.convertValues(source["projects"], ProjectLayer);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class VerifyResult {
 	    plan_id: string;
@@ -1418,6 +1600,7 @@ export namespace api {
 		    return a;
 		}
 	}
+	
 	export class ProofSummary {
 	    terminal_proof: string;
 	    pam_service?: string;
@@ -1438,10 +1621,11 @@ export namespace api {
 	        this.note = source["note"];
 	    }
 	}
+	
 	export class RunPolicy {
 	    posture?: string;
 	    sandbox_mode: string;
-	    network: boolean;
+	    network: string;
 	    approval_policy: string;
 	    backend: string;
 	    execution_mode: string;
@@ -1910,6 +2094,7 @@ export namespace api {
 		    return a;
 		}
 	}
+	
 	export class VMProgress {
 	    stage: string;
 	    artifact?: string;
@@ -1986,199 +2171,6 @@ export namespace api {
 	        this.support = this.convertValues(source["support"], VMSupport);
 	        this.runtime = source["runtime"];
 	        this.version = source["version"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-
-}
-
-export namespace app {
-	
-	export class ProjectLayer {
-	    path: string;
-	    applied: string[];
-	    ignored: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ProjectLayer(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.applied = source["applied"];
-	        this.ignored = source["ignored"];
-	    }
-	}
-
-}
-
-export namespace desktop {
-	
-	export class AgentHook {
-	    agent: string;
-	    kind: string;
-	    installed: boolean;
-	    file: string;
-	    detail: string;
-	    meaning: string;
-	    install: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AgentHook(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.agent = source["agent"];
-	        this.kind = source["kind"];
-	        this.installed = source["installed"];
-	        this.file = source["file"];
-	        this.detail = source["detail"];
-	        this.meaning = source["meaning"];
-	        this.install = source["install"];
-	    }
-	}
-	export class HookRow {
-	    when: string;
-	    command: string[];
-	    tools: string[];
-	    timeout?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new HookRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.when = source["when"];
-	        this.command = source["command"];
-	        this.tools = source["tools"];
-	        this.timeout = source["timeout"];
-	    }
-	}
-	export class HooksView {
-	    hooks: HookRow[];
-	    agents: AgentHook[];
-	
-	    static createFrom(source: any = {}) {
-	        return new HooksView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.hooks = this.convertValues(source["hooks"], HookRow);
-	        this.agents = this.convertValues(source["agents"], AgentHook);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class RuleRow {
-	    index: number;
-	    tool: string;
-	    pattern: string;
-	    action: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new RuleRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.index = source["index"];
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.action = source["action"];
-	    }
-	}
-	export class TierRow {
-	    tool: string;
-	    tier: string;
-	    default: string;
-	    from: string;
-	    fixed: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new TierRow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.tool = source["tool"];
-	        this.tier = source["tier"];
-	        this.default = source["default"];
-	        this.from = source["from"];
-	        this.fixed = source["fixed"];
-	    }
-	}
-	export class PermissionsView {
-	    approvalPolicy: string;
-	    approvalPolicyFrom: string;
-	    reviewer: string;
-	    reviewerFrom: string;
-	    reviewerCommand: string[];
-	    opsStrict: boolean;
-	    opsStrictFrom: string;
-	    tiers: TierRow[];
-	    rules: RuleRow[];
-	    grants: api.GrantRecord[];
-	    grantsError?: string;
-	    ignored: string[];
-	    projects: app.ProjectLayer[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionsView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.approvalPolicy = source["approvalPolicy"];
-	        this.approvalPolicyFrom = source["approvalPolicyFrom"];
-	        this.reviewer = source["reviewer"];
-	        this.reviewerFrom = source["reviewerFrom"];
-	        this.reviewerCommand = source["reviewerCommand"];
-	        this.opsStrict = source["opsStrict"];
-	        this.opsStrictFrom = source["opsStrictFrom"];
-	        this.tiers = this.convertValues(source["tiers"], TierRow);
-	        this.rules = this.convertValues(source["rules"], RuleRow);
-	        this.grants = this.convertValues(source["grants"], api.GrantRecord);
-	        this.grantsError = source["grantsError"];
-	        this.ignored = source["ignored"];
-	        this.projects = this.convertValues(source["projects"], app.ProjectLayer);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

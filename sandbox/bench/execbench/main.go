@@ -1,10 +1,16 @@
+//go:build linux
+
 // Command execbench compares, side by side and interleaved (so machine load
 // hits every variant alike), the per-invocation cost of: bare /bin/true, raw
 // bwrap with the mounts Airlock uses (with and without the same seccomp
 // filter), sandbox.Exec in-process with the network off and on (the run's own
 // namespace connected out through slirp4netns), and, when -airlock is given,
-// `airlock exec -- /bin/true` with the network off and on. It prints medians, the
-// ratios to raw bwrap with seccomp, and network on against network off.
+// `airlock exec -- /bin/true` (NETWORK= adds runs with --network values). It prints
+// medians, the ratios to raw bwrap with seccomp, and network on against off.
+//
+// With -floor (the program in ./floor, built static) it also runs an empty Go
+// program and that program starting raw bwrap + seccomp as its child: the least
+// a Go front-end such as `airlock exec` can add to bwrap on this machine.
 package main
 
 import (
@@ -16,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/airlock-app/airlock/sandbox"
@@ -23,7 +30,13 @@ import (
 
 func main() {
 	n := flag.Int("n", 200, "invocations per variant")
-	airlock := flag.String("airlock", "", "path to the airlock binary (adds `airlock exec -- /bin/true`)")
+	var airlocks multi
+	flag.Var(&airlocks, "airlock", "path to an airlock binary (adds `airlock exec -- /bin/true`; repeatable, to compare builds side by side)")
+	var modes multi
+	flag.Var(&modes, "network", "also run each airlock with this --network value (repeatable: on, allowlist, ...)")
+	floor := flag.String("floor", "", "path to the floor program (adds an empty Go program and a Go parent of raw bwrap)")
+	var parents multi
+	flag.Var(&parents, "parent", "another program run as the parent of raw bwrap + seccomp, like -floor's (repeatable; for what-if builds)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "execbench-")
@@ -45,14 +58,15 @@ func main() {
 		log.Fatal(err)
 	}
 	pNet := p
-	pNet.Network = true
+	pNet.Network = sandbox.NetworkOn
 	argsSeccomp := append(append([]string(nil), args...), "--seccomp", "3", "--", "/bin/true")
 	args = append(args, "--", "/bin/true")
 	filter, err := sandbox.BwrapSeccompFilter(p)
 	if err != nil {
 		log.Fatal(err)
 	}
-	rawSeccomp := func() error {
+	// withSeccomp runs prog args... with the filter on fd 3, as Airlock passes it to bwrap.
+	withSeccomp := func(prog string, args ...string) error {
 		r, w, err := os.Pipe()
 		if err != nil {
 			return err
@@ -60,10 +74,11 @@ func main() {
 		defer r.Close()
 		_, _ = w.Write(filter)
 		w.Close()
-		c := exec.Command(bwrap, argsSeccomp...)
+		c := exec.Command(prog, args...)
 		c.ExtraFiles = []*os.File{r}
 		return c.Run()
 	}
+	rawSeccomp := func() error { return withSeccomp(bwrap, argsSeccomp...) }
 
 	type variant struct {
 		name string
@@ -89,10 +104,41 @@ func main() {
 			return err
 		}},
 	}
-	if *airlock != "" {
-		for _, v := range []struct{ name, net string }{{"airlock exec -- /bin/true", "--network=false"}, {"airlock exec --network", "--network"}} {
-			vars = append(vars, &variant{name: v.name, run: func() error {
-				c := exec.Command(*airlock, "exec", "--sandbox", "workspace-write", v.net, "--", "/bin/true")
+	if *floor != "" {
+		vars = append(vars,
+			&variant{name: "empty Go program", run: func() error { return exec.Command(*floor).Run() }},
+			&variant{name: "Go parent + raw bwrap+seccomp", run: func() error {
+				return withSeccomp(*floor, append([]string{bwrap}, argsSeccomp...)...)
+			}},
+			&variant{name: "Go ForkExec+wait4 + raw bwrap", run: func() error {
+				return withSeccomp(*floor, append([]string{"-fork", bwrap}, argsSeccomp...)...)
+			}},
+			&variant{name: "Go exec in place of raw bwrap", run: func() error {
+				return withSeccomp(*floor, append([]string{"-exec", bwrap}, argsSeccomp...)...)
+			}})
+	}
+	for _, p := range parents {
+		vars = append(vars, &variant{name: filepath.Base(p) + " + raw bwrap", run: func() error {
+			return withSeccomp(p, append([]string{bwrap}, argsSeccomp...)...)
+		}})
+	}
+	for _, a := range airlocks {
+		name := "airlock exec -- /bin/true"
+		if len(airlocks) > 1 {
+			name = filepath.Base(a) + " exec -- /bin/true"
+		}
+		vars = append(vars, &variant{name: name, run: func() error {
+			c := exec.Command(a, "exec", "--", "/bin/true")
+			c.Dir = dir
+			return c.Run()
+		}})
+		for _, m := range modes {
+			flagArgs := []string{"--network=" + m}
+			if m == "on" {
+				flagArgs = []string{"--network"} // the boolean form
+			}
+			vars = append(vars, &variant{name: strings.Replace(name, "exec", "exec "+strings.Join(flagArgs, " "), 1), run: func() error {
+				c := exec.Command(a, append(append([]string{"exec"}, flagArgs...), "--", "/bin/true")...)
 				c.Dir = dir
 				return c.Run()
 			}})
@@ -104,7 +150,10 @@ func main() {
 		}
 	}
 	for i := 0; i < *n; i++ {
-		for _, v := range vars {
+		// Each round starts at another variant, so that none always follows the same one
+		// (a run's leftovers, such as the inodes of removed placeholders, cost the next).
+		for j := range vars {
+			v := vars[(i+j)%len(vars)]
 			start := time.Now()
 			if err := v.run(); err != nil {
 				log.Fatalf("%s: %v", v.name, err)
@@ -114,19 +163,28 @@ func main() {
 	}
 	med := func(xs []float64) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)/2] }
 	raw := med(vars[2].ns)
-	fmt.Printf("%-28s %12s %12s %10s\n", "variant", "median ms", "p90 ms", "vs raw+seccomp")
+	fmt.Printf("%-32s %8s %10s %8s %10s\n", "variant", "p10 ms", "median ms", "p90 ms", "vs raw+seccomp (median)")
 	for _, v := range vars {
 		s := slices.Clone(v.ns)
 		slices.Sort(s)
 		m := med(v.ns)
-		fmt.Printf("%-28s %12.2f %12.2f %9.2fx  (%+.2f ms)\n", v.name, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
+		fmt.Printf("%-32s %8.2f %10.2f %8.2f %9.2fx  (%+.2f ms)\n", v.name, s[len(s)/10]/1e6, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
 	}
 	ratio := func(name string, on, off *variant) {
 		fmt.Printf("%-28s %9.2fx  (%+.2f ms)\n", name, med(on.ns)/med(off.ns), (med(on.ns)-med(off.ns))/1e6)
 	}
+	byName := map[string]*variant{}
+	for _, v := range vars {
+		byName[v.name] = v
+	}
 	fmt.Println("network on vs off:")
-	ratio("  sandbox.Exec", vars[4], vars[3])
-	if *airlock != "" {
-		ratio("  airlock exec", vars[6], vars[5])
+	if on, off := byName["sandbox.Exec, network on"], byName["sandbox.Exec (in-process)"]; on != nil && off != nil {
+		ratio("  sandbox.Exec", on, off)
 	}
 }
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }

@@ -157,6 +157,23 @@ describe('TaskEditor', () => {
     expect(el.querySelectorAll('[data-warning]').length).toBe(2);
   });
 
+  it('offers the three network choices and sends the chosen one', async () => {
+    api.createTask.mockResolvedValueOnce(task());
+    const el = render(TaskEditor, props());
+    const net = el.querySelector('#task-ov-network') as HTMLSelectElement;
+    expect([...net.options].map((o) => o.value)).toEqual(['', 'off', 'allowlist', 'on']);
+    expect(net.querySelector('option[value="allowlist"]')!.textContent).toContain('proxy not yet connected: no network');
+    net.value = 'allowlist';
+    net.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    type(el.querySelector('#task-name'), 'x');
+    type(el.querySelector('#task-command'), 'true');
+    type(el.querySelector('#task-cwd'), '/srv');
+    (el.querySelector('form') as HTMLFormElement).requestSubmit();
+    await settle();
+    expect(api.createTask).toHaveBeenCalledWith(expect.objectContaining({ overrides: expect.objectContaining({ network: 'allowlist' }) }));
+  });
+
   it('keeps the directory typeable when the picker cannot open', async () => {
     const el = render(TaskEditor, props());
     click(el.querySelector('[data-action="browse"]'));

@@ -34,13 +34,13 @@ function config(over: Setting[] = []): ConfigView {
 
 const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
   ({
-    approvalPolicy: 'on-request',
-    approvalPolicyFrom: 'default',
+    approval_policy: 'on-request',
+    approval_policy_from: 'default',
     reviewer: 'user',
-    reviewerFrom: 'default',
-    reviewerCommand: [],
-    opsStrict: false,
-    opsStrictFrom: 'default',
+    reviewer_from: 'default',
+    reviewer_command: [],
+    ops_strict: false,
+    ops_strict_from: 'default',
     tiers: [
       { tool: 'read_file', tier: 'P0', default: 'P0', from: 'default', fixed: false },
       { tool: 'bash', tier: 'P2', default: 'P1', from: 'file', fixed: false },
@@ -87,6 +87,34 @@ describe('SandboxTab', () => {
     expect(el.querySelector('[data-list="protected paths"]')!.textContent).toContain('.git');
   });
 
+  it('offers the three network choices and writes allowlist as config.toml spells it', () => {
+    const api = fakeApi();
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    const row = el.querySelector('[data-key="sandbox_workspace_write.network_access"]')!;
+    expect([...row.querySelectorAll('input')].map((i) => i.dataset.value)).toEqual(['off', 'allowlist', 'on']);
+    (row.querySelector('input[data-value="allowlist"]') as HTMLInputElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('sandbox_workspace_write.network_access', 'allowlist');
+    const shown = render(SandboxTab, { config: config([st('sandbox_workspace_write.network_access', 'allowlist', 'env')]), sandbox: undefined, home: '/home/ana', api });
+    expect(shown.querySelector('[data-key="sandbox_workspace_write.network_access"]')!.textContent).toContain('proxy not yet connected: no network');
+  });
+
+  it('adds an allowed domain through the façade, refusing a URL first', () => {
+    const api = fakeApi();
+    const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
+    const list = el.querySelector('[data-list="allowed domains"]')!;
+    const input = list.querySelector('input') as HTMLInputElement;
+    input.value = 'https://api.example.com/v1';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(list.querySelector('[role="alert"]')!.textContent).toMatch(/without a scheme/);
+    input.value = '*.pypi.org';
+    input.dispatchEvent(new Event('input'));
+    (list.querySelector('form') as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(api.setSetting).toHaveBeenCalledWith('network.allowed_domains', ['*.pypi.org']);
+  });
+
   it('enables the micro-VM modes once it is ready', () => {
     const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', vmReady: true, api: fakeApi() });
     expect((el.querySelector('[data-key="execution_mode"] input[value="sandbox"]') as HTMLInputElement).disabled).toBe(false);
@@ -96,7 +124,7 @@ describe('SandboxTab', () => {
   it('writes the network switch and a writable root through the façade', async () => {
     const api = fakeApi();
     const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', api });
-    (el.querySelector('[data-key="sandbox_workspace_write.network_access"] [data-toggle]') as HTMLButtonElement).click();
+    (el.querySelector('[data-key="sandbox_workspace_write.network_access"] input[data-value="on"]') as HTMLInputElement).click();
     expect(api.setSetting).toHaveBeenCalledWith('sandbox_workspace_write.network_access', true);
     const list = el.querySelector('[data-list="writable roots"]')!;
     const input = list.querySelector('input') as HTMLInputElement;

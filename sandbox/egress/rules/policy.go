@@ -1,4 +1,9 @@
-package egress
+// Package rules is the egress proxy's domain rules: parsing allowed_domains and
+// denied_domains entries, normalising hosts, and matching a destination against the
+// lists. It is a leaf without the proxy's dependencies, so the configuration and the
+// sandbox's resolution validate [network] with the proxy's own parser without linking
+// the proxy (its HTTP library costs most of a millisecond at start-up).
+package rules
 
 import (
 	"fmt"

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNetworkFlagFromTheCLI: --network is on when bare (as it always was), and takes
+// allowlist as --network allowlist or --network=allowlist; an allowlist without its
+// egress proxy is no network, and the CLI says so.
+func TestNetworkFlagFromTheCLI(t *testing.T) {
+	in := newInstance(t)
+	ws := t.TempDir()
+	check := func(args ...string) (map[string]any, string) {
+		t.Helper()
+		out, stderr, _ := in.run(append([]string{"check", "--cwd", ws, "--json"}, args...)...)
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("check %v printed %q (%s): %v", args, out, stderr, err)
+		}
+		return rep, out
+	}
+	network := func(rep map[string]any) any { return rep["policy"].(map[string]any)["network"] }
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "true"}, "off"},
+		{[]string{"--network", "--", "true"}, "on"},
+		{[]string{"--network", "true"}, "on"}, // the program true(1), with the network on, as before
+		{[]string{"--network", "allowlist", "--", "true"}, "allowlist"},
+		{[]string{"--network=allowlist", "--", "true"}, "allowlist"},
+		{[]string{"--network=off", "--", "true"}, "off"},
+	} {
+		rep, out := check(tt.args...)
+		if network(rep) != tt.want {
+			t.Errorf("check %v: network %v, want %s\n%s", tt.args, network(rep), tt.want, out)
+		}
+		if tt.args[len(tt.args)-1] == "true" && rep["command"] != "true" {
+			t.Errorf("check %v: the command is %v", tt.args, rep["command"])
+		}
+	}
+	// An allowlist is no network yet: curl is refused, and the line says why.
+	out, _, code := in.run("check", "--cwd", ws, "--network", "allowlist", "--", "curl https://api.anthropic.com")
+	if code == 0 || !strings.Contains(out, "network allowlist (proxy not yet connected: no network)") {
+		t.Errorf("check --network allowlist curl: exit %d\n%s", code, out)
+	}
+	// The environment and config.toml take the three values too; a bad one is named.
+	c := in.cmd("check", "--cwd", ws, "--json", "--", "true")
+	c.Env = append(c.Env, "AIRLOCK_NETWORK=allowlist")
+	b, _ := c.Output()
+	var rep map[string]any
+	if json.Unmarshal(b, &rep); network(rep) != "allowlist" {
+		t.Errorf("AIRLOCK_NETWORK=allowlist: %s", b)
+	}
+	_, stderr, code := in.run("check", "--cwd", ws, "--network=sometimes", "--", "true")
+	if code == 0 || !strings.Contains(stderr, "allowlist") {
+		t.Errorf("--network=sometimes: exit %d %s", code, stderr)
+	}
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"on\"\n"), 0o644)
+	_, stderr, code = in.run("check", "--cwd", ws, "--", "true")
+	if code == 0 || !strings.Contains(stderr, "line 2, column 18") || !strings.Contains(stderr, `"allowlist"`) {
+		t.Errorf("network_access = \"on\" in config.toml: exit %d %s", code, stderr)
+	}
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"pypi.org\"]\n"), 0o644)
+	c = in.cmd("config", "show", "--json")
+	b, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view map[string]any
+	json.Unmarshal(b, &view)
+	st := map[string]any{"config": view}
+	if got := setting(st, "sandbox_workspace_write.network_access"); got["value"] != "allowlist" || got["layer"] != "file" {
+		t.Errorf("config show network_access: %v", got)
+	}
+	if got := setting(st, "network.allowed_domains"); got["layer"] != "file" {
+		t.Errorf("config show network.allowed_domains: %v", got)
+	}
+	text, _, _ := in.run("config", "show")
+	if !strings.Contains(text, "network.allowed_domains") {
+		t.Errorf("config show does not list [network]:\n%s", text)
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		st, _, _ := in.run("sandbox", "status")
+		if !strings.Contains(st, "network   allowlist (proxy not yet connected: no network) (config ") {
+			t.Errorf("sandbox status does not say what the allowlist gives:\n%s", st)
+		}
+	}
+}
