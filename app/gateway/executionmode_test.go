@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/airlock-app/airlock/api"
@@ -13,13 +11,7 @@ import (
 // micro-VM (so the core judges it by the VM's guarantees), nothing for a host command or
 // for the file tools (which run on the host whatever the session's mode).
 func TestBashRequestCarriesTheExecutionMode(t *testing.T) {
-	vm := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { return sandbox.Result{}, nil })
-	risky := func(c string) string {
-		if strings.Contains(c, "pip install") {
-			return "package install `" + c + "`"
-		}
-		return ""
-	}
+	vm, risky := idleVM, pipInstallRisk
 	cases := []struct {
 		name    string
 		mode    sandbox.ExecutionMode

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/internal/mcptest"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -51,35 +52,25 @@ func testPolicy(t testing.TB, dir string) sandbox.Policy {
 	return pol
 }
 
-func connect(t testing.TB, opts Options) *mcp.ClientSession {
-	t.Helper()
-	srv := NewServer(opts)
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = srv.Run(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
+// idleVM is a micro-VM that runs nothing and succeeds.
+var idleVM = sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { return sandbox.Result{}, nil })
+
+// pipInstallRisk names a pip install as a risk (what sends a command to the VM under
+// execution_mode auto) and nothing else.
+func pipInstallRisk(c string) string {
+	if strings.Contains(c, "pip install") {
+		return "package install `" + c + "`"
 	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return ""
 }
 
-func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string) {
+func connect(t testing.TB, opts Options) *mcp.ClientSession {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res, b.String()
+	return mcptest.Connect(t, NewServer(opts))
 }
+
+// callText calls a tool and returns its result and text.
+var callText = mcptest.CallText
 
 func TestServerGovernsCalls(t *testing.T) {
 	ws := t.TempDir()
