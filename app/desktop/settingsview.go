@@ -207,21 +207,9 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 		}
 		return nil, fmt.Errorf("%s is on or off or \"allowlist\", not %v", key, v)
 	case kindDomains:
-		var items []string
-		switch l := v.(type) {
-		case []string:
-			items = l
-		case []any:
-			for _, x := range l {
-				s, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s is a list of domains; %v is not text", key, x)
-				}
-				items = append(items, s)
-			}
-		case nil:
-		default:
-			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		items, err := textList(key, v, "domains")
+		if err != nil {
+			return nil, err
 		}
 		out := []string{}
 		for _, s := range items {
@@ -248,21 +236,9 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 		}
 		return nil, fmt.Errorf("%s takes a whole number, not %v", key, v)
 	case kindList:
-		var items []string
-		switch l := v.(type) {
-		case []string:
-			items = l
-		case []any:
-			for _, x := range l {
-				s, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s is a list of paths; %v is not text", key, x)
-				}
-				items = append(items, s)
-			}
-		case nil:
-		default:
-			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		items, err := textList(key, v, "paths")
+		if err != nil {
+			return nil, err
 		}
 		out := []string{}
 		seen := map[string]bool{}
@@ -507,4 +483,26 @@ func mcpInstalled(path string, decode func([]byte) (map[string]mcpServer, error)
 func isAirlockMCP(command string, args []string) bool {
 	base := filepath.Base(command)
 	return (base == "airlock" || base == "airlock-agent") && len(args) > 0 && args[0] == "mcp"
+}
+
+// textList is a list setting's value from the window (a JSON array arrives as []any):
+// its items, each text; what names the items in the error ("paths", "domains").
+func textList(key string, v any, what string) ([]string, error) {
+	switch l := v.(type) {
+	case []string:
+		return l, nil
+	case []any:
+		items := make([]string, 0, len(l))
+		for _, x := range l {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s is a list of %s; %v is not text", key, what, x)
+			}
+			items = append(items, s)
+		}
+		return items, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%s is a list, not %v", key, v)
 }

@@ -140,7 +140,7 @@ func TestReadFileSymlinkFlip(t *testing.T) {
 			}
 			const reads = 2000
 			leaks := leaksWhileFlipping(t, flip, other, reads, func() bool {
-				_, text := k.call(ToolReadFile, map[string]any{"path": flip})
+				_, text := k.call(api.ToolReadFile, map[string]any{"path": flip})
 				return strings.Contains(text, fakeKeyMaterial)
 			})
 			if leaks > 0 {
@@ -156,7 +156,7 @@ func TestListDirSymlinkFlip(t *testing.T) {
 	d, e := k.dirAndKeyDirLink(t, "plain.txt", nil)
 	const lists = 2000
 	leaks := leaksWhileFlipping(t, d, e, lists, func() bool {
-		_, text := k.call(ToolListDir, map[string]any{"path": d})
+		_, text := k.call(api.ToolListDir, map[string]any{"path": d})
 		return strings.Contains(text, "id_rsa")
 	})
 	if leaks > 0 {
@@ -171,7 +171,7 @@ func TestSearchFilesSymlinkFlip(t *testing.T) {
 	d, e := k.dirAndKeyDirLink(t, "id_rsa", []byte("not a key\n"))
 	const searches = 1000
 	leaks := leaksWhileFlipping(t, d, e, searches, func() bool {
-		_, text := k.call(ToolSearchFiles, map[string]any{"path": k.ws, "regex": "KEY"})
+		_, text := k.call(api.ToolSearchFiles, map[string]any{"path": k.ws, "regex": "KEY"})
 		return strings.Contains(text, fakeKeyMaterial) || strings.Contains(text, "PRIVATE KEY")
 	})
 	if leaks > 0 {
@@ -201,7 +201,7 @@ func TestSearchFilesOverHome(t *testing.T) {
 		{"path": k.home, "glob": "**"},
 		{"path": k.home, "glob": "*rsa*"},
 	} {
-		isErr, text := k.call(ToolSearchFiles, args)
+		isErr, text := k.call(api.ToolSearchFiles, args)
 		if isErr {
 			t.Fatalf("search_files %v: %s", args, text)
 		}
@@ -230,17 +230,17 @@ func TestHardLinkToKey(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{ToolReadFile, map[string]any{"path": link}},
-		{ToolReadFile, map[string]any{"path": "notes.txt"}},
-		{ToolWriteFile, map[string]any{"path": link, "content": "ssh-ed25519 AAAA attacker\n"}},
-		{ToolEditFile, map[string]any{"path": link, "old_string": fakeKeyMaterial, "new_string": "x"}},
-		{ToolSearchFiles, map[string]any{"path": k.ws, "regex": "PRIVATE"}},
+		{api.ToolReadFile, map[string]any{"path": link}},
+		{api.ToolReadFile, map[string]any{"path": "notes.txt"}},
+		{api.ToolWriteFile, map[string]any{"path": link, "content": "ssh-ed25519 AAAA attacker\n"}},
+		{api.ToolEditFile, map[string]any{"path": link, "old_string": fakeKeyMaterial, "new_string": "x"}},
+		{api.ToolSearchFiles, map[string]any{"path": k.ws, "regex": "PRIVATE"}},
 	} {
 		isErr, text := k.call(c.tool, c.args)
 		if strings.Contains(text, fakeKeyMaterial) || strings.Contains(text, "PRIVATE KEY") {
 			t.Fatalf("%s %v returned the key: %s", c.tool, c.args, text)
 		}
-		if c.tool != ToolSearchFiles && (!isErr || !strings.Contains(text, "isolation error") || !strings.Contains(text, "hard link")) {
+		if c.tool != api.ToolSearchFiles && (!isErr || !strings.Contains(text, "isolation error") || !strings.Contains(text, "hard link")) {
 			t.Fatalf("%s %v: %v %q; want an isolation error naming the hard link", c.tool, c.args, isErr, text)
 		}
 	}
@@ -261,10 +261,10 @@ func TestWriteHardLinkedFile(t *testing.T) {
 	if err := os.Link(outside, link); err != nil {
 		t.Fatal(err)
 	}
-	if isErr, text := k.call(ToolReadFile, map[string]any{"path": link}); isErr || text != "keep\n" {
+	if isErr, text := k.call(api.ToolReadFile, map[string]any{"path": link}); isErr || text != "keep\n" {
 		t.Fatalf("read of an ordinary hard-linked file: %v %q", isErr, text)
 	}
-	isErr, text := k.call(ToolWriteFile, map[string]any{"path": link, "content": "changed\n"})
+	isErr, text := k.call(api.ToolWriteFile, map[string]any{"path": link, "content": "changed\n"})
 	if !isErr || !strings.Contains(text, "2 hard links") || !strings.Contains(text, "mv FILE.new FILE") {
 		t.Fatalf("write of a hard-linked file: %v %q", isErr, text)
 	}
@@ -280,12 +280,12 @@ func TestListDirHome(t *testing.T) {
 	if err := os.Symlink(filepath.Dir(k.key), filepath.Join(k.ws, "keys")); err != nil {
 		t.Fatal(err)
 	}
-	isErr, text := k.call(ToolListDir, map[string]any{"path": k.home})
+	isErr, text := k.call(api.ToolListDir, map[string]any{"path": k.home})
 	if isErr || strings.Contains(text, "id_rsa") || !strings.Contains(text, ".ssh\t(hidden)") {
 		t.Fatalf("list_dir ~: %v %q", isErr, text)
 	}
 	for _, p := range []string{filepath.Dir(k.key), "keys", "~/.ssh"} {
-		isErr, text := k.call(ToolListDir, map[string]any{"path": p})
+		isErr, text := k.call(api.ToolListDir, map[string]any{"path": p})
 		if !isErr || strings.Contains(text, "id_rsa") || !strings.Contains(text, "isolation error") {
 			t.Fatalf("list_dir %s: %v %q", p, isErr, text)
 		}
