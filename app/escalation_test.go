@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
@@ -101,7 +102,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 			// bash: writes outside the workspace ask, and the allow makes exactly that
 			// directory writable for that one command.
 			asked := answerNext(t, c, true)
-			isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/x.txt"})
+			isErr, text := toolText(t, cs, api.ToolBash, map[string]any{"command": "echo hi > " + outside + "/x.txt"})
 			p := <-asked
 			if isErr {
 				t.Fatalf("allowed escalation did not run: %s", text)
@@ -117,7 +118,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 			}
 			// Exactly that access: a second target in the same kind of call is its own question.
 			asked = answerNext(t, c, false)
-			isErr, _ = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/y.txt"})
+			isErr, _ = toolText(t, cs, api.ToolBash, map[string]any{"command": "echo hi > " + outside + "/y.txt"})
 			if p := <-asked; p.ID == "" || !isErr {
 				t.Fatalf("the grant was remembered: the next call did not ask (%+v)", p)
 			}
@@ -127,7 +128,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 
 			// write_file: the same way out exists for the file tools.
 			asked = answerNext(t, c, true)
-			if isErr, text := toolText(t, cs, gateway.ToolWriteFile, map[string]any{"path": filepath.Join(other, "z.txt"), "content": "z"}); isErr {
+			if isErr, text := toolText(t, cs, api.ToolWriteFile, map[string]any{"path": filepath.Join(other, "z.txt"), "content": "z"}); isErr {
 				t.Fatalf("write_file with an allowed escalation: %s", text)
 			}
 			<-asked
@@ -137,14 +138,14 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 
 			// read_file of a credential: P2, asked, and readable for that one call only.
 			asked = answerNext(t, c, true)
-			isErr, text = toolText(t, cs, gateway.ToolReadFile, map[string]any{"path": filepath.Join(home, ".ssh", "id_ed25519")})
+			isErr, text = toolText(t, cs, api.ToolReadFile, map[string]any{"path": filepath.Join(home, ".ssh", "id_ed25519")})
 			if p := <-asked; isErr || !strings.Contains(text, "fake") || p.Tier != permission.P2 {
 				t.Fatalf("read_file with an allowed escalation: %v %s (%+v)", isErr, text, p)
 			}
 
 			// Airlock's own state stays hidden from the session's bash, even once allowed.
 			asked = answerNext(t, c, true)
-			isErr, text = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat " + c.Paths.Database + " | head -c 16; ls -A " + c.Paths.DataDir + " " + filepath.Dir(c.Paths.ConfigFile)})
+			isErr, text = toolText(t, cs, api.ToolBash, map[string]any{"command": "cat " + c.Paths.Database + " | head -c 16; ls -A " + c.Paths.DataDir + " " + filepath.Dir(c.Paths.ConfigFile)})
 			stdout, _, _ := strings.Cut(strings.TrimPrefix(text[strings.Index(text, "--- stdout ---"):], "--- stdout ---"), "--- stderr ---")
 			if _, err := os.Stat(c.Paths.Database); err != nil {
 				t.Fatalf("the test has no database to hide: %v", err)
@@ -259,7 +260,7 @@ func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
 
 	// MCP: the agent's bash is refused by the rule, without asking anyone.
 	cs := mcpSession(t, c, repo)
-	isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat notes.txt"})
+	isErr, text := toolText(t, cs, api.ToolBash, map[string]any{"command": "cat notes.txt"})
 	if !isErr || !strings.Contains(text, "cat *") || strings.Contains(text, "--- stdout ---") {
 		t.Fatalf("MCP bash under the project's deny rule: %v %s", isErr, text)
 	}

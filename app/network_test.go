@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/dispatch"
 )
 
@@ -79,7 +78,7 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	// An MCP session: web_fetch and bash are refused before anything connects.
 	cs := mcpSession(t, c, repo)
 	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, gateway.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
 		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
 	}
 	<-asked
