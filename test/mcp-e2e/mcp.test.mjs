@@ -186,7 +186,7 @@ test("bash with rm -rf ~ is P2 and refused without a person", async () => {
   call.then(() => { settled = true; }, () => { settled = true; });
   const p = await waitPending("bash");
   assert.equal(p.tier, "P2");
-  assert.ok(p.interactiveOnly, "a destructive command needs a person");
+  assert.ok(p.interactive_only, "a destructive command needs a person");
   // Without a terminal, an allow is refused: no script answers for a person.
   await assert.rejects(run(BIN, ["approvals", "allow", p.id], { stdio: ["ignore", "pipe", "pipe"] }));
   await new Promise((r) => setTimeout(r, 1000));
@@ -290,7 +290,7 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
 
   const approving = client.callTool({ name: "ops_approve", arguments: { plan_id: id } });
   const ap = await waitPending("ops_approve");
-  assert.ok(ap.interactiveOnly, "ops_approve needs a person");
+  assert.ok(ap.interactive_only, "ops_approve needs a person");
   await assert.rejects(run(BIN, ["approvals", "allow", ap.id]), "no script approves a plan");
   // Nor one that fakes a terminal and types what `approvals list` shows.
   await assert.rejects(typeOnTTY(ap.id, "", ap.id.slice(0, 8)), /not accepted/, "a fake terminal approves a plan");
