@@ -4,15 +4,20 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml
@@ -87,5 +92,90 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	case <-accepted:
 		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist without its proxy")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestAllowlistScheduledRunThroughTheProxy: a real scheduled run under network_access =
+// "allowlist" is connected to the core's egress proxy. curl inside the real sandbox,
+// taking the proxy from the environment, reaches a test server the list allows (it is
+// on this machine's loopback, so the test sets allow_local: the core's proxy resolves
+// and dials for real, nothing can point a name elsewhere), a denied domain is refused
+// without a question, an unknown one raises a P1 network_domain request in the broker
+// and is refused after Deny, and a direct connection that bypasses the proxy gets
+// nothing. Every connection is a line of the run's log and a row of the audit.
+func TestAllowlistScheduledRunThroughTheProxy(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n"), 0o600)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	script := fmt.Sprintf(`echo "== allowed"; curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+echo "== denied"; curl -sS --max-time 20 http://denied.test/
+echo "== unknown"; curl -sS --max-time 60 http://unknown.test/
+echo "== direct"; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "rc=$?"
+echo "== end"`, port)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "proxy", Cwd: repo, Argv: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := answerNext(t, c, false)
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool {
+		got, _ = c.Dispatch.Run(ctx, r.ID)
+		return dispatch.Finished(got.Status)
+	})
+	b, _ := os.ReadFile(got.LogPath)
+	log := string(b)
+	t.Logf("run log:\n%s", log)
+	if got.Status != dispatch.StatusSucceeded {
+		t.Fatalf("run: %s (%s)", got.Status, got.Reason)
+	}
+	p, ok := <-asked
+	if !ok || p.Request.Tool != permission.ToolNetworkDomain || !strings.Contains(string(p.Request.Params), `"unknown.test"`) || p.Tier != permission.P1 {
+		t.Errorf("the unknown domain was not asked as a P1 network_domain request: %+v", p)
+	}
+	for _, want := range []string{
+		"reached /allowed",
+		fmt.Sprintf("airlock: network: 127.0.0.1:%d allow (allowed by allowed_domains)", port),
+		"airlock: network: denied.test:80 deny (denied by denied_domains)",
+		"airlock: network: unknown.test:80 deny (denied by the person)",
+		"Airlock refused the connection to unknown.test:80",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the run's log lacks %q", want)
+		}
+	}
+	if strings.Contains(log, "reached /direct") || strings.Contains(log, "rc=0\n== end") || hits.Load() != 1 {
+		t.Errorf("ESCAPE: a direct connection bypassed the proxy (%d hits)", hits.Load())
+	}
+	var rows []permission.AuditRecord
+	c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+	if len(rows) != 3 {
+		t.Errorf("audit rows for the connections: %d, want 3: %+v", len(rows), rows)
 	}
 }

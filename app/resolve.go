@@ -112,6 +112,13 @@ func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sand
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
+	if req.Context.Run != "" && req.Context.Session == "" {
+		// A dispatch run's own command: the executor connects an allowlist run to the
+		// egress proxy (runEgress), which judges each destination, so its network clients
+		// are not refused up front. (Only the application layer's preflight: without the
+		// proxy the run still has no network.)
+		r.Sandbox.EgressConnected = true
+	}
 	return r.Sandbox, nil
 }
 

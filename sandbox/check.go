@@ -150,7 +150,7 @@ func (p Policy) CheckRead(path string) error {
 
 // CheckNetwork reports whether the policy allows network access to host ("" = any).
 func (p Policy) CheckNetwork(host string) error {
-	if p.Network.On() {
+	if p.Network.On() || (host == "" && p.Network == NetworkAllowlist && p.EgressConnected) {
 		return nil
 	}
 	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"
