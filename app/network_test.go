@@ -179,3 +179,78 @@ echo "== end"`, port)
 		t.Errorf("audit rows for the connections: %d, want 3: %+v", len(rows), rows)
 	}
 }
+
+// TestAllowlistDomainAllowedAlwaysIsRemembered: a person's "always" answer to a scheduled
+// run's network_domain request lets that run through and is remembered: the next run
+// reaches the same domain without a question.
+func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	// localhost is in neither list; allow_local lets the test's own server be its destination.
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallow_local = true\n"), 0o600)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "ask", Cwd: repo,
+		Argv: []string{"curl", "-sS", "--max-time", "60", fmt.Sprintf("http://localhost:%d/asked", port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		t.Helper()
+		r, err := c.Dispatch.RunNow(ctx, tk.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got dispatch.Run
+		waitFor(t, func() bool {
+			got, _ = c.Dispatch.Run(ctx, r.ID)
+			return dispatch.Finished(got.Status)
+		})
+		b, _ := os.ReadFile(got.LogPath)
+		if got.Status != dispatch.StatusSucceeded {
+			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, b)
+		}
+		return string(b)
+	}
+	answered := make(chan permission.PendingRequest, 1)
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if p := c.Broker.Pending(); len(p) > 0 {
+				if _, err := c.Broker.Answer(ctx, p[0].ID, permission.Answer{Allow: true, Scope: permission.ScopeAlways, By: permission.ByWindow, Interactive: true}); err != nil {
+					t.Errorf("answer: %v", err)
+				}
+				answered <- p[0]
+				return
+			}
+		}
+		close(answered)
+	}()
+	if log := run(); !strings.Contains(log, "reached /asked") || !strings.Contains(log, "allow (allowed by the person)") {
+		t.Errorf("first run, allowed always:\n%s", log)
+	}
+	if p, ok := <-answered; !ok || p.Request.Tool != permission.ToolNetworkDomain {
+		t.Fatalf("no network_domain request was asked: %+v", p)
+	}
+	if log := run(); !strings.Contains(log, "reached /asked") {
+		t.Errorf("second run, remembered:\n%s", log)
+	}
+	if p := c.Broker.Pending(); len(p) > 0 {
+		t.Errorf("asked again after an always answer: %+v", p)
+	}
+}
