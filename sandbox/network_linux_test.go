@@ -251,3 +251,17 @@ func TestAllowlistEgressFailureFailsClosed(t *testing.T) {
 		t.Error("the command ran although its proxy was not connected")
 	}
 }
+
+// TestAllowlistWithoutNamespaceRefusesNetworkClients: with no OS backend (the
+// application layer alone) nothing stands between a command and the host's network,
+// so a caller's EgressConnected does not let an allowlist's network clients through.
+func TestAllowlistWithoutNamespaceRefusesNetworkClients(t *testing.T) {
+	f := newFixture(t, "workspace-write", false)
+	f.policy.Network, f.policy.EgressConnected, f.policy.Backend = NetworkAllowlist, true, BackendApp
+	var out strings.Builder
+	_, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"curl", "-sS", "http://127.0.0.1:1/"}, Stdout: &out, Stderr: &out,
+		Egress: func(context.Context, int, string) (func(), error) { t.Error("Egress called without a namespace"); return func() {}, nil }})
+	if d, ok := IsDenied(err); !ok || d.Reason != ReasonNetwork {
+		t.Fatalf("err %v, want a network denial (output %s)", err, out.String())
+	}
+}
