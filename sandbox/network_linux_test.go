@@ -260,7 +260,10 @@ func TestAllowlistWithoutNamespaceRefusesNetworkClients(t *testing.T) {
 	f.policy.Network, f.policy.EgressConnected, f.policy.Backend = NetworkAllowlist, true, BackendApp
 	var out strings.Builder
 	_, err := Exec(context.Background(), ExecRequest{Policy: f.policy, Argv: []string{"curl", "-sS", "http://127.0.0.1:1/"}, Stdout: &out, Stderr: &out,
-		Egress: func(context.Context, int, string) (func(), error) { t.Error("Egress called without a namespace"); return func() {}, nil }})
+		Egress: func(context.Context, int, string) (func(), error) {
+			t.Error("Egress called without a namespace")
+			return func() {}, nil
+		}})
 	if d, ok := IsDenied(err); !ok || d.Reason != ReasonNetwork {
 		t.Fatalf("err %v, want a network denial (output %s)", err, out.String())
 	}
