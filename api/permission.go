@@ -82,6 +82,12 @@ type PolicySummary struct {
 	// anything else: on the host. Only a bash/exec request is judged by the VM's
 	// guarantees; file and web tools run on the host regardless.
 	ExecutionMode string `json:"execution_mode,omitempty"`
+	// EgressConnected says the caller runs this request's command with the egress proxy
+	// connected (network_access = "allowlist"): the application layer then leaves its
+	// network clients to the proxy. It widens nothing real: without the proxy the
+	// command's network namespace has no way out, and without a namespace the
+	// application layer refuses them anyway.
+	EgressConnected bool `json:"egress_connected,omitempty"`
 }
 
 // Caller identifies the process waiting on a request, so a restarted broker can tell

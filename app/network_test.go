@@ -14,8 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/cli/agentcmd"
 	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -252,5 +257,91 @@ func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
 	}
 	if p := c.Broker.Pending(); len(p) > 0 {
 		t.Errorf("asked again after an always answer: %+v", p)
+	}
+}
+
+// TestAllowlistMCPBashThroughTheProxy: an MCP session's bash (the gateway as
+// airlock-agent runs it, with its SessionEgress) under an allowlist reaches an allowed
+// test server through the proxy with curl, an unknown domain raises a network_domain
+// request in the real broker (over the local API) and is refused after Deny, and a
+// direct connection gets nothing; the call's result lists every connection.
+func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\nallow_local = true\n"), 0o600)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	c, _ := runCoreAt(t, base)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	r, err := policy.Resolve(c.policyInputs(repo, policy.Flags{}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := localapi.NewClient(c.Paths.Socket)
+	gw := gateway.NewServer(gateway.Options{Policy: r.Sandbox, Broker: gateway.APIBroker{Client: client}, Client: client,
+		Egress: agentcmd.SessionEgress(r.Sandbox)})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = gw.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	// The bash call itself is asked first (P1); then the unknown domain.
+	asked := make(chan permission.PendingRequest, 4)
+	go func() {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for _, p := range c.Broker.Pending() {
+				allow := p.Request.Tool != permission.ToolNetworkDomain
+				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
+					asked <- p
+					if !allow {
+						return
+					}
+				}
+			}
+		}
+	}()
+	_, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+curl -sS --max-time 60 http://unknown.test/
+curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)})
+	t.Logf("bash result:\n%s", text)
+	for _, want := range []string{"reached /allowed", "Airlock refused the connection to unknown.test:80", "--- network (through Airlock's egress proxy) ---",
+		fmt.Sprintf("network: 127.0.0.1:%d allow (allowed by allowed_domains)", port), "network: unknown.test:80 deny (denied by the person)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the result lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "reached /direct") || strings.Contains(text, "direct rc=0") || hits.Load() != 1 {
+		t.Errorf("ESCAPE: a direct connection bypassed the proxy (%d hits)", hits.Load())
+	}
+	sawDomain := false
+	for len(asked) > 0 {
+		if p := <-asked; p.Request.Tool == permission.ToolNetworkDomain && strings.Contains(string(p.Request.Params), "unknown.test") {
+			sawDomain = p.Tier == permission.P1
+		}
+	}
+	if !sawDomain {
+		t.Error("no P1 network_domain request for unknown.test")
 	}
 }
