@@ -6,10 +6,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/app/proc"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
 	"github.com/airlock-app/airlock/permission"
@@ -95,4 +102,86 @@ func (c *Core) auditEgress(pc permission.Context, r egress.Record) {
 func (c *Core) runEgress(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress {
 	base := brokerapprovals.Request(dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy})
 	return sandbox.Egress(egress.Hook(c.egressConfig(pol, spec.Stderr, &base)))
+}
+
+// egressServers are the proxies the core serves for `airlock exec` sandboxes, by pid.
+type egressServers struct {
+	mu   sync.Mutex
+	stop map[int]func()
+}
+
+func (g *egressServers) add(pid int, stop func()) {
+	g.mu.Lock()
+	old := g.stop[pid]
+	g.stop[pid] = stop
+	g.mu.Unlock()
+	if old != nil {
+		old()
+	}
+	go func() { // the sandbox gone without a word from its caller: the proxy goes too
+		for {
+			time.Sleep(2 * time.Second)
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+				g.remove(pid)
+				return
+			}
+			g.mu.Lock()
+			_, still := g.stop[pid]
+			g.mu.Unlock()
+			if !still {
+				return
+			}
+		}
+	}()
+}
+
+func (g *egressServers) remove(pid int) {
+	g.mu.Lock()
+	stop := g.stop[pid]
+	delete(g.stop, pid)
+	g.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// egressRoutes serve the proxy for the sandboxes of `airlock exec`: the CLI does not
+// link it (its start-up cost would be paid by every exec), so it asks the core, which
+// checks that the sandbox descends from the caller (as POST /v1/sandboxes does) and
+// resolves the [network] lists for the run's directory itself: the caller's word
+// chooses no list. Connections go to the audit; unknown domains ask the broker.
+func (c *Core) egressRoutes() {
+	servers := &egressServers{stop: map[int]func(){}}
+	handle(c, api.ServeEgress, func(r *http.Request, b api.EgressIn) (api.EgressServed, error) {
+		peer, _ := localapi.PeerFrom(r.Context())
+		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
+			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
+				fmt.Sprintf("pid %d is not a process the caller started", b.PID), "ask for the proxy of your own sandboxes only")
+		}
+		if !filepath.IsAbs(b.Cwd) {
+			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("cwd %q is not an absolute path", b.Cwd), "")
+		}
+		allowlist := api.NetworkAllowlist
+		res, err := policy.Resolve(c.policyInputs(b.Cwd, policy.Flags{Sandbox: sandbox.Layer{Network: &allowlist}}, false))
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
+		}
+		pc := api.Context{Cwd: b.Cwd, Workspace: b.Cwd, Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: allowlist, EgressConnected: true}}
+		ask := permission.Request{Tool: permission.ToolNetworkDomain, Context: pc}
+		stop, err := egress.Serve(context.Background(), b.PID, b.Addr, c.egressConfig(res.Sandbox, nil, &ask))
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("serve the egress proxy for sandbox %d: %w", b.PID, err)
+		}
+		servers.add(b.PID, stop)
+		return api.EgressServed{Serving: b.PID}, nil
+	})
+	handle(c, api.StopEgress, func(r *http.Request, _ api.None) (api.EgressStopped, error) {
+		pid, err := strconv.Atoi(r.PathValue("pid"))
+		if err != nil {
+			return api.EgressStopped{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("pid %q is not a number", r.PathValue("pid")), "")
+		}
+		servers.remove(pid)
+		return api.EgressStopped{Stopped: pid}, nil
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,6 +136,9 @@ func newExecCmd(e *env) *cobra.Command {
 			}
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
+			}
+			if req.Policy.Network == sandbox.NetworkAllowlist && req.Policy.ExecutionMode != sandbox.ExecSandbox {
+				req.Egress = coreEgress(e, req.Policy.Cwd)
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)
 			if res.Warning != "" {
@@ -297,4 +301,26 @@ func shellJoin(argv []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// coreEgress is the egress hook of `airlock exec` under an allowlist: this binary does not
+// link the proxy (every exec would pay for its start-up), so the running core serves it
+// inside the sandbox's namespace (POST /v1/sandboxes/egress) with the lists it resolves
+// for cwd, and ends it when the run does. Without a running core the run is refused:
+// start Airlock (airlock daemon), or run with the network off.
+func coreEgress(e *env, cwd string) sandbox.Egress {
+	return func(ctx context.Context, pid int, addr string) (func(), error) {
+		c, err := e.client()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := localapi.Call(ctx, c, api.ServeEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr}); err != nil {
+			return nil, fmt.Errorf("ask the running Airlock to serve it (%w); start it with `airlock daemon`, or run with --network off", err)
+		}
+		return func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = localapi.Call(ctx, c, api.StopEgress, api.None{}, strconv.Itoa(pid))
+		}, nil
+	}
 }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,5 +96,51 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 		if !strings.Contains(st, "network   allowlist (proxy not yet connected: no network) (config ") {
 			t.Errorf("sandbox status does not say what the allowlist gives:\n%s", st)
 		}
+	}
+}
+
+// TestExecAllowlistThroughTheCore: `airlock exec --network allowlist` (a binary without
+// the proxy) gets it from the running daemon: curl inside the real sandbox reaches a
+// test server the list allows (on loopback, hence allow_local), a denied domain is
+// refused, a direct connection gets nothing; and with no daemon the run is refused
+// rather than started without its way out.
+func TestExecAllowlistThroughTheCore(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	in := newInstance(t)
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nask_unknown = false\nallow_local = true\n"), 0o600)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+curl -sS --max-time 20 http://denied.test/
+curl -sS --max-time 20 http://unknown.test/
+curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)
+
+	_, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", "echo ran")
+	if code != 125 || !strings.Contains(stderr, "egress proxy") {
+		t.Errorf("without a daemon: exit %d, %q", code, stderr)
+	}
+	in.startDaemon()
+	out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	for _, want := range []string{"reached /allowed", "Airlock refused the connection to denied.test:80", "Airlock refused the connection to unknown.test:80", "direct rc=7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "reached /direct") {
+		t.Error("ESCAPE: a direct connection bypassed the proxy")
 	}
 }
