@@ -44,7 +44,7 @@ var ErrEgressFailed = errors.New("the egress proxy could not be connected to the
 // hook in this caller, or a backend without a network namespace): it ran with the
 // network off.
 const EgressNotConnected = `network_access = "allowlist": the egress proxy is not connected here, so this run had no network at all ` +
-	"(only runs under bubblewrap started by Airlock's core or airlock-agent get the proxy)"
+	"(the proxy needs bubblewrap, and for airlock exec a running Airlock: start it with airlock daemon)"
 
 // proxyVars are the variables ProxyEnv sets (and so removes from the caller's environment).
 var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}

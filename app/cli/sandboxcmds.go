@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -137,7 +138,8 @@ func newExecCmd(e *env) *cobra.Command {
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
 			}
-			if req.Policy.Network == sandbox.NetworkAllowlist && req.Policy.ExecutionMode != sandbox.ExecSandbox {
+			if req.Policy.Network == sandbox.NetworkAllowlist && req.Policy.ExecutionMode != sandbox.ExecSandbox && coreListening(e) {
+				// Without a running core the run stays off and says so (never more access than asked).
 				req.Egress = coreEgress(e, req.Policy.Cwd)
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)
@@ -303,11 +305,25 @@ func shellJoin(argv []string) string {
 	return strings.Join(out, " ")
 }
 
+// coreListening reports whether a core answers on the local API's socket.
+func coreListening(e *env) bool {
+	p, err := e.paths()
+	if err != nil {
+		return false
+	}
+	c, err := net.DialTimeout("unix", p.Socket, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
 // coreEgress is the egress hook of `airlock exec` under an allowlist: this binary does not
 // link the proxy (every exec would pay for its start-up), so the running core serves it
 // inside the sandbox's namespace (POST /v1/sandboxes/egress) with the lists it resolves
-// for cwd, and ends it when the run does. Without a running core the run is refused:
-// start Airlock (airlock daemon), or run with the network off.
+// for cwd, and ends it when the run does. A core that is running but cannot serve it
+// fails the run (it never starts without its way out).
 func coreEgress(e *env, cwd string) sandbox.Egress {
 	return func(ctx context.Context, pid int, addr string) (func(), error) {
 		c, err := e.client()

@@ -102,8 +102,8 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 // TestExecAllowlistThroughTheCore: `airlock exec --network allowlist` (a binary without
 // the proxy) gets it from the running daemon: curl inside the real sandbox reaches a
 // test server the list allows (on loopback, hence allow_local), a denied domain is
-// refused, a direct connection gets nothing; and with no daemon the run is refused
-// rather than started without its way out.
+// refused, a direct connection gets nothing; and with no daemon the run has no network
+// and says so.
 func TestExecAllowlistThroughTheCore(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
@@ -128,12 +128,12 @@ curl -sS --max-time 20 http://denied.test/
 curl -sS --max-time 20 http://unknown.test/
 curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)
 
-	_, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", "echo ran")
-	if code != 125 || !strings.Contains(stderr, "egress proxy") {
-		t.Errorf("without a daemon: exit %d, %q", code, stderr)
+	out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+	if code != 0 || !strings.Contains(stderr, "the egress proxy is not connected here") || strings.Contains(out, "reached") {
+		t.Errorf("without a daemon: exit %d\n%s\n%s", code, out, stderr)
 	}
 	in.startDaemon()
-	out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+	out, stderr, code = in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	for _, want := range []string{"reached /allowed", "Airlock refused the connection to denied.test:80", "Airlock refused the connection to unknown.test:80", "direct rc=7"} {
 		if !strings.Contains(out, want) {
