@@ -104,6 +104,17 @@ func TestEscapeSuiteAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session bus of the desktop running the tests, if there is one.
+	realBus := ""
+	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
+		for _, part := range strings.Split(strings.TrimPrefix(addr, "unix:"), ",") {
+			if v, ok := strings.CutPrefix(part, "path="); ok {
+				realBus = v
+			} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
+				realBus = "@" + v
+			}
+		}
+	}
 	abstractName := "@airlock-allowlist-" + f.mark
 	abstractL := listenUnix(t, abstractName)
 	defer abstractL.Close()
@@ -159,14 +170,14 @@ for what, fn in [
     ("path", unix(os.environ["USOCK"])),
     ("core", unix(os.environ["XDG"] + "/airlock/airlock.sock")),
     ("bus", unix(os.environ["XDG"] + "/bus")),
-]:
+] + ([("session bus", unix(os.environ["REALBUS"]))] if os.environ.get("REALBUS") else []):
     try:
         fn(); print(what, "reached" if what != "udp" else "sent (the host's server must not get it)")
     except Exception as e:
         print(what, "refused", e)
 PYEOF
 echo "== end"`, func(r *ExecRequest) {
-		r.Env = append(r.Env, "ABSTRACT="+abstractName, "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=*")
+		r.Env = append(r.Env, "ABSTRACT="+abstractName, "REALBUS="+realBus, "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=*")
 		r.Egress = func(ctx context.Context, pid int, addr string) (func(), error) {
 			hooked++
 			return hook(ctx, pid, addr)
