@@ -25,9 +25,10 @@ import (
 	"github.com/airlock-app/airlock/permission"
 )
 
-// TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml
-// and the egress proxy not yet connected, a real scheduled run and a real MCP session get
-// no network — not even to a domain the list allows — and each says so.
+// TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml,
+// a real scheduled run's direct connection (bypassing its proxy) to a domain the list
+// allows gets nothing, and an MCP session without the proxy (no Egress: web_fetch does
+// not go through it yet) gets no network and says so.
 func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
