@@ -10,12 +10,28 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/mcptest"
 	"github.com/airlock-app/airlock/permission"
 )
+
+// projectRepo makes a repository under the core's ~/Airlock whose .airlock/policy.toml
+// holds policy, and returns its path.
+func projectRepo(t *testing.T, c *Core, policy string) string {
+	t.Helper()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
 
 // mcpSession serves Airlock's MCP tools for a workspace, asking the running core c over
 // its socket, and returns a connected client (as `airlock mcp` does).
@@ -27,31 +43,13 @@ func mcpSession(t *testing.T, c *Core, ws string) *mcp.ClientSession {
 	}
 	client := localapi.NewClient(c.Paths.Socket)
 	srv := gateway.NewServer(gateway.Options{Policy: r.Sandbox, Broker: gateway.APIBroker{Client: client}, Client: client})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = srv.Run(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return mcptest.Connect(t, srv)
 }
 
 func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (bool, string) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res.IsError, b.String()
+	res, text := mcptest.CallText(t, cs, name, args)
+	return res.IsError, text
 }
 
 // answerNext answers the next pending request as the person in the window would, and
@@ -87,11 +85,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 	for _, approval := range []string{"on-request", "on-failure"} {
 		t.Run(approval, func(t *testing.T) {
 			// Not under /tmp: every sandbox gets a fresh /tmp, which would hide the state anyway.
-			base, err := os.MkdirTemp("/var/tmp", "airlock-escalation-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(base) })
+			base := varTmpBase(t, "airlock-escalation-")
 			c, _ := runCoreAt(t, base)
 			home := c.getenv("HOME")
 			ws := filepath.Join(home, "ws")
@@ -108,7 +102,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 			// bash: writes outside the workspace ask, and the allow makes exactly that
 			// directory writable for that one command.
 			asked := answerNext(t, c, true)
-			isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/x.txt"})
+			isErr, text := toolText(t, cs, api.ToolBash, map[string]any{"command": "echo hi > " + outside + "/x.txt"})
 			p := <-asked
 			if isErr {
 				t.Fatalf("allowed escalation did not run: %s", text)
@@ -124,7 +118,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 			}
 			// Exactly that access: a second target in the same kind of call is its own question.
 			asked = answerNext(t, c, false)
-			isErr, _ = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "echo hi > " + outside + "/y.txt"})
+			isErr, _ = toolText(t, cs, api.ToolBash, map[string]any{"command": "echo hi > " + outside + "/y.txt"})
 			if p := <-asked; p.ID == "" || !isErr {
 				t.Fatalf("the grant was remembered: the next call did not ask (%+v)", p)
 			}
@@ -134,7 +128,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 
 			// write_file: the same way out exists for the file tools.
 			asked = answerNext(t, c, true)
-			if isErr, text := toolText(t, cs, gateway.ToolWriteFile, map[string]any{"path": filepath.Join(other, "z.txt"), "content": "z"}); isErr {
+			if isErr, text := toolText(t, cs, api.ToolWriteFile, map[string]any{"path": filepath.Join(other, "z.txt"), "content": "z"}); isErr {
 				t.Fatalf("write_file with an allowed escalation: %s", text)
 			}
 			<-asked
@@ -144,14 +138,14 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 
 			// read_file of a credential: P2, asked, and readable for that one call only.
 			asked = answerNext(t, c, true)
-			isErr, text = toolText(t, cs, gateway.ToolReadFile, map[string]any{"path": filepath.Join(home, ".ssh", "id_ed25519")})
+			isErr, text = toolText(t, cs, api.ToolReadFile, map[string]any{"path": filepath.Join(home, ".ssh", "id_ed25519")})
 			if p := <-asked; isErr || !strings.Contains(text, "fake") || p.Tier != permission.P2 {
 				t.Fatalf("read_file with an allowed escalation: %v %s (%+v)", isErr, text, p)
 			}
 
 			// Airlock's own state stays hidden from the session's bash, even once allowed.
 			asked = answerNext(t, c, true)
-			isErr, text = toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat " + c.Paths.Database + " | head -c 16; ls -A " + c.Paths.DataDir + " " + filepath.Dir(c.Paths.ConfigFile)})
+			isErr, text = toolText(t, cs, api.ToolBash, map[string]any{"command": "cat " + c.Paths.Database + " | head -c 16; ls -A " + c.Paths.DataDir + " " + filepath.Dir(c.Paths.ConfigFile)})
 			stdout, _, _ := strings.Cut(strings.TrimPrefix(text[strings.Index(text, "--- stdout ---"):], "--- stdout ---"), "--- stderr ---")
 			if _, err := os.Stat(c.Paths.Database); err != nil {
 				t.Fatalf("the test has no database to hide: %v", err)
@@ -183,16 +177,10 @@ func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-project-run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "airlock-project-run-")
 	c, _ := runCoreAt(t, base)
 	ctx := context.Background()
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755)
-	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("sandbox_mode = \"read-only\"\n[isolation]\nprotected = [\"secret.txt\"]\n"), 0o644)
+	repo := projectRepo(t, c, "sandbox_mode = \"read-only\"\n[isolation]\nprotected = [\"secret.txt\"]\n")
 	os.WriteFile(filepath.Join(repo, "secret.txt"), []byte("original\n"), 0o644)
 
 	wait := func(id uint) dispatch.Run {
@@ -264,21 +252,15 @@ func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-project-deny-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "airlock-project-deny-")
 	c, _ := runCoreAt(t, base)
 	ctx := context.Background()
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755)
-	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"deny\"\n"), 0o644)
+	repo := projectRepo(t, c, "[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"deny\"\n")
 	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("n\n"), 0o644)
 
 	// MCP: the agent's bash is refused by the rule, without asking anyone.
 	cs := mcpSession(t, c, repo)
-	isErr, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": "cat notes.txt"})
+	isErr, text := toolText(t, cs, api.ToolBash, map[string]any{"command": "cat notes.txt"})
 	if !isErr || !strings.Contains(text, "cat *") || strings.Contains(text, "--- stdout ---") {
 		t.Fatalf("MCP bash under the project's deny rule: %v %s", isErr, text)
 	}

@@ -90,7 +90,7 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	// An MCP session: web_fetch and bash are refused before anything connects.
 	cs := mcpSession(t, c, repo)
 	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, gateway.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
 		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
 	}
 	<-asked
@@ -323,7 +323,7 @@ func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
 			}
 		}
 	}()
-	_, text := toolText(t, cs, gateway.ToolBash, map[string]any{"command": fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+	_, text := toolText(t, cs, api.ToolBash, map[string]any{"command": fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
 curl -sS --max-time 60 http://unknown.test/
 curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)})
 	t.Logf("bash result:\n%s", text)

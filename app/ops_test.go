@@ -38,11 +38,7 @@ func needJournalKey(t *testing.T, c *Core) {
 // journal that records it: the body's fields, the query's and the answers' agree
 // between the client and the core because both are api's.
 func TestOpsRoutesThroughTheTypedClient(t *testing.T) {
-	base, err := os.MkdirTemp("/var/tmp", "ops-routes-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "ops-routes-")
 	c, _ := runCoreAt(t, base)
 	needJournalKey(t, c)
 	work := filepath.Join(base, "work")

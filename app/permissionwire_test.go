@@ -22,11 +22,7 @@ import (
 // types used to drop without a word), and the decision the person gives in the window
 // comes back to the gateway as the broker made it.
 func TestGatewayAwaitRoundTrip(t *testing.T) {
-	base, err := os.MkdirTemp("/var/tmp", "permwire-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "permwire-")
 	c, _ := runCoreAt(t, base)
 	ws := filepath.Join(base, "home", "project")
 	if err := os.MkdirAll(ws, 0o700); err != nil {
@@ -99,16 +95,12 @@ func compactJSON(t *testing.T, raw json.RawMessage) json.RawMessage {
 // TestRevokeGrantStatus: DELETE /v1/grants/{id} answers 404 only for a grant that is not
 // there; a database that fails is Airlock's own failure, 500, and says so.
 func TestRevokeGrantStatus(t *testing.T) {
-	base, err := os.MkdirTemp("/var/tmp", "permwire-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "permwire-")
 	c, _ := runCoreAt(t, base)
 	client := localapi.NewClient(c.Paths.Socket)
 	ctx := context.Background()
 
-	_, err = localapi.Call(ctx, client, api.RevokeGrant, api.None{}, "g-nonexistent")
+	_, err := localapi.Call(ctx, client, api.RevokeGrant, api.None{}, "g-nonexistent")
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != api.CodeNotFound {
 		t.Fatalf("revoke an unknown grant: %v, want 404 %s", err, api.CodeNotFound)

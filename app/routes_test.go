@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"slices"
 	"testing"
 
@@ -12,11 +11,7 @@ import (
 // once, and every route of the table is served. So a path, its method and its types
 // are written in one place, and the CLI's client and the core cannot disagree on them.
 func TestOneRouteTable(t *testing.T) {
-	base, err := os.MkdirTemp("/var/tmp", "routes-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := varTmpBase(t, "routes-")
 	c, _ := runCoreAt(t, base)
 
 	var table []string

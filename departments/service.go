@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-app/airlock/internal/refusal"
 	"gorm.io/gorm"
 
 	"github.com/airlock-app/airlock/api"
@@ -31,16 +32,9 @@ var ErrNotFound = errors.New("not found")
 // way out. Errors that wrap neither ErrNotFound nor ErrInvalid are Airlock's own.
 var ErrInvalid = errors.New("invalid")
 
-// invalidError is a refusal: its text is the message alone, and it is ErrInvalid.
-type invalidError struct{ err error }
-
-func (e *invalidError) Error() string        { return e.err.Error() }
-func (e *invalidError) Unwrap() error        { return e.err }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
-
 // invalidf is fmt.Errorf for a refusal (it wraps ErrInvalid).
 func invalidf(format string, args ...any) error {
-	return &invalidError{fmt.Errorf(format, args...)}
+	return refusal.Errorf(ErrInvalid, format, args...)
 }
 
 // Options configure a Service.

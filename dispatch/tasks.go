@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/internal/refusal"
 )
 
 // ErrNotFound is returned (wrapped) for an unknown task or run.
@@ -23,16 +24,9 @@ var ErrNotFound = errors.New("not found")
 // names the problem and the way out. Errors that wrap neither sentinel are Airlock's own.
 var ErrInvalid = errors.New("invalid")
 
-// invalidError is a refusal: its text is the message alone, and it is ErrInvalid.
-type invalidError struct{ err error }
-
-func (e *invalidError) Error() string        { return e.err.Error() }
-func (e *invalidError) Unwrap() error        { return e.err }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
-
 // invalidf is fmt.Errorf for a refusal (it wraps ErrInvalid).
 func invalidf(format string, args ...any) error {
-	return &invalidError{fmt.Errorf(format, args...)}
+	return refusal.Errorf(ErrInvalid, format, args...)
 }
 
 // TaskSpec describes a task to create (the wire's type).

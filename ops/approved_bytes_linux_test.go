@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,30 +18,11 @@ const (
 	swappedSQL  = "DROP TABLE users;\n"
 )
 
-// sqlite3 runs the sqlite3 CLI in dir and returns its output.
-func sqlite3(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("sqlite3", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("sqlite3 %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func needSQLite3(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip("sqlite3 is not installed (apt install sqlite3)")
-	}
-}
-
 // migration sets up a real database with a users table, the approved migrate.sql, and
 // the attacker's replacement outside the working directory; it returns the plan.
 func (e *env) migration(t testing.TB, apply Command) (PlanInput, string) {
 	t.Helper()
-	sqlite3(t, e.dir, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada'), ('bob');")
+	swaptest.SQLite3(t, e.dir, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada'), ('bob');")
 	if err := os.WriteFile(filepath.Join(e.dir, "migrate.sql"), []byte(approvedSQL), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +45,7 @@ func (e *env) migration(t testing.TB, apply Command) (PlanInput, string) {
 // An attacker swaps migrate.sql (rename over it) the moment the apply opens or reads
 // anything in the working directory: what runs is always the approved SQL, or nothing.
 func TestApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
-	needSQLite3(t)
+	swaptest.NeedSQLite3(t)
 	ctx := context.Background()
 	cases := []struct {
 		name  string
@@ -90,10 +70,10 @@ func TestApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 				stop := swaptest.Start(t, e.dir, "migrate.sql", evil, 64)
 				_, err := e.svc.Apply(ctx, v.ID, token, ApplyOptions{})
 				stop()
-				if tables := sqlite3(t, e.dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
+				if tables := swaptest.SQLite3(t, e.dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
 					t.Fatalf("round %d: the swapped SQL ran (tables now %q); apply: %v", round, tables, err)
 				}
-				email := sqlite3(t, e.dir, "db.sqlite", "SELECT count(*) FROM pragma_table_info('users') WHERE name = 'email'")
+				email := swaptest.SQLite3(t, e.dir, "db.sqlite", "SELECT count(*) FROM pragma_table_info('users') WHERE name = 'email'")
 				var de *DriftError
 				switch {
 				case err == nil && email == "1":
@@ -115,7 +95,7 @@ func TestApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 // A change after approval is drift, and the approved copy is what a later approval
 // pins: restoring the file is not needed for the store, only for the drift check.
 func TestApprovedInputIsKeptInTheStateDirectory(t *testing.T) {
-	needSQLite3(t)
+	swaptest.NeedSQLite3(t)
 	e := newEnv(t)
 	in, _ := e.migration(t, Command{Shell: "sqlite3 -bail db.sqlite < migrate.sql"})
 	e.approved(t, in)
@@ -137,7 +117,7 @@ func TestApprovedInputIsKeptInTheStateDirectory(t *testing.T) {
 		!strings.Contains(de.Detail, "missing or damaged") || e.tokenUsed(t, token) {
 		t.Fatalf("apply with a damaged copy: %v", err)
 	}
-	if tables := sqlite3(t, e.dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
+	if tables := swaptest.SQLite3(t, e.dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
 		t.Fatalf("tables: %q", tables)
 	}
 }
@@ -145,7 +125,7 @@ func TestApprovedInputIsKeptInTheStateDirectory(t *testing.T) {
 // Another real directory moved to the approved working directory's path, with the same
 // input files, is drift: refused with a clear message, nothing runs, the token is kept.
 func TestWorkdirSwappedForAnotherDirectoryIsDrift(t *testing.T) {
-	needSQLite3(t)
+	swaptest.NeedSQLite3(t)
 	e := newEnv(t)
 	in, _ := e.migration(t, Command{Shell: "sqlite3 -bail db.sqlite < migrate.sql"})
 	v, token := e.approved(t, in)
@@ -153,7 +133,7 @@ func TestWorkdirSwappedForAnotherDirectoryIsDrift(t *testing.T) {
 	if err := os.Mkdir(decoy, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sqlite3(t, decoy, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);")
+	swaptest.SQLite3(t, decoy, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);")
 	os.WriteFile(filepath.Join(decoy, "migrate.sql"), []byte(approvedSQL), 0o644)
 	if err := os.Rename(e.dir, e.dir+".approved"); err != nil {
 		t.Fatal(err)
@@ -170,7 +150,7 @@ func TestWorkdirSwappedForAnotherDirectoryIsDrift(t *testing.T) {
 	if e.tokenUsed(t, token) {
 		t.Fatal("the token was spent")
 	}
-	if n := sqlite3(t, e.dir, "db.sqlite", "SELECT count(*) FROM pragma_table_info('users') WHERE name = 'email'"); n != "0" {
+	if n := swaptest.SQLite3(t, e.dir, "db.sqlite", "SELECT count(*) FROM pragma_table_info('users') WHERE name = 'email'"); n != "0" {
 		t.Fatal("the apply ran in the decoy directory")
 	}
 	// The approved directory back in place: the same token applies.
@@ -185,11 +165,11 @@ func TestWorkdirSwappedForAnotherDirectoryIsDrift(t *testing.T) {
 // the guard first): verify says the journal was truncated, from the anchor kept outside
 // the database.
 func TestJournalWipedWithTheSQLiteCLIIsDetected(t *testing.T) {
-	needSQLite3(t)
+	swaptest.NeedSQLite3(t)
 	e := newEnv(t)
 	fillJournal(t, e, 5)
 	e.journalOK(t, tamperProject)
-	sqlite3(t, e.dbDir, "airlock.db", "DROP TRIGGER IF EXISTS ops_journal_no_delete; "+
+	swaptest.SQLite3(t, e.dbDir, "airlock.db", "DROP TRIGGER IF EXISTS ops_journal_no_delete; "+
 		"DELETE FROM ops_journal_entries WHERE project = '"+tamperProject+"'; DELETE FROM ops_journal_heads WHERE project = '"+tamperProject+"';")
 	rep, err := e.svc.VerifyJournal(context.Background(), tamperProject)
 	if err != nil {

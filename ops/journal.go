@@ -7,13 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/airlock-app/airlock/api"
 	"slices"
 	"strconv"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -169,15 +170,7 @@ func (s *Service) Journal(ctx context.Context, q JournalQuery) ([]JournalEntry, 
 	}
 	q.Limit = min(q.Limit, 10000)
 	tx := s.db.WithContext(ctx).Where("project = ? AND seq > ?", q.Project, q.AfterSeq)
-	if q.PlanID != "" {
-		tx = tx.Where("plan_id = ?", q.PlanID)
-	}
-	if q.Status != "" {
-		tx = tx.Where("status = ?", q.Status)
-	}
-	if q.Event != "" {
-		tx = tx.Where("event = ?", q.Event)
-	}
+	tx = tx.Scopes(sqlitedb.EqIfSet("plan_id", q.PlanID), sqlitedb.EqIfSet("status", q.Status), sqlitedb.EqIfSet("event", q.Event))
 	var out []JournalEntry
 	if err := tx.Order("seq").Limit(q.Limit).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("read the ops journal of %s: %w", q.Project, err)

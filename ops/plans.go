@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/airlock-app/airlock/api"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -242,12 +243,7 @@ func (s *Service) List(ctx context.Context, f PlanFilter) ([]PlanSummary, error)
 		f.Limit = 100
 	}
 	tx := s.db.WithContext(ctx).Model(&PlanRecord{})
-	if f.Project != "" {
-		tx = tx.Where("project = ?", f.Project)
-	}
-	if f.Status != "" {
-		tx = tx.Where("status = ?", f.Status)
-	}
+	tx = tx.Scopes(sqlitedb.EqIfSet("project", f.Project), sqlitedb.EqIfSet("status", f.Status))
 	var recs []PlanRecord
 	if err := tx.Order("created_at DESC, id").Limit(f.Limit).Find(&recs).Error; err != nil {
 		return nil, fmt.Errorf("list plans: %w", err)

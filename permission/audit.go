@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"gorm.io/gorm"
 )
 
@@ -155,21 +156,7 @@ func (b *Broker) Audit(ctx context.Context, q AuditQuery) ([]api.AuditRecord, er
 	if !q.Until.IsZero() {
 		tx = tx.Where("created_at < ?", q.Until)
 	}
-	if q.Tool != "" {
-		tx = tx.Where("tool = ?", q.Tool)
-	}
-	if q.Verdict != "" {
-		tx = tx.Where("verdict = ?", q.Verdict)
-	}
-	if q.Run != "" {
-		tx = tx.Where("run = ?", q.Run)
-	}
-	if q.Session != "" {
-		tx = tx.Where("session = ?", q.Session)
-	}
-	if q.RequestID != "" {
-		tx = tx.Where("request_id = ?", q.RequestID)
-	}
+	tx = tx.Scopes(sqlitedb.EqIfSet("tool", q.Tool), sqlitedb.EqIfSet("verdict", q.Verdict), sqlitedb.EqIfSet("run", q.Run), sqlitedb.EqIfSet("session", q.Session), sqlitedb.EqIfSet("request_id", q.RequestID))
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 200

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -125,15 +126,7 @@ func (g *Grants) List(ctx context.Context, f GrantFilter) ([]api.GrantRecord, er
 	if !f.IncludeRevoked {
 		q = q.Where("revoked_at IS NULL")
 	}
-	if f.Tool != "" {
-		q = q.Where("tool = ?", f.Tool)
-	}
-	if f.Session != "" {
-		q = q.Where("session = ?", f.Session)
-	}
-	if f.Department != "" {
-		q = q.Where("department = ?", f.Department)
-	}
+	q = q.Scopes(sqlitedb.EqIfSet("tool", f.Tool), sqlitedb.EqIfSet("session", f.Session), sqlitedb.EqIfSet("department", f.Department))
 	var recs []GrantRecord
 	if err := q.Find(&recs).Error; err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)

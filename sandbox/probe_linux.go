@@ -68,22 +68,18 @@ func probeNetStack(ctx context.Context) Probe {
 		p.Detail = "slirp4netns not found in PATH: network-on runs are refused (" + pasta + ")"
 		return p
 	}
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := versionOf(ctx, path)
 	if err != nil {
-		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		p.Detail = err.Error()
 		return p
 	}
-	version, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	version, _, _ := strings.Cut(out, "\n")
 	if hint := tunHint(); hint != "" {
 		p.Detail = version + " at " + path + ", but" + hint
 		p.Fix = "make " + tunDevice + " read-write for your user: chmod 0666 " + tunDevice
 		return p
 	}
-	p.OK, p.Fix = true, ""
-	p.Detail = version + " at " + path + " (" + pasta + ")"
-	return p
+	return passed(p, version+" at "+path+" ("+pasta+")")
 }
 
 // chooseBackend picks the strongest available backend for st.Requested.
@@ -122,16 +118,12 @@ func probeBwrap(ctx context.Context) Probe {
 		p.Detail = "bwrap not found in PATH"
 		return p
 	}
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := versionOf(ctx, path)
 	if err != nil {
-		p.Detail = fmt.Sprintf("%s --version failed: %v", path, err)
+		p.Detail = err.Error()
 		return p
 	}
-	p.OK, p.Fix = true, ""
-	p.Detail = strings.TrimSpace(string(out)) + " at " + path
-	return p
+	return passed(p, out+" at "+path)
 }
 
 // probeUserNS runs bwrap with the real flags: user namespaces must actually work.
@@ -156,9 +148,7 @@ func probeUserNS(ctx context.Context, haveBwrap bool) Probe {
 		p.Detail = fmt.Sprintf("bwrap could not create the sandbox: %v: %s", err, strings.TrimSpace(string(out)))
 		return p
 	}
-	p.OK, p.Fix = true, ""
-	p.Detail = "bwrap --unshare-user --unshare-pid --unshare-net … true succeeded"
-	return p
+	return passed(p, "bwrap --unshare-user --unshare-pid --unshare-net … true succeeded")
 }
 
 func probeLandlock() Probe {
@@ -168,9 +158,7 @@ func probeLandlock() Probe {
 		p.Detail = "Landlock is not available in this kernel"
 		return p
 	}
-	p.OK, p.Fix = true, ""
-	p.Detail = fmt.Sprintf("Landlock ABI %d", abi)
-	return p
+	return passed(p, fmt.Sprintf("Landlock ABI %d", abi))
 }
 
 func probeSeccomp() Probe {
@@ -183,9 +171,7 @@ func probeSeccomp() Probe {
 		p.Detail = fmt.Sprintf("cannot build the filter: %v", err)
 		return p
 	}
-	p.OK, p.Fix = true, ""
-	p.Detail = "seccomp filters supported"
-	return p
+	return passed(p, "seccomp filters supported")
 }
 
 func probeKVM() Probe {
@@ -200,9 +186,7 @@ func probeKVM() Probe {
 		return p
 	}
 	f.Close()
-	p.OK, p.Fix = true, ""
-	p.Detail = "/dev/kvm opens read-write (only the micro-VM needs it; its status below says whether QEMU can run under it)"
-	return p
+	return passed(p, "/dev/kvm opens read-write (only the micro-VM needs it; its status below says whether QEMU can run under it)")
 }
 
 // guarantees says what holds with a backend, honestly.
@@ -241,4 +225,21 @@ func guarantees(backend string, abi int) (holds, not []string) {
 		return appGuarantees, appLimitations
 	}
 	return nil, nil
+}
+
+// versionOf is what `path --version` prints, trimmed, within ProbeTimeout.
+func versionOf(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version failed: %w", path, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// passed is p as a probe that succeeded: OK, with what it found and no fix to give.
+func passed(p Probe, detail string) Probe {
+	p.OK, p.Fix, p.Detail = true, "", detail
+	return p
 }

@@ -59,6 +59,16 @@ trap 'fail "interrupted"' INT TERM
 deadline=$((SECONDS + TIMEOUT))
 time_left() { ((SECONDS < deadline)); }
 
+# until_changed REF WHY waits until the window differs from the screenshot REF in more
+# than 2000 pixels (its new look left in $TMP/page.png); at the deadline it fails with WHY.
+until_changed() {
+	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
+		(($(compare -metric AE "$1" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
+		time_left || fail "$2"
+		sleep 0.2
+	done
+}
+
 . scripts/desktop-lib.sh # descendants, start_xvfb
 
 # 1. A private X server on a free display.
@@ -168,11 +178,7 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 		name=${pages[$i]}
 		if ((i > 0)); then
 			xdotool mousemove --window "$WID" 60 $((69 + 32 * i)) click 1
-			until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
-				(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
-				time_left || fail "clicking $name in the sidebar did not change the window"
-				sleep 0.2
-			done
+			until_changed "$TMP/prev.png" "clicking $name in the sidebar did not change the window"
 			sleep 0.5 # let the page's data arrive after its first paint
 		fi
 		import -window "$WID" "$ART/page-$name.png"
@@ -184,11 +190,7 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 		xdotool mousemove --window "$WID" 60 165 click 1
 		sleep 1
 		xdotool mousemove --window "$WID" 320 152 click 1
-		until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
-			(($(compare -metric AE "$ART/page-ops.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
-			time_left || fail "opening the seeded plan did not change the Ops page"
-			sleep 0.2
-		done
+		until_changed "$ART/page-ops.png" "opening the seeded plan did not change the Ops page"
 		sleep 0.5
 		import -window "$WID" "$ART/page-ops-plan.png"
 		cp "$ART/page-ops-plan.png" "$TMP/prev.png"
@@ -211,11 +213,7 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 	api POST /v1/tasks/nightly-deps/run-now >/dev/null || fail "could not start the task"
 	# Waiting for you first (the popup will cover the sidebar), with the held run on it.
 	xdotool mousemove --window "$WID" 60 69 click 1
-	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
-		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
-		time_left || fail "Waiting for you never showed the held run"
-		sleep 0.2
-	done
+	until_changed "$TMP/prev.png" "Waiting for you never showed the held run"
 	sleep 0.5
 	import -window "$WID" "$TMP/prev.png"
 	AWAITS=()
@@ -224,20 +222,12 @@ if [[ ${SMOKE_PAGES:-0} == 1 ]]; then
 	sleep 0.3
 	api POST /v1/permission/await "{\"id\":\"smoke-p1\",\"tool\":\"write_file\",\"params\":{\"path\":\"$AIRLOCK_HOME/work/research/notes.md\",\"content\":\"# Notes\\n\"},\"context\":{\"session\":\"refactor\",\"department\":\"research\",\"cwd\":\"$AIRLOCK_HOME/work/research\",\"policy\":{\"mode\":\"workspace-write\"}}}" 120 >/dev/null 2>&1 &
 	AWAITS+=($!)
-	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
-		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
-		time_left || fail "the popup never showed"
-		sleep 0.2
-	done
+	until_changed "$TMP/prev.png" "the popup never showed"
 	sleep 1 # the popup and the held run's row settle
 	import -window "$WID" "$ART/popup.png"
 	cp "$ART/popup.png" "$TMP/prev.png"
 	xdotool key Escape
-	until import -window "$WID" "$TMP/page.png" 2>/dev/null &&
-		(($(compare -metric AE "$TMP/prev.png" "$TMP/page.png" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1) > 2000)); do
-		time_left || fail "Esc did not put the popup aside"
-		sleep 0.2
-	done
+	until_changed "$TMP/prev.png" "Esc did not put the popup aside"
 	sleep 0.5
 	import -window "$WID" "$ART/page-waiting-items.png"
 	for id in smoke-p1 smoke-p2; do

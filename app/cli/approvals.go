@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/spf13/cobra"
 )
 
@@ -21,11 +20,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		Short: "List pending requests, most urgent first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := pendingApprovals(cmd.Context(), e)
-			if err != nil {
-				return err
-			}
-			return e.print(list, func(w io.Writer) {
+			return printRoute(cmd.Context(), e, api.ListApprovals, api.None{}, func(w io.Writer, list []api.PendingRequest) {
 				printTable(w, list, "Nothing is waiting for you.", []string{"ID", "TIER", "WHAT", "WAITING"}, func(p api.PendingRequest) []any {
 					what := p.Summary
 					if p.InteractiveOnly {
@@ -75,11 +70,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 }
 
 func pendingApprovals(ctx context.Context, e *env) ([]api.PendingRequest, error) {
-	c, err := e.client()
-	if err != nil {
-		return nil, err
-	}
-	return localapi.Call(ctx, c, api.ListApprovals, api.None{})
+	return call(ctx, e, api.ListApprovals, api.None{})
 }
 
 func answer(ctx context.Context, e *env, id string, allow bool, scope, reason string) error {
@@ -110,11 +101,7 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 		}
 		in.Proof = proof
 	}
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	d, err := localapi.Call(ctx, c, api.AnswerApproval, in, p.ID)
+	d, err := call(ctx, e, api.AnswerApproval, in, p.ID)
 	if err != nil {
 		return err
 	}
@@ -204,20 +191,6 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return "everywhere"
-}
-
-// printRoute calls one route of the local API and prints its answer: JSON under
-// --json, else human. args fill the route's path values.
-func printRoute[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, human func(io.Writer, Out), args ...string) error {
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	out, err := localapi.Call(ctx, c, rt, in, args...)
-	if err != nil {
-		return err
-	}
-	return e.print(out, func(w io.Writer) { human(w, out) })
 }
 
 func newAuditCmd(e *env) *cobra.Command {

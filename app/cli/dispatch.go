@@ -18,20 +18,6 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 )
 
-// dispatchCall performs a route on the running core and prints its answer: JSON under
-// --json, else human.
-func dispatchCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, human func(io.Writer, Out), args ...string) error {
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	out, err := localapi.Call(ctx, c, rt, in, args...)
-	if err != nil {
-		return err
-	}
-	return e.print(out, func(w io.Writer) { human(w, out) })
-}
-
 // sortedJSON is v as JSON with its keys in alphabetical order, as the lines that show a
 // policy or defaults always printed it.
 func sortedJSON(v any) string {
@@ -76,11 +62,17 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 
 func (d *defaultsFlags) value(cmd *cobra.Command) api.Defaults {
 	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec}
-	if cmd.Flags().Changed("network") {
-		n := d.network.v
-		v.Network = &n
-	}
+	v.Network = ifChanged(cmd, "network", d.network.v)
 	return v
+}
+
+// ifChanged is &v when the flag name was given, else nil: a patch changes only what
+// was given.
+func ifChanged[T any](cmd *cobra.Command, name string, v T) *T {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	return &v
 }
 
 func absDir(dir string) (string, error) {
@@ -114,14 +106,14 @@ func newDeptCmd(e *env) *cobra.Command {
 			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Defaults, "a department with full access or approval never", args[0]); err != nil {
 				return err
 			}
-			err = dispatchCall(cmd.Context(), e, api.AddDepartment, in, printDepartment)
+			err = printRoute(cmd.Context(), e, api.AddDepartment, in, printDepartment)
 			if errors.Is(err, &api.Error{Code: api.CodeNotInteractive}) && in.Proof == (api.Proof{}) {
 				// A directory that is not a known place yet becomes one: the core asks for
 				// the person, as authorizing it would.
 				if perr := addProof(cmd.Context(), e, &in.Proof, "a department in a directory that is not a known place yet", args[0]); perr != nil {
 					return fmt.Errorf("%w (%v)", err, perr)
 				}
-				return dispatchCall(cmd.Context(), e, api.AddDepartment, in, printDepartment)
+				return printRoute(cmd.Context(), e, api.AddDepartment, in, printDepartment)
 			}
 			return err
 		},
@@ -130,11 +122,7 @@ func newDeptCmd(e *env) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List departments", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			rows, err := localapi.Call(cmd.Context(), c, api.ListDepartments, api.None{})
+			rows, err := call(cmd.Context(), e, api.ListDepartments, api.None{})
 			if err != nil {
 				return err
 			}
@@ -152,7 +140,7 @@ func newDeptCmd(e *env) *cobra.Command {
 	show := &cobra.Command{
 		Use: "show NAME", Short: "Show a department", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return dispatchCall(cmd.Context(), e, api.GetDepartment, api.None{}, func(w io.Writer, d api.Department) {
+			return printRoute(cmd.Context(), e, api.GetDepartment, api.None{}, func(w io.Writer, d api.Department) {
 				fmt.Fprintf(w, "department %v\ndirectory  %v\nstatus     %v %v\ndefaults   %s\n", d.Name, d.Directory, d.Status, d.StatusReason, sortedJSON(d.Defaults))
 			}, args[0])
 		},
@@ -160,7 +148,7 @@ func newDeptCmd(e *env) *cobra.Command {
 	rm := &cobra.Command{
 		Use: "rm NAME", Short: "Remove a department (its runs are held again at their next start)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return dispatchCall(cmd.Context(), e, api.RemoveDepartment, api.None{}, func(w io.Writer, _ api.Removed) {
+			return printRoute(cmd.Context(), e, api.RemoveDepartment, api.None{}, func(w io.Writer, _ api.Removed) {
 				fmt.Fprintf(w, "removed department %v\n", args[0])
 			}, args[0])
 		},
@@ -260,7 +248,7 @@ func newTaskCmd(e *env) *cobra.Command {
 			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Overrides, "a task with full access or approval never", af.name); err != nil {
 				return err
 			}
-			return dispatchCall(cmd.Context(), e, api.CreateTask, in, printTask)
+			return printRoute(cmd.Context(), e, api.CreateTask, in, printTask)
 		},
 	}
 	af.register(add, true)
@@ -285,30 +273,14 @@ func newTaskCmd(e *env) *cobra.Command {
 				}
 				p.Cwd = &cwd
 			}
-			if changed("schedule") {
-				p.Schedule = &ef.schedule
-			}
-			if changed("tz") {
-				p.TimeZone = &ef.tz
-			}
-			if changed("dept") {
-				p.Department = &ef.dept
-			}
-			if changed("timeout") {
-				p.Timeout = &ef.timeout
-			}
-			if changed("no-progress") {
-				p.NoProgressTimeout = &ef.noProgress
-			}
-			if changed("overlap") {
-				p.Overlap = &ef.overlap
-			}
-			if changed("missed") {
-				p.Missed = &ef.missed
-			}
-			if changed("hold-deadline") {
-				p.HoldDeadline = &ef.hold
-			}
+			p.Schedule = ifChanged(cmd, "schedule", ef.schedule)
+			p.TimeZone = ifChanged(cmd, "tz", ef.tz)
+			p.Department = ifChanged(cmd, "dept", ef.dept)
+			p.Timeout = ifChanged(cmd, "timeout", ef.timeout)
+			p.NoProgressTimeout = ifChanged(cmd, "no-progress", ef.noProgress)
+			p.Overlap = ifChanged(cmd, "overlap", ef.overlap)
+			p.Missed = ifChanged(cmd, "missed", ef.missed)
+			p.HoldDeadline = ifChanged(cmd, "hold-deadline", ef.hold)
 			if changed("secret") {
 				p.Secrets = ef.secrets
 			}
@@ -325,23 +297,21 @@ func newTaskCmd(e *env) *cobra.Command {
 			widen := ef.df.value(cmd)
 			if p.Overrides == nil && (p.Argv != nil || p.Cwd != nil) {
 				// A new command under a task that runs with full access is a new approval of it.
-				if c, err := e.client(); err == nil {
-					if cur, err := localapi.Call(cmd.Context(), c, api.GetTask, api.None{}, args[0]); err == nil {
-						widen = cur.Overrides
-					}
+				if cur, err := call(cmd.Context(), e, api.GetTask, api.None{}, args[0]); err == nil {
+					widen = cur.Overrides
 				}
 			}
 			if err := proofForWidening(cmd.Context(), e, &in.Proof, widen, "a task with full access or approval never", args[0]); err != nil {
 				return err
 			}
-			return dispatchCall(cmd.Context(), e, api.EditTask, in, printTask, args[0])
+			return printRoute(cmd.Context(), e, api.EditTask, in, printTask, args[0])
 		},
 	}
 	ef.register(edit, false)
 	list := &cobra.Command{
 		Use: "list", Short: "List tasks with their schedule in words and next run", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return dispatchCall(cmd.Context(), e, api.ListTasks, api.None{}, func(w io.Writer, ts []api.TaskRow) {
+			return printRoute(cmd.Context(), e, api.ListTasks, api.None{}, func(w io.Writer, ts []api.TaskRow) {
 				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD"}, func(t api.TaskRow) []any {
 					next := "—"
 					if len(t.NextRuns) > 0 {
@@ -363,21 +333,21 @@ func newTaskCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(add, edit, list,
 		one("show", "Show a task", func(cmd *cobra.Command, name string) error {
-			return dispatchCall(cmd.Context(), e, api.GetTask, api.None{}, printTask, name)
+			return printRoute(cmd.Context(), e, api.GetTask, api.None{}, printTask, name)
 		}),
 		one("rm", "Remove a task (cancels its open runs)", func(cmd *cobra.Command, name string) error {
-			return dispatchCall(cmd.Context(), e, api.RemoveTask, api.None{}, func(w io.Writer, _ api.Removed) {
+			return printRoute(cmd.Context(), e, api.RemoveTask, api.None{}, func(w io.Writer, _ api.Removed) {
 				fmt.Fprintf(w, "rm %s: done\n", name)
 			}, name)
 		}),
 		one("enable", "Enable a task (also clears a pause after repeated failures)", func(cmd *cobra.Command, name string) error {
-			return dispatchCall(cmd.Context(), e, api.EnableTask, api.None{}, done("enable", name), name)
+			return printRoute(cmd.Context(), e, api.EnableTask, api.None{}, done("enable", name), name)
 		}),
 		one("disable", "Disable a task", func(cmd *cobra.Command, name string) error {
-			return dispatchCall(cmd.Context(), e, api.DisableTask, api.None{}, done("disable", name), name)
+			return printRoute(cmd.Context(), e, api.DisableTask, api.None{}, done("disable", name), name)
 		}),
 		one("run-now", "Start a run now, with exactly the scheduled context", func(cmd *cobra.Command, name string) error {
-			return dispatchCall(cmd.Context(), e, api.RunTaskNow, api.None{}, func(w io.Writer, r api.Run) {
+			return printRoute(cmd.Context(), e, api.RunTaskNow, api.None{}, func(w io.Writer, r api.Run) {
 				fmt.Fprintf(w, "run %v of %v: %v %v\n", r.ID, r.TaskName, r.Status, r.Reason)
 			}, name)
 		}))
@@ -408,11 +378,7 @@ func newRunsCmd(e *env) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List runs, newest first", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			page, err := localapi.Call(cmd.Context(), c, api.ListRuns, q)
+			page, err := call(cmd.Context(), e, api.ListRuns, q)
 			if err != nil {
 				return err
 			}
@@ -426,7 +392,7 @@ func newRunsCmd(e *env) *cobra.Command {
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show a run", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return dispatchCall(cmd.Context(), e, api.GetRun, api.None{}, func(w io.Writer, r api.Run) {
+			return printRoute(cmd.Context(), e, api.GetRun, api.None{}, func(w io.Writer, r api.Run) {
 				exit := ""
 				if r.ExitCode != nil {
 					exit = fmt.Sprint(*r.ExitCode)
@@ -449,7 +415,7 @@ func newRunsCmd(e *env) *cobra.Command {
 		return &cobra.Command{
 			Use: use + " ID", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return dispatchCall(cmd.Context(), e, rt, api.None{}, func(w io.Writer, _ api.RunCancelled) {
+				return printRoute(cmd.Context(), e, rt, api.None{}, func(w io.Writer, _ api.RunCancelled) {
 					fmt.Fprintf(w, "run %s: %s\n", args[0], use)
 				}, args[0])
 			},
@@ -458,7 +424,7 @@ func newRunsCmd(e *env) *cobra.Command {
 	resume := &cobra.Command{
 		Use: "resume ID", Short: "Resume a run paused after repeated denials", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return dispatchCall(cmd.Context(), e, api.ResumeRun, api.None{}, func(w io.Writer, _ api.RunResumed) {
+			return printRoute(cmd.Context(), e, api.ResumeRun, api.None{}, func(w io.Writer, _ api.RunResumed) {
 				fmt.Fprintf(w, "run %s: resume\n", args[0])
 			}, args[0])
 		},
@@ -538,7 +504,7 @@ func newAuthorizeCmd(e *env) *cobra.Command {
 				return err
 			}
 			in := api.AuthorizeIn{Dir: dir, ConfirmHome: confirmHome, Proof: api.Proof{Confirmation: typed, Password: pw}}
-			return dispatchCall(cmd.Context(), e, api.Authorize, in, func(w io.Writer, a api.Authorization) {
+			return printRoute(cmd.Context(), e, api.Authorize, in, func(w io.Writer, a api.Authorization) {
 				fmt.Fprintf(w, "authorized %v: %d waiting run(s) released\n", a.Path, len(a.Released))
 			})
 		},
@@ -571,7 +537,7 @@ func newPlacesCmd(e *env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use: "list", Short: "List known places and who made them known", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return dispatchCall(cmd.Context(), e, api.ListPlaces, api.None{}, func(w io.Writer, ps []api.KnownPlace) {
+			return printRoute(cmd.Context(), e, api.ListPlaces, api.None{}, func(w io.Writer, ps []api.KnownPlace) {
 				printTable(w, ps, "", []string{"PATH", "KNOWN AS", "WHO", "WHEN"}, func(p api.KnownPlace) []any {
 					by := p.By
 					if p.Department != "" {
@@ -588,7 +554,7 @@ func newPlacesCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return dispatchCall(cmd.Context(), e, api.RevokePlace, api.PlaceIn{Dir: dir}, func(w io.Writer, _ api.AuthorizedPlace) {
+			return printRoute(cmd.Context(), e, api.RevokePlace, api.PlaceIn{Dir: dir}, func(w io.Writer, _ api.AuthorizedPlace) {
 				fmt.Fprintf(w, "revoked %s\n", dir)
 			})
 		},
@@ -600,7 +566,7 @@ func newInboxCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "inbox", Short: "What is waiting for you: held runs and pending approvals, most urgent first", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return dispatchCall(cmd.Context(), e, api.Inbox, api.None{}, func(w io.Writer, items []api.InboxItem) {
+			return printRoute(cmd.Context(), e, api.Inbox, api.None{}, func(w io.Writer, items []api.InboxItem) {
 				if len(items) == 0 {
 					fmt.Fprintln(w, "Nothing is waiting for you.")
 					return
@@ -639,7 +605,7 @@ func newDispatchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "dispatch", Short: "Whether scheduled runs start on their own: status, pause, resume", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return dispatchCall(cmd.Context(), e, api.GetDispatch, api.None{}, printDispatchState)
+			return printRoute(cmd.Context(), e, api.GetDispatch, api.None{}, printDispatchState)
 		},
 	}
 	for _, c := range []struct {
@@ -652,7 +618,7 @@ func newDispatchCmd(e *env) *cobra.Command {
 		cmd.AddCommand(&cobra.Command{
 			Use: c.use, Short: c.short, Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				return dispatchCall(cmd.Context(), e, c.rt, api.None{}, printDispatchState)
+				return printRoute(cmd.Context(), e, c.rt, api.None{}, printDispatchState)
 			},
 		})
 	}

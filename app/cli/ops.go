@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // newOpsCmd is the plan → diff → approve → apply → verify → journal path.
@@ -32,19 +30,6 @@ func newOpsCmd(e *env) *cobra.Command {
 	cmd.AddCommand(opsPlanCmd(e), opsDiffCmd(e), opsApproveCmd(e), opsApplyCmd(e), opsVerifyCmd(e),
 		opsShowCmd(e), opsListCmd(e), opsRejectCmd(e), opsJournalCmd(e))
 	return cmd
-}
-
-// opsCall performs one ops route and prints the answer: JSON under --json, else human.
-func opsCall[In, Out any](ctx context.Context, e *env, rt api.Route[In, Out], in In, args []string, human func(io.Writer, Out)) error {
-	c, err := e.client()
-	if err != nil {
-		return err
-	}
-	out, err := localapi.Call(ctx, c, rt, in, args...)
-	if err != nil {
-		return err
-	}
-	return e.print(out, func(w io.Writer) { human(w, out) })
 }
 
 func opsPlanCmd(e *env) *cobra.Command {
@@ -66,7 +51,7 @@ func opsPlanCmd(e *env) *cobra.Command {
 				return err
 			}
 			body := api.PlanSubmission{Data: string(data), BaseDir: filepath.Dir(abs), By: "cli"}
-			return opsCall(cmd.Context(), e, api.OpsCreatePlan, body, nil, func(w io.Writer, p *api.PlanView) {
+			return printRoute(cmd.Context(), e, api.OpsCreatePlan, body, func(w io.Writer, p *api.PlanView) {
 				fmt.Fprintf(w, "plan %s opened (%s)\nhash %s\nnext: airlock ops diff %s --run\n", p.ID, p.Status, p.Hash, p.ID)
 			})
 		},
@@ -94,12 +79,12 @@ func opsDiffCmd(e *env) *cobra.Command {
 				}
 				body.File = abs
 			}
-			return opsCall(cmd.Context(), e, api.OpsDiff, body, args[:1], func(w io.Writer, r *api.DiffResult) {
+			return printRoute(cmd.Context(), e, api.OpsDiff, body, func(w io.Writer, r *api.DiffResult) {
 				if d := r.Diff; d != nil {
 					fmt.Fprintf(w, "%s\n", d.Content)
 					fmt.Fprintf(w, "diff attached (sha256 %s); plan %s is %s\nnext: airlock ops approve %s\n", d.SHA256, r.PlanID, r.Status, r.PlanID)
 				}
-			})
+			}, args[0])
 		},
 	}
 	cmd.Flags().BoolVar(&run, "run", false, "run the plan's diff command, read-only")
@@ -114,11 +99,7 @@ func opsApproveCmd(e *env) *cobra.Command {
 		Short: "Approve a plan at a terminal: shows the hash and the exact change, asks you to type the hash's first characters, prints the single-use token once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			prompt, err := localapi.Call(cmd.Context(), c, api.OpsApprovalPrompt, api.None{}, args[0])
+			prompt, err := call(cmd.Context(), e, api.OpsApprovalPrompt, api.None{}, args[0])
 			if err != nil {
 				return err
 			}
@@ -131,10 +112,10 @@ func opsApproveCmd(e *env) *cobra.Command {
 				return err
 			}
 			body := api.ApproveBody{TTL: ttl, ConfirmHashPrefix: typed, Proof: api.Proof{Password: pw}}
-			return opsCall(cmd.Context(), e, api.OpsApprove, body, args[:1], func(w io.Writer, r *api.ApproveResult) {
+			return printRoute(cmd.Context(), e, api.OpsApprove, body, func(w io.Writer, r *api.ApproveResult) {
 				fmt.Fprintf(w, "approved plan %s (hash %s)\n\n  token: %s\n\nIt is shown only this once, is valid until %s, and works once:\n  airlock ops apply %s --token %s\n",
 					r.PlanID, r.PlanHash, r.Token, r.ExpiresAt.Format(time.RFC3339Nano), r.PlanID, r.Token)
-			})
+			}, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&ttl, "ttl", "", "how long the token stays valid (default 10m, at most 60m)")
@@ -183,7 +164,7 @@ func opsApplyCmd(e *env) *cobra.Command {
 				return errors.New("give the approval token with --token (it was printed once by `airlock ops approve`)")
 			}
 			body := api.ApplyInput{Token: token, ApplyOptions: api.ApplyOptions{By: "cli"}}
-			return opsCall(cmd.Context(), e, api.OpsApply, body, args[:1], func(w io.Writer, r *api.ApplyResult) {
+			return printRoute(cmd.Context(), e, api.OpsApply, body, func(w io.Writer, r *api.ApplyResult) {
 				artifact := func(label string, a *api.PlanArtifactView) {
 					if a != nil {
 						fmt.Fprintf(w, "%-16s sha256 %s…  %s\n", label, short(a.SHA256, 8), oneLine(a.Content, 80))
@@ -202,7 +183,7 @@ func opsApplyCmd(e *env) *cobra.Command {
 				if r.Status == api.PlanApplied {
 					fmt.Fprintf(w, "next: airlock ops verify %s\n", r.PlanID)
 				}
-			})
+			}, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&token, "token", "", "the single-use approval token")
@@ -215,7 +196,7 @@ func opsVerifyCmd(e *env) *cobra.Command {
 		Short: "Run the plan's read-only assertions and record the evidence",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, api.OpsVerify, api.VerifyInput{By: "cli"}, args[:1], func(w io.Writer, r *api.VerifyResult) {
+			return printRoute(cmd.Context(), e, api.OpsVerify, api.VerifyInput{By: "cli"}, func(w io.Writer, r *api.VerifyResult) {
 				tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
 				for _, a := range r.Assertions {
 					mark := "✗"
@@ -230,7 +211,7 @@ func opsVerifyCmd(e *env) *cobra.Command {
 				}
 				tw.Flush()
 				fmt.Fprintf(w, "plan %s is %s\n", r.PlanID, r.Status)
-			})
+			}, args[0])
 		},
 	}
 }
@@ -241,7 +222,7 @@ func opsShowCmd(e *env) *cobra.Command {
 		Short: "Show a plan: status, hash, steps, diff, token state",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, api.OpsGetPlan, api.None{}, args[:1], func(w io.Writer, p *api.PlanView) {
+			return printRoute(cmd.Context(), e, api.OpsGetPlan, api.None{}, func(w io.Writer, p *api.PlanView) {
 				fmt.Fprintf(w, "plan     %s (%s)\nhash     %s\nintent   %s\nintact   %t\n", p.ID, p.Status, p.Hash, p.Plan.Intent, p.Intact)
 				if t := p.Token; t != nil {
 					fmt.Fprintf(w, "token    approved by %s, expires %s, used %t, live %t\n", t.ApprovedBy, t.ExpiresAt.Format(time.RFC3339Nano), t.Used, t.Live)
@@ -249,7 +230,7 @@ func opsShowCmd(e *env) *cobra.Command {
 				if d := p.Diff; d != nil {
 					fmt.Fprintf(w, "diff     sha256 %s\n%s\n", d.SHA256, d.Content)
 				}
-			})
+			}, args[0])
 		},
 	}
 }
@@ -261,15 +242,8 @@ func opsListCmd(e *env) *cobra.Command {
 		Short: "List plans",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			list, err := localapi.Call(cmd.Context(), c, api.OpsListPlans, api.PlanFilter{Project: project, Status: api.PlanStatus(status)})
-			if err != nil {
-				return err
-			}
-			return e.print(list, func(w io.Writer) {
+			filter := api.PlanFilter{Project: project, Status: api.PlanStatus(status)}
+			return printRoute(cmd.Context(), e, api.OpsListPlans, filter, func(w io.Writer, list []api.PlanSummary) {
 				printTable(w, list, "No plans yet: open one with `airlock ops plan --file plan.json`.", []string{"ID", "STATUS", "TARGET", "INTENT"}, func(p api.PlanSummary) []any {
 					return []any{p.ID, p.Status, p.Provider, p.Intent}
 				})
@@ -288,9 +262,9 @@ func opsRejectCmd(e *env) *cobra.Command {
 		Short: "Reject a plan (journaled)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opsCall(cmd.Context(), e, api.OpsReject, api.RejectBody{Reason: reason}, args[:1], func(w io.Writer, p *api.PlanView) {
+			return printRoute(cmd.Context(), e, api.OpsReject, api.RejectBody{Reason: reason}, func(w io.Writer, p *api.PlanView) {
 				fmt.Fprintf(w, "plan %s: %s\n", p.ID, p.Status)
-			})
+			}, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
@@ -317,7 +291,7 @@ func opsJournalCmd(e *env) *cobra.Command {
 			}
 			in := api.JournalInput{Project: project, PlanID: plan, Status: api.PlanStatus(status), Verify: verify}
 			var broken bool
-			err := opsCall(cmd.Context(), e, api.OpsJournal, in, nil, func(w io.Writer, j *api.JournalPage) {
+			err := printRoute(cmd.Context(), e, api.OpsJournal, in, func(w io.Writer, j *api.JournalPage) {
 				printTable(w, j.Entries, "", []string{"seq", "event", "status", "actor", "detail"}, func(x api.JournalEntryView) []any {
 					return []any{x.Seq, x.Event, x.Status, x.Actor, oneLine(detailText(x.Detail), 70)}
 				})

@@ -10,6 +10,20 @@ import (
 	"testing"
 )
 
+// runCLI runs the command line with AIRLOCK_HOME set to home and nothing else in its
+// environment, and returns what it printed.
+func runCLI(home string, args ...string) (out, errb *bytes.Buffer, err error) {
+	out, errb = &bytes.Buffer{}, &bytes.Buffer{}
+	root := NewRoot(out, errb, func(k string) string {
+		if k == "AIRLOCK_HOME" {
+			return home
+		}
+		return ""
+	})
+	root.SetArgs(args)
+	return out, errb, root.Execute()
+}
+
 // opsAnswers are the core's answers, as it writes them, for the routes the ops
 // commands call.
 var opsAnswers = map[string]string{
@@ -117,15 +131,7 @@ func TestOpsCommandsPrint(t *testing.T) {
 				"journal of dir:/w: 2 entries (3 expected: the journal was truncated), 1 problem(s)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			root := NewRoot(&out, &errb, func(k string) string {
-				if k == "AIRLOCK_HOME" {
-					return home
-				}
-				return ""
-			})
-			root.SetArgs(tt.args)
-			err := root.Execute()
+			out, errb, err := runCLI(home, tt.args...)
 			if tt.name == "journal" {
 				// A journal that fails verification exits non-zero, after printing.
 				if err == nil {
@@ -145,15 +151,8 @@ func TestOpsCommandsPrint(t *testing.T) {
 func TestOpsCommandsPrintTheAnswerAsJSON(t *testing.T) {
 	home := t.TempDir()
 	serveOps(t, home, opsAnswers)
-	var out bytes.Buffer
-	root := NewRoot(&out, &bytes.Buffer{}, func(k string) string {
-		if k == "AIRLOCK_HOME" {
-			return home
-		}
-		return ""
-	})
-	root.SetArgs([]string{"ops", "show", "op-1", "--json"})
-	if err := root.Execute(); err != nil {
+	out, _, err := runCLI(home, "ops", "show", "op-1", "--json")
+	if err != nil {
 		t.Fatal(err)
 	}
 	var compact, want bytes.Buffer
@@ -182,15 +181,8 @@ func TestOpsCommandsPrintNoNil(t *testing.T) {
 		{[]string{"ops", "journal", "--plan", "op-1"},
 			"seq  event    status  actor  detail\n3    expired                 {\"reason\":\"lapsed\"}\njournal of dir:/w: 1 entries\n"},
 	} {
-		var out, errb bytes.Buffer
-		root := NewRoot(&out, &errb, func(k string) string {
-			if k == "AIRLOCK_HOME" {
-				return home
-			}
-			return ""
-		})
-		root.SetArgs(tt.args)
-		if err := root.Execute(); err != nil {
+		out, errb, err := runCLI(home, tt.args...)
+		if err != nil {
 			t.Fatalf("%v: %v\n%s", tt.args, err, errb.String())
 		}
 		if got := out.String(); got != tt.want {

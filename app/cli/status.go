@@ -31,11 +31,7 @@ func newStatusCmd(e *env) *cobra.Command {
 		Short: "Show the running app or daemon: what it is, its pid, data paths, uptime, configuration health",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := e.client()
-			if err != nil {
-				return err
-			}
-			st, err := localapi.Call(cmd.Context(), c, api.GetStatus, api.None{})
+			st, err := call(cmd.Context(), e, api.GetStatus, api.None{})
 			var nr *localapi.NotRunningError
 			if errors.As(err, &nr) {
 				if e.json {

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/localapi"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -34,11 +33,7 @@ func openTerminal(what, window string) (*os.File, error) {
 
 // terminalProof asks the core how a person proves presence at a terminal.
 func terminalProof(ctx context.Context, e *env) (api.ProofSummary, error) {
-	c, err := e.client()
-	if err != nil {
-		return api.ProofSummary{}, err
-	}
-	return localapi.Call(ctx, c, api.ApprovalsProof, api.None{})
+	return call(ctx, e, api.ApprovalsProof, api.None{})
 }
 
 // passwordOnTTY asks for the login password on the terminal when the core proves a

@@ -16,26 +16,6 @@ import (
 	"github.com/airlock-app/airlock/permission"
 )
 
-// openCore opens a real core (SQLite, broker, departments, dispatch) in a private home.
-func openCore(t *testing.T) (*app.Core, string) {
-	t.Helper()
-	base := t.TempDir()
-	home := filepath.Join(base, "home")
-	runtime := filepath.Join(base, "run")
-	for _, d := range []string{home, runtime} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := map[string]string{"HOME": home, "XDG_RUNTIME_DIR": runtime, "AIRLOCK_HOME": filepath.Join(base, "airlock")}
-	core, err := app.Open(context.Background(), app.Options{Kind: app.KindDaemon, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatalf("open the core: %v", err)
-	}
-	t.Cleanup(func() { _ = core.Close() })
-	return core, home
-}
-
 // ask raises a request as an agent does and returns its decision when it comes.
 func ask(t *testing.T, core *app.Core, req permission.Request) <-chan permission.Decision {
 	t.Helper()

@@ -14,38 +14,6 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 )
 
-// varTmpDir is a directory runs can work in: the sandbox gives runs a private /tmp, so
-// a working directory under /tmp would not be the one the test looks at.
-func varTmpDir(t testing.TB, pattern string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", pattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
-
-// openCoreB opens a real core in a private home for a benchmark.
-func openCoreB(b *testing.B) (*app.Core, string) {
-	b.Helper()
-	base := b.TempDir()
-	home := filepath.Join(base, "home")
-	run := filepath.Join(base, "run")
-	for _, d := range []string{home, run} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			b.Fatal(err)
-		}
-	}
-	env := map[string]string{"HOME": home, "XDG_RUNTIME_DIR": run, "AIRLOCK_HOME": filepath.Join(base, "airlock")}
-	core, err := app.Open(context.Background(), app.Options{Kind: app.KindDaemon, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		b.Fatalf("open the core: %v", err)
-	}
-	b.Cleanup(func() { _ = core.Close() })
-	return core, home
-}
-
 func startedCore(t *testing.T) (*app.Core, *Facade) {
 	t.Helper()
 	core, _ := openCore(t)
@@ -357,7 +325,7 @@ func seedRuns(b testing.TB, core *app.Core, f *Facade, n int) {
 
 // Listing 1,000 runs a page at a time: the window's Runs view (50 rows) and a wide page.
 func BenchmarkRunsPage(b *testing.B) {
-	core, _ := openCoreB(b)
+	core, _ := openCore(b)
 	f := NewFacade(core)
 	seedRuns(b, core, f, 1000)
 	for _, c := range []struct {

@@ -21,7 +21,7 @@ func TestSetNetworkFromTheWindow(t *testing.T) {
 	if s := settingOf(v, "sandbox_workspace_write.network_access"); s.Value != "allowlist" || s.Layer != config.LayerFile {
 		t.Fatalf("network after the edit = %+v", s)
 	}
-	if text := readText(t, core.Paths.ConfigFile); !strings.Contains(text, `network_access = "allowlist"`) || !strings.Contains(text, "# my settings: keep this") {
+	if text := readFile(t, core.Paths.ConfigFile); !strings.Contains(text, `network_access = "allowlist"`) || !strings.Contains(text, "# my settings: keep this") {
 		t.Fatalf("config.toml:\n%s", text)
 	}
 	for value, want := range map[any]any{"on": true, "off": false, true: true} {
@@ -37,11 +37,11 @@ func TestSetNetworkFromTheWindow(t *testing.T) {
 	if s := settingOf(v, "network.allowed_domains"); !slices.Equal(s.Value.([]string), []string{"api.anthropic.com", "*.npmjs.org"}) || s.Layer != config.LayerFile {
 		t.Fatalf("allowed_domains after the edit = %+v", s)
 	}
-	before := readText(t, core.Paths.ConfigFile)
+	before := readFile(t, core.Paths.ConfigFile)
 	if _, err := f.SetSetting("network.denied_domains", []any{"exa*mple.com"}); err == nil || !strings.Contains(err.Error(), "exa*mple.com") {
 		t.Errorf("a bad domain rule: %v", err)
 	}
-	if readText(t, core.Paths.ConfigFile) != before {
+	if readFile(t, core.Paths.ConfigFile) != before {
 		t.Error("a refused domain list changed config.toml")
 	}
 }

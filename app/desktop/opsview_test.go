@@ -72,11 +72,7 @@ func needKeyring(t *testing.T, core *app.Core) {
 // config file the plan changes from port=80 to port=8080.
 func opsWorkdir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", "airlock-opsview-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := varTmpDir(t, "airlock-opsview-")
 	for name, text := range map[string]string{"app.conf": "name=shop\nport=80\n", "new.conf": "name=shop\nport=8080\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -104,6 +100,23 @@ const opsPlanJSON = `{
   ]
 }`
 
+// opsWindow opens a core with a keyring, the window's facade on it and a plan whose
+// apply runs applyShell in a fresh opsWorkdir; with diffed the plan's diff is run too.
+func opsWindow(t *testing.T, applyShell string, diffed bool) (*app.Core, *Facade, *ops.PlanView, string) {
+	t.Helper()
+	core, _ := openCore(t)
+	needKeyring(t, core)
+	f := NewFacade(core)
+	dir := opsWorkdir(t)
+	p := newOpsPlan(t, core, dir, applyShell)
+	if diffed {
+		if _, err := f.OpsRunDiff(p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return core, f, p, dir
+}
+
 // newOpsPlan opens a plan as `airlock ops plan --file plan.json` does.
 func newOpsPlan(t *testing.T, core *app.Core, dir, applyShell string) *ops.PlanView {
 	t.Helper()
@@ -116,15 +129,6 @@ func newOpsPlan(t *testing.T, core *app.Core, dir, applyShell string) *ops.PlanV
 		t.Fatalf("open the plan: %v", err)
 	}
 	return p
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func asJSON(t *testing.T, v any) string {
@@ -144,11 +148,7 @@ func TestOpsFromTheWindow(t *testing.T) {
 	if !inChild(t) {
 		return
 	}
-	core, _ := openCore(t)
-	needKeyring(t, core)
-	f := NewFacade(core)
-	dir := opsWorkdir(t)
-	p := newOpsPlan(t, core, dir, "cp new.conf app.conf")
+	core, f, p, dir := opsWindow(t, "cp new.conf app.conf", false)
 
 	d, err := f.OpsPlanDetail(p.ID)
 	if err != nil || d.Plan.Status != ops.StatusDraft || d.Plan.Diff != nil || len(d.Evidence) != 0 || d.Verification != nil {
@@ -308,13 +308,7 @@ func TestOpsApproveConcurrentFromTheWindow(t *testing.T) {
 	if !inChild(t) {
 		return
 	}
-	core, _ := openCore(t)
-	needKeyring(t, core)
-	f := NewFacade(core)
-	p := newOpsPlan(t, core, opsWorkdir(t), "cp new.conf app.conf")
-	if _, err := f.OpsRunDiff(p.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, f, p, _ := opsWindow(t, "cp new.conf app.conf", true)
 	const n = 8
 	var wg sync.WaitGroup
 	results := make([]*ops.ApproveResult, n)
@@ -344,14 +338,7 @@ func TestOpsRejectFromTheWindow(t *testing.T) {
 	if !inChild(t) {
 		return
 	}
-	core, _ := openCore(t)
-	needKeyring(t, core)
-	f := NewFacade(core)
-	dir := opsWorkdir(t)
-	p := newOpsPlan(t, core, dir, "cp new.conf app.conf")
-	if _, err := f.OpsRunDiff(p.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, f, p, dir := opsWindow(t, "cp new.conf app.conf", true)
 	res, err := f.OpsApprove(p.ID, p.Hash, "5m")
 	if err != nil {
 		t.Fatal(err)
@@ -389,13 +376,7 @@ func TestOpsApplyFailureFromTheWindow(t *testing.T) {
 	if !inChild(t) {
 		return
 	}
-	core, _ := openCore(t)
-	needKeyring(t, core)
-	f := NewFacade(core)
-	p := newOpsPlan(t, core, opsWorkdir(t), "cp new.conf no-such-dir/app.conf")
-	if _, err := f.OpsRunDiff(p.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, f, p, _ := opsWindow(t, "cp new.conf no-such-dir/app.conf", true)
 	res, err := f.OpsApprove(p.ID, p.Hash, "")
 	if err != nil {
 		t.Fatal(err)

@@ -207,21 +207,9 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 		}
 		return nil, fmt.Errorf("%s is on or off or \"allowlist\", not %v", key, v)
 	case kindDomains:
-		var items []string
-		switch l := v.(type) {
-		case []string:
-			items = l
-		case []any:
-			for _, x := range l {
-				s, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s is a list of domains; %v is not text", key, x)
-				}
-				items = append(items, s)
-			}
-		case nil:
-		default:
-			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		items, err := textList(key, v, "domains")
+		if err != nil {
+			return nil, err
 		}
 		out := []string{}
 		for _, s := range items {
@@ -248,21 +236,9 @@ func coerce(key string, kind valueKind, v any) (any, error) {
 		}
 		return nil, fmt.Errorf("%s takes a whole number, not %v", key, v)
 	case kindList:
-		var items []string
-		switch l := v.(type) {
-		case []string:
-			items = l
-		case []any:
-			for _, x := range l {
-				s, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s is a list of paths; %v is not text", key, x)
-				}
-				items = append(items, s)
-			}
-		case nil:
-		default:
-			return nil, fmt.Errorf("%s is a list, not %v", key, v)
+		items, err := textList(key, v, "paths")
+		if err != nil {
+			return nil, err
 		}
 		out := []string{}
 		seen := map[string]bool{}
@@ -455,51 +431,78 @@ func claudeHookInstalled(path string) (bool, string) {
 	return false, "no PreToolUse hook runs airlock hook claude"
 }
 
+// mcpServer is one MCP server entry of an agent's configuration file.
+type mcpServer struct {
+	Command string   `json:"command" toml:"command"`
+	Args    []string `json:"args" toml:"args"`
+}
+
 func claudeMCPInstalled(path string) (bool, string) {
-	data, _, detail := readAgentFile(path)
-	if data == nil {
-		return false, detail
-	}
-	var s struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return false, "not valid JSON: " + err.Error()
-	}
-	for name, srv := range s.MCPServers {
-		if isAirlockMCP(srv.Command, srv.Args) {
-			return true, fmt.Sprintf("MCP server %q runs %s", name, strings.Join(append([]string{srv.Command}, srv.Args...), " "))
+	return mcpInstalled(path, func(data []byte) (map[string]mcpServer, error) {
+		var s struct {
+			MCPServers map[string]mcpServer `json:"mcpServers"` // Claude Code's key
 		}
-	}
-	return false, "no MCP server runs airlock mcp (user scope)"
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %w", err)
+		}
+		return s.MCPServers, nil
+	}, "MCP server %q runs %s", "no MCP server runs airlock mcp (user scope)")
 }
 
 func codexMCPInstalled(path string) (bool, string) {
+	return mcpInstalled(path, func(data []byte) (map[string]mcpServer, error) {
+		var s struct {
+			MCPServers map[string]mcpServer `toml:"mcp_servers"`
+		}
+		if err := toml.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("not valid TOML: %w", err)
+		}
+		return s.MCPServers, nil
+	}, "[mcp_servers.%s] runs %s", "no [mcp_servers] entry runs airlock mcp")
+}
+
+// mcpInstalled reads an agent's configuration file with decode and says whether one of
+// its MCP servers runs airlock mcp: found names the entry and its command line.
+func mcpInstalled(path string, decode func([]byte) (map[string]mcpServer, error), found, missing string) (bool, string) {
 	data, _, detail := readAgentFile(path)
 	if data == nil {
 		return false, detail
 	}
-	var s struct {
-		MCPServers map[string]struct {
-			Command string   `toml:"command"`
-			Args    []string `toml:"args"`
-		} `toml:"mcp_servers"`
+	servers, err := decode(data)
+	if err != nil {
+		return false, err.Error()
 	}
-	if err := toml.Unmarshal(data, &s); err != nil {
-		return false, "not valid TOML: " + err.Error()
-	}
-	for name, srv := range s.MCPServers {
+	for name, srv := range servers {
 		if isAirlockMCP(srv.Command, srv.Args) {
-			return true, fmt.Sprintf("[mcp_servers.%s] runs %s", name, strings.Join(append([]string{srv.Command}, srv.Args...), " "))
+			return true, fmt.Sprintf(found, name, strings.Join(append([]string{srv.Command}, srv.Args...), " "))
 		}
 	}
-	return false, "no [mcp_servers] entry runs airlock mcp"
+	return false, missing
 }
 
 func isAirlockMCP(command string, args []string) bool {
 	base := filepath.Base(command)
 	return (base == "airlock" || base == "airlock-agent") && len(args) > 0 && args[0] == "mcp"
+}
+
+// textList is a list setting's value from the window (a JSON array arrives as []any):
+// its items, each text; what names the items in the error ("paths", "domains").
+func textList(key string, v any, what string) ([]string, error) {
+	switch l := v.(type) {
+	case []string:
+		return l, nil
+	case []any:
+		items := make([]string, 0, len(l))
+		for _, x := range l {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s is a list of %s; %v is not text", key, what, x)
+			}
+			items = append(items, s)
+		}
+		return items, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%s is a list, not %v", key, v)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -29,35 +28,6 @@ pattern = "git status *"
 action = "allow"
 `
 
-// openCoreWith opens a real core whose config.toml holds text and whose environment
-// adds env.
-func openCoreWith(t *testing.T, text string, extra map[string]string) *app.Core {
-	t.Helper()
-	base := t.TempDir()
-	home := filepath.Join(base, "home")
-	runtime := filepath.Join(base, "run")
-	for _, d := range []string{home, runtime, filepath.Join(base, "airlock", "config")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := map[string]string{"HOME": home, "XDG_RUNTIME_DIR": runtime, "AIRLOCK_HOME": filepath.Join(base, "airlock")}
-	for k, v := range extra {
-		env[k] = v
-	}
-	if text != "" {
-		if err := os.WriteFile(filepath.Join(base, "airlock", "config", "config.toml"), []byte(text), 0o640); err != nil {
-			t.Fatal(err)
-		}
-	}
-	core, err := app.Open(context.Background(), app.Options{Kind: app.KindDaemon, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatalf("open the core: %v", err)
-	}
-	t.Cleanup(func() { _ = core.Close() })
-	return core
-}
-
 func settingOf(v api.ConfigView, key string) config.Setting {
 	for _, s := range v.Settings {
 		if s.Key == key {
@@ -65,15 +35,6 @@ func settingOf(v api.ConfigView, key string) config.Setting {
 		}
 	}
 	return config.Setting{}
-}
-
-func readText(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // Turning the network on from the window writes config.toml with the person's comments
@@ -91,7 +52,7 @@ func TestSetSettingWritesTheFileAndPublishes(t *testing.T) {
 	if s := settingOf(v, "sandbox_workspace_write.network_access"); s.Value != true || s.Layer != config.LayerFile {
 		t.Fatalf("network after the edit = %+v; want true from the file", s)
 	}
-	text := readText(t, core.Paths.ConfigFile)
+	text := readFile(t, core.Paths.ConfigFile)
 	for _, want := range []string{"# my settings: keep this", "# safe", "# the mirror needs it sometimes", "network_access = true", `pattern = "git status *"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("config.toml lost %q:\n%s", want, text)
@@ -127,7 +88,7 @@ func TestSetSettingWritesTheFileAndPublishes(t *testing.T) {
 	if s := settingOf(v, "sandbox_workspace_write.network_access"); s.Value != false || s.Layer != config.LayerDefault {
 		t.Fatalf("after reset = %+v; want the default", s)
 	}
-	if strings.Contains(readText(t, core.Paths.ConfigFile), "network_access") {
+	if strings.Contains(readFile(t, core.Paths.ConfigFile), "network_access") {
 		t.Error("reset left the key in the file")
 	}
 }
@@ -155,7 +116,7 @@ func TestSetSettingRefusesBadValues(t *testing.T) {
 			t.Errorf("SetSetting(%s, %v) = %v; want an error saying %q", tt.key, tt.value, err, tt.want)
 		}
 	}
-	if readText(t, core.Paths.ConfigFile) != personConfig {
+	if readFile(t, core.Paths.ConfigFile) != personConfig {
 		t.Fatal("a refused edit changed config.toml")
 	}
 }
@@ -172,7 +133,7 @@ func TestSetSettingRefusesAFileChangedOnDisk(t *testing.T) {
 	if !errors.Is(err, config.ErrChangedOnDisk) || err.Error() != "config.toml changed on disk; reload and try again" {
 		t.Fatalf("err = %v; want the changed-on-disk refusal", err)
 	}
-	if readText(t, core.Paths.ConfigFile) != other {
+	if readFile(t, core.Paths.ConfigFile) != other {
 		t.Fatal("the other change was overwritten")
 	}
 	// Once the core has read it (the watcher does), the edit goes through.
@@ -180,7 +141,7 @@ func TestSetSettingRefusesAFileChangedOnDisk(t *testing.T) {
 	if _, err := f.SetSetting("sandbox_workspace_write.network_access", true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(readText(t, core.Paths.ConfigFile), `sandbox_mode = "read-only"`) {
+	if !strings.Contains(readFile(t, core.Paths.ConfigFile), `sandbox_mode = "read-only"`) {
 		t.Fatal("the other change was lost")
 	}
 }
@@ -197,7 +158,7 @@ func TestSetSettingUnderAnEnvironmentVariable(t *testing.T) {
 	if s.Value != false || s.Layer != config.LayerEnv || s.Detail != "AIRLOCK_NETWORK" {
 		t.Fatalf("network = %+v; want off from AIRLOCK_NETWORK", s)
 	}
-	if !strings.Contains(readText(t, core.Paths.ConfigFile), "network_access = true") {
+	if !strings.Contains(readFile(t, core.Paths.ConfigFile), "network_access = true") {
 		t.Fatal("the file was not written (it takes effect once the variable is gone)")
 	}
 	if info, _ := os.Stat(core.Paths.ConfigFile); info.Mode().Perm() != 0o600 {
@@ -274,7 +235,7 @@ func TestTiersAndRules(t *testing.T) {
 	if len(v.Rules) != 1 || v.Rules[0].Pattern != "rm *" {
 		t.Fatalf("rules after removing the first = %+v", v.Rules)
 	}
-	text := readText(t, core.Paths.ConfigFile)
+	text := readFile(t, core.Paths.ConfigFile)
 	if !strings.Contains(text, "# my settings: keep this") || strings.Contains(text, "git status") {
 		t.Fatalf("config.toml:\n%s", text)
 	}
@@ -395,7 +356,7 @@ func TestQuickEditsAllLand(t *testing.T) {
 			t.Errorf("%s = %+v; want P2 from the file", tool, r)
 		}
 	}
-	if !strings.Contains(readText(t, core.Paths.ConfigFile), "# my settings: keep this") {
+	if !strings.Contains(readFile(t, core.Paths.ConfigFile), "# my settings: keep this") {
 		t.Error("comment lost")
 	}
 }
@@ -416,7 +377,7 @@ func TestSetSettingOnABrokenFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "was not written") || !strings.Contains(err.Error(), "sometimes") {
 		t.Fatalf("err = %v; want the file's own mistake and that nothing was written", err)
 	}
-	if readText(t, core.Paths.ConfigFile) != broken {
+	if readFile(t, core.Paths.ConfigFile) != broken {
 		t.Fatal("the broken file was changed")
 	}
 }

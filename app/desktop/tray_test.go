@@ -228,10 +228,7 @@ func TestTrayListsAndAnswersPendingRequests(t *testing.T) {
 		return a && b && c && len(p1.Children) > 0
 	})
 	p1Item, _ := menu.find("P1 write_file")
-	var sub []string
-	for _, c := range p1Item.Children {
-		sub = append(sub, c.Label)
-	}
+	sub := p1Item.labels()
 	if strings.Join(sub, "|") != "Allow once|Deny|Review…" {
 		t.Errorf("P1 submenu = %q; want Allow once, Deny, Review…", sub)
 	}
@@ -329,10 +326,7 @@ func TestTrayAllowsAP1ForTheSession(t *testing.T) {
 		return ok && len(it.Children) > 0
 	})
 	item, _ := menu.find("P1 write_file")
-	var sub []string
-	for _, c := range item.Children {
-		sub = append(sub, c.Label)
-	}
+	sub := item.labels()
 	if strings.Join(sub, "|") != "Allow for this session|Allow once|Deny|Review…" {
 		t.Fatalf("P1 submenu = %q; want Allow for this session, Allow once, Deny, Review…", sub)
 	}

@@ -145,7 +145,7 @@ func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) api.Request {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	if p, ok := call.Params["path"]; ok && p == "" && (call.Tool == ToolSearchFiles || call.Tool == ToolListDir) {
+	if p, ok := call.Params["path"]; ok && p == "" && (call.Tool == api.ToolSearchFiles || call.Tool == api.ToolListDir) {
 		call.Params["path"] = cwd
 	}
 	params, _ := json.Marshal(call.Params)

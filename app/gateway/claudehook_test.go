@@ -27,18 +27,18 @@ func TestMapClaudeTool(t *testing.T) {
 		params   map[string]any
 		governed bool
 	}{
-		{"bash", "Bash", `{"command":"git status","description":"x","timeout":1000}`, ToolBash, map[string]any{"command": "git status"}, false},
-		{"read", "Read", `{"file_path":"/w/a.go","offset":10,"limit":5}`, ToolReadFile, map[string]any{"path": "/w/a.go", "offset": 10.0, "limit": 5.0}, false},
-		{"read without range", "Read", `{"file_path":"/w/a.go"}`, ToolReadFile, map[string]any{"path": "/w/a.go"}, false},
-		{"write", "Write", `{"file_path":"/w/a","content":"hi"}`, ToolWriteFile, map[string]any{"path": "/w/a", "content": "hi"}, false},
-		{"edit", "Edit", `{"file_path":"/w/a","old_string":"x","new_string":"y","replace_all":true}`, ToolEditFile, map[string]any{"path": "/w/a", "old_string": "x", "new_string": "y", "replace_all": true}, false},
-		{"multiedit", "MultiEdit", `{"file_path":"/w/a","edits":[{"old_string":"x","new_string":"y"}]}`, ToolEditFile, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old_string": "x", "new_string": "y"}}}, false},
-		{"notebook", "NotebookEdit", `{"notebook_path":"/w/n.ipynb","new_source":"print(1)","cell_id":"c1"}`, ToolEditFile, map[string]any{"path": "/w/n.ipynb", "new_string": "print(1)", "cell_id": "c1"}, false},
-		{"glob", "Glob", `{"pattern":"**/*.go","path":"/w"}`, ToolSearchFiles, map[string]any{"path": "/w", "glob": "**/*.go"}, false},
-		{"grep", "Grep", `{"pattern":"func main","path":"/w","glob":"*.go","output_mode":"content"}`, ToolSearchFiles, map[string]any{"path": "/w", "regex": "func main", "glob": "*.go"}, false},
-		{"ls", "LS", `{"path":"/w"}`, ToolListDir, map[string]any{"path": "/w"}, false},
-		{"webfetch", "WebFetch", `{"url":"https://example.com","prompt":"summarize"}`, ToolWebFetch, map[string]any{"url": "https://example.com"}, false},
-		{"websearch", "WebSearch", `{"query":"go sdk"}`, ToolWebSearch, map[string]any{"query": "go sdk"}, false},
+		{"bash", "Bash", `{"command":"git status","description":"x","timeout":1000}`, api.ToolBash, map[string]any{"command": "git status"}, false},
+		{"read", "Read", `{"file_path":"/w/a.go","offset":10,"limit":5}`, api.ToolReadFile, map[string]any{"path": "/w/a.go", "offset": 10.0, "limit": 5.0}, false},
+		{"read without range", "Read", `{"file_path":"/w/a.go"}`, api.ToolReadFile, map[string]any{"path": "/w/a.go"}, false},
+		{"write", "Write", `{"file_path":"/w/a","content":"hi"}`, api.ToolWriteFile, map[string]any{"path": "/w/a", "content": "hi"}, false},
+		{"edit", "Edit", `{"file_path":"/w/a","old_string":"x","new_string":"y","replace_all":true}`, api.ToolEditFile, map[string]any{"path": "/w/a", "old_string": "x", "new_string": "y", "replace_all": true}, false},
+		{"multiedit", "MultiEdit", `{"file_path":"/w/a","edits":[{"old_string":"x","new_string":"y"}]}`, api.ToolEditFile, map[string]any{"path": "/w/a", "edits": []any{map[string]any{"old_string": "x", "new_string": "y"}}}, false},
+		{"notebook", "NotebookEdit", `{"notebook_path":"/w/n.ipynb","new_source":"print(1)","cell_id":"c1"}`, api.ToolEditFile, map[string]any{"path": "/w/n.ipynb", "new_string": "print(1)", "cell_id": "c1"}, false},
+		{"glob", "Glob", `{"pattern":"**/*.go","path":"/w"}`, api.ToolSearchFiles, map[string]any{"path": "/w", "glob": "**/*.go"}, false},
+		{"grep", "Grep", `{"pattern":"func main","path":"/w","glob":"*.go","output_mode":"content"}`, api.ToolSearchFiles, map[string]any{"path": "/w", "regex": "func main", "glob": "*.go"}, false},
+		{"ls", "LS", `{"path":"/w"}`, api.ToolListDir, map[string]any{"path": "/w"}, false},
+		{"webfetch", "WebFetch", `{"url":"https://example.com","prompt":"summarize"}`, api.ToolWebFetch, map[string]any{"url": "https://example.com"}, false},
+		{"websearch", "WebSearch", `{"query":"go sdk"}`, api.ToolWebSearch, map[string]any{"query": "go sdk"}, false},
 		{"airlock mcp tool", "mcp__airlock__write_file", `{"path":"a","content":"b"}`, "write_file", map[string]any{"path": "a", "content": "b"}, true},
 		{"other mcp tool", "mcp__github__create_issue", `{"title":"t"}`, "mcp__github__create_issue", map[string]any{"title": "t"}, false},
 		{"malformed mcp name", "mcp__x", `{}`, "mcp__x", map[string]any{}, false},
@@ -156,7 +156,7 @@ func TestClaudeHookRequest(t *testing.T) {
 	r := fb.got[0]
 	var p map[string]any
 	_ = json.Unmarshal(r.Params, &p)
-	if r.Tool != ToolSearchFiles || r.Context.Session != "claude:abc" || r.Context.Cwd != "/w" || p["path"] != "/w" || r.Context.Caller.Description != "hook:claude" {
+	if r.Tool != api.ToolSearchFiles || r.Context.Session != "claude:abc" || r.Context.Cwd != "/w" || p["path"] != "/w" || r.Context.Caller.Description != "hook:claude" {
 		t.Fatalf("request = %+v params %v", r, p)
 	}
 }
@@ -177,7 +177,7 @@ func TestClaudeHookPostToolUse(t *testing.T) {
 		if raw != "" {
 			t.Fatalf("%s printed %q; it must exit quietly", ev, raw)
 		}
-		if len(fb.after) != 1 || fb.after[0].Request.Tool != ToolBash || !fb.after[0].Outcome.Ran || len(fb.got) != 0 {
+		if len(fb.after) != 1 || fb.after[0].Request.Tool != api.ToolBash || !fb.after[0].Outcome.Ran || len(fb.got) != 0 {
 			t.Fatalf("%s: after = %+v, awaited %d", ev, fb.after, len(fb.got))
 		}
 	}

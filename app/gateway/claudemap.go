@@ -7,18 +7,6 @@ import (
 	"github.com/airlock-app/airlock/api"
 )
 
-// Airlock's tool names, as the broker's tier table and rules know them.
-const (
-	ToolBash        = api.ToolBash
-	ToolReadFile    = api.ToolReadFile
-	ToolWriteFile   = api.ToolWriteFile
-	ToolEditFile    = api.ToolEditFile
-	ToolListDir     = api.ToolListDir
-	ToolSearchFiles = api.ToolSearchFiles
-	ToolWebFetch    = api.ToolWebFetch
-	ToolWebSearch   = api.ToolWebSearch
-)
-
 // MappedCall is a coding agent's tool call in Airlock's terms.
 type MappedCall struct {
 	Tool   string         // Airlock's tool name
@@ -41,44 +29,44 @@ func MapClaudeTool(name string, input map[string]any, mcpServer string) MappedCa
 	}
 	switch name {
 	case "Bash":
-		return MappedCall{Tool: ToolBash, Params: map[string]any{"command": str("command")}}
+		return MappedCall{Tool: api.ToolBash, Params: map[string]any{"command": str("command")}}
 	case "Read":
 		p := map[string]any{"path": str("file_path")}
 		put(p, "offset", "offset")
 		put(p, "limit", "limit")
-		return MappedCall{Tool: ToolReadFile, Params: p}
+		return MappedCall{Tool: api.ToolReadFile, Params: p}
 	case "Write":
-		return MappedCall{Tool: ToolWriteFile, Params: map[string]any{"path": str("file_path"), "content": str("content")}}
+		return MappedCall{Tool: api.ToolWriteFile, Params: map[string]any{"path": str("file_path"), "content": str("content")}}
 	case "Edit":
 		p := map[string]any{"path": str("file_path"), "old_string": str("old_string"), "new_string": str("new_string")}
 		put(p, "replace_all", "replace_all")
-		return MappedCall{Tool: ToolEditFile, Params: p}
+		return MappedCall{Tool: api.ToolEditFile, Params: p}
 	case "MultiEdit":
 		p := map[string]any{"path": str("file_path")}
 		put(p, "edits", "edits")
-		return MappedCall{Tool: ToolEditFile, Params: p}
+		return MappedCall{Tool: api.ToolEditFile, Params: p}
 	case "NotebookEdit":
 		p := map[string]any{"path": str("notebook_path")}
 		put(p, "new_string", "new_source")
 		put(p, "cell_id", "cell_id")
 		put(p, "edit_mode", "edit_mode")
-		return MappedCall{Tool: ToolEditFile, Params: p}
+		return MappedCall{Tool: api.ToolEditFile, Params: p}
 	case "Glob":
 		p := map[string]any{"path": str("path"), "glob": str("pattern")}
-		return MappedCall{Tool: ToolSearchFiles, Params: p}
+		return MappedCall{Tool: api.ToolSearchFiles, Params: p}
 	case "Grep":
 		p := map[string]any{"path": str("path"), "regex": str("pattern")}
 		put(p, "glob", "glob")
-		return MappedCall{Tool: ToolSearchFiles, Params: p}
+		return MappedCall{Tool: api.ToolSearchFiles, Params: p}
 	case "LS":
-		return MappedCall{Tool: ToolListDir, Params: map[string]any{"path": str("path")}}
+		return MappedCall{Tool: api.ToolListDir, Params: map[string]any{"path": str("path")}}
 	case "WebFetch":
-		return MappedCall{Tool: ToolWebFetch, Params: map[string]any{"url": str("url")}}
+		return MappedCall{Tool: api.ToolWebFetch, Params: map[string]any{"url": str("url")}}
 	case "WebSearch":
 		p := map[string]any{"query": str("query")}
 		put(p, "allowed_domains", "allowed_domains")
 		put(p, "blocked_domains", "blocked_domains")
-		return MappedCall{Tool: ToolWebSearch, Params: p}
+		return MappedCall{Tool: api.ToolWebSearch, Params: p}
 	}
 	if server, tool, ok := splitMCPName(name); ok {
 		if mcpServer != "" && server == mcpServer {

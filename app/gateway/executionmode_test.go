@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/airlock-app/airlock/api"
@@ -13,13 +11,7 @@ import (
 // micro-VM (so the core judges it by the VM's guarantees), nothing for a host command or
 // for the file tools (which run on the host whatever the session's mode).
 func TestBashRequestCarriesTheExecutionMode(t *testing.T) {
-	vm := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { return sandbox.Result{}, nil })
-	risky := func(c string) string {
-		if strings.Contains(c, "pip install") {
-			return "package install `" + c + "`"
-		}
-		return ""
-	}
+	vm, risky := idleVM, pipInstallRisk
 	cases := []struct {
 		name    string
 		mode    sandbox.ExecutionMode
@@ -28,12 +20,12 @@ func TestBashRequestCarriesTheExecutionMode(t *testing.T) {
 		args    map[string]any
 		wantTag string
 	}{
-		{"auto: an install goes to the VM", sandbox.ExecAuto, vm, ToolBash, map[string]any{"command": "pip install x; echo x > /root/a"}, "sandbox"},
-		{"auto: ls on the host", sandbox.ExecAuto, vm, ToolBash, map[string]any{"command": "ls"}, ""},
-		{"auto without a VM: not tagged (refused anyway)", sandbox.ExecAuto, nil, ToolBash, map[string]any{"command": "pip install x"}, ""},
-		{"sandbox: every command goes to the VM", sandbox.ExecSandbox, vm, ToolBash, map[string]any{"command": "echo x > /root/a"}, "sandbox"},
-		{"local: never tagged", sandbox.ExecLocal, vm, ToolBash, map[string]any{"command": "pip install x"}, ""},
-		{"sandbox session, read_file runs on the host", sandbox.ExecSandbox, vm, ToolReadFile, map[string]any{"path": "x.txt"}, ""},
+		{"auto: an install goes to the VM", sandbox.ExecAuto, vm, api.ToolBash, map[string]any{"command": "pip install x; echo x > /root/a"}, "sandbox"},
+		{"auto: ls on the host", sandbox.ExecAuto, vm, api.ToolBash, map[string]any{"command": "ls"}, ""},
+		{"auto without a VM: not tagged (refused anyway)", sandbox.ExecAuto, nil, api.ToolBash, map[string]any{"command": "pip install x"}, ""},
+		{"sandbox: every command goes to the VM", sandbox.ExecSandbox, vm, api.ToolBash, map[string]any{"command": "echo x > /root/a"}, "sandbox"},
+		{"local: never tagged", sandbox.ExecLocal, vm, api.ToolBash, map[string]any{"command": "pip install x"}, ""},
+		{"sandbox session, read_file runs on the host", sandbox.ExecSandbox, vm, api.ToolReadFile, map[string]any{"path": "x.txt"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

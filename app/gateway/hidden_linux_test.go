@@ -59,6 +59,23 @@ func newKeyHome(t *testing.T) keyHome {
 	return k
 }
 
+// dirAndKeyDirLink makes, in the workspace, a directory d holding the file name with
+// content and a link e to the key's directory: the pair a flipper exchanges.
+func (k keyHome) dirAndKeyDirLink(t *testing.T, name string, content []byte) (d, e string) {
+	t.Helper()
+	d, e = filepath.Join(k.ws, "d"), filepath.Join(k.ws, "e")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, name), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(k.key), e); err != nil {
+		t.Fatal(err)
+	}
+	return d, e
+}
+
 // flipper swaps a and b (renameat2 RENAME_EXCHANGE: atomic, both names always exist)
 // until the returned stop is called, the way an agent's own bash can while a file tool
 // runs. It skips the test where the file system cannot exchange.
@@ -90,6 +107,21 @@ func flipper(t *testing.T, a, b string) (stop func()) {
 	return stop
 }
 
+// leaksWhileFlipping exchanges a and b over and over while it calls leaked n times, and
+// counts the calls that leaked.
+func leaksWhileFlipping(t *testing.T, a, b string, n int, leaked func() bool) int {
+	t.Helper()
+	stop := flipper(t, a, b)
+	defer stop()
+	leaks := 0
+	for range n {
+		if leaked() {
+			leaks++
+		}
+	}
+	return leaks
+}
+
 // TestReadFileSymlinkFlip: the path read_file checked is swapped between a plain file and
 // a link to the key while the tool is called in a loop. The check before the broker sees
 // whichever is there at that moment; what was opened is what must be judged.
@@ -106,15 +138,11 @@ func TestReadFileSymlinkFlip(t *testing.T) {
 			if err := os.Symlink(k.key, other); err != nil {
 				t.Fatal(err)
 			}
-			stop := flipper(t, flip, other)
-			leaks := 0
 			const reads = 2000
-			for range reads {
-				if _, text := k.call(ToolReadFile, map[string]any{"path": flip}); strings.Contains(text, fakeKeyMaterial) {
-					leaks++
-				}
-			}
-			stop()
+			leaks := leaksWhileFlipping(t, flip, other, reads, func() bool {
+				_, text := k.call(api.ToolReadFile, map[string]any{"path": flip})
+				return strings.Contains(text, fakeKeyMaterial)
+			})
 			if leaks > 0 {
 				t.Fatalf("read_file returned the key in %d of %d reads", leaks, reads)
 			}
@@ -125,25 +153,12 @@ func TestReadFileSymlinkFlip(t *testing.T) {
 // TestListDirSymlinkFlip: a directory swapped with a link to ~/.ssh while list_dir runs.
 func TestListDirSymlinkFlip(t *testing.T) {
 	k := newKeyHome(t)
-	d, e := filepath.Join(k.ws, "d"), filepath.Join(k.ws, "e")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(d, "plain.txt"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Dir(k.key), e); err != nil {
-		t.Fatal(err)
-	}
-	stop := flipper(t, d, e)
-	leaks := 0
+	d, e := k.dirAndKeyDirLink(t, "plain.txt", nil)
 	const lists = 2000
-	for range lists {
-		if _, text := k.call(ToolListDir, map[string]any{"path": d}); strings.Contains(text, "id_rsa") {
-			leaks++
-		}
-	}
-	stop()
+	leaks := leaksWhileFlipping(t, d, e, lists, func() bool {
+		_, text := k.call(api.ToolListDir, map[string]any{"path": d})
+		return strings.Contains(text, "id_rsa")
+	})
 	if leaks > 0 {
 		t.Fatalf("list_dir listed inside ~/.ssh in %d of %d calls", leaks, lists)
 	}
@@ -153,26 +168,12 @@ func TestListDirSymlinkFlip(t *testing.T) {
 // ~/.ssh while search_files walks it.
 func TestSearchFilesSymlinkFlip(t *testing.T) {
 	k := newKeyHome(t)
-	d, e := filepath.Join(k.ws, "d"), filepath.Join(k.ws, "e")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(d, "id_rsa"), []byte("not a key\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Dir(k.key), e); err != nil {
-		t.Fatal(err)
-	}
-	stop := flipper(t, d, e)
-	leaks := 0
+	d, e := k.dirAndKeyDirLink(t, "id_rsa", []byte("not a key\n"))
 	const searches = 1000
-	for range searches {
-		if _, text := k.call(ToolSearchFiles, map[string]any{"path": k.ws, "regex": "KEY"}); strings.Contains(text, fakeKeyMaterial) ||
-			strings.Contains(text, "PRIVATE KEY") {
-			leaks++
-		}
-	}
-	stop()
+	leaks := leaksWhileFlipping(t, d, e, searches, func() bool {
+		_, text := k.call(api.ToolSearchFiles, map[string]any{"path": k.ws, "regex": "KEY"})
+		return strings.Contains(text, fakeKeyMaterial) || strings.Contains(text, "PRIVATE KEY")
+	})
 	if leaks > 0 {
 		t.Fatalf("search_files read the key in %d of %d searches", leaks, searches)
 	}
@@ -200,7 +201,7 @@ func TestSearchFilesOverHome(t *testing.T) {
 		{"path": k.home, "glob": "**"},
 		{"path": k.home, "glob": "*rsa*"},
 	} {
-		isErr, text := k.call(ToolSearchFiles, args)
+		isErr, text := k.call(api.ToolSearchFiles, args)
 		if isErr {
 			t.Fatalf("search_files %v: %s", args, text)
 		}
@@ -229,17 +230,17 @@ func TestHardLinkToKey(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{ToolReadFile, map[string]any{"path": link}},
-		{ToolReadFile, map[string]any{"path": "notes.txt"}},
-		{ToolWriteFile, map[string]any{"path": link, "content": "ssh-ed25519 AAAA attacker\n"}},
-		{ToolEditFile, map[string]any{"path": link, "old_string": fakeKeyMaterial, "new_string": "x"}},
-		{ToolSearchFiles, map[string]any{"path": k.ws, "regex": "PRIVATE"}},
+		{api.ToolReadFile, map[string]any{"path": link}},
+		{api.ToolReadFile, map[string]any{"path": "notes.txt"}},
+		{api.ToolWriteFile, map[string]any{"path": link, "content": "ssh-ed25519 AAAA attacker\n"}},
+		{api.ToolEditFile, map[string]any{"path": link, "old_string": fakeKeyMaterial, "new_string": "x"}},
+		{api.ToolSearchFiles, map[string]any{"path": k.ws, "regex": "PRIVATE"}},
 	} {
 		isErr, text := k.call(c.tool, c.args)
 		if strings.Contains(text, fakeKeyMaterial) || strings.Contains(text, "PRIVATE KEY") {
 			t.Fatalf("%s %v returned the key: %s", c.tool, c.args, text)
 		}
-		if c.tool != ToolSearchFiles && (!isErr || !strings.Contains(text, "isolation error") || !strings.Contains(text, "hard link")) {
+		if c.tool != api.ToolSearchFiles && (!isErr || !strings.Contains(text, "isolation error") || !strings.Contains(text, "hard link")) {
 			t.Fatalf("%s %v: %v %q; want an isolation error naming the hard link", c.tool, c.args, isErr, text)
 		}
 	}
@@ -260,10 +261,10 @@ func TestWriteHardLinkedFile(t *testing.T) {
 	if err := os.Link(outside, link); err != nil {
 		t.Fatal(err)
 	}
-	if isErr, text := k.call(ToolReadFile, map[string]any{"path": link}); isErr || text != "keep\n" {
+	if isErr, text := k.call(api.ToolReadFile, map[string]any{"path": link}); isErr || text != "keep\n" {
 		t.Fatalf("read of an ordinary hard-linked file: %v %q", isErr, text)
 	}
-	isErr, text := k.call(ToolWriteFile, map[string]any{"path": link, "content": "changed\n"})
+	isErr, text := k.call(api.ToolWriteFile, map[string]any{"path": link, "content": "changed\n"})
 	if !isErr || !strings.Contains(text, "2 hard links") || !strings.Contains(text, "mv FILE.new FILE") {
 		t.Fatalf("write of a hard-linked file: %v %q", isErr, text)
 	}
@@ -279,12 +280,12 @@ func TestListDirHome(t *testing.T) {
 	if err := os.Symlink(filepath.Dir(k.key), filepath.Join(k.ws, "keys")); err != nil {
 		t.Fatal(err)
 	}
-	isErr, text := k.call(ToolListDir, map[string]any{"path": k.home})
+	isErr, text := k.call(api.ToolListDir, map[string]any{"path": k.home})
 	if isErr || strings.Contains(text, "id_rsa") || !strings.Contains(text, ".ssh\t(hidden)") {
 		t.Fatalf("list_dir ~: %v %q", isErr, text)
 	}
 	for _, p := range []string{filepath.Dir(k.key), "keys", "~/.ssh"} {
-		isErr, text := k.call(ToolListDir, map[string]any{"path": p})
+		isErr, text := k.call(api.ToolListDir, map[string]any{"path": p})
 		if !isErr || strings.Contains(text, "id_rsa") || !strings.Contains(text, "isolation error") {
 			t.Fatalf("list_dir %s: %v %q", p, isErr, text)
 		}

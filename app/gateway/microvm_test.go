@@ -36,7 +36,7 @@ func TestBashHonoursAutoWithTheMicroVM(t *testing.T) {
 	host, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 
 	for i := range 2 {
-		res, text := callText(t, cs, ToolBash, map[string]any{"command": "pip install nothing-here >/dev/null 2>&1; echo run-" + string(rune('0'+i)) + " >> /root/runs; cat /root/runs; uname -r"})
+		res, text := callText(t, cs, api.ToolBash, map[string]any{"command": "pip install nothing-here >/dev/null 2>&1; echo run-" + string(rune('0'+i)) + " >> /root/runs; cat /root/runs; uname -r"})
 		if res.IsError && !strings.Contains(text, "exit code 0") {
 			t.Fatalf("bash in the VM: %s", text)
 		}
@@ -50,7 +50,7 @@ func TestBashHonoursAutoWithTheMicroVM(t *testing.T) {
 	if pool.Warm() != 1 {
 		t.Errorf("%d VMs for one session", pool.Warm())
 	}
-	_, text := callText(t, cs, ToolBash, map[string]any{"command": "uname -r"})
+	_, text := callText(t, cs, api.ToolBash, map[string]any{"command": "uname -r"})
 	if !strings.Contains(text, strings.TrimSpace(string(host))) || strings.Contains(text, "micro-VM") {
 		t.Fatalf("uname -r did not run on the host: %s", text)
 	}

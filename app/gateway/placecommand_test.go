@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -9,13 +8,7 @@ import (
 )
 
 func TestPlaceCommandHonoursTheExecutionMode(t *testing.T) {
-	vm := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { return sandbox.Result{}, nil })
-	risky := func(c string) string {
-		if strings.Contains(c, "pip install") {
-			return "package install `" + c + "`"
-		}
-		return ""
-	}
+	vm, risky := idleVM, pipInstallRisk
 	cases := []struct {
 		name     string
 		mode     sandbox.ExecutionMode

@@ -119,7 +119,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (api
 		}
 	}
 	r := api.Request{Tool: c.tool, Params: c.params, Context: s.context(client)}
-	if c.tool == ToolBash {
+	if c.tool == api.ToolBash {
 		// Where the command will run, so the core judges a micro-VM command by the VM's
 		// guarantees (writes outside the workspace vanish with it) and a host command as before.
 		if pol, _, refuse := s.placeCommand(s.opts.Policy, c.subject); refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/internal/mcptest"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -51,42 +52,32 @@ func testPolicy(t testing.TB, dir string) sandbox.Policy {
 	return pol
 }
 
-func connect(t testing.TB, opts Options) *mcp.ClientSession {
-	t.Helper()
-	srv := NewServer(opts)
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = srv.Run(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
+// idleVM is a micro-VM that runs nothing and succeeds.
+var idleVM = sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { return sandbox.Result{}, nil })
+
+// pipInstallRisk names a pip install as a risk (what sends a command to the VM under
+// execution_mode auto) and nothing else.
+func pipInstallRisk(c string) string {
+	if strings.Contains(c, "pip install") {
+		return "package install `" + c + "`"
 	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return ""
 }
 
-func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string) {
+func connect(t testing.TB, opts Options) *mcp.ClientSession {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res, b.String()
+	return mcptest.Connect(t, NewServer(opts))
 }
+
+// callText calls a tool and returns its result and text.
+var callText = mcptest.CallText
 
 func TestServerGovernsCalls(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()
 	b := &recordingBroker{decide: func(r api.Request) api.Decision {
 		switch r.Tool {
-		case ToolWriteFile:
+		case api.ToolWriteFile:
 			var p map[string]any
 			_ = json.Unmarshal(r.Params, &p)
 			if strings.HasSuffix(p["path"].(string), "denied.txt") {
@@ -104,7 +95,7 @@ func TestServerGovernsCalls(t *testing.T) {
 	cs := connect(t, Options{Policy: testPolicy(t, ws), Broker: b, Department: "eng"})
 
 	t.Run("denied: a tool error saying what, why and what can change", func(t *testing.T) {
-		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": "denied.txt", "content": "x"})
+		res, text := callText(t, cs, api.ToolWriteFile, map[string]any{"path": "denied.txt", "content": "x"})
 		if !res.IsError || !strings.Contains(text, "Airlock blocked write_file ("+filepath.Join(ws, "denied.txt")+")") ||
 			!strings.Contains(text, "the person said no") || !strings.Contains(text, "What can change it") {
 			t.Fatalf("got %v %q", res.IsError, text)
@@ -114,7 +105,7 @@ func TestServerGovernsCalls(t *testing.T) {
 		}
 	})
 	t.Run("the request carries the session, workspace and policy, with absolute paths", func(t *testing.T) {
-		callText(t, cs, ToolReadFile, map[string]any{"path": "nothing.txt"})
+		callText(t, cs, api.ToolReadFile, map[string]any{"path": "nothing.txt"})
 		r := b.asked[len(b.asked)-1]
 		var p map[string]any
 		_ = json.Unmarshal(r.Params, &p)
@@ -126,7 +117,7 @@ func TestServerGovernsCalls(t *testing.T) {
 	})
 	t.Run("isolation errors no escalation can lift do not reach the broker", func(t *testing.T) {
 		n := len(b.asked)
-		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": ".git/config", "content": "x"})
+		res, text := callText(t, cs, api.ToolWriteFile, map[string]any{"path": ".git/config", "content": "x"})
 		if !res.IsError || !strings.Contains(text, "isolation error") || !strings.Contains(text, "protected path") {
 			t.Fatalf(".git/config: got %v %q", res.IsError, text)
 		}
@@ -139,12 +130,12 @@ func TestServerGovernsCalls(t *testing.T) {
 		// allows without a grant: the tools still refuse.
 		n := len(b.asked)
 		for _, p := range []string{filepath.Join(outside, "x"), "../" + filepath.Base(outside) + "/x"} {
-			res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": p, "content": "x"})
+			res, text := callText(t, cs, api.ToolWriteFile, map[string]any{"path": p, "content": "x"})
 			if !res.IsError || !strings.Contains(text, "isolation error") {
 				t.Fatalf("%s: got %v %q", p, res.IsError, text)
 			}
 		}
-		res, text := callText(t, cs, ToolWebFetch, map[string]any{"url": "https://example.com"})
+		res, text := callText(t, cs, api.ToolWebFetch, map[string]any{"url": "https://example.com"})
 		if !res.IsError || !strings.Contains(text, "network access is off") {
 			t.Fatalf("web_fetch: %q", text)
 		}
@@ -156,18 +147,18 @@ func TestServerGovernsCalls(t *testing.T) {
 		}
 	})
 	t.Run("the decision's params run, and are checked again", func(t *testing.T) {
-		res, text := callText(t, cs, ToolWriteFile, map[string]any{"path": "rewrite.txt", "content": "x"})
+		res, text := callText(t, cs, api.ToolWriteFile, map[string]any{"path": "rewrite.txt", "content": "x"})
 		got, _ := os.ReadFile(filepath.Join(ws, "rewritten.txt"))
 		if res.IsError || string(got) != "by hook" {
 			t.Fatalf("got %q, file %q", text, got)
 		}
-		res, text = callText(t, cs, ToolWriteFile, map[string]any{"path": "rewrite-out.txt", "content": "x"})
+		res, text = callText(t, cs, api.ToolWriteFile, map[string]any{"path": "rewrite-out.txt", "content": "x"})
 		if !res.IsError || !strings.Contains(text, "isolation error") {
 			t.Fatalf("a rewrite out of the workspace ran: %q", text)
 		}
 	})
 	t.Run("the outcome is reported", func(t *testing.T) {
-		callText(t, cs, ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
+		callText(t, cs, api.ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
 		var a api.AfterToolUse
 		for i := 0; i < 200; i++ { // reported in the background
 			b.mu.Lock()
@@ -180,7 +171,7 @@ func TestServerGovernsCalls(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if a.Request.Tool != ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != api.Allow {
+		if a.Request.Tool != api.ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != api.Allow {
 			t.Fatalf("after = %+v", a)
 		}
 	})
@@ -213,7 +204,7 @@ func BenchmarkReadFileRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolReadFile, Arguments: map[string]any{"path": "f.txt"}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: api.ToolReadFile, Arguments: map[string]any{"path": "f.txt"}})
 		if err != nil || res.IsError {
 			b.Fatalf("%v %+v", err, res)
 		}
@@ -249,14 +240,14 @@ func TestWebFetchWithNetworkOn(t *testing.T) {
 	}
 	b := &recordingBroker{decide: func(r api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
 	cs := connect(t, Options{Policy: pol, Broker: b, FetchCap: 25})
-	res, text := callText(t, cs, ToolWebFetch, map[string]any{"url": web.URL + "/x"})
+	res, text := callText(t, cs, api.ToolWebFetch, map[string]any{"url": web.URL + "/x"})
 	if res.IsError || !strings.Contains(text, "HTTP 200 OK") || !strings.Contains(text, "\n\n0123456789012345678901234\n[body cut at 25 bytes]") {
 		t.Fatalf("got %q", text)
 	}
-	if len(b.asked) != 1 || b.asked[0].Tool != ToolWebFetch || b.asked[0].Context.Policy.Network != api.NetworkOn {
+	if len(b.asked) != 1 || b.asked[0].Tool != api.ToolWebFetch || b.asked[0].Context.Policy.Network != api.NetworkOn {
 		t.Fatalf("asked = %+v", b.asked)
 	}
-	res, text = callText(t, cs, ToolWebFetch, map[string]any{"url": "file:///etc/passwd"})
+	res, text = callText(t, cs, api.ToolWebFetch, map[string]any{"url": "file:///etc/passwd"})
 	if !res.IsError || !strings.Contains(text, "not an http(s) URL") {
 		t.Fatalf("file URL: %q", text)
 	}

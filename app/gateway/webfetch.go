@@ -20,7 +20,7 @@ type webFetchIn struct {
 }
 
 func (s *Server) addWebFetchTool() {
-	governed(s, &mcp.Tool{Name: ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
 		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Refused when the " +
 			"sandbox policy has the network off, or on \"allowlist\" until its egress proxy is connected."},
 		func(in *webFetchIn) (string, error) {

@@ -1,31 +1,12 @@
 package localapi
 
-import (
-	"errors"
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerCred reads SO_PEERCRED from a unix connection.
-func peerCred(c net.Conn) (Peer, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return Peer{}, errors.New("not a unix connection")
-	}
-	raw, err := uc.SyscallConn()
+// peerOf reads SO_PEERCRED.
+func peerOf(fd int) (Peer, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return Peer{}, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return Peer{}, err
-	}
-	if credErr != nil {
-		return Peer{}, credErr
 	}
 	return Peer{Unix: true, PID: int(cred.Pid), UID: int(cred.Uid)}, nil
 }

@@ -52,7 +52,7 @@ var rules = []rule{
 	{ID: "R7", Packages: []string{"ops/..."}, Forbid: []string{"dispatch/...", "departments/..."}},
 	{ID: "R8", Packages: []string{"permission/..."}, Forbid: []string{"dispatch/...", "ops/...", "departments/..."}},
 	{ID: "R9", Packages: []string{"sandbox/..."}, Forbid: []string{"..."}, Allow: []string{"sandbox/...", "api/...", "internal/realpath"}},
-	{ID: "R10", Packages: []string{"departments/..."}, Forbid: []string{"..."}, Allow: []string{"departments/...", "api/...", "internal/realpath"}},
+	{ID: "R10", Packages: []string{"departments/..."}, Forbid: []string{"..."}, Allow: []string{"departments/...", "api/...", "internal/realpath", "internal/refusal"}},
 	{ID: "R11", Packages: []string{"redact/..."}, Forbid: []string{"..."}, Allow: []string{"redact/..."}},
 	{ID: "R12", Packages: []string{"api/..."}, Forbid: []string{"..."}, Allow: []string{"api/..."}},
 }

@@ -21,3 +21,14 @@ func DSN(path string) string {
 func Config() *gorm.Config {
 	return &gorm.Config{Logger: logger.Discard, NowFunc: func() time.Time { return time.Now().UTC() }}
 }
+
+// EqIfSet is a gorm scope for an optional filter: col = v, or no condition when v is
+// empty. col is a column name written in the code, never input.
+func EqIfSet[T ~string](col string, v T) func(*gorm.DB) *gorm.DB {
+	return func(tx *gorm.DB) *gorm.DB {
+		if v == "" {
+			return tx
+		}
+		return tx.Where(col+" = ?", v)
+	}
+}

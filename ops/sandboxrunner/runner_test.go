@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/testdb"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 )

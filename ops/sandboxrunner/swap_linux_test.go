@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,26 +19,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func sqlite3(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("sqlite3", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("sqlite3 %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // Under the real sandbox, with Airlock's state hidden from it, an attacker renaming
 // another migrate.sql over the approved one the moment anything in the working directory
 // is opened or read never changes what the apply runs. (A copy bound over the path would
 // not do: a rename over a mount point on the host detaches it in the sandbox.)
 func TestSandboxedApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 	needSandbox(t)
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip("sqlite3 is not installed")
-	}
+	swaptest.NeedSQLite3(t)
 	ctx := context.Background()
 	commands := []ops.Command{
 		{Shell: "sqlite3 -bail db.sqlite < migrate.sql"},
@@ -52,7 +38,7 @@ func TestSandboxedApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 			root := workDir(t)
 			dir := filepath.Join(root, "shop")
 			os.Mkdir(dir, 0o755)
-			sqlite3(t, dir, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
+			swaptest.SQLite3(t, dir, "db.sqlite", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
 			os.WriteFile(filepath.Join(dir, "migrate.sql"), []byte("ALTER TABLE users ADD COLUMN email TEXT;\n"), 0o644)
 			evil := filepath.Join(root, "evil.sql")
 			os.WriteFile(evil, []byte("DROP TABLE users;\n"), 0o644)
@@ -77,7 +63,7 @@ func TestSandboxedApplyRunsTheApprovedInputWhileItIsSwapped(t *testing.T) {
 			stop := swaptest.Start(t, dir, "migrate.sql", evil, 64)
 			res, err := svc.OpsApply(ctx, ops.ApplyInput{PlanID: pv.ID, Token: ar.Token})
 			stop()
-			if tables := sqlite3(t, dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
+			if tables := swaptest.SQLite3(t, dir, "db.sqlite", "SELECT name FROM sqlite_master WHERE type = 'table'"); tables != "users" {
 				t.Fatalf("%v round %d: the swapped SQL ran (tables %q): %+v %v", apply, round, tables, res, err)
 			}
 			var de *ops.DriftError

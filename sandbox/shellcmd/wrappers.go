@@ -80,17 +80,43 @@ func stripWrappers(args []Word, assigns []Assign) ([]Word, []string, []Assign) {
 	return args, wrappers, assigns
 }
 
+// nextOption is the word of args at i when it may be an option: literal, and not the
+// "--" that ends the options (nextOption steps over that one).
+func nextOption(args []Word, i *int) (string, bool) {
+	if *i >= len(args) || !args[*i].Literal {
+		return "", false
+	}
+	v := args[*i].Value
+	if v == "--" {
+		*i++
+		return "", false
+	}
+	return v, true
+}
+
+// from is args from i on; an option's value missing at the end leaves nothing.
+func from(args []Word, i int) []Word {
+	return args[min(i, len(args)):]
+}
+
+// envAssign is w as env's NAME=value, when it is one.
+func envAssign(w Word) (Assign, bool) {
+	if !w.Literal {
+		return Assign{}, false
+	}
+	name, val, ok := strings.Cut(w.Value, "=")
+	if !ok || !validName(name) {
+		return Assign{}, false
+	}
+	return Assign{Name: name, Value: literalWord(val)}, true
+}
+
 // skipOptions skips the options and leading positionals of a wrapper.
 func skipOptions(args []Word, spec *optSpec) (rest []Word, noCmd bool) {
 	i := 0
-	for i < len(args) {
-		a := args[i]
-		if !a.Literal {
-			break
-		}
-		v := a.Value
-		if v == "--" {
-			i++
+	for {
+		v, ok := nextOption(args, &i)
+		if !ok {
 			break
 		}
 		if strings.HasPrefix(v, "--") {
@@ -138,28 +164,20 @@ func skipOptions(args []Word, spec *optSpec) (rest []Word, noCmd bool) {
 	for n := 0; n < spec.positional && i < len(args); n++ {
 		i++
 	}
-	if i > len(args) {
-		i = len(args)
-	}
-	return args[i:], false
+	return from(args, i), false
 }
 
 // stripEnv handles env's options, VAR=value words and -S splitting.
 func stripEnv(args []Word, assigns []Assign) ([]Word, []Assign, bool) {
 	i := 0
 	var split []Word
-	for i < len(args) {
-		a := args[i]
-		if !a.Literal {
+	for {
+		v, ok := nextOption(args, &i)
+		if !ok {
 			break
 		}
-		v := a.Value
-		if v == "--" {
-			i++
-			break
-		}
-		if name, val, ok := strings.Cut(v, "="); ok && validName(name) {
-			assigns = append(assigns, Assign{Name: name, Value: literalWord(val)})
+		if as, ok := envAssign(args[i]); ok {
+			assigns = append(assigns, as)
 			i++
 			continue
 		}
@@ -201,20 +219,17 @@ func stripEnv(args []Word, assigns []Assign) ([]Word, []Assign, bool) {
 			}
 		}
 	}
-	if i > len(args) {
-		i = len(args)
-	}
-	rest := args[i:]
+	rest := from(args, i)
 	if len(split) > 0 {
 		rest = append(split, rest...)
 	}
 	// Assignments produced by -S come before the command too.
-	for len(rest) > 0 && rest[0].Literal {
-		name, val, ok := strings.Cut(rest[0].Value, "=")
-		if !ok || !validName(name) {
+	for len(rest) > 0 {
+		as, ok := envAssign(rest[0])
+		if !ok {
 			break
 		}
-		assigns = append(assigns, Assign{Name: name, Value: literalWord(val)})
+		assigns = append(assigns, as)
 		rest = rest[1:]
 	}
 	return rest, assigns, false

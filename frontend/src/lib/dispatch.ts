@@ -274,11 +274,7 @@ export function errorField(message: string): Field | undefined {
   return undefined;
 }
 
-/** errorText is the message of a rejected façade call (Wails rejects with the Go error's text). */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { errorText } from './errors';
 
 // ---------------------------------------------------------------------------------
 // Policy words and warnings.

@@ -513,10 +513,7 @@ export type PlanEvent = OpsPlanUpdated;
 /** The payload of ops.journal.appended. */
 export type JournalEvent = OpsJournalAppended;
 
-/** errorText is what a rejected façade call says (Wails rejects with the Go error's text). */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
-}
+export { errorText } from './errors';
 
 // ---- An agent waiting for the person's approval of a plan (MCP ops_approve). ----
 

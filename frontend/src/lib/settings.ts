@@ -1,6 +1,7 @@
 // How the Settings page presents the effective configuration: grouped, named in words,
 // each value with the layer that set it.
 import type { Setting } from './api';
+import { errorText } from './errors';
 import { networkChoices, networkOf, networkWords } from './network';
 
 export interface SettingInfo {
@@ -413,10 +414,7 @@ export function ruleMeaning(r: { tool: string; pattern: string; action: string }
 }
 
 /** describeError turns a rejected façade call into its message. */
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { errorText as describeError } from './errors';
 
 /**
  * Edits tracks the edits in flight and the last error of each key, so a row shows
@@ -438,7 +436,7 @@ export class Edits {
       await action();
       return true;
     } catch (err) {
-      this.errors.set(key, describeError(err));
+      this.errors.set(key, errorText(err));
       return false;
     } finally {
       this.busy.delete(key);

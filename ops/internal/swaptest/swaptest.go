@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -109,4 +110,25 @@ func Start(t testing.TB, dir, target, evil string, max int) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// SQLite3 runs the sqlite3 CLI (the command the swap tests' applies run) in dir and
+// returns its output; a failure fails the test.
+func SQLite3(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("sqlite3", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("sqlite3 %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// NeedSQLite3 skips the test where the sqlite3 CLI is not installed.
+func NeedSQLite3(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		tb.Skip("sqlite3 is not installed (apt install sqlite3)")
+	}
 }

@@ -28,6 +28,8 @@ const api = {
   }),
   setDepartmentDefaults: vi.fn(async () => ({})),
   removeDepartment: vi.fn(async () => {}),
+  departments: vi.fn(async (): Promise<DepartmentRow[]> => []),
+  home: vi.fn(async () => '/home/ana'),
 };
 vi.mock('../../lib/api-dispatch', () => ({ dispatchApi: api, onTaskRemoved: () => () => {} }));
 
@@ -260,5 +262,31 @@ describe('DepartmentItem', () => {
   it('marks full access with never in red', () => {
     const el = render(DepartmentItem, { dept: dept({ defaults: { sandbox_mode: 'full-access', approval_policy: 'never' } as never }), home: '/home/ana', onchanged: noop });
     expect(el.querySelector('[data-warning]')?.textContent).toContain('Full access with approval never');
+  });
+});
+
+describe('Departments page', () => {
+  const platform = { id: 1, name: 'platform', directory: '/home/ana/code/platform', defaults: {}, status: 'ok', tasks: [] } as unknown as DepartmentRow;
+  const emit = (topic: string) => (handlers.get(topic) ?? []).forEach((h) => h({}));
+
+  it('reads on mount, again on the events that change it, and says when a read fails', async () => {
+    const { default: Departments } = await import('../../pages/Departments.svelte');
+    api.departments.mockResolvedValueOnce([platform]);
+    const el = render(Departments, {});
+    await settle();
+    expect(el.textContent).toContain('1 department');
+    expect(el.querySelector('[role="alert"]')).toBeNull();
+
+    api.departments.mockRejectedValueOnce(new Error('the core is not running'));
+    emit('department.updated');
+    await settle();
+    expect(el.querySelector('[role="alert"]')?.textContent).toContain('the core is not running');
+
+    api.departments.mockResolvedValueOnce([]);
+    emit('task.updated');
+    await settle();
+    expect(el.querySelector('[role="alert"]')).toBeNull();
+    expect(el.textContent).toContain('No departments yet');
+    expect(api.departments).toHaveBeenCalledTimes(3);
   });
 });

@@ -1,0 +1,45 @@
+// One way a page keeps what it shows current: read it on mount, and again on the core's
+// events that change it, after an event gap and when a task is removed; reads asked for
+// while one runs coalesce into one more. Nothing polls.
+import { onDestroy, onMount } from 'svelte';
+import { events, type Topic } from './events';
+import { coalesce } from './inbox';
+import { errorText } from './errors';
+import { onTaskRemoved } from './api-dispatch';
+
+export interface Reloader {
+  /** refresh reads again (coalesced with a read already running). */
+  refresh: () => Promise<void>;
+  /** loaded is true once the first read has ended, well or not. */
+  readonly loaded: boolean;
+  /** error is the last read's failure in words, "" after a good read. */
+  readonly error: string;
+}
+
+/** reloader runs load now (on mount) and on each of topics; call it while a component initialises. */
+export function reloader(load: () => Promise<void>, topics: readonly Topic[]): Reloader {
+  let loaded = $state(false);
+  let error = $state('');
+  const refresh = coalesce(async () => {
+    try {
+      await load();
+      error = '';
+    } catch (err) {
+      error = errorText(err);
+    } finally {
+      loaded = true;
+    }
+  });
+  const offs = [...topics.map((t) => events.on(t, () => void refresh())), events.onGap(() => void refresh()), onTaskRemoved(() => void refresh())];
+  onDestroy(() => offs.forEach((off) => off()));
+  onMount(() => void refresh());
+  return {
+    refresh,
+    get loaded() {
+      return loaded;
+    },
+    get error() {
+      return error;
+    },
+  };
+}
