@@ -83,14 +83,14 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	if got.Policy.Network != api.NetworkAllowlist || got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run: %s (%s), policy %+v\n%s", got.Status, got.Reason, got.Policy, log)
 	}
-	if !strings.Contains(string(log), "network allowlist (proxy not yet connected: no network)") || !strings.Contains(string(log), "unreachable:") {
+	if !strings.Contains(string(log), "network allowlist (only the allowed domains, through Airlock's egress proxy)") || !strings.Contains(string(log), "unreachable:") {
 		t.Errorf("the run's log:\n%s", log)
 	}
 
 	// An MCP session: web_fetch and bash are refused before anything connects.
 	cs := mcpSession(t, c, repo)
 	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy is not connected") {
 		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
 	}
 	<-asked

@@ -48,9 +48,9 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 			t.Errorf("check %v: the command is %v", tt.args, rep["command"])
 		}
 	}
-	// An allowlist is no network yet: curl is refused, and the line says why.
+	// check has no proxy connected: under an allowlist curl is refused, and the line says why.
 	out, _, code := in.run("check", "--cwd", ws, "--network", "allowlist", "--", "curl https://api.anthropic.com")
-	if code == 0 || !strings.Contains(out, "network allowlist (proxy not yet connected: no network)") {
+	if code == 0 || !strings.Contains(out, "the egress proxy is not connected here") {
 		t.Errorf("check --network allowlist curl: exit %d\n%s", code, out)
 	}
 	// The environment and config.toml take the three values too; a bad one is named.
@@ -93,7 +93,7 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil {
 		st, _, _ := in.run("sandbox", "status")
-		if !strings.Contains(st, "network   allowlist (proxy not yet connected: no network) (config ") {
+		if !strings.Contains(st, "network   allowlist (only the allowed domains, through Airlock's egress proxy) (config ") {
 			t.Errorf("sandbox status does not say what the allowlist gives:\n%s", st)
 		}
 	}
