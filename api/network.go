@@ -12,10 +12,11 @@ import (
 // three-valued setting everywhere (configuration, departments, tasks, flags, the
 // environment, recorded policies).
 //
-// Until allowlist runs are connected to the egress proxy, NetworkAllowlist runs with the
-// network OFF (a network namespace of its own with no way out, exactly as NetworkOff):
-// never more access than asked. Status texts say "allowlist (proxy not yet connected:
-// no network)" (NetworkAccess.Describe).
+// A NetworkAllowlist run gets a network namespace of its own whose only way out is
+// Airlock's egress proxy (scheduled runs, an MCP session's bash, `airlock exec` with a
+// running core). Where no proxy is connected (web_fetch, the micro-VM, ops commands, the
+// Landlock fallback, `airlock exec` without a core) it runs with the network OFF, exactly
+// as NetworkOff, and says so (AllowlistNotConnected): never more access than asked.
 type NetworkAccess string
 
 // The network_access values, from the strictest.
@@ -86,7 +87,7 @@ func (n NetworkAccess) Rank() int {
 func (n NetworkAccess) Describe() string {
 	switch n.Norm() {
 	case NetworkAllowlist:
-		return "allowlist (proxy not yet connected: no network)"
+		return "allowlist (only the allowed domains, through Airlock's egress proxy)"
 	case NetworkOn:
 		return "on"
 	}
@@ -159,3 +160,7 @@ func (NetworkAccess) GormDataType() string { return "string" }
 
 // String is the value's name.
 func (n NetworkAccess) String() string { return string(n.Norm()) }
+
+// AllowlistNotConnected is what an allowlist gives where no egress proxy is connected:
+// nothing.
+const AllowlistNotConnected = "allowlist, but the egress proxy is not connected here: no network"

@@ -97,7 +97,7 @@ func TestNetworkAccessOrderAndWords(t *testing.T) {
 	if NetworkAllowlist.On() || !NetworkOn.On() || NetworkOff.On() {
 		t.Error("only on is on: an allowlist has no network until its proxy is connected")
 	}
-	if got := NetworkAllowlist.Describe(); got != "allowlist (proxy not yet connected: no network)" {
+	if got := NetworkAllowlist.Describe(); got != "allowlist (only the allowed domains, through Airlock's egress proxy)" {
 		t.Errorf("Describe = %q", got)
 	}
 }

@@ -82,6 +82,12 @@ type PolicySummary struct {
 	// anything else: on the host. Only a bash/exec request is judged by the VM's
 	// guarantees; file and web tools run on the host regardless.
 	ExecutionMode string `json:"execution_mode,omitempty"`
+	// EgressConnected says the caller runs this request's command with the egress proxy
+	// connected (network_access = "allowlist"): the application layer then leaves its
+	// network clients to the proxy. It widens nothing real: without the proxy the
+	// command's network namespace has no way out, and without a namespace the
+	// application layer refuses them anyway.
+	EgressConnected bool `json:"egress_connected,omitempty"`
 }
 
 // Caller identifies the process waiting on a request, so a restarted broker can tell
@@ -392,6 +398,26 @@ type SandboxForgotten struct {
 	Forgotten int `json:"forgotten"`
 }
 
+// EgressIn is the body of ServeEgress: a network_access = "allowlist" sandbox the caller
+// started (its host pid, still held before its command), the run's working directory
+// (the core resolves the [network] lists there) and the loopback address inside the
+// sandbox's namespace to listen on.
+type EgressIn struct {
+	PID  int    `json:"pid"`
+	Cwd  string `json:"cwd"`
+	Addr string `json:"addr"`
+}
+
+// EgressServed is ServeEgress's answer.
+type EgressServed struct {
+	Serving int `json:"serving"`
+}
+
+// EgressStopped is StopEgress's answer.
+type EgressStopped struct {
+	Stopped int `json:"stopped"`
+}
+
 // The permission broker's routes.
 var (
 	// PermissionCheck evaluates a request without hooks, the reviewer or waiting.
@@ -417,6 +443,11 @@ var (
 	RegisterSandbox = route[SandboxIn, SandboxRegistered]("POST", "/v1/sandboxes")
 	// ForgetSandbox drops a registration ({pid}).
 	ForgetSandbox = route[None, SandboxForgotten]("DELETE", "/v1/sandboxes/{pid}")
+	// ServeEgress asks the core to serve the egress proxy inside an allowlist sandbox the
+	// caller started (`airlock exec`, which does not link the proxy).
+	ServeEgress = route[EgressIn, EgressServed]("POST", "/v1/sandboxes/egress")
+	// StopEgress ends that proxy ({pid}); it also ends when the sandbox is gone.
+	StopEgress = route[None, EgressStopped]("DELETE", "/v1/sandboxes/egress/{pid}")
 )
 
 // Approval is a request waiting for a person as the window lists it and its popup shows

@@ -26,10 +26,16 @@ const (
 
 	// ToolAuthorizeDirectory is the request a directory authorization raises.
 	ToolAuthorizeDirectory = "authorize_directory"
+
+	// ToolNetworkDomain is the request the egress proxy raises for a domain in neither
+	// [network] list (network_access = "allowlist", ask_unknown), params
+	// {"domain": "example.com", "port": 443}.
+	ToolNetworkDomain = "network_domain"
 )
 
 // Tools lists every tool name above.
 var Tools = []string{
 	ToolBash, ToolExec, ToolReadFile, ToolWriteFile, ToolEditFile, ToolListDir, ToolSearchFiles, ToolWebFetch, ToolWebSearch,
 	ToolOpsPlan, ToolOpsDiff, ToolOpsApprove, ToolOpsApply, ToolOpsVerify, ToolOpsJournal, ToolAuthorizeDirectory,
+	ToolNetworkDomain,
 }

@@ -274,6 +274,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	c.opsRoutes()
 	c.dispatchRoutes()
 	c.gatewayRoutes()
+	c.egressRoutes()
 	if extraRoutes != nil {
 		extraRoutes(c.api)
 	}

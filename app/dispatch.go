@@ -49,6 +49,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		Policy: c.runPolicy, Home: c.getenv("HOME"),
 		MicroVM: c.MicroVM, OnRoute: c.auditRoute,
 		MicroVMReady: func() error { _, err := c.VMPool(); return err },
+		Egress:       c.runEgress,
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},

@@ -4,19 +4,31 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/cli/agentcmd"
+	"github.com/airlock-app/airlock/app/gateway"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
 )
 
-// TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml
-// and the egress proxy not yet connected, a real scheduled run and a real MCP session get
-// no network — not even to a domain the list allows — and each says so.
+// TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml,
+// a real scheduled run's direct connection (bypassing its proxy) to a domain the list
+// allows gets nothing, and an MCP session without the proxy (no Egress: web_fetch does
+// not go through it yet) gets no network and says so.
 func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
@@ -71,14 +83,14 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	if got.Policy.Network != api.NetworkAllowlist || got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run: %s (%s), policy %+v\n%s", got.Status, got.Reason, got.Policy, log)
 	}
-	if !strings.Contains(string(log), "network allowlist (proxy not yet connected: no network)") || !strings.Contains(string(log), "unreachable:") {
+	if !strings.Contains(string(log), "network allowlist (only the allowed domains, through Airlock's egress proxy)") || !strings.Contains(string(log), "unreachable:") {
 		t.Errorf("the run's log:\n%s", log)
 	}
 
 	// An MCP session: web_fetch and bash are refused before anything connects.
 	cs := mcpSession(t, c, repo)
 	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy not yet connected") {
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy is not connected") {
 		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
 	}
 	<-asked
@@ -86,5 +98,251 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	case <-accepted:
 		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist without its proxy")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestAllowlistScheduledRunThroughTheProxy: a real scheduled run under network_access =
+// "allowlist" is connected to the core's egress proxy. curl inside the real sandbox,
+// taking the proxy from the environment, reaches a test server the list allows (it is
+// on this machine's loopback, so the test sets allow_local: the core's proxy resolves
+// and dials for real, nothing can point a name elsewhere), a denied domain is refused
+// without a question, an unknown one raises a P1 network_domain request in the broker
+// and is refused after Deny, and a direct connection that bypasses the proxy gets
+// nothing. Every connection is a line of the run's log and a row of the audit.
+func TestAllowlistScheduledRunThroughTheProxy(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n"), 0o600)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	script := fmt.Sprintf(`echo "== allowed"; curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+echo "== denied"; curl -sS --max-time 20 http://denied.test/
+echo "== unknown"; curl -sS --max-time 60 http://unknown.test/
+echo "== direct"; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "rc=$?"
+echo "== end"`, port)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "proxy", Cwd: repo, Argv: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := answerNext(t, c, false)
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool {
+		got, _ = c.Dispatch.Run(ctx, r.ID)
+		return dispatch.Finished(got.Status)
+	})
+	b, _ := os.ReadFile(got.LogPath)
+	log := string(b)
+	t.Logf("run log:\n%s", log)
+	if got.Status != dispatch.StatusSucceeded {
+		t.Fatalf("run: %s (%s)", got.Status, got.Reason)
+	}
+	p, ok := <-asked
+	if !ok || p.Request.Tool != permission.ToolNetworkDomain || !strings.Contains(string(p.Request.Params), `"unknown.test"`) || p.Tier != permission.P1 {
+		t.Errorf("the unknown domain was not asked as a P1 network_domain request: %+v", p)
+	}
+	for _, want := range []string{
+		"reached /allowed",
+		fmt.Sprintf("airlock: network: 127.0.0.1:%d allow (allowed by allowed_domains)", port),
+		"airlock: network: denied.test:80 deny (denied by denied_domains)",
+		"airlock: network: unknown.test:80 deny (denied by the person)",
+		"Airlock refused the connection to unknown.test:80",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the run's log lacks %q", want)
+		}
+	}
+	if strings.Contains(log, "reached /direct") || strings.Contains(log, "rc=0\n== end") || hits.Load() != 1 {
+		t.Errorf("ESCAPE: a direct connection bypassed the proxy (%d hits)", hits.Load())
+	}
+	var rows []permission.AuditRecord
+	c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+	if len(rows) != 3 {
+		t.Errorf("audit rows for the connections: %d, want 3: %+v", len(rows), rows)
+	}
+}
+
+// TestAllowlistDomainAllowedAlwaysIsRemembered: a person's "always" answer to a scheduled
+// run's network_domain request lets that run through and is remembered: the next run
+// reaches the same domain without a question.
+func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	// localhost is in neither list; allow_local lets the test's own server be its destination.
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallow_local = true\n"), 0o600)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "ask", Cwd: repo,
+		Argv: []string{"curl", "-sS", "--max-time", "60", fmt.Sprintf("http://localhost:%d/asked", port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		t.Helper()
+		r, err := c.Dispatch.RunNow(ctx, tk.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got dispatch.Run
+		waitFor(t, func() bool {
+			got, _ = c.Dispatch.Run(ctx, r.ID)
+			return dispatch.Finished(got.Status)
+		})
+		b, _ := os.ReadFile(got.LogPath)
+		if got.Status != dispatch.StatusSucceeded {
+			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, b)
+		}
+		return string(b)
+	}
+	answered := make(chan permission.PendingRequest, 1)
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if p := c.Broker.Pending(); len(p) > 0 {
+				if _, err := c.Broker.Answer(ctx, p[0].ID, permission.Answer{Allow: true, Scope: permission.ScopeAlways, By: permission.ByWindow, Interactive: true}); err != nil {
+					t.Errorf("answer: %v", err)
+				}
+				answered <- p[0]
+				return
+			}
+		}
+		close(answered)
+	}()
+	if log := run(); !strings.Contains(log, "reached /asked") || !strings.Contains(log, "allow (allowed by the person)") {
+		t.Errorf("first run, allowed always:\n%s", log)
+	}
+	if p, ok := <-answered; !ok || p.Request.Tool != permission.ToolNetworkDomain {
+		t.Fatalf("no network_domain request was asked: %+v", p)
+	}
+	if log := run(); !strings.Contains(log, "reached /asked") {
+		t.Errorf("second run, remembered:\n%s", log)
+	}
+	if p := c.Broker.Pending(); len(p) > 0 {
+		t.Errorf("asked again after an always answer: %+v", p)
+	}
+}
+
+// TestAllowlistMCPBashThroughTheProxy: an MCP session's bash (the gateway as
+// airlock-agent runs it, with its SessionEgress) under an allowlist reaches an allowed
+// test server through the proxy with curl, an unknown domain raises a network_domain
+// request in the real broker (over the local API) and is refused after Deny, and a
+// direct connection gets nothing; the call's result lists every connection.
+func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\nallow_local = true\n"), 0o600)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	c, _ := runCoreAt(t, base)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	r, err := policy.Resolve(c.policyInputs(repo, policy.Flags{}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := localapi.NewClient(c.Paths.Socket)
+	gw := gateway.NewServer(gateway.Options{Policy: r.Sandbox, Broker: gateway.APIBroker{Client: client}, Client: client,
+		Egress: agentcmd.SessionEgress(r.Sandbox)})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = gw.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	// The bash call itself is asked first (P1); then the unknown domain.
+	asked := make(chan permission.PendingRequest, 4)
+	go func() {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for _, p := range c.Broker.Pending() {
+				allow := p.Request.Tool != permission.ToolNetworkDomain
+				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
+					asked <- p
+					if !allow {
+						return
+					}
+				}
+			}
+		}
+	}()
+	_, text := toolText(t, cs, api.ToolBash, map[string]any{"command": fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+curl -sS --max-time 60 http://unknown.test/
+curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)})
+	t.Logf("bash result:\n%s", text)
+	for _, want := range []string{"reached /allowed", "Airlock refused the connection to unknown.test:80", "--- network (through Airlock's egress proxy) ---",
+		fmt.Sprintf("network: 127.0.0.1:%d allow (allowed by allowed_domains)", port), "network: unknown.test:80 deny (denied by the person)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the result lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "reached /direct") || strings.Contains(text, "direct rc=0") || hits.Load() != 1 {
+		t.Errorf("ESCAPE: a direct connection bypassed the proxy (%d hits)", hits.Load())
+	}
+	sawDomain := false
+	for len(asked) > 0 {
+		if p := <-asked; p.Request.Tool == permission.ToolNetworkDomain && strings.Contains(string(p.Request.Params), "unknown.test") {
+			sawDomain = p.Tier == permission.P1
+		}
+	}
+	if !sawDomain {
+		t.Error("no P1 network_domain request for unknown.test")
 	}
 }

@@ -112,6 +112,14 @@ func (c *Core) sandboxPolicyFor(_ context.Context, req permission.Request) (sand
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
+	if summary.EgressConnected || (req.Context.Run != "" && req.Context.Session == "") {
+		// A dispatch run's own command (the executor connects an allowlist run to the
+		// egress proxy: runEgress), or a caller that says it connects one (airlock-agent's
+		// bash): the proxy judges each destination, so network clients are not refused up
+		// front. Only the application layer's preflight: without the proxy the command
+		// still has no network, and without a namespace sandbox.Exec refuses them.
+		r.Sandbox.EgressConnected = true
+	}
 	return r.Sandbox, nil
 }
 

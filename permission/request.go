@@ -82,6 +82,7 @@ const (
 	ToolOpsApprove         = api.ToolOpsApprove
 	ToolOpsApply           = api.ToolOpsApply
 	ToolAuthorizeDirectory = api.ToolAuthorizeDirectory
+	ToolNetworkDomain      = api.ToolNetworkDomain
 )
 
 // ApprovalPolicy says when the person is asked (the permission pipeline, step 6).

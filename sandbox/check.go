@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // alwaysWritable are device paths any mode may write (they store nothing).
@@ -150,14 +152,14 @@ func (p Policy) CheckRead(path string) error {
 
 // CheckNetwork reports whether the policy allows network access to host ("" = any).
 func (p Policy) CheckNetwork(host string) error {
-	if p.Network.On() {
+	if p.Network.On() || (host == "" && p.Network == NetworkAllowlist && p.EgressConnected) {
 		return nil
 	}
 	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"
 	hint := "run with --network (network_access = true in [sandbox_workspace_write])"
 	if p.Network == NetworkAllowlist {
 		// Never more access than asked: an allowlist without its proxy is no network.
-		why = "network access is " + p.Network.Describe() + " (" + p.Sources[KeyNetwork].String() + ")"
+		why = "network access is " + api.AllowlistNotConnected + " (" + p.Sources[KeyNetwork].String() + ")"
 	}
 	if p.Mode == ModeReadOnly {
 		hint = "read-only mode has no network; run with --sandbox workspace-write --network"

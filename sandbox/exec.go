@@ -61,6 +61,9 @@ type ExecRequest struct {
 	// /tmp, the sandbox's own tmpfs, so nothing outside can swap them). Only bubblewrap
 	// places them; every other backend refuses a request that has them.
 	ReadOnlyFiles []ReadOnlyFile
+	// Egress connects a network_access = "allowlist" run to the egress proxy (under
+	// bubblewrap only). Without it such a run has no network, and Result.Warning says so.
+	Egress Egress
 }
 
 // ReadOnlyFile is one entry of [ExecRequest.ReadOnlyFiles].

@@ -140,6 +140,9 @@ func riskyVar(name string) bool {
 func checkAppOnly(pr *prepared, fallback bool) error {
 	p := pr.req.Policy
 	p.Hidden = pr.hidden
+	// No network namespace here, so no proxy stands between the command and the
+	// network: an allowlist's network clients are refused, whatever the caller connected.
+	p.EgressConnected = false
 	line := CommandLine(pr.req.Argv)
 	if _, err := p.AnalyzeCommand(line, pr.cwd); err != nil {
 		if _, ok := IsDenied(err); ok {

@@ -197,8 +197,20 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	defer ph.release()
 	args := bwrapArgs(p, plan, pr.cwd, 3, 4)
 	var net *netSetup
-	if p.Network.On() {
-		if net, err = newNetSetup(); err != nil {
+	egress := p.Network == NetworkAllowlist && pr.req.Egress != nil
+	if p.Network == NetworkAllowlist && !egress {
+		res.Warning = joinWarn(EgressNotConnected, res.Warning)
+	}
+	if egress {
+		// The proxy's address is fixed, so its variables go in before bwrap starts.
+		pr.env = ProxyEnv(pr.env, EgressAddr)
+	}
+	if p.Network.On() || egress {
+		hook := pr.req.Egress
+		if !egress {
+			hook = nil
+		}
+		if net, err = newNetSetup(hook); err != nil {
 			statusW.Close()
 			return res, false, err
 		}
@@ -226,8 +238,8 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	statusW.Close()
 	res.HostPid = cmd.Process.Pid
 	if net != nil {
-		// bwrap holds the command back (--block-fd) until the stack is up: nothing
-		// runs in a namespace without its way out, nor races it.
+		// bwrap holds the command back (--block-fd) until the stack (or the egress
+		// proxy) is up: nothing runs in a namespace without its way out, nor races it.
 		net.afterStart()
 		if sandboxUp, err := net.connect(ctx); err != nil {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

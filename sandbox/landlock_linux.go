@@ -64,6 +64,10 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 		// No network namespace here: "on" would be the host's, loopback services and all.
 		return res, &ExecError{Code: ExitSandboxFailed, Err: ErrNetworkNeedsNamespace}
 	}
+	if p.Network == NetworkAllowlist {
+		// No namespace to put the proxy in: the run stays off, and says so.
+		res.Warning = EgressNotConnected
+	}
 	plan, err := planMounts(p, pr.hidden) // fails closed on protected symlinks
 	if err != nil {
 		return res, &ExecError{Code: ExitSandboxFailed, Err: err}

@@ -78,6 +78,10 @@ func slirpArgs() []string {
 // netSetup is the network part of one bwrap run with the network on: the pipes bwrap
 // gets (--info-fd, --block-fd, --ro-bind-data for resolv.conf) and the stack's process.
 type netSetup struct {
+	// egress, when set, connects an allowlist run instead of a stack: it is called with
+	// the sandbox's pid before the command is released, and its stop when the run ends.
+	egress         Egress
+	egressStop     func()
 	infoR, infoW   *os.File // bwrap writes the sandbox's pid here
 	blockR, blockW *os.File // bwrap waits on blockR before it runs the command
 	resolvR        *os.File // the generated resolv.conf
@@ -88,12 +92,10 @@ type netSetup struct {
 }
 
 // newNetSetup makes the pipes. The caller hands childFiles to bwrap (their fd numbers
-// start at firstFD) and calls close when the run is over.
-func newNetSetup() (*netSetup, error) {
-	if slirpPath() == "" {
-		return nil, &ExecError{Code: ExitSandboxFailed, Err: ErrNoNetworkStack}
-	}
-	n := &netSetup{}
+// start at firstFD) and calls close when the run is over. With egress (an allowlist
+// run) there is no stack and no resolv.conf: names are resolved by the proxy.
+func newNetSetup(egress Egress) (*netSetup, error) {
+	n := &netSetup{egress: egress}
 	var err error
 	if n.infoR, n.infoW, err = os.Pipe(); err != nil {
 		return nil, execErr(ExitSandboxFailed, "exec: info pipe: %w", err)
@@ -101,6 +103,13 @@ func newNetSetup() (*netSetup, error) {
 	if n.blockR, n.blockW, err = os.Pipe(); err != nil {
 		n.close()
 		return nil, execErr(ExitSandboxFailed, "exec: block pipe: %w", err)
+	}
+	if egress != nil {
+		return n, nil
+	}
+	if slirpPath() == "" {
+		n.close()
+		return nil, &ExecError{Code: ExitSandboxFailed, Err: ErrNoNetworkStack}
 	}
 	n.resolvTarget = resolvConfTarget()
 	if n.resolvTarget != "" {
@@ -181,6 +190,9 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	}
 	defer netns.Close()
 	defer userns.Close()
+	if n.egress != nil {
+		return true, n.connectEgress(ctx, info.ChildPid)
+	}
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
 		return true, n.fail("ready pipe: %w", err)
@@ -231,12 +243,29 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	case <-timer.C:
 		return true, n.fail("slirp4netns was not ready after %s: %s", netStackReadyTimeout, n.stackOut.String())
 	}
+	return true, n.release()
+}
+
+// connectEgress starts the egress proxy for the sandbox (its listener in the sandbox's
+// namespace, on EgressAddr) and releases the command. bwrap has brought lo up by now
+// (awaitSandboxSetUp), so the listener can bind.
+func (n *netSetup) connectEgress(ctx context.Context, pid int) error {
+	stop, err := n.egress(ctx, pid, EgressAddr)
+	if err != nil {
+		return &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("exec: %w: %w", ErrEgressFailed, err)}
+	}
+	n.egressStop = stop
+	return n.release()
+}
+
+// release lets bwrap run the command.
+func (n *netSetup) release() error {
 	if _, err := n.blockW.Write([]byte{1}); err != nil {
-		return true, n.fail("release the sandbox: %w", err)
+		return n.fail("release the sandbox: %w", err)
 	}
 	n.blockW.Close()
 	n.blockW = nil
-	return true, nil
+	return nil
 }
 
 // tunDevice is what slirp4netns opens to make the namespace's interface.
@@ -302,13 +331,21 @@ func awaitSandboxSetUp(ctx context.Context, pid int) (netns, userns *os.File, er
 var errSandboxGone = errors.New("the sandbox ended during its set-up")
 
 func (n *netSetup) fail(format string, args ...any) error {
-	return &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("exec: %w: %w", ErrNetworkStackFailed, fmt.Errorf(format, args...))}
+	base := ErrNetworkStackFailed
+	if n.egress != nil {
+		base = ErrEgressFailed
+	}
+	return &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("exec: %w: %w", base, fmt.Errorf(format, args...))}
 }
 
 // stop ends the stack (if it runs). Its exit tears the tap device down, which takes the
 // kernel tens of milliseconds: it is reaped in the background, unless wait (its
 // messages are wanted).
 func (n *netSetup) stop(wait bool) {
+	if n.egressStop != nil {
+		n.egressStop()
+		n.egressStop = nil
+	}
 	if n.stack == nil {
 		return
 	}

@@ -156,7 +156,7 @@ func TestAllowlistHasNoNetworkYet(t *testing.T) {
 	}
 	err = p.CheckNetwork("api.anthropic.com")
 	d, ok := IsDenied(err)
-	if !ok || d.Reason != ReasonNetwork || !strings.Contains(err.Error(), "proxy not yet connected") || d.Grant == nil || !d.Grant.Network {
+	if !ok || d.Reason != ReasonNetwork || !strings.Contains(err.Error(), "proxy is not connected") || d.Grant == nil || !d.Grant.Network {
 		t.Fatalf("CheckNetwork under allowlist = %v", err)
 	}
 	if _, err := p.AnalyzeCommand("curl https://api.anthropic.com", dir); err == nil {

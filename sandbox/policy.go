@@ -111,6 +111,10 @@ type Policy struct {
 	Network NetworkMode `json:"network"`
 	// Allowlist is the effective [network] table (nil unless Network is allowlist).
 	Allowlist *NetworkLists `json:"allowlist,omitempty"`
+	// EgressConnected is set by a caller that runs this policy's commands with the egress
+	// proxy connected (ExecRequest.Egress): the application layer then leaves network
+	// clients to the proxy, which judges every destination by the lists.
+	EgressConnected bool `json:"-"`
 	// Cwd is the real (symlink-free) working directory of the run.
 	Cwd string `json:"cwd"`
 	// WritableRoots are real absolute directories; in workspace-write the first is Cwd.

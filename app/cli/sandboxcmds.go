@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,6 +137,10 @@ func newExecCmd(e *env) *cobra.Command {
 			}
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
+			}
+			if req.Policy.Network == sandbox.NetworkAllowlist && req.Policy.ExecutionMode != sandbox.ExecSandbox && coreListening(e) {
+				// Without a running core the run stays off and says so (never more access than asked).
+				req.Egress = coreEgress(e, req.Policy.Cwd)
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)
 			if res.Warning != "" {
@@ -297,4 +303,40 @@ func shellJoin(argv []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// coreListening reports whether a core answers on the local API's socket.
+func coreListening(e *env) bool {
+	p, err := e.paths()
+	if err != nil {
+		return false
+	}
+	c, err := net.DialTimeout("unix", p.Socket, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// coreEgress is the egress hook of `airlock exec` under an allowlist: this binary does not
+// link the proxy (every exec would pay for its start-up), so the running core serves it
+// inside the sandbox's namespace (POST /v1/sandboxes/egress) with the lists it resolves
+// for cwd, and ends it when the run does. A core that is running but cannot serve it
+// fails the run (it never starts without its way out).
+func coreEgress(e *env, cwd string) sandbox.Egress {
+	return func(ctx context.Context, pid int, addr string) (func(), error) {
+		c, err := e.client()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := localapi.Call(ctx, c, api.ServeEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr}); err != nil {
+			return nil, fmt.Errorf("ask the running Airlock to serve it (%w); start it with `airlock daemon`, or run with --network off", err)
+		}
+		return func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = localapi.Call(ctx, c, api.StopEgress, api.None{}, strconv.Itoa(pid))
+		}, nil
+	}
 }

@@ -62,10 +62,15 @@ func (s *Server) addBashTool() {
 			if refuse != "" {
 				return errorResult("%s", refuse), api.Outcome{Ran: false, Error: refuse}
 			}
+			var netLog lockedBuilder
+			var egress sandbox.Egress
+			if s.egressFor(pol) {
+				egress, pol.EgressConnected = s.opts.Egress(&netLog, s.askDomain), true
+			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
 				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
-				HiddenPaths: s.opts.HiddenPaths,
+				HiddenPaths: s.opts.HiddenPaths, Egress: egress,
 				OnStart: func(pid int) {
 					if s.registerSandbox(pid) {
 						mu.Lock()
@@ -99,6 +104,9 @@ func (s *Server) addBashTool() {
 			fmt.Fprintf(&b, "\n--- stdout ---\n%s\n--- stderr ---\n%s", shownOutput(stdout), shownOutput(stderr))
 			if res.Warning != "" {
 				fmt.Fprintf(&b, "\n--- sandbox warning ---\n%s", res.Warning)
+			}
+			if n := netLog.String(); n != "" {
+				fmt.Fprintf(&b, "\n--- network (through Airlock's egress proxy) ---\n%s", n)
 			}
 			if where != "" {
 				fmt.Fprintf(&b, "\n--- where ---\n%s", where)
@@ -156,4 +164,28 @@ func (s *Server) placeCommand(pol sandbox.Policy, command string) (_ sandbox.Pol
 		return pol, "ran in the micro-VM (auto: " + why + ")" + vanish, ""
 	}
 	return pol, "", ""
+}
+
+// egressFor reports whether a bash call under pol gets the egress proxy: an allowlist,
+// on the host (the micro-VM has its own network), with a hook to build it.
+func (s *Server) egressFor(pol sandbox.Policy) bool {
+	return pol.Network == sandbox.NetworkAllowlist && pol.ExecutionMode != sandbox.ExecSandbox && s.opts.Egress != nil
+}
+
+// lockedBuilder collects the proxy's lines, written from its goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

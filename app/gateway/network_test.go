@@ -27,7 +27,7 @@ func TestWebFetchUnderAnAllowlist(t *testing.T) {
 	b := &recordingBroker{decide: func(r api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
 	cs := connect(t, Options{Policy: pol, Broker: b})
 	res, text := callText(t, cs, api.ToolWebFetch, map[string]any{"url": web.URL + "/x"})
-	if !res.IsError || !strings.Contains(text, "proxy not yet connected") {
+	if !res.IsError || !strings.Contains(text, "proxy is not connected") {
 		t.Fatalf("web_fetch under an allowlist: %v %q", res.IsError, text)
 	}
 	if hit {

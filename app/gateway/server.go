@@ -45,7 +45,15 @@ type Options struct {
 	MicroVM sandbox.MicroVM
 	// Risk says why a command is high-risk for "auto" ("" = run it on the host).
 	Risk func(command string) string
+	// Egress builds the egress proxy hook of one bash call under network_access =
+	// "allowlist" (airlock-agent builds it from sandbox/egress; this package does not link
+	// the proxy): log receives one line per connection, ask puts an unlisted domain to
+	// the broker as a network_domain request. nil: such a call has no network.
+	Egress func(log io.Writer, ask AskDomain) sandbox.Egress
 }
+
+// AskDomain asks the broker whether a run may connect to domain:port; true is allow.
+type AskDomain func(ctx context.Context, domain string, port int) (bool, error)
 
 // Server is Airlock's MCP server: governed tools, each call through the broker.
 type Server struct {
@@ -116,6 +124,8 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (api
 		// guarantees (writes outside the workspace vanish with it) and a host command as before.
 		if pol, _, refuse := s.placeCommand(s.opts.Policy, c.subject); refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox {
 			r.Context.Policy.ExecutionMode = string(sandbox.ExecSandbox)
+		} else if refuse == "" && s.egressFor(pol) {
+			r.Context.Policy.EgressConnected = true
 		}
 	}
 	stop := s.progress(ctx, req, c)
@@ -128,6 +138,18 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (api
 		return d, errorResult("%s", DenialText(c.tool, c.subject, d))
 	}
 	return d, nil
+}
+
+// askDomain is the session's AskDomain: a network_domain request in the session's context.
+func (s *Server) askDomain(ctx context.Context, domain string, port int) (bool, error) {
+	params, _ := json.Marshal(map[string]any{"domain": domain, "port": port})
+	r := api.Request{Tool: api.ToolNetworkDomain, Params: params, Context: s.context("mcp")}
+	r.Context.Policy.EgressConnected = true
+	d, err := s.opts.Broker.Await(ctx, r)
+	if err != nil {
+		return false, err
+	}
+	return d.Verdict == api.Allow, nil
 }
 
 func (s *Server) context(client string) api.Context {

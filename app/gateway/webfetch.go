@@ -22,7 +22,7 @@ type webFetchIn struct {
 func (s *Server) addWebFetchTool() {
 	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
 		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Refused when the " +
-			"sandbox policy has the network off, or on \"allowlist\" until its egress proxy is connected."},
+			"sandbox policy has the network off, or on \"allowlist\" (web_fetch is not connected to the egress proxy yet)."},
 		func(in *webFetchIn) (string, error) {
 			u, err := url.Parse(in.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {

@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +48,9 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 			t.Errorf("check %v: the command is %v", tt.args, rep["command"])
 		}
 	}
-	// An allowlist is no network yet: curl is refused, and the line says why.
+	// check has no proxy connected: under an allowlist curl is refused, and the line says why.
 	out, _, code := in.run("check", "--cwd", ws, "--network", "allowlist", "--", "curl https://api.anthropic.com")
-	if code == 0 || !strings.Contains(out, "network allowlist (proxy not yet connected: no network)") {
+	if code == 0 || !strings.Contains(out, "the egress proxy is not connected here") {
 		t.Errorf("check --network allowlist curl: exit %d\n%s", code, out)
 	}
 	// The environment and config.toml take the three values too; a bad one is named.
@@ -89,8 +93,54 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil {
 		st, _, _ := in.run("sandbox", "status")
-		if !strings.Contains(st, "network   allowlist (proxy not yet connected: no network) (config ") {
+		if !strings.Contains(st, "network   allowlist (only the allowed domains, through Airlock's egress proxy) (config ") {
 			t.Errorf("sandbox status does not say what the allowlist gives:\n%s", st)
 		}
+	}
+}
+
+// TestExecAllowlistThroughTheCore: `airlock exec --network allowlist` (a binary without
+// the proxy) gets it from the running daemon: curl inside the real sandbox reaches a
+// test server the list allows (on loopback, hence allow_local), a denied domain is
+// refused, a direct connection gets nothing; and with no daemon the run has no network
+// and says so.
+func TestExecAllowlistThroughTheCore(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	in := newInstance(t)
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nask_unknown = false\nallow_local = true\n"), 0o600)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-allowlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+curl -sS --max-time 20 http://denied.test/
+curl -sS --max-time 20 http://unknown.test/
+curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)
+
+	out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+	if code != 0 || !strings.Contains(stderr, "the egress proxy is not connected here") || strings.Contains(out, "reached") {
+		t.Errorf("without a daemon: exit %d\n%s\n%s", code, out, stderr)
+	}
+	in.startDaemon()
+	out, stderr, code = in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	for _, want := range []string{"reached /allowed", "Airlock refused the connection to denied.test:80", "Airlock refused the connection to unknown.test:80", "direct rc=7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "reached /direct") {
+		t.Error("ESCAPE: a direct connection bypassed the proxy")
 	}
 }

@@ -37,6 +37,11 @@ type Options struct {
 	// MicroVMReady says whether a micro-VM can be had (nil) or why not, without taking
 	// one: Route uses it. nil: Route asks MicroVM and ends the session it returns.
 	MicroVMReady func() error
+	// Egress returns the egress proxy hook for one run whose policy is network_access =
+	// "allowlist" (the app builds it from sandbox/egress with the run's lists, its log
+	// and the broker). nil, or a nil result: such a run has no network, and its log says
+	// that the proxy is not connected.
+	Egress func(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress
 	// OnRoute is told every decision of the "sandbox" and "auto" modes (the app writes
 	// it to the audit); the run's log gets Route.LogLine either way.
 	OnRoute func(Route)
@@ -69,6 +74,14 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 		}
 	}
 	pol.ExecutionMode = sandbox.ExecLocal
+	var egress sandbox.Egress
+	if pol.Network == sandbox.NetworkAllowlist && e.opts.Egress != nil {
+		if egress = e.opts.Egress(spec, pol); egress != nil {
+			pol.EgressConnected = true
+			// The run's header says what an allowlist gives where no proxy is connected.
+			fmt.Fprintf(spec.Stderr, "airlock: network allowlist: connected to Airlock's egress proxy; every connection is listed below\n")
+		}
+	}
 	if pol.Mode != sandbox.ModeFullAccess {
 		if a, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
 			if d, ok := sandbox.IsDenied(err); ok {
@@ -80,7 +93,7 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 		Policy: pol, Argv: spec.Argv, Cwd: spec.Dir, Env: spec.Env, GrantEnv: envNames(spec.Env),
 		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
-		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart,
+		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart, Egress: egress,
 	})
 	if res.Warning != "" {
 		// A weaker confinement than asked for (Landlock instead of bubblewrap, the app

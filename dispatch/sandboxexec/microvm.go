@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
@@ -153,7 +154,7 @@ func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol 
 	case sandbox.NetworkOn:
 		net = "on (NAT through the host)"
 	case sandbox.NetworkAllowlist:
-		net = pol.Network.Describe() + ", no network device"
+		net = api.AllowlistNotConnected + " (no network device)"
 	}
 	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the run ends (its VM is thrown away). Network %s.\n", spec.Dir, net)
 	pol.ExecutionMode = sandbox.ExecSandbox

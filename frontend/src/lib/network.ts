@@ -11,17 +11,17 @@ export function networkOf(v: unknown): NetworkAccess {
   return 'off';
 }
 
-/** networkWords says what each value gives a run. Until the egress proxy is connected, allowlist has no network. */
+/** networkWords says what each value gives a run. */
 export const networkWords: Record<NetworkAccess, string> = {
   off: 'no network at all',
-  allowlist: 'only the allowed domains (proxy not yet connected: no network)',
+  allowlist: "only the allowed domains, through Airlock's egress proxy",
   on: 'may reach the network',
 };
 
-/** networkLabel is the short form for policy lines: "network on", "network allowlist (proxy not yet connected: no network)". */
+/** networkLabel is the short form for policy lines: "network on", "network allowlist (only the allowed domains, …)". */
 export function networkLabel(v: unknown): string {
   const n = networkOf(v);
-  return n === 'allowlist' ? 'network allowlist (proxy not yet connected: no network)' : `network ${n}`;
+  return n === 'allowlist' ? "network allowlist (only the allowed domains, through Airlock's egress proxy)" : `network ${n}`;
 }
 
 /** networkSetting is the value config.toml takes for a choice (false, "allowlist", true). */

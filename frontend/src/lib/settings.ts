@@ -66,7 +66,7 @@ export const settingInfo: Record<string, SettingInfo> = {
       networkOf(v) === 'on'
         ? 'Runs may use the network.'
         : networkOf(v) === 'allowlist'
-          ? 'allowlist (proxy not yet connected: no network).'
+          ? "Runs reach only the allowed domains, through Airlock's egress proxy (web_fetch and the micro-VM get no network)."
           : 'Runs have no network.',
   },
   'network.allowed_domains': { label: 'Allowed domains', explain: () => 'What an allowlist run may reach (*.example.com includes example.com).' },

@@ -162,7 +162,7 @@ describe('TaskEditor', () => {
     const el = render(TaskEditor, props());
     const net = el.querySelector('#task-ov-network') as HTMLSelectElement;
     expect([...net.options].map((o) => o.value)).toEqual(['', 'off', 'allowlist', 'on']);
-    expect(net.querySelector('option[value="allowlist"]')!.textContent).toContain('proxy not yet connected: no network');
+    expect(net.querySelector('option[value="allowlist"]')!.textContent).toContain("only the allowed domains, through Airlock's egress proxy");
     net.value = 'allowlist';
     net.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();

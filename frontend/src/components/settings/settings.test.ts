@@ -95,7 +95,7 @@ describe('SandboxTab', () => {
     (row.querySelector('input[data-value="allowlist"]') as HTMLInputElement).click();
     expect(api.setSetting).toHaveBeenCalledWith('sandbox_workspace_write.network_access', 'allowlist');
     const shown = render(SandboxTab, { config: config([st('sandbox_workspace_write.network_access', 'allowlist', 'env')]), sandbox: undefined, home: '/home/ana', api });
-    expect(shown.querySelector('[data-key="sandbox_workspace_write.network_access"]')!.textContent).toContain('proxy not yet connected: no network');
+    expect(shown.querySelector('[data-key="sandbox_workspace_write.network_access"]')!.textContent).toContain("only the allowed domains, through Airlock's egress proxy");
   });
 
   it('adds an allowed domain through the façade, refusing a URL first', () => {

@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/app/proc"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress"
+)
+
+// egressConfig is the proxy configuration of one allowlist run: the policy's lists, each
+// connection written to log (the run's log) and to the audit, and an unlisted domain
+// asked as a P1 network_domain request through the broker when ask_unknown (otherwise
+// refused; the proxy's answer then names allowed_domains).
+func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.Request) egress.Config {
+	lists := sandbox.DefaultNetworkLists()
+	if pol.Allowlist != nil {
+		lists = *pol.Allowlist
+	}
+	cfg := egress.Config{
+		Allowed: lists.AllowedDomains, Denied: lists.DeniedDomains, AllowLocal: lists.AllowLocal,
+		Log: func(r egress.Record) {
+			if log != nil {
+				fmt.Fprintf(log, "airlock: %s\n", r.LogLine())
+			}
+			if ask != nil {
+				c.auditEgress(ask.Context, r)
+			}
+		},
+	}
+	if lists.AskUnknown && ask != nil && c.Broker != nil {
+		base := *ask
+		cfg.Decide = func(ctx context.Context, r egress.Request) (egress.Verdict, error) {
+			return c.askDomain(ctx, base, r)
+		}
+	}
+	return cfg
+}
+
+// networkDomainRequest turns a run's request template into the network_domain request
+// for one destination.
+func networkDomainRequest(base permission.Request, r egress.Request) permission.Request {
+	params, _ := json.Marshal(map[string]any{"domain": r.Domain, "port": r.Port})
+	req := base
+	req.ID = "" // the broker names each question
+	req.Tool, req.Params = permission.ToolNetworkDomain, params
+	req.Escalation = nil
+	req.Context.TaskArgv = nil // creating the task approved its command, not a destination
+	return req
+}
+
+// askDomain asks the broker about an unlisted destination and waits for the answer; an
+// "always" answer becomes a grant the broker applies to the next run's same request.
+func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.Request) (egress.Verdict, error) {
+	d, err := c.Broker.Await(ctx, networkDomainRequest(base, r))
+	if err != nil {
+		return egress.Deny, fmt.Errorf("network_domain request for %s:%d: %w", r.Domain, r.Port, err)
+	}
+	if d.Verdict == permission.Allow {
+		return egress.Allow, nil
+	}
+	return egress.Deny, nil
+}
+
+// auditEgress writes one connection to the audit.
+func (c *Core) auditEgress(pc permission.Context, r egress.Record) {
+	if c.DB == nil {
+		return
+	}
+	verdict := permission.Deny
+	if r.Verdict == egress.Allow {
+		verdict = permission.Allow
+	}
+	reasons, _ := json.Marshal([]string{r.LogLine()})
+	rec := permission.AuditRecord{AuditRecord: api.AuditRecord{
+		RequestID: fmt.Sprintf("run-%s-net-%d", pc.Run, r.Start.UnixNano()), Tool: permission.ToolNetworkDomain,
+		Subject: r.Domain + ":" + strconv.Itoa(r.Port), Verdict: verdict, Layer: permission.LayerIsolation, Reasons: string(reasons),
+		Run: pc.Run, Session: pc.Session, Cwd: pc.Cwd, AskedBy: "egress proxy", AnsweredBy: string(r.Reason), CreatedAt: time.Now().UTC(),
+	}}
+	if err := c.DB.Create(&rec).Error; err != nil {
+		slog.Error("audit a network connection", "run", pc.Run, "domain", r.Domain, "err", err)
+	}
+}
+
+// runEgress is the egress hook of one dispatch run under network_access = "allowlist".
+func (c *Core) runEgress(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress {
+	base := brokerapprovals.Request(dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy})
+	return sandbox.Egress(egress.Hook(c.egressConfig(pol, spec.Stderr, &base)))
+}
+
+// egressServers are the proxies the core serves for `airlock exec` sandboxes, by pid.
+type egressServers struct {
+	mu   sync.Mutex
+	stop map[int]func()
+}
+
+func (g *egressServers) add(pid int, stop func()) {
+	g.mu.Lock()
+	old := g.stop[pid]
+	g.stop[pid] = stop
+	g.mu.Unlock()
+	if old != nil {
+		old()
+	}
+	go func() { // the sandbox gone without a word from its caller: the proxy goes too
+		for {
+			time.Sleep(2 * time.Second)
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+				g.remove(pid)
+				return
+			}
+			g.mu.Lock()
+			_, still := g.stop[pid]
+			g.mu.Unlock()
+			if !still {
+				return
+			}
+		}
+	}()
+}
+
+func (g *egressServers) remove(pid int) {
+	g.mu.Lock()
+	stop := g.stop[pid]
+	delete(g.stop, pid)
+	g.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// egressRoutes serve the proxy for the sandboxes of `airlock exec`: the CLI does not
+// link it (its start-up cost would be paid by every exec), so it asks the core, which
+// checks that the sandbox descends from the caller (as POST /v1/sandboxes does) and
+// resolves the [network] lists for the run's directory itself: the caller's word
+// chooses no list. Connections go to the audit; unknown domains ask the broker.
+func (c *Core) egressRoutes() {
+	servers := &egressServers{stop: map[int]func(){}}
+	handle(c, api.ServeEgress, func(r *http.Request, b api.EgressIn) (api.EgressServed, error) {
+		peer, _ := localapi.PeerFrom(r.Context())
+		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
+			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
+				fmt.Sprintf("pid %d is not a process the caller started", b.PID), "ask for the proxy of your own sandboxes only")
+		}
+		if !filepath.IsAbs(b.Cwd) {
+			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("cwd %q is not an absolute path", b.Cwd), "")
+		}
+		allowlist := api.NetworkAllowlist
+		res, err := policy.Resolve(c.policyInputs(b.Cwd, policy.Flags{Sandbox: sandbox.Layer{Network: &allowlist}}, false))
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
+		}
+		pc := api.Context{Cwd: b.Cwd, Workspace: b.Cwd, Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: allowlist, EgressConnected: true}}
+		ask := permission.Request{Tool: permission.ToolNetworkDomain, Context: pc}
+		stop, err := egress.Serve(context.Background(), b.PID, b.Addr, c.egressConfig(res.Sandbox, nil, &ask))
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("serve the egress proxy for sandbox %d: %w", b.PID, err)
+		}
+		servers.add(b.PID, stop)
+		return api.EgressServed{Serving: b.PID}, nil
+	})
+	handle(c, api.StopEgress, func(r *http.Request, _ api.None) (api.EgressStopped, error) {
+		pid, err := strconv.Atoi(r.PathValue("pid"))
+		if err != nil {
+			return api.EgressStopped{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("pid %q is not a number", r.PathValue("pid")), "")
+		}
+		servers.remove(pid)
+		return api.EgressStopped{Stopped: pid}, nil
+	})
+}
