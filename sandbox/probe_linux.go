@@ -54,6 +54,22 @@ func networkStatus(st *Status, stack Probe) {
 	case st.Backend == BackendNameApp:
 		st.Limitations = append(st.Limitations, "with the network on, commands use the host's network as it is, its loopback services included")
 	}
+	allowlistStatus(st)
+}
+
+// allowlistStatus says what network_access = "allowlist" gives with the chosen backend.
+func allowlistStatus(st *Status) {
+	if st.Backend == BackendNameBwrap {
+		st.Guarantees = append(st.Guarantees,
+			`network_access = "allowlist" is a network namespace of the run's own whose only way out is Airlock's egress proxy inside it (127.0.0.1:3128, `+
+				"the proxy variables set): only the allowed domains, denied domains and local destinations refused after DNS, an unknown domain asked; "+
+				"the host's loopback, its abstract sockets and unix sockets stay unreachable")
+		st.Limitations = append(st.Limitations,
+			`with network_access = "allowlist", web_fetch, the micro-VM, ops commands and airlock exec with no Airlock running get no proxy, so no network; `+
+				"a program that ignores the proxy variables gets no network at all")
+		return
+	}
+	st.Limitations = append(st.Limitations, `network_access = "allowlist" gives no network with this backend: the egress proxy needs bubblewrap's network namespace`)
 }
 
 // probeNetStack finds slirp4netns (and says whether pasta is there: Airlock uses slirp4netns).

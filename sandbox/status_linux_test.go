@@ -106,6 +106,18 @@ func TestNetworkStatus(t *testing.T) {
 			t.Errorf("%s (stack %v): limitations lack %q:\n%s", tt.backend, tt.stack.OK, tt.limit, lim)
 		}
 	}
+	// What an allowlist gives: the proxy under bubblewrap, nothing elsewhere.
+	for _, b := range []string{BackendNameBwrap, BackendNameLandlock, BackendNameApp} {
+		st := Status{Backend: b}
+		networkStatus(&st, stackOK)
+		promised := strings.Contains(strings.Join(st.Guarantees, "\n"), `"allowlist" is a network namespace of the run's own whose only way out is Airlock's egress proxy`)
+		if promised != (b == BackendNameBwrap) {
+			t.Errorf("%s: promises the allowlist's proxy: %v", b, promised)
+		}
+		if b != BackendNameBwrap && !strings.Contains(strings.Join(st.Limitations, "\n"), `"allowlist" gives no network with this backend`) {
+			t.Errorf("%s: limitations do not say an allowlist gives no network:\n%s", b, strings.Join(st.Limitations, "\n"))
+		}
+	}
 	if st := ProbeStatus(context.Background(), BackendAuto); st.Backend == BackendNameBwrap && slirpPath() != "" && !st.Probe(ProbeNetStack).OK {
 		t.Errorf("slirp4netns is installed but its probe failed: %+v", st.Probe(ProbeNetStack))
 	}
