@@ -30,17 +30,7 @@ import (
 // allows gets nothing, and an MCP session without the proxy (no Egress: web_fetch does
 // not go through it yet) gets no network and says so.
 func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	cfg := filepath.Join(base, "airlock", "config", "config.toml")
-	os.MkdirAll(filepath.Dir(cfg), 0o700)
-	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\nallow_local = true\n"), 0o600)
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -110,27 +100,11 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 // and is refused after Deny, and a direct connection that bypasses the proxy gets
 // nothing. Every connection is a line of the run's log and a row of the audit.
 func TestAllowlistScheduledRunThroughTheProxy(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	cfg := filepath.Join(base, "airlock", "config", "config.toml")
-	os.MkdirAll(filepath.Dir(cfg), 0o700)
-	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n"), 0o600)
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
-	}))
-	defer srv.Close()
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
 
 	c, _ := runCoreAt(t, base)
 	ctx := context.Background()
@@ -190,21 +164,11 @@ echo "== end"`, port)
 // run's network_domain request lets that run through and is remembered: the next run
 // reaches the same domain without a question.
 func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	cfg := filepath.Join(base, "airlock", "config", "config.toml")
-	os.MkdirAll(filepath.Dir(cfg), 0o700)
 	// localhost is in neither list; allow_local lets the test's own server be its destination.
-	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallow_local = true\n"), 0o600)
+	base := allowlistBase(t, "allow_local = true\n")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
 	defer srv.Close()
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
@@ -267,27 +231,11 @@ func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
 // request in the real broker (over the local API) and is refused after Deny, and a
 // direct connection gets nothing; the call's result lists every connection.
 func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "airlock-allowlist-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	cfg := filepath.Join(base, "airlock", "config", "config.toml")
-	os.MkdirAll(filepath.Dir(cfg), 0o700)
-	os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\nallowed_domains = [\"127.0.0.1\"]\nallow_local = true\n"), 0o600)
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
-	}))
-	defer srv.Close()
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
 	c, _ := runCoreAt(t, base)
 	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
 	os.MkdirAll(repo, 0o755)
@@ -345,4 +293,37 @@ curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct 
 	if !sawDomain {
 		t.Error("no P1 network_domain request for unknown.test")
 	}
+}
+
+// allowlistBase (bubblewrap needed, else the test skips) is a /var/tmp directory (the sandbox gets a /tmp of its own) holding an
+// Airlock home whose config.toml sets network_access = "allowlist" with network, the
+// body of its [network] table.
+func allowlistBase(t *testing.T, network string) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	base := varTmpBase(t, "airlock-allowlist-")
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	doc := "[sandbox_workspace_write]\nnetwork_access = \"allowlist\"\n[network]\n" + network
+	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
+
+// reachedServer is a test HTTP server on loopback that answers "reached PATH" and counts
+// its requests.
+func reachedServer(t *testing.T) (port int, hits *atomic.Int32) {
+	t.Helper()
+	hits = new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().(*net.TCPAddr).Port, hits
 }

@@ -62,10 +62,10 @@ func (s *Server) addBashTool() {
 			if refuse != "" {
 				return errorResult("%s", refuse), api.Outcome{Ran: false, Error: refuse}
 			}
-			var netLog lockedBuilder
+			netLog := capped.NewBuffer(s.opts.OutputCap) // the proxy writes from its goroutines
 			var egress sandbox.Egress
 			if s.egressFor(pol) {
-				egress, pol.EgressConnected = s.opts.Egress(&netLog, s.askDomain), true
+				egress, pol.EgressConnected = s.opts.Egress(netLog, s.askDomain), true
 			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
@@ -170,22 +170,4 @@ func (s *Server) placeCommand(pol sandbox.Policy, command string) (_ sandbox.Pol
 // on the host (the micro-VM has its own network), with a hook to build it.
 func (s *Server) egressFor(pol sandbox.Policy) bool {
 	return pol.Network == sandbox.NetworkAllowlist && pol.ExecutionMode != sandbox.ExecSandbox && s.opts.Egress != nil
-}
-
-// lockedBuilder collects the proxy's lines, written from its goroutines.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
