@@ -260,7 +260,7 @@ func TestEscapeSuite(t *testing.T) {
 				absent(t, filepath.Join(f.out, "procroot2.txt"))
 			}},
 		{"TCP, UDP and DNS to loopback", `$PY - <<'EOF'
-`+pyLoopbackProbes+`EOF`,
+` + pyLoopbackProbes + `EOF`,
 			func(t *testing.T, f *fixture, out, _ string) {
 				f.noneAccepted(t)
 				// With the network on, names resolve (through the stack's DNS), but the
