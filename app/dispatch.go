@@ -724,6 +724,10 @@ func (c *Core) dispatchRoutes() {
 	handle(c, api.RunLog, withRun(func(r *http.Request, id uint, q api.LogQuery) (api.LogPiece, error) {
 		return c.RunLog(none(r), id, q)
 	}))
+	// Where the run connected through its egress proxy, per domain.
+	handle(c, api.GetRunNetwork, withRun(func(r *http.Request, id uint, _ api.None) (api.RunNetwork, error) {
+		return c.RunNetwork(none(r), id)
+	}))
 	handle(c, api.CancelRun, withRun(func(r *http.Request, id uint, _ api.None) (api.RunCancelled, error) {
 		return c.CancelRun(none(r), id)
 	}))

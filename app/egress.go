@@ -101,7 +101,7 @@ func (c *Core) auditEgress(pc permission.Context, r egress.Record) {
 // runEgress is the egress hook of one dispatch run under network_access = "allowlist".
 func (c *Core) runEgress(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress {
 	base := brokerapprovals.Request(dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy})
-	return sandbox.Egress(egress.Hook(c.egressConfig(pol, spec.Stderr, &base)))
+	return sandbox.Egress(egress.Hook(c.recordConnections(spec.RunID, c.egressConfig(pol, spec.Stderr, &base))))
 }
 
 // egressServers are the proxies the core serves for `airlock exec` sandboxes, by pid.
