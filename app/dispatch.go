@@ -50,6 +50,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		MicroVM: c.MicroVM, OnRoute: c.auditRoute,
 		MicroVMReady: func() error { _, err := c.VMPool(); return err },
 		Egress:       c.runEgress,
+		Ask:          c.runAsk,
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
