@@ -36,6 +36,7 @@ const (
 	ReasonAllowedByList   Reason = "allowed by allowed_domains"
 	ReasonDeniedByList    Reason = "denied by denied_domains"
 	ReasonAllowedByPerson Reason = "allowed by the person"
+	ReasonNetworkOn       Reason = "network_access is on"
 	ReasonDeniedByPerson  Reason = "denied by the person"
 	ReasonNotListed       Reason = "not in allowed_domains"
 	ReasonDecideFailed    Reason = "the request for a decision failed"
@@ -54,6 +55,9 @@ const (
 	ProtoConnect Protocol = "http-connect"
 	ProtoHTTP    Protocol = "http"
 	ProtoSOCKS5  Protocol = "socks5"
+	// ProtoDirect is a connection this process made for a client of its own through
+	// Proxy.DialContext (the MCP web_fetch tool), not one a sandbox asked the proxy for.
+	ProtoDirect Protocol = "direct"
 )
 
 // Record is one connection as the run's log and the audit see it. It is reported once,
