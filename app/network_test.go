@@ -27,8 +27,7 @@ import (
 
 // TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml,
 // a real scheduled run's direct connection (bypassing its proxy) to a domain the list
-// allows gets nothing, and an MCP session without the proxy (no Egress: web_fetch does
-// not go through it yet) gets no network and says so.
+// allows gets nothing.
 func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -77,17 +76,62 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 		t.Errorf("the run's log:\n%s", log)
 	}
 
-	// An MCP session: web_fetch and bash are refused before anything connects.
-	cs := mcpSession(t, c, repo)
-	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy is not connected") {
-		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
-	}
-	<-asked
 	select {
 	case <-accepted:
-		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist without its proxy")
+		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist, bypassing the proxy")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestAllowlistMCPWebFetchThroughTheEgressRules: an MCP session's web_fetch under an
+// allowlist, with the real core's broker over the local API, reaches an allowed test
+// server (on this machine's loopback, so the test sets allow_local), and an unknown
+// domain raises a P1 network_domain request and is refused after Deny without a
+// connection; the result lists each connection.
+func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	cs := mcpSession(t, c, repo)
+	asked := make(chan permission.PendingRequest, 8)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			for _, p := range c.Broker.Pending() {
+				allow := p.Request.Tool != permission.ToolNetworkDomain
+				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
+					asked <- p
+				}
+			}
+		}
+	}()
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/allowed", port)}); isErr ||
+		!strings.Contains(text, "reached /allowed") || !strings.Contains(text, fmt.Sprintf("network: 127.0.0.1:%d allow (allowed by allowed_domains)", port)) {
+		t.Errorf("web_fetch of an allowed domain: %v %q", isErr, text)
+	}
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://localhost:%d/unknown", port)}); !isErr ||
+		!strings.Contains(text, fmt.Sprintf("Airlock refused the connection to localhost:%d: denied by the person", port)) {
+		t.Errorf("web_fetch of an unknown domain, denied: %v %q", isErr, text)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("ESCAPE: the server saw %d requests, want 1 (the allowed one)", hits.Load())
+	}
+	sawDomain := false
+	for len(asked) > 0 {
+		if p := <-asked; p.Request.Tool == permission.ToolNetworkDomain && strings.Contains(string(p.Request.Params), `"localhost"`) {
+			sawDomain = p.Tier == permission.P1
+		}
+	}
+	if !sawDomain {
+		t.Error("no P1 network_domain request for localhost")
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 // same decision as a sandbox's: an allowed name connects to exactly the address that was
 // checked, denied_domains win even over AllowUnlisted, an unlisted name is refused
 // without Decide (asked with it, let through under AllowUnlisted), a name or literal
-// resolving to loopback or a private address is refused before any dial, and UDP is
-// refused. Every attempt is one Record.
+// resolving to loopback or a private address is refused before any dial (a local
+// literal before anyone is asked), and UDP is refused. Every attempt is one Record.
 func TestDialContextDecides(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,6 +56,10 @@ func TestDialContextDecides(t *testing.T) {
 		{"rebinding answer", Config{AllowUnlisted: true}, "tcp", "rebind.test:80", ReasonLocalAddress},
 		{"private answer", Config{Allowed: []string{"lan.test"}}, "tcp", "lan.test:80", ReasonLocalAddress},
 		{"private answer, allow_local", Config{Allowed: []string{"lan.test"}, AllowLocal: true}, "tcp", "lan.test:80", ""},
+		{"loopback literal, nobody asked", Config{Decide: func(context.Context, Request) (Verdict, error) {
+			t.Error("asked about a loopback address that no answer could let through")
+			return Allow, nil
+		}}, "tcp", "127.0.0.1:80", ReasonLocalAddress},
 		{"udp", Config{AllowUnlisted: true}, "udp", "unknown.test:53", ReasonUnsupported},
 		{"no port", Config{AllowUnlisted: true}, "tcp", "unknown.test", ReasonInvalid},
 	} {

@@ -188,6 +188,13 @@ func (p *Proxy) authorize(ctx context.Context, proto Protocol, host string, port
 			a.rec.Reason = ReasonNetworkOn
 			break
 		}
+		if isIP && !p.policy.AllowLocal {
+			// No answer could let a local address through: nobody is asked about it.
+			if why := LocalReason(netip.MustParseAddr(name)); why != "" {
+				a.rec.IP = netip.MustParseAddr(name).Unmap()
+				return nil, p.refuse(a, ReasonLocalAddress, a.rec.IP.String()+" is "+why)
+			}
+		}
 		if p.cfg.Decide == nil {
 			return nil, p.refuse(a, ReasonNotListed, "")
 		}
