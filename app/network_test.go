@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -370,4 +371,43 @@ func reachedServer(t *testing.T) (port int, hits *atomic.Int32) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().(*net.TCPAddr).Port, hits
+}
+
+// TestAllowlistOpsApplyThroughTheProxy: the core's ops runner connects an apply that needs
+// the network, under network_access = "allowlist", to the same egress proxy a scheduled
+// run gets: curl in the real sandbox reaches the allowed API host (the test's server on
+// loopback, so allow_local), a denied host is refused, and both connections are lines
+// of the apply's output and rows of the audit.
+func TestAllowlistOpsApplyThroughTheProxy(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	work := filepath.Join(c.getenv("HOME"), "Airlock", "infra")
+	os.MkdirAll(work, 0o755)
+	res, err := c.opsRunner().Run(context.Background(), ops.RunSpec{Dir: work, Network: true, Purpose: "apply", PlanID: "op-net", Timeout: time.Minute,
+		Command: ops.Command{Shell: fmt.Sprintf("curl -sS --max-time 20 http://127.0.0.1:%d/apply; curl -sS --max-time 20 http://denied.test/apply", port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout) + string(res.Stderr)
+	for _, want := range []string{"reached /apply", fmt.Sprintf("airlock: network: 127.0.0.1:%d allow (allowed by allowed_domains)", port),
+		"Airlock refused the connection to denied.test:80: denied by denied_domains", "airlock: network: denied.test:80 deny (denied by denied_domains)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply's output lacks %q:\n%s", want, out)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("the API server saw %d requests, want 1", hits.Load())
+	}
+	var rows []permission.AuditRecord
+	waitFor(t, func() bool { // a connection's row is written when it closes
+		c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+		return len(rows) >= 2
+	})
+	if len(rows) != 2 {
+		t.Errorf("audit rows for the apply's connections: %d, want 2: %+v", len(rows), rows)
+	}
 }
