@@ -225,3 +225,24 @@ func TestWebFetchWithTheNetworkOff(t *testing.T) {
 		{name: "loopback", url: fmt.Sprintf("http://127.0.0.1:%d/b", web.port()), want: "network access is off", path: "/b", refused: true},
 	})
 }
+
+// TestBashInTheMicroVMUnderAnAllowlistIsRefused: a bash command bound for the micro-VM
+// (execution_mode sandbox, or auto for a high-risk command) under an allowlist is
+// refused with the way out, and the VM runs nothing: this server connects no egress
+// proxy to its VM, and the VM is never given more network, or less, than the allowlist.
+func TestBashInTheMicroVMUnderAnAllowlistIsRefused(t *testing.T) {
+	for _, mode := range []sandbox.ExecutionMode{sandbox.ExecSandbox, sandbox.ExecAuto} {
+		pol := fetchPolicyFor(t, sandbox.NetworkAllowlist, sandbox.NetworkTable{AllowedDomains: []string{"pypi.org"}})
+		pol.ExecutionMode = mode
+		ran := false
+		micro := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { ran = true; return sandbox.Result{}, nil })
+		cs := connect(t, Options{Policy: pol, Broker: fetchBroker(), MicroVM: micro, Risk: pipInstallRisk})
+		res, text := callText(t, cs, api.ToolBash, map[string]any{"command": "pip install requests"})
+		if !res.IsError || !strings.Contains(text, `network_access = "allowlist" in the micro-VM needs Airlock's egress proxy`) || !strings.Contains(text, `execution_mode = "local"`) {
+			t.Errorf("%s: %v %q", mode, res.IsError, text)
+		}
+		if ran {
+			t.Errorf("%s: the micro-VM ran a command under an allowlist without its proxy", mode)
+		}
+	}
+}
