@@ -235,7 +235,10 @@ func TestBashInTheMicroVMUnderAnAllowlistIsRefused(t *testing.T) {
 		pol := fetchPolicyFor(t, sandbox.NetworkAllowlist, sandbox.NetworkTable{AllowedDomains: []string{"pypi.org"}})
 		pol.ExecutionMode = mode
 		ran := false
-		micro := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) { ran = true; return sandbox.Result{}, nil })
+		micro := sandbox.MicroVM(func(context.Context, sandbox.ExecRequest) (sandbox.Result, error) {
+			ran = true
+			return sandbox.Result{}, nil
+		})
 		cs := connect(t, Options{Policy: pol, Broker: fetchBroker(), MicroVM: micro, Risk: pipInstallRisk})
 		res, text := callText(t, cs, api.ToolBash, map[string]any{"command": "pip install requests"})
 		if !res.IsError || !strings.Contains(text, `network_access = "allowlist" in the micro-VM needs Airlock's egress proxy`) || !strings.Contains(text, `execution_mode = "local"`) {
