@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/proc"
+	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
 // gatewayRoutes serve the MCP server and the hook adapter (package app/gateway, which
@@ -31,6 +32,24 @@ func (c *Core) gatewayRoutes() {
 			br.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
 		}()
 		return api.Accepted{Accepted: true}, nil
+	})
+	// Connections the MCP server made through the egress decision itself (web_fetch) go
+	// to the audit as the core's own proxies' do. A sandboxed caller cannot post them (the
+	// local API refuses its writes).
+	handle(c, api.AuditEgress, func(r *http.Request, b api.EgressAudit) (api.EgressAudited, error) {
+		if len(b.Connections) > maxAuditedConnections {
+			return api.EgressAudited{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest,
+				fmt.Sprintf("%d connections in one request, more than %d", len(b.Connections), maxAuditedConnections), "send them in smaller batches")
+		}
+		for _, conn := range b.Connections {
+			if conn.Domain == "" {
+				return api.EgressAudited{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, "a connection without a domain", "")
+			}
+		}
+		for _, conn := range b.Connections {
+			c.auditEgress(b.Context, egress.RecordOf(conn))
+		}
+		return api.EgressAudited{Audited: len(b.Connections)}, nil
 	})
 	// An agent asks the person to approve a plan. The broker's ops_approve request is
 	// interactive-only: it waits until a person answers in the window or at a terminal,
@@ -103,3 +122,6 @@ func (g *gatewaySandboxes) remove(pid int) {
 		f()
 	}
 }
+
+// maxAuditedConnections bounds one AuditEgress request (a web_fetch makes at most six).
+const maxAuditedConnections = 256

@@ -88,7 +88,7 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 // allowlist, with the real core's broker over the local API, reaches an allowed test
 // server (on this machine's loopback, so the test sets allow_local), and an unknown
 // domain raises a P1 network_domain request and is refused after Deny without a
-// connection; the result lists each connection.
+// connection; the result lists each connection, and the audit has a row for each.
 func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
 	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	port, hits := reachedServer(t)
@@ -133,6 +133,16 @@ func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
 	}
 	if !sawDomain {
 		t.Error("no P1 network_domain request for localhost")
+	}
+	// Each connection is a row of the audit, as a proxy connection is.
+	var rows []permission.AuditRecord
+	waitFor(t, func() bool {
+		c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+		return len(rows) >= 2
+	})
+	if len(rows) != 2 || rows[0].Session == "" || rows[0].Subject != fmt.Sprintf("127.0.0.1:%d", port) || rows[0].Verdict != permission.Allow ||
+		rows[1].Subject != fmt.Sprintf("localhost:%d", port) || rows[1].Verdict != permission.Deny {
+		t.Errorf("audit rows for web_fetch's connections: %+v", rows)
 	}
 }
 

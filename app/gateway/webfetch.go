@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/egress"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,12 +119,12 @@ func (s *Server) fetchProxy(pol sandbox.Policy, log func(egress.Record)) (*egres
 // returns the answer, one line per connection, and the error.
 func (s *Server) fetch(ctx context.Context, pol sandbox.Policy, in webFetchIn) (text, conns string, err error) {
 	var mu sync.Mutex
-	var lines []string
+	var records []egress.Record
 	var opened []net.Conn
 	p, err := s.fetchProxy(pol, func(r egress.Record) {
 		s.opts.Log.Info("web_fetch connection", "session", s.session, "record", r.LogLine())
 		mu.Lock()
-		lines = append(lines, r.LogLine())
+		records = append(records, r)
 		mu.Unlock()
 	})
 	if err != nil {
@@ -153,7 +154,29 @@ func (s *Server) fetch(ctx context.Context, pol sandbox.Policy, in webFetchIn) (
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	s.auditConnections(records)
+	lines := make([]string, len(records))
+	for i, r := range records {
+		lines[i] = r.LogLine()
+	}
 	return text, strings.Join(lines, "\n"), err
+}
+
+// auditConnections writes a call's connections to the core's audit, as the core writes
+// its proxies' (the audit lives there); without a core they are only in the result.
+func (s *Server) auditConnections(records []egress.Record) {
+	if s.opts.Client == nil || len(records) == 0 {
+		return
+	}
+	in := api.EgressAudit{Context: s.context("mcp")}
+	for _, r := range records {
+		in.Connections = append(in.Connections, r.Wire())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := localapi.Call(ctx, s.opts.Client, api.AuditEgress, in); err != nil {
+		s.opts.Log.Warn("could not write web_fetch's connections to Airlock's audit", "error", err)
+	}
 }
 
 // get does the request: at most 5 redirects, each one checked against the policy again
