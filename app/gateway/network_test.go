@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -15,11 +14,12 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/internal/mcptest"
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
 
 // fetchWeb is a real HTTP server on this machine's loopback standing in for the web and
-// for the machine's own services at once: fake domains resolve (through web_fetch's
-// resolver hook) to documentation addresses that its dialer routes to this server, so
+// for the machine's own services at once: test domains resolve (through web_fetch's
+// resolver hook, egresstest) to documentation addresses routed to this server, so
 // the local-address check stays on while an allowed domain is still reachable, and a
 // destination that resolves to 127.0.0.1 is the same server reached as a loopback
 // service (the core's TCP API port, a database...). It counts requests per path.
@@ -54,38 +54,15 @@ func (w *fetchWeb) hit(path string) int {
 	return w.hits[path]
 }
 
-// fakeDNS answers the test's names; anything else does not exist.
-type fakeDNS map[string][]netip.Addr
-
-func (d fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := d[host]; ok {
-		return a, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-// net routes the documentation addresses of the fake domains to the server, and every
-// other address to where it says (127.0.0.1 is this machine's loopback: the server).
+// net gives the fake domains documentation addresses routed to the server; every other
+// address is dialed as it is (127.0.0.1 is this machine's loopback: the server).
 func (w *fetchWeb) net() fetchNet {
-	a := func(s string) []netip.Addr { return []netip.Addr{netip.MustParseAddr(s)} }
-	dns := fakeDNS{
-		"allowed.test": a("203.0.113.10"), "other.allowed.test": a("203.0.113.10"),
-		"denied.test": a("203.0.113.11"), "unknown.test": a("203.0.113.12"), "asked.test": a("203.0.113.12"),
-		"rebind.test": {netip.MustParseAddr("203.0.113.13"), netip.MustParseAddr("127.0.0.1")},
-		"localhost":   {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")},
-	}
-	real := w.srv.Listener.Addr().String()
-	return fetchNet{resolver: dns, dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		ap, err := netip.ParseAddrPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		if ap.Addr().Is4() && netip.MustParsePrefix("203.0.113.0/24").Contains(ap.Addr()) {
-			addr = real
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}}
+	return fetchNet{resolver: egresstest.DNS{
+		"allowed.test": {"203.0.113.10"}, "other.allowed.test": {"203.0.113.10"},
+		"denied.test": {"203.0.113.11"}, "unknown.test": {"203.0.113.12"}, "asked.test": {"203.0.113.12"},
+		"rebind.test": {"203.0.113.13", "127.0.0.1"},
+		"localhost":   {"127.0.0.1", "::1"},
+	}, dial: egresstest.Dial(w.srv.Listener.Addr().String(), true)}
 }
 
 // fetchPolicyFor resolves a session policy with the network and [network] table given.

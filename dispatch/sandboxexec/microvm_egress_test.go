@@ -1,12 +1,10 @@
 package sandboxexec
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -18,6 +16,7 @@ import (
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/egress"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
@@ -52,15 +51,6 @@ func TestMicroVMAllowlistWithoutAProxyIsRefused(t *testing.T) {
 	}
 }
 
-type fakeDNS map[string]string
-
-func (f fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := f[host]; ok {
-		return []netip.Addr{netip.MustParseAddr(a)}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
 // TestMicroVMAllowlistThroughTheRunsProxy boots the real micro-VM (skips, saying so,
 // without an image): a scheduled run under an allowlist in the VM gets the run's egress
 // hook, as a run on the host does; python in the guest reaches the allowed domain through
@@ -87,15 +77,10 @@ func TestMicroVMAllowlistThroughTheRunsProxy(t *testing.T) {
 		}
 		o.Egress = func(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress { // as the core's runEgress
 			return sandbox.Egress(egress.Hook(egress.Config{
-				Allowed: []string{"api.allowed.test"}, Resolver: fakeDNS{"api.allowed.test": "203.0.113.40", "other.test": "203.0.113.41"},
-				Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-					if addr != "203.0.113.40:80" {
-						return nil, fmt.Errorf("test network: no route to %s", addr)
-					}
-					var nd net.Dialer
-					return nd.DialContext(ctx, network, srv.Listener.Addr().String())
-				},
-				Log: func(r egress.Record) { fmt.Fprintf(spec.Stderr, "airlock: %s\n", r.LogLine()) },
+				Allowed:  []string{"api.allowed.test"},
+				Resolver: egresstest.DNS{"api.allowed.test": {"203.0.113.40"}, "other.test": {"203.0.113.41"}},
+				Dial:     egresstest.Dial(srv.Listener.Addr().String(), false),
+				Log:      func(r egress.Record) { fmt.Fprintf(spec.Stderr, "airlock: %s\n", r.LogLine()) },
 			}))
 		}
 	})

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -17,17 +15,8 @@ import (
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/egress"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
-
-// testDNS gives the test's fake domains a documentation address.
-type testDNS map[string]string
-
-func (d testDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := d[host]; ok {
-		return []netip.Addr{netip.MustParseAddr(a)}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
 
 // TestApplyUnderAnAllowlistGoesThroughTheProxy: an apply whose plan needs the network,
 // under network_access = "allowlist", runs in the real sandbox connected to a real
@@ -53,15 +42,9 @@ func TestApplyUnderAnAllowlistGoesThroughTheProxy(t *testing.T) {
 	hook := func(_ ops.RunSpec, pol sandbox.Policy, log io.Writer) sandbox.Egress {
 		return sandbox.Egress(egress.Hook(egress.Config{
 			Allowed: pol.Allowlist.AllowedDomains, Denied: pol.Allowlist.DeniedDomains, AllowLocal: pol.Allowlist.AllowLocal,
-			Resolver: testDNS{"api.cloud.test": "203.0.113.20", "other.cloud.test": "203.0.113.21"},
-			Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				if !strings.HasPrefix(addr, "203.0.113.") {
-					return nil, fmt.Errorf("test network: no route to %s", addr)
-				}
-				var d net.Dialer
-				return d.DialContext(ctx, network, api.Listener.Addr().String())
-			},
-			Log: func(r egress.Record) { fmt.Fprintf(log, "airlock: %s\n", r.LogLine()) },
+			Resolver: egresstest.DNS{"api.cloud.test": {"203.0.113.20"}, "other.cloud.test": {"203.0.113.21"}},
+			Dial:     egresstest.Dial(api.Listener.Addr().String(), false),
+			Log:      func(r egress.Record) { fmt.Fprintf(log, "airlock: %s\n", r.LogLine()) },
 		}))
 	}
 	apply := ops.RunSpec{Dir: workDir(t), Network: true, Purpose: "apply", PlanID: "op-test", Timeout: 60 * time.Second, Command: ops.Command{Shell: fmt.Sprintf(

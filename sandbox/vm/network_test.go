@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/egress"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
 
 // TestGuestNetworkFollowsThePolicy: the micro-VM gets a network device when the policy's
@@ -56,16 +56,6 @@ func TestGuestNetworkFollowsThePolicy(t *testing.T) {
 	}
 }
 
-// testDNS gives the test's fake domains documentation addresses.
-type testDNS map[string]string
-
-func (d testDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := d[host]; ok {
-		return []netip.Addr{netip.MustParseAddr(a)}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
 // TestMicroVMAllowlistThroughTheProxy boots a real micro-VM under an allowlist with a real
 // egress proxy: python in the guest reaches an allowed domain through the proxy, a
 // denied one is refused by it, and nothing else is reachable: not the host's loopback
@@ -85,15 +75,9 @@ func TestMicroVMAllowlistThroughTheProxy(t *testing.T) {
 	recs := make(chan string, 16)
 	hook := sandbox.Egress(egress.Hook(egress.Config{
 		Allowed: []string{"allowed.test"}, Denied: []string{"denied.test"},
-		Resolver: testDNS{"allowed.test": "203.0.113.30", "denied.test": "203.0.113.31"},
-		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if addr != "203.0.113.30:80" {
-				return nil, fmt.Errorf("test network: no route to %s", addr)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, network, srv.Listener.Addr().String())
-		},
-		Log: func(r egress.Record) { recs <- r.LogLine() },
+		Resolver: egresstest.DNS{"allowed.test": {"203.0.113.30"}, "denied.test": {"203.0.113.31"}},
+		Dial:     egresstest.Dial(srv.Listener.Addr().String(), false),
+		Log:      func(r egress.Record) { recs <- r.LogLine() },
 	}))
 	script := fmt.Sprintf(`import socket, urllib.request
 def get(u):
