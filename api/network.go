@@ -13,7 +13,7 @@ import (
 // environment, recorded policies).
 //
 // A NetworkAllowlist run gets a network namespace of its own whose only way out is
-// Airlock's egress proxy (scheduled runs, in the micro-VM too, ops commands, an MCP
+// Airlock's egress proxy (scheduled runs and `airlock exec`, in the micro-VM too, ops commands, an MCP
 // session's bash, `airlock exec` with a running core; web_fetch's connections go through
 // the same decision). Where no proxy is connected (the Landlock fallback, `airlock exec`
 // without a core) it runs with the network OFF, exactly as NetworkOff, and says so

@@ -67,7 +67,7 @@ func allowlistStatus(st *Status) {
 				"web_fetch, ops commands and scheduled runs in the micro-VM go through the same lists")
 		st.Limitations = append(st.Limitations,
 			`with network_access = "allowlist", airlock exec with no Airlock running gets no proxy, so no network; the micro-VM is connected `+
-				"to the proxy for scheduled runs only and refuses an allowlist command elsewhere (airlock exec, the MCP bash); "+
+				"to the proxy for scheduled runs and airlock exec (with Airlock running) and refuses an allowlist command elsewhere (the MCP bash); "+
 				"a program that ignores the proxy variables gets no network at all")
 		return
 	}

@@ -68,7 +68,7 @@ func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g Ex
 // "allowlist" whose caller connects no egress proxy (ExecRequest.Egress): it is never
 // given the whole network, nor started without the network it was promised.
 var ErrAllowlistNotConnected = errors.New(`network_access = "allowlist" in the micro-VM needs Airlock's egress proxy, which this caller ` +
-	`does not connect to the VM (scheduled runs of a running Airlock do): run the command with execution_mode = "local" ` +
+	`does not connect to the VM (scheduled runs, and airlock exec while Airlock runs, do): run the command with execution_mode = "local" ` +
 	`(bubblewrap connects it to the proxy), or give it network_access = false (no network) or true (the whole network)`)
 
 // guestEgress is the proxy hook a VM for req boots with: the request's, under an allowlist.
