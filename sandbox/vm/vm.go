@@ -201,7 +201,9 @@ func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, 
 		if err != nil {
 			return fail(fmt.Errorf("%w: QEMU's network namespace: %w", sandbox.ErrEgressFailed, err))
 		}
-		stop, err := (*c.Egress)(ctx, pid, sandbox.EgressAddr)
+		// The proxy lives as long as the VM (Close stops it), not as long as this boot's
+		// context: a KVM attempt's is cancelled once the guest is up.
+		stop, err := (*c.Egress)(context.WithoutCancel(ctx), pid, sandbox.EgressAddr)
 		if err != nil {
 			return fail(fmt.Errorf("%w: %w", sandbox.ErrEgressFailed, err))
 		}
