@@ -13,10 +13,12 @@ import (
 // environment, recorded policies).
 //
 // A NetworkAllowlist run gets a network namespace of its own whose only way out is
-// Airlock's egress proxy (scheduled runs, an MCP session's bash, `airlock exec` with a
-// running core). Where no proxy is connected (web_fetch, the micro-VM, ops commands, the
-// Landlock fallback, `airlock exec` without a core) it runs with the network OFF, exactly
-// as NetworkOff, and says so (AllowlistNotConnected): never more access than asked.
+// Airlock's egress proxy (scheduled runs and `airlock exec`, in the micro-VM too, ops commands, an MCP
+// session's bash, `airlock exec` with a running core; web_fetch's connections go through
+// the same decision). Where no proxy is connected (the Landlock fallback, `airlock exec`
+// without a core) it runs with the network OFF, exactly as NetworkOff, and says so
+// (AllowlistNotConnected): never more access than asked; a micro-VM command without one
+// is refused.
 type NetworkAccess string
 
 // The network_access values, from the strictest.

@@ -418,6 +418,35 @@ type EgressStopped struct {
 	Stopped int `json:"stopped"`
 }
 
+// EgressConnection is one connection a front-end made through the egress decision in
+// its own process (an MCP session's web_fetch), as the proxy records it.
+type EgressConnection struct {
+	StartedAt time.Time `json:"started_at"`
+	Protocol  string    `json:"protocol"`
+	Domain    string    `json:"domain"`
+	Port      int       `json:"port"`
+	// IP is the address connected to (or the local one that got it refused); "" when
+	// nothing was resolved.
+	IP         string `json:"ip,omitempty"`
+	Allowed    bool   `json:"allowed"`
+	Reason     string `json:"reason"`
+	Detail     string `json:"detail,omitempty"`
+	BytesUp    int64  `json:"bytes_up"`
+	BytesDown  int64  `json:"bytes_down"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// EgressAudit is the body of AuditEgress: connections and the context they were made in.
+type EgressAudit struct {
+	Context     Context            `json:"context"`
+	Connections []EgressConnection `json:"connections"`
+}
+
+// EgressAudited is AuditEgress's answer.
+type EgressAudited struct {
+	Audited int `json:"audited"`
+}
+
 // The permission broker's routes.
 var (
 	// PermissionCheck evaluates a request without hooks, the reviewer or waiting.
@@ -448,6 +477,9 @@ var (
 	ServeEgress = route[EgressIn, EgressServed]("POST", "/v1/sandboxes/egress")
 	// StopEgress ends that proxy ({pid}); it also ends when the sandbox is gone.
 	StopEgress = route[None, EgressStopped]("DELETE", "/v1/sandboxes/egress/{pid}")
+	// AuditEgress writes to the audit the connections a front-end made through the
+	// egress decision itself (the MCP web_fetch), as the core does for its proxies'.
+	AuditEgress = route[EgressAudit, EgressAudited]("POST", "/v1/egress/connections")
 )
 
 // Approval is a request waiting for a person as the window lists it and its popup shows

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/proc"
+	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
 // gatewayRoutes serve the MCP server and the hook adapter (package app/gateway, which
@@ -22,6 +23,24 @@ func (c *Core) gatewayRoutes() {
 	// background: the caller (an agent's hook) must not wait for them.
 	handle(c, api.PermissionAfter, func(r *http.Request, b api.AfterToolUse) (api.Accepted, error) {
 		return c.afterToolUse(b)
+	})
+	// Connections the MCP server made through the egress decision itself (web_fetch) go
+	// to the audit as the core's own proxies' do. A sandboxed caller cannot post them (the
+	// local API refuses its writes).
+	handle(c, api.AuditEgress, func(r *http.Request, b api.EgressAudit) (api.EgressAudited, error) {
+		if len(b.Connections) > maxAuditedConnections {
+			return api.EgressAudited{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest,
+				fmt.Sprintf("%d connections in one request, more than %d", len(b.Connections), maxAuditedConnections), "send them in smaller batches")
+		}
+		for _, conn := range b.Connections {
+			if conn.Domain == "" {
+				return api.EgressAudited{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, "a connection without a domain", "")
+			}
+		}
+		for _, conn := range b.Connections {
+			c.auditEgress(b.Context, egress.RecordOf(conn))
+		}
+		return api.EgressAudited{Audited: len(b.Connections)}, nil
 	})
 	// An agent asks the person to approve a plan. The broker's ops_approve request is
 	// interactive-only: it waits until a person answers in the window or at a terminal,
@@ -109,3 +128,6 @@ func (c *Core) afterToolUse(b api.AfterToolUse) (api.Accepted, error) {
 	}()
 	return api.Accepted{Accepted: true}, nil
 }
+
+// maxAuditedConnections bounds one AuditEgress request (a web_fetch makes at most six).
+const maxAuditedConnections = 256

@@ -22,13 +22,13 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
 
 // TestAllowlistThroughTheRealSurfaces: with network_access = "allowlist" in config.toml,
 // a real scheduled run's direct connection (bypassing its proxy) to a domain the list
-// allows gets nothing, and an MCP session without the proxy (no Egress: web_fetch does
-// not go through it yet) gets no network and says so.
+// allows gets nothing.
 func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -77,17 +77,72 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 		t.Errorf("the run's log:\n%s", log)
 	}
 
-	// An MCP session: web_fetch and bash are refused before anything connects.
-	cs := mcpSession(t, c, repo)
-	asked := answerNext(t, c, false) // an escalation, if the tool offers one, is denied
-	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/", port)}); !isErr || !strings.Contains(text, "proxy is not connected") {
-		t.Errorf("web_fetch under an allowlist: %v %q", isErr, text)
-	}
-	<-asked
 	select {
 	case <-accepted:
-		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist without its proxy")
+		t.Fatal("ESCAPE: something reached the host's loopback under an allowlist, bypassing the proxy")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestAllowlistMCPWebFetchThroughTheEgressRules: an MCP session's web_fetch under an
+// allowlist, with the real core's broker over the local API, reaches an allowed test
+// server (on this machine's loopback, so the test sets allow_local), and an unknown
+// domain raises a P1 network_domain request and is refused after Deny without a
+// connection; the result lists each connection, and the audit has a row for each.
+func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	cs := mcpSession(t, c, repo)
+	asked := make(chan permission.PendingRequest, 8)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			for _, p := range c.Broker.Pending() {
+				allow := p.Request.Tool != permission.ToolNetworkDomain
+				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
+					asked <- p
+				}
+			}
+		}
+	}()
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/allowed", port)}); isErr ||
+		!strings.Contains(text, "reached /allowed") || !strings.Contains(text, fmt.Sprintf("network: 127.0.0.1:%d allow (allowed by allowed_domains)", port)) {
+		t.Errorf("web_fetch of an allowed domain: %v %q", isErr, text)
+	}
+	if isErr, text := toolText(t, cs, api.ToolWebFetch, map[string]any{"url": fmt.Sprintf("http://localhost:%d/unknown", port)}); !isErr ||
+		!strings.Contains(text, fmt.Sprintf("Airlock refused the connection to localhost:%d: denied by the person", port)) {
+		t.Errorf("web_fetch of an unknown domain, denied: %v %q", isErr, text)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("ESCAPE: the server saw %d requests, want 1 (the allowed one)", hits.Load())
+	}
+	sawDomain := false
+	for len(asked) > 0 {
+		if p := <-asked; p.Request.Tool == permission.ToolNetworkDomain && strings.Contains(string(p.Request.Params), `"localhost"`) {
+			sawDomain = p.Tier == permission.P1
+		}
+	}
+	if !sawDomain {
+		t.Error("no P1 network_domain request for localhost")
+	}
+	// Each connection is a row of the audit, as a proxy connection is.
+	var rows []permission.AuditRecord
+	waitFor(t, func() bool {
+		c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+		return len(rows) >= 2
+	})
+	if len(rows) != 2 || rows[0].Session == "" || rows[0].Subject != fmt.Sprintf("127.0.0.1:%d", port) || rows[0].Verdict != permission.Allow ||
+		rows[1].Subject != fmt.Sprintf("localhost:%d", port) || rows[1].Verdict != permission.Deny {
+		t.Errorf("audit rows for web_fetch's connections: %+v", rows)
 	}
 }
 
@@ -326,4 +381,43 @@ func reachedServer(t *testing.T) (port int, hits *atomic.Int32) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().(*net.TCPAddr).Port, hits
+}
+
+// TestAllowlistOpsApplyThroughTheProxy: the core's ops runner connects an apply that needs
+// the network, under network_access = "allowlist", to the same egress proxy a scheduled
+// run gets: curl in the real sandbox reaches the allowed API host (the test's server on
+// loopback, so allow_local), a denied host is refused, and both connections are lines
+// of the apply's output and rows of the audit.
+func TestAllowlistOpsApplyThroughTheProxy(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	work := filepath.Join(c.getenv("HOME"), "Airlock", "infra")
+	os.MkdirAll(work, 0o755)
+	res, err := c.opsRunner().Run(context.Background(), ops.RunSpec{Dir: work, Network: true, Purpose: "apply", PlanID: "op-net", Timeout: time.Minute,
+		Command: ops.Command{Shell: fmt.Sprintf("curl -sS --max-time 20 http://127.0.0.1:%d/apply; curl -sS --max-time 20 http://denied.test/apply", port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout) + string(res.Stderr)
+	for _, want := range []string{"reached /apply", fmt.Sprintf("airlock: network: 127.0.0.1:%d allow (allowed by allowed_domains)", port),
+		"Airlock refused the connection to denied.test:80: denied by denied_domains", "airlock: network: denied.test:80 deny (denied by denied_domains)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply's output lacks %q:\n%s", want, out)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("the API server saw %d requests, want 1", hits.Load())
+	}
+	var rows []permission.AuditRecord
+	waitFor(t, func() bool { // a connection's row is written when it closes
+		c.DB.Where("tool = ? AND asked_by = ?", permission.ToolNetworkDomain, "egress proxy").Find(&rows)
+		return len(rows) >= 2
+	})
+	if len(rows) != 2 {
+		t.Errorf("audit rows for the apply's connections: %d, want 2: %+v", len(rows), rows)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/ops/sandboxrunner"
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
 // registeringRunner runs ops commands in the sandbox and records each sandbox's pid
@@ -34,10 +37,23 @@ func (r registeringRunner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunRe
 	return inner.Run(ctx, spec)
 }
 
+// opsRunner runs the ops commands of the core's plans.
+func (c *Core) opsRunner() registeringRunner {
+	return registeringRunner{core: c, inner: sandboxrunner.Runner{Policy: c.opsPolicy, Egress: c.opsEgress}}
+}
+
+// opsEgress connects an ops command under network_access = "allowlist" to the egress
+// proxy as runEgress connects a dispatch run: the policy's lists, each connection in the
+// command's output and the audit, an unknown domain a P1 network_domain request.
+func (c *Core) opsEgress(spec ops.RunSpec, pol sandbox.Policy, log io.Writer) sandbox.Egress {
+	ask := permission.Request{Tool: permission.ToolNetworkDomain, Context: api.Context{Cwd: spec.Dir, Workspace: spec.Dir,
+		Caller: api.Caller{Description: "ops " + spec.Purpose + " of plan " + spec.PlanID},
+		Policy: api.PolicySummary{Mode: string(pol.Mode), Network: pol.Network, EgressConnected: true}}}
+	return sandbox.Egress(egress.Hook(c.egressConfig(pol, log, &ask)))
+}
+
 func (c *Core) openOps(ctx context.Context) error {
-	runner := registeringRunner{core: c, inner: sandboxrunner.Runner{
-		Policy: c.opsPolicy,
-	}}
+	runner := c.opsRunner()
 	svc, err := ops.Open(ctx, ops.Config{
 		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: filepath.Join(c.Paths.DataDir, "ops"),
 		Keys: ops.StoredKeySource{Store: c.Secrets, IsNotFound: func(e error) bool { return errors.Is(e, secrets.ErrNotFound) }},

@@ -151,8 +151,10 @@ func (p Policy) CheckRead(path string) error {
 }
 
 // CheckNetwork reports whether the policy allows network access to host ("" = any).
+// Under an allowlist connected to the egress proxy it does: the proxy judges each
+// destination by the lists.
 func (p Policy) CheckNetwork(host string) error {
-	if p.Network.On() || (host == "" && p.Network == NetworkAllowlist && p.EgressConnected) {
+	if p.Network.On() || (p.Network == NetworkAllowlist && p.EgressConnected) {
 		return nil
 	}
 	why := "network access is off (" + p.Sources[KeyNetwork].String() + ")"

@@ -63,9 +63,11 @@ func allowlistStatus(st *Status) {
 		st.Guarantees = append(st.Guarantees,
 			`network_access = "allowlist" is a network namespace of the run's own whose only way out is Airlock's egress proxy inside it (127.0.0.1:3128, `+
 				"the proxy variables set): only the allowed domains, denied domains and local destinations refused after DNS, an unknown domain asked; "+
-				"the host's loopback, its abstract sockets and unix sockets stay unreachable")
+				"the host's loopback, its abstract sockets and unix sockets stay unreachable; "+
+				"web_fetch, ops commands and scheduled runs in the micro-VM go through the same lists")
 		st.Limitations = append(st.Limitations,
-			`with network_access = "allowlist", web_fetch, the micro-VM, ops commands and airlock exec with no Airlock running get no proxy, so no network; `+
+			`with network_access = "allowlist", airlock exec with no Airlock running gets no proxy, so no network; the micro-VM is connected `+
+				"to the proxy for scheduled runs and airlock exec (with Airlock running) and refuses an allowlist command elsewhere (the MCP bash); "+
 				"a program that ignores the proxy variables gets no network at all")
 		return
 	}

@@ -138,8 +138,9 @@ func newExecCmd(e *env) *cobra.Command {
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
 			}
-			if req.Policy.Network == sandbox.NetworkAllowlist && req.Policy.ExecutionMode != sandbox.ExecSandbox && coreListening(e) {
-				// Without a running core the run stays off and says so (never more access than asked).
+			if req.Policy.Network == sandbox.NetworkAllowlist && coreListening(e) {
+				// Without a running core the run stays off and says so (never more access than
+				// asked); in the micro-VM it is refused.
 				req.Egress = coreEgress(e, req.Policy.Cwd)
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/internal/capped"
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
 type bashIn struct {
@@ -139,8 +140,20 @@ func (s *Server) forgetSandbox(pid int) {
 }
 
 // placeCommand applies the execution mode to one bash command: the policy to run it under,
-// a note saying where it ran when that is the micro-VM, or why it is refused.
+// a note saying where it ran when that is the micro-VM, or why it is refused. A command
+// for the micro-VM under an allowlist is refused: this server connects no egress proxy
+// to the VM (its one warm VM outlives each call's proxy), and the VM never runs an
+// allowlist without one.
 func (s *Server) placeCommand(pol sandbox.Policy, command string) (_ sandbox.Policy, where, refuse string) {
+	pol, where, refuse = s.placeByMode(pol, command)
+	if refuse == "" && pol.ExecutionMode == sandbox.ExecSandbox && pol.Network == sandbox.NetworkAllowlist {
+		return pol, "", "the micro-VM: " + vm.ErrAllowlistNotConnected.Error()
+	}
+	return pol, where, refuse
+}
+
+// placeByMode is placeCommand before the network is considered.
+func (s *Server) placeByMode(pol sandbox.Policy, command string) (_ sandbox.Policy, where, refuse string) {
 	const vanish = "; only the workspace is shared (as /workspace): installs and writes anywhere else vanish when this session's VM stops"
 	switch pol.ExecutionMode {
 	case sandbox.ExecSandbox:

@@ -46,9 +46,10 @@ type Options struct {
 	// Risk says why a command is high-risk for "auto" ("" = run it on the host).
 	Risk func(command string) string
 	// Egress builds the egress proxy hook of one bash call under network_access =
-	// "allowlist" (airlock-agent builds it from sandbox/egress; this package does not link
-	// the proxy): log receives one line per connection, ask puts an unlisted domain to
-	// the broker as a network_domain request. nil: such a call has no network.
+	// "allowlist" (airlock-agent builds it from sandbox/egress): log receives one line per
+	// connection, ask puts an unlisted domain to the broker as a network_domain request.
+	// nil: such a call has no network. web_fetch needs no hook: it makes its connections
+	// in this process, each through the egress decision.
 	Egress func(log io.Writer, ask AskDomain) sandbox.Egress
 }
 
@@ -60,6 +61,7 @@ type Server struct {
 	opts    Options
 	session string
 	mcp     *mcp.Server
+	net     fetchNet // web_fetch's resolver and dialer (tests only)
 }
 
 // NewServer builds the server and registers its tools.
@@ -127,6 +129,10 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, c call) (api
 		} else if refuse == "" && s.egressFor(pol) {
 			r.Context.Policy.EgressConnected = true
 		}
+	}
+	if c.tool == api.ToolWebFetch && s.opts.Policy.Network == sandbox.NetworkAllowlist {
+		// web_fetch's connections always go through the egress decision (webfetch.go).
+		r.Context.Policy.EgressConnected = true
 	}
 	stop := s.progress(ctx, req, c)
 	d, err := s.opts.Broker.Await(ctx, r)

@@ -234,7 +234,9 @@ func TestWebFetchWithNetworkOn(t *testing.T) {
 	defer web.Close()
 	ws := t.TempDir()
 	on := sandbox.NetworkOn
-	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: ws, Env: func(string) string { return "" }, Home: t.TempDir(), Flags: sandbox.Layer{Network: &on}})
+	// The test's server is on this machine's loopback, which only allow_local reaches.
+	pol, err := sandbox.Resolve(sandbox.Inputs{Cwd: ws, Env: func(string) string { return "" }, Home: t.TempDir(), Flags: sandbox.Layer{Network: &on},
+		File: sandbox.Layer{NetworkTable: sandbox.NetworkTable{AllowLocal: new(true)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,16 +24,26 @@ type webFetchIn struct {
 	MaxBytes int64  `json:"max_bytes,omitempty" jsonschema:"read at most this many bytes of the body (default and maximum 1 MiB)"`
 }
 
+// fetchNet replaces how web_fetch resolves names and dials checked addresses (nil: the
+// system's); only tests set it, to give fake domains addresses and route them to a
+// server on this machine.
+type fetchNet struct {
+	resolver egress.Resolver
+	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
 func (s *Server) addWebFetchTool() {
 	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
-		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Refused when the " +
-			"sandbox policy has the network off, or on \"allowlist\" (web_fetch is not connected to the egress proxy yet)."},
+		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Every connection, " +
+			"redirects included, is checked as Airlock's egress proxy checks a sandbox's: refused when the sandbox policy has " +
+			"the network off; under network_access = \"allowlist\" only the allowed domains (an unknown one is asked); " +
+			"denied_domains and destinations on this machine or its local network are refused unless the policy allows them."},
 		func(in *webFetchIn) (string, error) {
 			u, err := url.Parse(in.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 				return in.URL, fmt.Errorf("url %q is not an http(s) URL with a host", in.URL)
 			}
-			if err := precheck(s.opts.Policy.CheckNetwork(u.Hostname())); err != nil {
+			if err := precheck(fetchPolicy(s.opts.Policy).CheckNetwork(u.Hostname())); err != nil {
 				return in.URL, err
 			}
 			if in.MaxBytes < 0 || in.MaxBytes > s.opts.FetchCap {
@@ -37,18 +52,136 @@ func (s *Server) addWebFetchTool() {
 			return in.URL, nil
 		},
 		func(ctx context.Context, in webFetchIn) (*mcp.CallToolResult, api.Outcome) {
-			if err := s.policy(ctx).CheckNetwork(mustHost(in.URL)); err != nil {
+			pol := fetchPolicy(s.policy(ctx))
+			if err := pol.CheckNetwork(mustHost(in.URL)); err != nil {
 				return errorResult("%v", isolationError(err)), api.Outcome{Ran: false, Error: err.Error(), SandboxDenied: true}
 			}
-			text, err := s.fetch(ctx, in)
-			if err != nil {
-				return errorResult("%v", err), ranOK(err)
+			text, conns, err := s.fetch(ctx, pol, in)
+			if conns != "" {
+				text += "\n--- network (checked by Airlock's egress rules) ---\n" + conns
+			}
+			var refused *egress.RefusedError
+			switch {
+			case errors.As(err, &refused):
+				msg := "isolation error: " + strings.TrimSpace(egress.RefusalText(err))
+				return errorResult("%s%s", msg, text), api.Outcome{Ran: false, Error: msg}
+			case err != nil:
+				return errorResult("%v%s", err, text), ranOK(err)
 			}
 			return textResult(text), ranOK(nil)
 		})
 }
 
-func (s *Server) fetch(ctx context.Context, in webFetchIn) (string, error) {
+// fetchPolicy is the policy web_fetch checks a URL under: under an allowlist the tool
+// is always connected to the egress decision (it makes its connections in this process,
+// through egress.Proxy.DialContext), so the destination is the lists' to judge.
+func fetchPolicy(pol sandbox.Policy) sandbox.Policy {
+	if pol.Network == sandbox.NetworkAllowlist {
+		pol.EgressConnected = true
+	}
+	return pol
+}
+
+// fetchProxy is the egress decision of one web_fetch call under pol: the [network]
+// lists (an unknown domain asked as a network_domain request under an allowlist with
+// ask_unknown), every unlisted domain let through when the network is on, and local
+// destinations refused unless allow_local in both cases. log receives each connection.
+func (s *Server) fetchProxy(pol sandbox.Policy, log func(egress.Record)) (*egress.Proxy, error) {
+	lists := sandbox.DefaultNetworkLists()
+	if pol.Allowlist != nil {
+		lists = *pol.Allowlist
+	}
+	cfg := egress.Config{
+		Allowed: lists.AllowedDomains, Denied: lists.DeniedDomains, AllowLocal: lists.AllowLocal,
+		AllowUnlisted: pol.Network.On(), Log: log, Logger: s.opts.Log,
+		Resolver: s.net.resolver, Dial: s.net.dial,
+	}
+	if pol.Network == sandbox.NetworkAllowlist && lists.AskUnknown {
+		cfg.Decide = func(ctx context.Context, r egress.Request) (egress.Verdict, error) {
+			ok, err := s.askDomain(ctx, r.Domain, r.Port)
+			if err != nil {
+				return egress.Deny, fmt.Errorf("network_domain request for %s:%d: %w", r.Domain, r.Port, err)
+			}
+			if ok {
+				return egress.Allow, nil
+			}
+			return egress.Deny, nil
+		}
+	}
+	p, err := egress.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("web_fetch: the [network] lists: %w", err)
+	}
+	return p, nil
+}
+
+// fetch GETs the URL with every connection made through the egress decision, and
+// returns the answer, one line per connection, and the error.
+func (s *Server) fetch(ctx context.Context, pol sandbox.Policy, in webFetchIn) (text, conns string, err error) {
+	var mu sync.Mutex
+	var records []egress.Record
+	var opened []net.Conn
+	p, err := s.fetchProxy(pol, func(r egress.Record) {
+		s.opts.Log.Info("web_fetch connection", "session", s.session, "record", r.LogLine())
+		mu.Lock()
+		records = append(records, r)
+		mu.Unlock()
+	})
+	if err != nil {
+		return "", "", err
+	}
+	tr := &http.Transport{
+		Proxy: nil, // never this process's proxy variables: the decision is Airlock's
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := p.DialContext(ctx, network, addr)
+			if c != nil {
+				mu.Lock()
+				opened = append(opened, c)
+				mu.Unlock()
+			}
+			return c, err
+		},
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	text, err = s.get(ctx, pol, tr, in)
+	// Closing each connection here reports its record now, so the result lists them all.
+	tr.CloseIdleConnections()
+	mu.Lock()
+	toClose := opened
+	mu.Unlock()
+	for _, c := range toClose {
+		c.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	s.auditConnections(records)
+	lines := make([]string, len(records))
+	for i, r := range records {
+		lines[i] = r.LogLine()
+	}
+	return text, strings.Join(lines, "\n"), err
+}
+
+// auditConnections writes a call's connections to the core's audit, as the core writes
+// its proxies' (the audit lives there); without a core they are only in the result.
+func (s *Server) auditConnections(records []egress.Record) {
+	if s.opts.Client == nil || len(records) == 0 {
+		return
+	}
+	in := api.EgressAudit{Context: s.context("mcp")}
+	for _, r := range records {
+		in.Connections = append(in.Connections, r.Wire())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := localapi.Call(ctx, s.opts.Client, api.AuditEgress, in); err != nil {
+		s.opts.Log.Warn("could not write web_fetch's connections to Airlock's audit", "error", err)
+	}
+}
+
+// get does the request: at most 5 redirects, each one checked against the policy again
+// (and its connection, like every connection, by the egress decision).
+func (s *Server) get(ctx context.Context, pol sandbox.Policy, tr http.RoundTripper, in webFetchIn) (string, error) {
 	limit := in.MaxBytes
 	if limit <= 0 {
 		limit = s.opts.FetchCap
@@ -60,11 +193,14 @@ func (s *Server) fetch(ctx context.Context, in webFetchIn) (string, error) {
 		return "", fmt.Errorf("fetch %s: %w", in.URL, err)
 	}
 	req.Header.Set("User-Agent", "Airlock-MCP/"+s.opts.Version)
-	client := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+	client := &http.Client{Transport: tr, CheckRedirect: func(r *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
 			return errors.New("more than 5 redirects")
 		}
-		return s.policy(ctx).CheckNetwork(r.URL.Hostname())
+		if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+			return fmt.Errorf("a redirect to %q is not an http(s) URL", r.URL)
+		}
+		return pol.CheckNetwork(r.URL.Hostname())
 	}}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,6 +76,10 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	defer srv.Close()
 
 	in := newVMInstance(t)
+	// For the allowlist run below: the test's server is on this machine's loopback.
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[network]\nallowed_domains = [\"127.0.0.1\"]\nask_unknown = false\nallow_local = true\n"), 0o600)
 	logs := in.startDaemon().Stdout.(*bytes.Buffer)
 
 	out, stderr, code := in.run("sandbox", "install", "--manifest", srv.URL+"/manifest.json")
@@ -90,6 +96,33 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "from-vm\n" {
 		t.Fatalf("workspace file: %q", b)
+	}
+
+	// Under an allowlist the one-off VM's network is the daemon's egress proxy: the
+	// allowed server is reached through it, an unlisted domain is refused, and a direct
+	// connection (QEMU's host address) gets nothing.
+	var hits atomic.Int32
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintf(w, "reached %s\n", r.URL.Path)
+	}))
+	defer web.Close()
+	port := web.Listener.Addr().(*net.TCPAddr).Port
+	fetch := fmt.Sprintf(`import socket, urllib.request, urllib.error
+for u in ("http://127.0.0.1:%[1]d/allowed", "http://unknown.test/"):
+    try:
+        print(urllib.request.urlopen(u, timeout=60).read().decode().strip())
+    except urllib.error.HTTPError as e:
+        print(e.read().decode().strip())
+try:
+    socket.create_connection(("10.0.2.2", %[1]d), timeout=5); print("direct connected")
+except Exception as e:
+    print("direct unreachable:", e)
+`, port)
+	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "sandbox", "--network", "allowlist", "--", "python3", "-c", fetch)
+	if code != 0 || !strings.Contains(out, "reached /allowed") || !strings.Contains(out, "Airlock refused the connection to unknown.test:80") ||
+		!strings.Contains(out, "direct unreachable") || hits.Load() != 1 {
+		t.Fatalf("exec in the VM under an allowlist: exit %d (%d requests)\n%s\n%s", code, hits.Load(), out, stderr)
 	}
 
 	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "auto", "--", "sh", "-c", "pip install nothing-here >/dev/null 2>&1; uname -r")

@@ -147,14 +147,25 @@ func (e *Executor) decided(spec dispatch.ExecSpec, rt Route) {
 }
 
 // execMicroVM runs the command in the micro-VM: the run's directory is /workspace, the
-// network is the policy's, everything else is thrown away with the VM.
+// network is the policy's (an allowlist through the run's egress proxy, as on the host),
+// everything else is thrown away with the VM.
 func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy, vmExec sandbox.MicroVM) (dispatch.ExecResult, error) {
 	net := "off (no network device)"
+	var egress sandbox.Egress
 	switch pol.Network {
 	case sandbox.NetworkOn:
 		net = "on (NAT through the host)"
 	case sandbox.NetworkAllowlist:
-		net = api.AllowlistNotConnected + " (no network device)"
+		if e.opts.Egress != nil {
+			egress = e.opts.Egress(spec, pol)
+		}
+		if egress == nil {
+			// The VM refuses the command (vm.ErrAllowlistNotConnected) rather than give it
+			// more network, or less, than the allowlist promised.
+			net = api.AllowlistNotConnected
+		} else {
+			net = "allowlist (only the allowed domains, through Airlock's egress proxy; every connection is listed below)"
+		}
 	}
 	fmt.Fprintf(spec.Stderr, "airlock: in the micro-VM only %s is shared (as /workspace): files written there stay on your machine; installs and writes anywhere else vanish when the run ends (its VM is thrown away). Network %s.\n", spec.Dir, net)
 	pol.ExecutionMode = sandbox.ExecSandbox
@@ -162,7 +173,7 @@ func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol 
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 		Policy: pol, Argv: spec.Argv, Cwd: spec.Dir, Env: spec.Env, GrantEnv: envNames(spec.Env),
 		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
-		Timeout: spec.Timeout, MicroVM: vmExec,
+		Timeout: spec.Timeout, MicroVM: vmExec, Egress: egress,
 	})
 	if res.Warning != "" {
 		fmt.Fprintf(spec.Stderr, "airlock: warning: %s\n", res.Warning)

@@ -4,13 +4,15 @@
 // Read-only runs (diff, snapshot, verify) always run in the read-only sandbox mode,
 // whatever the mode in force; an apply runs under the policy in force for its working
 // directory (workspace-write makes exactly that directory writable). The network is on
-// only when the posture in force allows it AND the plan declared it needs it.
+// only when the posture in force allows it AND the plan declared it needs it; under
+// network_access = "allowlist" it goes through the egress proxy Runner.Egress connects.
 package sandboxrunner
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/airlock-app/airlock/internal/capped"
@@ -32,6 +34,11 @@ type Runner struct {
 	// OnStart receives the sandbox root's host pid (so the local API can refuse requests
 	// from the apply's process tree).
 	OnStart func(hostPid int)
+	// Egress builds the egress proxy hook of a run under network_access = "allowlist"
+	// (a plan that needs the network): the same proxy a dispatch run gets, its lists
+	// from pol; log (the run's stderr) receives one line per connection. nil: such a run
+	// has no network at all, and its output says so.
+	Egress func(spec ops.RunSpec, pol sandbox.Policy, log io.Writer) sandbox.Egress
 }
 
 // Run implements ops.Runner.
@@ -78,10 +85,17 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 	if limit <= 0 {
 		limit = ops.DefaultOutputCap
 	}
-	stdout, stderr := capped.NewBuffer(limit), capped.NewBuffer(limit)
+	stdout, stderr := capped.NewBuffer(limit), capped.NewBuffer(limit) // the proxy writes stderr from its goroutines
+	var egress sandbox.Egress
+	if pol.Network == sandbox.NetworkAllowlist && r.Egress != nil {
+		if egress = r.Egress(spec, pol, stderr); egress != nil {
+			pol.EgressConnected = true
+		}
+	}
 	start := time.Now()
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
-		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart, ReadOnlyFiles: files})
+		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart, ReadOnlyFiles: files,
+		Egress: egress})
 	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
 		Truncated: stdout.Truncated() || stderr.Truncated(), TimedOut: res.TimedOut, Duration: time.Since(start)}
 	if res.TimedOut || res.Signal != "" {

@@ -15,8 +15,11 @@
 //     ("example.com:443") and then matches that port only, otherwise every port. IP
 //     literals match only rules that name the same address, never a wildcard.
 //  3. An unlisted destination is handed to Config.Decide, and the client's connection
-//     waits for the answer; without Decide it is refused. Nothing is resolved before
-//     the destination is allowed, so a refused name never leaks through a DNS query.
+//     waits for the answer; without Decide it is refused, and under
+//     Config.AllowUnlisted (network_access = true) it is let through unasked. A local IP
+//     literal is refused before anyone is asked (no answer could let it through).
+//     Nothing is resolved before the destination is allowed, so a refused name never
+//     leaks through a DNS query.
 //  4. The name is resolved once. If any address is local (loopback, RFC 1918 and
 //     ULA, link-local, CGNAT, unspecified, multicast, reserved, and those same
 //     addresses embedded in IPv6 forms; see LocalReason), the destination is refused
@@ -27,5 +30,7 @@
 // Every connection, refused or not, is reported once to Config.Log as a Record when it
 // ends; Summary folds records into a per-domain view.
 //
-// ListenInNetns opens the proxy's listener inside a sandbox's network namespace.
+// ListenInNetns opens the proxy's listener inside a sandbox's network namespace;
+// Proxy.DialContext gives a connection made in this process (the MCP web_fetch) the
+// same decision without a listener.
 package egress

@@ -35,6 +35,10 @@ type Config struct {
 	Allowed, Denied []string
 	// AllowLocal lets destinations that resolve to local addresses through.
 	AllowLocal bool
+	// AllowUnlisted lets every destination that denied_domains does not name through,
+	// without asking Decide (network_access = true for a caller in this process, such
+	// as the MCP web_fetch tool): the local-address check still applies.
+	AllowUnlisted bool
 	// Decide is asked about every unlisted destination, and the client waits for its
 	// answer (the core raises a P1 network_domain request there). Nil refuses them.
 	// Concurrent connections to the same destination each ask; remembering an answer
@@ -180,6 +184,17 @@ func (p *Proxy) authorize(ctx context.Context, proto Protocol, host string, port
 	case ListedAllowed:
 		a.rec.Reason = ReasonAllowedByList
 	default:
+		if p.cfg.AllowUnlisted {
+			a.rec.Reason = ReasonNetworkOn
+			break
+		}
+		if isIP && !p.policy.AllowLocal {
+			// No answer could let a local address through: nobody is asked about it.
+			if why := LocalReason(netip.MustParseAddr(name)); why != "" {
+				a.rec.IP = netip.MustParseAddr(name).Unmap()
+				return nil, p.refuse(a, ReasonLocalAddress, a.rec.IP.String()+" is "+why)
+			}
+		}
 		if p.cfg.Decide == nil {
 			return nil, p.refuse(a, ReasonNotListed, "")
 		}

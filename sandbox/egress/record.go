@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Verdict is the outcome for one destination.
@@ -36,6 +38,7 @@ const (
 	ReasonAllowedByList   Reason = "allowed by allowed_domains"
 	ReasonDeniedByList    Reason = "denied by denied_domains"
 	ReasonAllowedByPerson Reason = "allowed by the person"
+	ReasonNetworkOn       Reason = "network_access is on"
 	ReasonDeniedByPerson  Reason = "denied by the person"
 	ReasonNotListed       Reason = "not in allowed_domains"
 	ReasonDecideFailed    Reason = "the request for a decision failed"
@@ -60,6 +63,9 @@ const (
 	ProtoConnect Protocol = "http-connect"
 	ProtoHTTP    Protocol = "http"
 	ProtoSOCKS5  Protocol = "socks5"
+	// ProtoDirect is a connection this process made for a client of its own through
+	// Proxy.DialContext (the MCP web_fetch tool), not one a sandbox asked the proxy for.
+	ProtoDirect Protocol = "direct"
 )
 
 // Record is one connection as the run's log and the audit see it. It is reported once,
@@ -179,4 +185,29 @@ func (r Record) LogLine() string {
 		s += ": " + r.Detail
 	}
 	return s + fmt.Sprintf("), %d B up, %d B down, %s", r.BytesUp, r.BytesDown, r.Duration.Round(time.Millisecond))
+}
+
+// Wire is the record as it crosses the local API (api.EgressConnection).
+func (r Record) Wire() api.EgressConnection {
+	c := api.EgressConnection{StartedAt: r.Start, Protocol: string(r.Protocol), Domain: r.Domain, Port: r.Port,
+		Allowed: r.Verdict == Allow, Reason: string(r.Reason), Detail: r.Detail, BytesUp: r.BytesUp, BytesDown: r.BytesDown,
+		DurationMS: r.Duration.Milliseconds()}
+	if r.IP.IsValid() {
+		c.IP = r.IP.String()
+	}
+	return c
+}
+
+// RecordOf is a connection from the local API as a Record (Wire's inverse).
+func RecordOf(c api.EgressConnection) Record {
+	r := Record{Start: c.StartedAt, Protocol: Protocol(c.Protocol), Domain: c.Domain, Port: c.Port,
+		Reason: Reason(c.Reason), Detail: c.Detail, BytesUp: c.BytesUp, BytesDown: c.BytesDown,
+		Duration: time.Duration(c.DurationMS) * time.Millisecond}
+	if c.Allowed {
+		r.Verdict = Allow
+	}
+	if ip, err := netip.ParseAddr(c.IP); err == nil {
+		r.IP = ip
+	}
+	return r
 }

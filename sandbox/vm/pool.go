@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // Machine is a booted VM as the pool uses it (*VM implements it).
@@ -35,6 +37,9 @@ type poolKey struct {
 	workspace string
 	network   bool
 	session   string // "" = shared by every caller of Exec
+	// egress: the VM's network is its egress proxy's (Config.Egress), the proxy of the
+	// command that booted it; a session (one dispatch run) keeps it for its commands.
+	egress bool
 }
 
 type poolEntry struct {
@@ -70,18 +75,19 @@ func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *
 // Exec runs req in the warm VM of workspace (booting it when needed). A VM whose agent
 // went away is thrown out and the next command boots a fresh one.
 func (p *Pool) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	res, _, err := p.exec(ctx, "", workspace, network, req)
+	res, _, err := p.exec(ctx, "", workspace, network, nil, req)
 	return res, err
 }
 
 // exec runs req in the session's VM for workspace; warning is the VM's boot warning (TCG).
-func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, req ExecRequest) (res ExecResult, warning string, err error) {
+// egress, when set, confines the network of a VM it boots to that proxy (Config.Egress).
+func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, egress *sandbox.Egress, req ExecRequest) (res ExecResult, warning string, err error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
 		return ExecResult{}, "", fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
 	}
-	key := poolKey{ws, network, session}
-	e, err := p.acquire(ctx, key)
+	key := poolKey{ws, network, session, egress != nil}
+	e, err := p.acquire(ctx, key, egress)
 	if err != nil {
 		return ExecResult{}, "", err
 	}
@@ -97,7 +103,7 @@ func (p *Pool) exec(ctx context.Context, session, workspace string, network bool
 	return res, warning, err
 }
 
-func (p *Pool) acquire(ctx context.Context, key poolKey) (*poolEntry, error) {
+func (p *Pool) acquire(ctx context.Context, key poolKey, egress *sandbox.Egress) (*poolEntry, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -108,7 +114,7 @@ func (p *Pool) acquire(ctx context.Context, key poolKey) (*poolEntry, error) {
 		e = &poolEntry{ready: make(chan struct{})}
 		p.vms[key] = e
 		c := p.base
-		c.Workspace, c.Network = key.workspace, key.network
+		c.Workspace, c.Network, c.Egress = key.workspace, key.network, egress
 		go func() {
 			m, err := p.boot(context.WithoutCancel(ctx), c)
 			p.mu.Lock()
@@ -212,7 +218,7 @@ func (p *Pool) Session(id string) *Session { return &Session{p: p, id: id} }
 
 // Exec runs req in the session's VM for workspace and network (booting it when needed).
 func (s *Session) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	res, _, err := s.p.exec(ctx, s.id, workspace, network, req)
+	res, _, err := s.p.exec(ctx, s.id, workspace, network, nil, req)
 	return res, err
 }
 

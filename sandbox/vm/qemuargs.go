@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm/agent"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
@@ -29,7 +30,19 @@ type Config struct {
 	CPUs      int    // 0 = 2
 	// Seccomp confines QEMU with SeccompArgs (Boot sets it when the QEMU supports it).
 	Seccomp bool
+	// Egress, with Network, confines the guest's network to Airlock's egress proxy
+	// (network_access = "allowlist"): QEMU runs in a network namespace of its own
+	// (bubblewrap --unshare-net), where the hook serves the proxy on sandbox.EgressAddr
+	// before the guest boots. The guest's user-mode network has no other way out: it
+	// reaches the proxy at GuestEgressAddr, and nothing else listens in that namespace
+	// (no DNS either). A pointer, so that Config stays comparable.
+	Egress *sandbox.Egress
 }
+
+// GuestEgressAddr is where a guest reaches its egress proxy: QEMU's user-mode network
+// maps 10.0.2.2 to the loopback of QEMU's namespace, where the proxy listens on
+// sandbox.EgressAddr's port.
+const GuestEgressAddr = "10.0.2.2:3128"
 
 // kernelCmdline boots the rootfs with the agent as init. airlock.net=user asks the agent
 // to configure QEMU's user-mode network.

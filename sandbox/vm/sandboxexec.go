@@ -2,6 +2,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -52,7 +53,30 @@ func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g Ex
 		}
 		g.Env = append(g.Env, kv)
 	}
-	return workspace, req.Policy.Network.On(), g, nil // an allowlist has no network until the proxy is connected
+	if req.Policy.Network == sandbox.NetworkAllowlist {
+		if req.Egress == nil {
+			return "", false, ExecRequest{}, fmt.Errorf("micro-VM: %w", ErrAllowlistNotConnected)
+		}
+		// The guest's only way out is the proxy (see Config.Egress); names are resolved there.
+		g.Env = sandbox.ProxyEnv(g.Env, GuestEgressAddr)
+		return workspace, true, g, nil
+	}
+	return workspace, req.Policy.Network.On(), g, nil
+}
+
+// ErrAllowlistNotConnected refuses a micro-VM command under network_access =
+// "allowlist" whose caller connects no egress proxy (ExecRequest.Egress): it is never
+// given the whole network, nor started without the network it was promised.
+var ErrAllowlistNotConnected = errors.New(`network_access = "allowlist" in the micro-VM needs Airlock's egress proxy, which this caller ` +
+	`does not connect to the VM (scheduled runs, and airlock exec while Airlock runs, do): run the command with execution_mode = "local" ` +
+	`(bubblewrap connects it to the proxy), or give it network_access = false (no network) or true (the whole network)`)
+
+// guestEgress is the proxy hook a VM for req boots with: the request's, under an allowlist.
+func guestEgress(req sandbox.ExecRequest) *sandbox.Egress {
+	if req.Policy.Network == sandbox.NetworkAllowlist && req.Egress != nil {
+		return &req.Egress
+	}
+	return nil
 }
 
 // sandboxResult maps the VM's result to sandbox.Exec's.
@@ -81,7 +105,7 @@ func (p *Pool) sandboxExec(ctx context.Context, session string, req sandbox.Exec
 	if err != nil {
 		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
-	r, warning, err := p.exec(ctx, session, ws, network, g)
+	r, warning, err := p.exec(ctx, session, ws, network, guestEgress(req), g)
 	if err != nil && ctx.Err() == nil && !r.TimedOut {
 		return sandboxResult(r, warning), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
@@ -97,7 +121,7 @@ func ExecOnce(base Config, log *slog.Logger) sandbox.MicroVM {
 			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 		}
 		c := base
-		c.Workspace, c.Network = ws, network
+		c.Workspace, c.Network, c.Egress = ws, network, guestEgress(req)
 		v, err := Boot(ctx, c, log)
 		if err != nil {
 			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}

@@ -4,8 +4,10 @@ package vm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
@@ -30,6 +33,8 @@ type VM struct {
 	exited  chan struct{}
 	waitErr error
 	once    sync.Once
+	// egressStop stops the egress proxy of an allowlist VM (nil otherwise).
+	egressStop func()
 }
 
 // KVMUsable reports whether /dev/kvm opens read-write.
@@ -161,19 +166,48 @@ func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, 
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	v.cmd = exec.Command(c.QEMU, args...)
+	name := c.QEMU
+	var infoR, infoW *os.File // bubblewrap's --info-fd: the pid of QEMU, in its namespace
+	if c.Egress != nil {
+		if name, args, infoR, infoW, err = inOwnNetns(c.QEMU, args); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		defer infoR.Close()
+	}
+	v.cmd = exec.Command(name, args...)
 	var stderr strings.Builder
 	v.cmd.Stderr = &lockedBuilder{b: &stderr}
 	v.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := v.cmd.Start(); err != nil {
+	if infoW != nil {
+		v.cmd.ExtraFiles = []*os.File{infoW} // fd 3 in bubblewrap
+	}
+	err = v.cmd.Start()
+	if infoW != nil {
+		infoW.Close() // bubblewrap holds it now: reading ends when it closes it
+	}
+	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("vm: start %s: %w", c.QEMU, err)
+		return nil, fmt.Errorf("vm: start %s: %w", name, err)
 	}
 	go func() { v.waitErr = v.cmd.Wait(); close(v.exited) }()
 	fail := func(err error) (*VM, error) {
 		tail := consoleTail(console) // before Close removes it
 		v.Close()
 		return nil, &BootError{Err: err, QEMU: strings.TrimSpace(v.cmd.Stderr.(*lockedBuilder).String()), Console: tail}
+	}
+	if c.Egress != nil {
+		pid, err := readChildPid(infoR)
+		if err != nil {
+			return fail(fmt.Errorf("%w: QEMU's network namespace: %w", sandbox.ErrEgressFailed, err))
+		}
+		// The proxy lives as long as the VM (Close stops it), not as long as this boot's
+		// context: a KVM attempt's is cancelled once the guest is up.
+		stop, err := (*c.Egress)(context.WithoutCancel(ctx), pid, sandbox.EgressAddr)
+		if err != nil {
+			return fail(fmt.Errorf("%w: %w", sandbox.ErrEgressFailed, err))
+		}
+		v.egressStop = stop
 	}
 	var conn net.Conn
 	for conn == nil {
@@ -213,9 +247,44 @@ func (v *VM) Close() error {
 				<-v.exited
 			}
 		}
+		if v.egressStop != nil {
+			v.egressStop()
+		}
 		os.RemoveAll(v.dir)
 	})
 	return nil
+}
+
+// inOwnNetns wraps QEMU's command line in bubblewrap: the same filesystem (so the agent's
+// socket, the image and /dev/kvm are where they were), a new network namespace with only
+// its loopback, and QEMU's pid reported on an info pipe. It returns the command, the
+// arguments, and the pipe's two ends (the write end is the child's fd 3).
+func inOwnNetns(qemu string, args []string) (name string, out []string, r, w *os.File, err error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", nil, nil, nil, fmt.Errorf("vm: %w: the micro-VM under network_access = \"allowlist\" runs QEMU in a network namespace of its own with bubblewrap, which is not installed (apt install bubblewrap): %w", sandbox.ErrEgressFailed, err)
+	}
+	r, w, err = os.Pipe()
+	if err != nil {
+		return "", nil, nil, nil, fmt.Errorf("vm: info pipe: %w", err)
+	}
+	out = append([]string{"--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--info-fd", "3", "--", qemu}, args...)
+	return bwrap, out, r, w, nil
+}
+
+// readChildPid reads bubblewrap's info ({"child-pid": N}): the process in the new
+// namespace. It ends when bubblewrap writes it or exits.
+func readChildPid(r io.Reader) (int, error) {
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(r).Decode(&info); err != nil {
+		return 0, fmt.Errorf("bubblewrap's child pid: %w", err)
+	}
+	if info.ChildPid <= 0 {
+		return 0, errors.New("bubblewrap reported no child pid")
+	}
+	return info.ChildPid, nil
 }
 
 // socketDir makes the directory of the agent's socket: in $TMPDIR, or in /tmp when that

@@ -1,0 +1,56 @@
+// Package egresstest is what the tests of the egress proxy's callers share: a "test
+// domain" is a made-up name that DNS resolves to a documentation address (203.0.113.0/24,
+// not a local one, so the proxy's local-address check stays on), and Dial routes those
+// addresses to a real server on this machine's loopback.
+package egresstest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// DNS answers each test domain with its addresses; any other name does not exist. It is
+// an egress.Resolver.
+type DNS map[string][]string
+
+// LookupNetIP implements egress.Resolver.
+func (d DNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	ss, ok := d[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []netip.Addr
+	for _, s := range ss {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("egresstest: %s answers %q: %w", host, s, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Documentation is the range the test domains resolve to (TEST-NET-3).
+var Documentation = netip.MustParsePrefix("203.0.113.0/24")
+
+// Dial is an egress.Config.Dial that connects every address in Documentation to server
+// (a test server's "127.0.0.1:port"), dials the others as they are when direct, and
+// fails them otherwise without sending a packet.
+func Dial(server string, direct bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("egresstest: %q is not an address: %w", addr, err)
+		}
+		var d net.Dialer
+		switch {
+		case Documentation.Contains(ap.Addr()):
+			return d.DialContext(ctx, network, server)
+		case direct:
+			return d.DialContext(ctx, network, addr)
+		}
+		return nil, fmt.Errorf("test network: no route to %s", addr)
+	}
+}
