@@ -3,9 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
-	"strings"
 
 	"github.com/airlock-app/airlock/api"
 )
@@ -40,7 +38,7 @@ const (
 var ErrLimitsUnavailable = errors.New("resource limits ([limits]) cannot be applied here")
 
 // ErrBadLimit is wrapped by every refusal of a limit's value.
-var ErrBadLimit = errors.New("invalid limit")
+var ErrBadLimit = api.ErrBadLimit
 
 // cgroupLimits are Limits as numbers; 0 is "no limit".
 type cgroupLimits struct {
@@ -49,97 +47,16 @@ type cgroupLimits struct {
 	cpuPercent int64 // of one CPU
 }
 
-func (c cgroupLimits) isZero() bool { return c == cgroupLimits{} }
-
-// sizeUnits are the suffixes ParseSize accepts, longest first; bare K, M, G and T are
-// binary, as cgroup tools and systemd read them.
-var sizeUnits = []struct {
-	suffix string
-	mult   int64
-}{
-	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
-	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3},
-	{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1},
-}
-
 // ParseSize reads a size such as "4GiB", "512MiB", "2G", "64KiB" or a plain byte count.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range sizeUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("%q is not a size: write it like \"1GiB\", \"512MiB\" or a number of bytes", s)
-	}
-	return n * mult, nil
-}
-
-// minMemory is the smallest memory limit accepted: below it not even a shell starts,
-// which would look like a broken sandbox rather than a limit.
-const minMemory = 4 << 20
-
-// parseMemory reads limits.memory; "max" is 0 (no limit).
-func parseMemory(s string) (int64, error) {
-	if strings.EqualFold(strings.TrimSpace(s), LimitUnlimited) {
-		return 0, nil
-	}
-	n, err := ParseSize(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w: memory %v, or \"max\" for no limit", ErrBadLimit, err)
-	}
-	if n < minMemory {
-		return 0, fmt.Errorf("%w: memory %q is below the 4MiB a process needs to start: write it like \"2GiB\", or \"max\" for no limit", ErrBadLimit, s)
-	}
-	return n, nil
-}
-
-// parseCPU reads limits.cpu: a share of one CPU ("150%") or "max" (0).
-func parseCPU(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if strings.EqualFold(t, LimitUnlimited) {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(t, "%")), 10, 64)
-	if err != nil || !strings.HasSuffix(t, "%") || n < 1 || n > 100_000 {
-		return 0, fmt.Errorf("%w: cpu %q: write a share of one CPU like \"200%%\" (two CPUs' worth, 1%% to 100000%%), or \"max\" for no limit", ErrBadLimit, s)
-	}
-	return n, nil
-}
-
-// checkPids reads limits.pids.
-func checkPids(n int) (int64, error) {
-	if n < 8 || n > 4_194_304 {
-		return 0, fmt.Errorf("%w: pids = %d: choose between 8 (a shell and a few commands) and 4194304 processes at once", ErrBadLimit, n)
-	}
-	return int64(n), nil
-}
+func ParseSize(s string) (int64, error) { return api.ParseSize(s) }
 
 // ValidateLimits checks the limits a layer sets (a department's defaults, a task's
 // overrides, config.toml): each refusal wraps ErrBadLimit and says how to write it.
-func ValidateLimits(l Limits) error {
-	var errs []error
-	if l.Memory != "" {
-		if _, err := parseMemory(l.Memory); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if l.Pids != 0 {
-		if _, err := checkPids(l.Pids); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if l.CPU != "" {
-		if _, err := parseCPU(l.CPU); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+func ValidateLimits(l Limits) error { return l.Validate() }
+
+func parseMemory(s string) (int64, error) { return api.ParseMemoryLimit(s) }
+func parseCPU(s string) (int64, error)    { return api.ParseCPULimit(s) }
+func checkPids(n int) (int64, error)      { return api.CheckPidsLimit(n) }
 
 // parseLimits turns resolved limits into numbers (every field is set after Resolve).
 func parseLimits(l Limits) (cgroupLimits, error) {
