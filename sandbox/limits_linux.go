@@ -39,8 +39,9 @@ var v1Controllers = []string{"pids", "memory", "cpu"}
 // v2 directory with the memory, pids and cpu controllers, or (hybrid machines, where
 // those controllers are still on cgroup v1) a directory per v1 hierarchy.
 type cgroupSystem struct {
-	// v2 is the parent of the commands' cgroups on the unified hierarchy.
-	v2 string
+	// v2 is the parent of the commands' cgroups on the unified hierarchy, mounted at
+	// v2Mount.
+	v2, v2Mount string
 	// v1 maps a controller to the parent of the commands' cgroups in its hierarchy, and
 	// v1Own to this process's own cgroup there (where the starting thread returns).
 	v1, v1Own map[string]string
@@ -75,7 +76,7 @@ func detectCgroups(root, self string) *cgroupSystem {
 		}
 		dir, err := setupV2(unified, own[""])
 		if err == nil {
-			return &cgroupSystem{v2: dir}
+			return &cgroupSystem{v2: dir, v2Mount: unified}
 		}
 		v2err = err
 		break
