@@ -111,7 +111,10 @@ func cgroupFilesOf(t *testing.T, pid int) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(parts ...string) string { b, _ := os.ReadFile(filepath.Join(parts...)); return strings.TrimSpace(string(b)) }
+	read := func(parts ...string) string {
+		b, _ := os.ReadFile(filepath.Join(parts...))
+		return strings.TrimSpace(string(b))
+	}
 	sys := cgroups()
 	if sys.v2 != "" {
 		dir := filepath.Join(sys.v2Mount, own[""])
