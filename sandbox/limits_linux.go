@@ -152,6 +152,7 @@ func setupV2(unified, own string) (string, error) {
 	}
 	err = enable()
 	if errors.Is(err, unix.EBUSY) && base != unified {
+		removeStaleLeaves(base)
 		leaf := filepath.Join(base, fmt.Sprintf("airlock-%d", os.Getpid()))
 		if merr := os.Mkdir(leaf, 0o755); merr != nil && !errors.Is(merr, os.ErrExist) {
 			return "", fmt.Errorf("create %s: %w", leaf, merr)
@@ -167,8 +168,21 @@ func setupV2(unified, own string) (string, error) {
 	return base, nil
 }
 
+// removeStaleLeaves removes the leaves earlier Airlock processes moved into under base
+// and left when they ended (a process cannot remove the cgroup it is in).
+func removeStaleLeaves(base string) {
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "airlock-"))
+		if !e.IsDir() || err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
+		_ = unix.Rmdir(filepath.Join(base, e.Name())) // refused while anything is in it
+	}
+}
+
 // setupV1 finds the pids, memory and cpu hierarchies of a cgroup v1 (hybrid) machine
-// and checks that this process may create cgroups under its own in each.
+// where this process's own cgroups are writable.
 func setupV1(root string, own map[string]string) (*cgroupSystem, error) {
 	sys := &cgroupSystem{v1: map[string]string{}, v1Own: map[string]string{}}
 	for _, c := range v1Controllers {
@@ -181,11 +195,11 @@ func setupV1(root string, own map[string]string) (*cgroupSystem, error) {
 			return nil, fmt.Errorf("this process is in no %s cgroup", c)
 		}
 		dir := filepath.Join(mount, filepath.Clean("/"+path))
-		probe := filepath.Join(dir, fmt.Sprintf("airlock-probe-%d", os.Getpid()))
-		if err := os.Mkdir(probe, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("create a cgroup under %s: %w", dir, err)
+		// Whether it may create cgroups there is found out by creating one: at a
+		// command's start (the error says where), or by the status's probe.
+		if unix.Access(dir, unix.W_OK) != nil {
+			return nil, fmt.Errorf("cannot create cgroups under %s: not writable by this user", dir)
 		}
-		_ = os.Remove(probe)
 		sys.v1[c], sys.v1Own[c] = dir, dir
 	}
 	return sys, nil
@@ -496,8 +510,16 @@ func finishLimited(g *runCgroup, res *Result) {
 func limitsProbe() Probe {
 	p := Probe{Name: ProbeLimits}
 	sys := cgroups()
-	if sys.err != nil {
-		p.Detail = "resource limits ([limits]) are not applied: " + sys.err.Error()
+	err := sys.err
+	if err == nil {
+		// The one way to know that cgroups can be created here is to create one.
+		var g *runCgroup
+		if g, err = newRunCgroup(sys, DefaultLimits); err == nil {
+			g.remove()
+		}
+	}
+	if err != nil {
+		p.Detail = "resource limits ([limits]) are not applied: " + err.Error()
 		p.Fix = noCgroupFix
 		return p
 	}

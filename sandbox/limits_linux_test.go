@@ -171,3 +171,19 @@ func TestNoCgroupSaysSo(t *testing.T) {
 		t.Fatalf("required limits without cgroups: %v (output %q), want ErrLimitsUnavailable and nothing run", err, out.String())
 	}
 }
+
+// BenchmarkRunCgroup is what the limits add to every command: creating its cgroup with
+// the limits written, and removing it.
+func BenchmarkRunCgroup(b *testing.B) {
+	sys := cgroups()
+	if sys.err != nil {
+		b.Skip(sys.err)
+	}
+	for b.Loop() {
+		g, err := newRunCgroup(sys, DefaultLimits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.remove()
+	}
+}
