@@ -162,6 +162,9 @@ func newExecCmd(e *env) *cobra.Command {
 			if res.TimedOut {
 				return &exitError{code: sandbox.ExitTimeout, err: fmt.Errorf("%s ran past its %s timeout and was killed with everything it started", args[0], timeout)}
 			}
+			if res.Limit != "" {
+				return &exitError{code: res.ExitCode, err: fmt.Errorf("%s %s; everything it started was killed", args[0], res.LimitMessage)}
+			}
 			if res.ExitCode != 0 {
 				return &exitError{code: res.ExitCode, err: nil}
 			}
