@@ -150,9 +150,9 @@ func setupV2(unified, own string) (string, error) {
 	enable := func() error {
 		return os.WriteFile(filepath.Join(base, "cgroup.subtree_control"), []byte("+memory +pids +cpu"), 0)
 	}
+	removeStale(base)
 	err = enable()
 	if errors.Is(err, unix.EBUSY) && base != unified {
-		removeStaleLeaves(base)
 		leaf := filepath.Join(base, fmt.Sprintf("airlock-%d", os.Getpid()))
 		if merr := os.Mkdir(leaf, 0o755); merr != nil && !errors.Is(merr, os.ErrExist) {
 			return "", fmt.Errorf("create %s: %w", leaf, merr)
@@ -168,13 +168,20 @@ func setupV2(unified, own string) (string, error) {
 	return base, nil
 }
 
-// removeStaleLeaves removes the leaves earlier Airlock processes moved into under base
-// and left when they ended (a process cannot remove the cgroup it is in).
-func removeStaleLeaves(base string) {
+// removeStale removes the cgroups that Airlock processes which have ended left under base:
+// the leaves they moved into (a process cannot remove the cgroup it is in) and their
+// commands' cgroups, when they were killed before removing them.
+func removeStale(base string) {
 	entries, _ := os.ReadDir(base)
 	for _, e := range entries {
-		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "airlock-"))
-		if !e.IsDir() || err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		rest, ok := strings.CutPrefix(e.Name(), "airlock-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		rest = strings.TrimPrefix(rest, "run-")
+		rest, _, _ = strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(rest)
+		if err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
 			continue
 		}
 		_ = unix.Rmdir(filepath.Join(base, e.Name())) // refused while anything is in it
@@ -200,6 +207,7 @@ func setupV1(root string, own map[string]string) (*cgroupSystem, error) {
 		if unix.Access(dir, unix.W_OK) != nil {
 			return nil, fmt.Errorf("cannot create cgroups under %s: not writable by this user", dir)
 		}
+		removeStale(dir)
 		sys.v1[c], sys.v1Own[c] = dir, dir
 	}
 	return sys, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,5 +186,37 @@ func BenchmarkRunCgroup(b *testing.B) {
 			b.Fatal(err)
 		}
 		g.remove()
+	}
+}
+
+// TestStaleCgroupsAreRemoved: the cgroups a killed Airlock process left behind are
+// removed when the next one starts; those of a live process stay.
+func TestStaleCgroupsAreRemoved(t *testing.T) {
+	sys := cgroups()
+	if sys.err != nil {
+		t.Skipf("no cgroup to apply limits with here: %v", sys.err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	parent := sys.v2
+	if parent == "" {
+		parent = sys.v1["pids"]
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("airlock-run-%d-1", dead.Process.Pid))
+	live := filepath.Join(parent, fmt.Sprintf("airlock-run-%d-999", os.Getpid()))
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.Remove(live)
+	removeStale(parent)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s of an ended process is still there", stale)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("%s of this live process was removed", live)
 	}
 }
