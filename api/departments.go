@@ -20,6 +20,8 @@ type Defaults struct {
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
 	// ExecutionMode is local | sandbox | auto.
 	ExecutionMode string `json:"execution_mode,omitempty"`
+	// Limits lower or raise [limits] for the runs (a zero field: not set here).
+	Limits Limits `gorm:"embedded;embeddedPrefix:limits_" json:"limits,omitzero"`
 }
 
 // Department is a named directory with defaults for the tasks that run in it (also the

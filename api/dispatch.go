@@ -153,6 +153,8 @@ type RunPolicy struct {
 	ApprovalPolicy string        `json:"approval_policy"`
 	Backend        string        `json:"backend"`
 	ExecutionMode  string        `json:"execution_mode"`
+	// Limits are the run's resource limits: [limits] with its department's and task's over it.
+	Limits Limits `gorm:"embedded;embeddedPrefix:limits_" json:"limits,omitzero"`
 }
 
 // Apply returns p with the fields that d sets replaced.
@@ -175,6 +177,7 @@ func (p RunPolicy) Apply(d Defaults) RunPolicy {
 	if d.ExecutionMode != "" {
 		p.ExecutionMode = d.ExecutionMode
 	}
+	p.Limits = p.Limits.Over(d.Limits)
 	return p
 }
 

@@ -166,6 +166,7 @@ func (c *Core) DispatchPolicy(dir string) dispatch.Policy {
 	}
 	p.SandboxMode, p.Network = string(g.Mode), g.Network
 	p.Backend, p.ExecutionMode = string(g.Backend), string(g.ExecutionMode)
+	p.Limits = g.Limits
 	eff, err := c.resolvePermission()
 	if dir != "" {
 		if pe, key, perr := c.permissionFor(context.Background(), permission.Request{Context: permission.Context{Cwd: dir}}); perr != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
@@ -72,14 +73,16 @@ func cliPolicy(t *testing.T, getenv func(string) string, cwd string) sandbox.Pol
 
 // essence is what every surface must agree on.
 type essence struct {
-	Mode          sandbox.Mode
-	Network       sandbox.NetworkMode
-	Allowlist     sandbox.NetworkLists
-	WritableRoots []string
-	Protected     []string
-	Backend       sandbox.Backend
-	ExecutionMode sandbox.ExecutionMode
-	HidesState    bool
+	Mode           sandbox.Mode
+	Network        sandbox.NetworkMode
+	Allowlist      sandbox.NetworkLists
+	WritableRoots  []string
+	Protected      []string
+	Backend        sandbox.Backend
+	ExecutionMode  sandbox.ExecutionMode
+	HidesState     bool
+	Limits         sandbox.Limits
+	LimitsRequired bool
 }
 
 func essenceOf(p sandbox.Policy, state []string) essence {
@@ -91,7 +94,7 @@ func essenceOf(p sandbox.Policy, state []string) essence {
 	if p.Allowlist != nil {
 		lists = *p.Allowlist
 	}
-	return essence{p.Mode, p.Network, lists, p.WritableRoots, p.Protected, p.Backend, p.ExecutionMode, hides}
+	return essence{p.Mode, p.Network, lists, p.WritableRoots, p.Protected, p.Backend, p.ExecutionMode, hides, p.Limits, p.LimitsRequired}
 }
 
 // TestOneResolutionOnEverySurface holds every surface that runs something — `airlock
@@ -164,6 +167,22 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 					t.Errorf("%+v", e)
 				}
 			}},
+		{"the default limits", "", "", nil, func(t *testing.T, e essence, _ string) {
+			if e.Limits != sandbox.DefaultLimits || e.LimitsRequired {
+				t.Errorf("%+v", e)
+			}
+		}},
+		{"[limits] from config.toml", "[limits]\nmemory = \"2G\"\npids = 512\nrequired = true\n", "", nil, func(t *testing.T, e essence, _ string) {
+			if e.Limits != (sandbox.Limits{Memory: "2G", Pids: 512, CPU: "200%"}) || !e.LimitsRequired {
+				t.Errorf("%+v", e)
+			}
+		}},
+		{"a project lowers the limits and cannot raise them", "[limits]\npids = 512\ncpu = \"100%\"\n", "[limits]\npids = 100\ncpu = \"max\"\n", nil,
+			func(t *testing.T, e essence, _ string) {
+				if e.Limits != (sandbox.Limits{Memory: "4GiB", Pids: 100, CPU: "100%"}) {
+					t.Errorf("%+v", e)
+				}
+			}},
 		{"configured roots and protected paths", "[isolation]\nprotected = [\"notes\"]\n", "", nil, func(t *testing.T, e essence, repo string) {
 			if !slices.Contains(e.Protected, filepath.Join(repo, "notes")) {
 				t.Errorf("%+v", e)
@@ -210,7 +229,8 @@ func TestOneResolutionOnEverySurface(t *testing.T) {
 
 func equalEssence(a, b essence) bool {
 	return a.Mode == b.Mode && a.Network == b.Network && reflect.DeepEqual(a.Allowlist, b.Allowlist) && slices.Equal(a.WritableRoots, b.WritableRoots) &&
-		slices.Equal(a.Protected, b.Protected) && a.Backend == b.Backend && a.ExecutionMode == b.ExecutionMode && a.HidesState == b.HidesState
+		slices.Equal(a.Protected, b.Protected) && a.Backend == b.Backend && a.ExecutionMode == b.ExecutionMode && a.HidesState == b.HidesState &&
+		a.Limits == b.Limits && a.LimitsRequired == b.LimitsRequired
 }
 
 // TestProjectDenyRulesHoldOnEverySurface: a project's deny rule refuses the command
@@ -270,5 +290,30 @@ func TestTrustIsParsedOnce(t *testing.T) {
 		if sandboxTrusted != tc.trusted || permTrusted != tc.trusted {
 			t.Errorf("AIRLOCK_TRUST_PROJECT_CONFIG=%s: sandbox trusts %v, permission trusts %v, want %v", tc.value, sandboxTrusted, permTrusted, tc.trusted)
 		}
+	}
+}
+
+// TestLimitsOfADepartmentAndATask: a run's limits are [limits] with its department's
+// defaults over them and its task's overrides over those, recorded when it starts and
+// resolved by the one entry point, where the project file around its directory still
+// lowers them.
+func TestLimitsOfADepartmentAndATask(t *testing.T) {
+	c, repo, _ := seamCore(t, "[limits]\nmemory = \"2G\"\npids = 512\n", "[limits]\npids = 300\n", nil)
+	recorded := c.DispatchPolicy(repo).
+		Apply(api.Defaults{Limits: api.Limits{Memory: "1G", CPU: "50%"}}). // the department's
+		Apply(api.Defaults{Limits: api.Limits{Memory: "3G", Pids: 1000}})  // the task's
+	if want := (api.Limits{Memory: "3G", Pids: 1000, CPU: "50%"}); recorded.Limits != want {
+		t.Fatalf("recorded limits %+v, want %+v", recorded.Limits, want)
+	}
+	pol, err := c.runPolicy(dispatch.ExecSpec{Dir: repo, Policy: recorded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Raised above the project's 300 by the task, the pids limit stays the project's.
+	if want := (sandbox.Limits{Memory: "3G", Pids: 300, CPU: "50%"}); pol.Limits != want {
+		t.Fatalf("the run resolves %+v, want %+v", pol.Limits, want)
+	}
+	if !strings.Contains(pol.Sources[sandbox.KeyLimitsPids].String(), "project") || !strings.Contains(pol.Sources[sandbox.KeyLimitsMemory].String(), "recorded") {
+		t.Fatalf("pids from %q, memory from %q: want the project and the recorded policy", pol.Sources[sandbox.KeyLimitsPids], pol.Sources[sandbox.KeyLimitsMemory])
 	}
 }

@@ -50,6 +50,10 @@ func Normalize(d Defaults) (Defaults, error) {
 		}
 		d.Network = &n
 	}
+	d.Limits.Memory, d.Limits.CPU = strings.TrimSpace(d.Limits.Memory), strings.TrimSpace(d.Limits.CPU)
+	if err := d.Limits.Validate(); err != nil {
+		return d, invalidf("limits: %v", err)
+	}
 	return d, nil
 }
 

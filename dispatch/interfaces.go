@@ -52,6 +52,9 @@ type ExecResult struct {
 	// Grant is what would lift the denial (an escalation can offer it), or nil when no
 	// grant can: then the run fails with the way out in Denial and nothing is asked.
 	Grant *sandbox.Grant
+	// Limit says which resource limit ended the run ("ended: the pids limit (512) was
+	// reached …"), "" when none did.
+	Limit string
 }
 
 // Approval request kinds.

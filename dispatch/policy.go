@@ -27,5 +27,6 @@ func SandboxLayer(p Policy) sandbox.Layer {
 	if e := p.ExecutionMode; e != "" {
 		l.ExecutionMode = &e
 	}
+	l.Limits = p.Limits
 	return l
 }

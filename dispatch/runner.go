@@ -476,6 +476,8 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		status, reason = StatusFailed, "could not run: "+execErr.Error()
 	case result.SandboxDenied:
 		status, reason = StatusFailed, "sandbox denied: "+result.Denial
+	case result.Limit != "":
+		status, reason = StatusFailed, result.Limit
 	case result.Signal != "":
 		status, reason = StatusFailed, "killed by signal "+result.Signal
 	case result.ExitCode != 0:

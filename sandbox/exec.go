@@ -163,6 +163,10 @@ type Result struct {
 	Warning string `json:"warning,omitempty"`
 	// HostPid is the sandbox root's host pid.
 	HostPid int `json:"host_pid"`
+	// Limit names the resource limit that ended the command (LimitMemory, LimitPids),
+	// and LimitMessage says it in words ("ended: the pids limit (512) was reached …").
+	Limit        string `json:"limit,omitempty"`
+	LimitMessage string `json:"limit_message,omitempty"`
 }
 
 // ExecError is a failure of Airlock itself (not of the command), with the exit
@@ -325,4 +329,12 @@ func finish(ctx context.Context, cmd *exec.Cmd, werr error, res Result) (Result,
 		return res, execErr(ExitSandboxFailed, "exec: %w", werr)
 	}
 	return res, nil
+}
+
+// joinWarn joins two warnings ("" is none).
+func joinWarn(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
 }

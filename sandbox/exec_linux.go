@@ -105,13 +105,6 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	return runDirect(ctx, pr, BackendNameApp, appFallbackWarning)
 }
 
-func joinWarn(a, b string) string {
-	if b == "" {
-		return a
-	}
-	return a + "; " + b
-}
-
 // newCmd builds the host command with its own process group, killed as a
 // whole on cancellation.
 func newCmd(ctx context.Context, pr *prepared, path string, args []string) *exec.Cmd {
@@ -132,6 +125,16 @@ func newCmd(ctx context.Context, pr *prepared, path string, args []string) *exec
 	return cmd
 }
 
+// killGroup kills cmd's process group and cmd itself (a limit was reached).
+func killGroup(cmd *exec.Cmd) func() {
+	return func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Process.Kill()
+		}
+	}
+}
+
 func args0(path string, pr *prepared) string {
 	if path == pr.path {
 		return pr.req.Argv[0]
@@ -147,7 +150,12 @@ func runDirect(ctx context.Context, pr *prepared, backend, warning string) (Resu
 	cmd := newCmd(ctx, pr, pr.path, pr.req.Argv[1:])
 	cmd.Args = append([]string{pr.req.Argv[0]}, pr.req.Argv[1:]...)
 	res := Result{Backend: backend, Warning: warning}
-	if err := cmd.Start(); err != nil {
+	lim, err := startLimited(pr, cmd, &res, killGroup(cmd))
+	if err != nil {
+		var ee *ExecError
+		if errors.As(err, &ee) {
+			return res, err
+		}
 		return res, execErr(ExitCannotExecute, "exec %s: %w", pr.req.Argv[0], err)
 	}
 	res.HostPid = cmd.Process.Pid
@@ -156,6 +164,7 @@ func runDirect(ctx context.Context, pr *prepared, backend, warning string) (Resu
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever stayed in the group
+	finishLimited(lim, &res)
 	return finish(ctx, cmd, werr, res)
 }
 
@@ -235,8 +244,13 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	if net != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, net.childFiles()...)
 	}
-	if err := cmd.Start(); err != nil {
+	lim, err := startLimited(pr, cmd, &res, killGroup(cmd))
+	if err != nil {
 		statusW.Close()
+		var ee *ExecError
+		if errors.As(err, &ee) {
+			return res, false, err
+		}
 		return res, false, execErr(ExitSandboxFailed, "exec: start bwrap: %w (install bubblewrap: apt install bubblewrap)", err)
 	}
 	statusW.Close()
@@ -248,6 +262,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 		if sandboxUp, err := net.connect(ctx); err != nil {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			_ = cmd.Wait()
+			finishLimited(lim, &res)
 			return res, true, err
 		} else if !sandboxUp {
 			net.close() // bwrap failed: its status and exit code tell why
@@ -258,6 +273,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	finishLimited(lim, &res)
 	if net != nil {
 		net.stop(false) // the namespace is gone with the sandbox: so is its stack
 	}

@@ -28,6 +28,13 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 	p := req.Policy
 	argv := pr.req.Argv
 	res := Result{Backend: BackendNameNone}
+	if !p.Limits.IsZero() {
+		why := fmt.Errorf("Airlock applies them with Linux cgroups, which %s does not have", runtime.GOOS)
+		if p.LimitsRequired {
+			return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w and [limits] required = true: %v", ErrLimitsUnavailable, why)}
+		}
+		res.Warning = limitsNotAppliedWarning(p.Limits, why)
+	}
 	switch {
 	case p.Mode == ModeFullAccess:
 	case p.Backend == BackendApp:
@@ -35,7 +42,7 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 			return Result{Backend: BackendNameApp}, err
 		}
 		res.Backend = BackendNameApp
-		res.Warning = appRanWarning
+		res.Warning = joinWarn(appRanWarning, res.Warning)
 	case runtime.GOOS == "darwin" && fileExists(sandboxExec):
 		res.Backend = BackendNameSeatbelt
 		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden), "--"}, argv...)
@@ -47,7 +54,7 @@ func Exec(ctx context.Context, req ExecRequest) (Result, error) {
 			return Result{Backend: BackendNameApp}, err
 		}
 		res.Backend = BackendNameApp
-		res.Warning = appFallbackWarning
+		res.Warning = joinWarn(appFallbackWarning, res.Warning)
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()

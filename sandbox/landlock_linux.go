@@ -113,7 +113,12 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) } // it kills its tree, then exits
 	cmd.WaitDelay = waitDelay
-	if err := cmd.Start(); err != nil {
+	lim, err := startLimited(pr, cmd, &res, killGroup(cmd))
+	if err != nil {
+		var ee *ExecError
+		if errors.As(err, &ee) {
+			return res, err
+		}
 		return res, execErr(ExitSandboxFailed, "exec: start the Landlock stage: %w", err)
 	}
 	res.HostPid = cmd.Process.Pid
@@ -122,6 +127,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	}
 	werr := cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	finishLimited(lim, &res)
 	return finish(ctx, cmd, werr, res)
 }
 

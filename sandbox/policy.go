@@ -127,6 +127,11 @@ type Policy struct {
 	ProtectedNames []string      `json:"protected_names"`
 	Backend        Backend       `json:"backend"`
 	ExecutionMode  ExecutionMode `json:"execution_mode"`
+	// Limits are the resource limits every command of the run gets (each field set).
+	Limits Limits `json:"limits"`
+	// LimitsRequired refuses to run a command where Limits cannot be applied (no cgroup
+	// Airlock can write); otherwise it runs with Result.Warning saying so.
+	LimitsRequired bool `json:"limits_required,omitempty"`
 	// Sources says which layer set each key (KeyMode, KeyNetwork, …).
 	Sources map[string]Source `json:"sources"`
 	// Ignored lists what project policy files asked for and did not get.

@@ -30,9 +30,15 @@ func probePlatform(ctx context.Context, st *Status) {
 	sc := probeSeccomp()
 	kvm := probeKVM()
 	stack := probeNetStack(ctx)
-	st.Probes = []Probe{bw, ns, ll, sc, kvm, stack}
+	limits := limitsProbe()
+	st.Probes = []Probe{bw, ns, ll, sc, kvm, stack, limits}
 	chooseBackend(st, bw, ns, ll, sc)
 	networkStatus(st, stack)
+	if limits.OK {
+		st.Guarantees = append(st.Guarantees, limits.Detail)
+	} else {
+		st.Limitations = append(st.Limitations, limits.Detail+" — a fork bomb or a leak in a run can take the machine down ("+limits.Fix+")")
+	}
 }
 
 // networkStatus says what network_access = true gives with the chosen backend: a

@@ -57,6 +57,12 @@ type projectFile struct {
 		AskUnknown     any `toml:"ask_unknown"`
 		AllowLocal     any `toml:"allow_local"`
 	} `toml:"network"`
+	Limits struct {
+		Memory   any `toml:"memory"`
+		Pids     any `toml:"pids"`
+		CPU      any `toml:"cpu"`
+		Required any `toml:"required"`
+	} `toml:"limits"`
 }
 
 // LoadProjectPolicy reads dir/.airlock/policy.toml. It returns (nil, nil) when
@@ -110,6 +116,20 @@ func LoadProjectPolicy(dir string) (*ProjectPolicy, error) {
 	t.DeniedDomains = pp.list("network.denied_domains", raw.Network.DeniedDomains)
 	t.AskUnknown = pp.boolean("network.ask_unknown", raw.Network.AskUnknown)
 	t.AllowLocal = pp.boolean("network.allow_local", raw.Network.AllowLocal)
+	if m := pp.str(KeyLimitsMemory, raw.Limits.Memory); m != nil {
+		pp.Layer.Limits.Memory = *m
+	}
+	if c := pp.str(KeyLimitsCPU, raw.Limits.CPU); c != nil {
+		pp.Layer.Limits.CPU = *c
+	}
+	if v := raw.Limits.Pids; v != nil {
+		if n, ok := v.(int64); ok && n > 0 && n <= 1<<31-1 {
+			pp.Layer.Limits.Pids = int(n)
+		} else {
+			pp.ignore(KeyLimitsPids, fmt.Sprintf("want a positive whole number, got %v", v))
+		}
+	}
+	pp.Layer.LimitsRequired = pp.boolean(KeyLimitsRequired, raw.Limits.Required)
 	return pp, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-app/airlock/internal/realpath"
@@ -22,6 +23,10 @@ type Layer struct {
 	Protected     []string // added to .git and .airlock; relative entries apply inside every writable root
 	Backend       *string
 	ExecutionMode *string
+	// Limits are the layer's [limits]; a zero field is not set by this layer.
+	Limits Limits
+	// LimitsRequired is [limits] required: refuse to run where the limits cannot be applied.
+	LimitsRequired *bool
 }
 
 // Environment variables read by Resolve.
@@ -208,7 +213,7 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 		src Source
 	}
 	str := func(s string) *string { return &s }
-	pick := func(key, flagName, envName string, def string, fileVal, flagVal *string, projVal func(*ProjectPolicy) *string) (string, Source) {
+	var pick picker = func(key, flagName, envName string, def string, fileVal, flagVal *string, projVal func(*ProjectPolicy) *string) (string, Source) {
 		layers := []scalar{{str(def), Source{LayerDefault, "default"}}}
 		if fileVal != nil {
 			layers = append(layers, scalar{fileVal, fileSrc(key)})
@@ -291,8 +296,113 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 	}
 	p.Sources[KeyExecutionMode] = src
 
+	if err := p.resolveLimits(in, pick); err != nil {
+		return Policy{}, err
+	}
+
 	p.applyModeImplications()
 	return p, nil
+}
+
+// picker is ResolveGlobal's walk of one scalar through the layers.
+type picker func(key, flagName, envName string, def string, fileVal, flagVal *string, projVal func(*ProjectPolicy) *string) (string, Source)
+
+// resolveLimits resolves [limits] like every other scalar: default < file < trusted
+// project < flag (a run's recorded policy, which holds its department's and task's).
+func (p *Policy) resolveLimits(in Inputs, pick picker) error {
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	pidsStr := func(n int) *string {
+		if n == 0 {
+			return nil
+		}
+		return str(strconv.Itoa(n))
+	}
+	boolStr := func(b *bool) *string {
+		if b == nil {
+			return nil
+		}
+		return str(strconv.FormatBool(*b))
+	}
+	wrap := func(key string, src Source, err error) error { return fmt.Errorf("%s from %s: %w", key, src, err) }
+
+	v, src := pick(KeyLimitsMemory, "memory", "", DefaultLimits.Memory, str(in.File.Limits.Memory), str(in.Flags.Limits.Memory),
+		func(pp *ProjectPolicy) *string { return str(pp.Layer.Limits.Memory) })
+	if _, err := parseMemory(v); err != nil {
+		return wrap(KeyLimitsMemory, src, err)
+	}
+	p.Limits.Memory, p.Sources[KeyLimitsMemory] = v, src
+
+	v, src = pick(KeyLimitsPids, "pids", "", strconv.Itoa(DefaultLimits.Pids), pidsStr(in.File.Limits.Pids), pidsStr(in.Flags.Limits.Pids),
+		func(pp *ProjectPolicy) *string { return pidsStr(pp.Layer.Limits.Pids) })
+	n, _ := strconv.Atoi(v)
+	if _, err := checkPids(n); err != nil {
+		return wrap(KeyLimitsPids, src, err)
+	}
+	p.Limits.Pids, p.Sources[KeyLimitsPids] = n, src
+
+	v, src = pick(KeyLimitsCPU, "cpu", "", DefaultLimits.CPU, str(in.File.Limits.CPU), str(in.Flags.Limits.CPU),
+		func(pp *ProjectPolicy) *string { return str(pp.Layer.Limits.CPU) })
+	if _, err := parseCPU(v); err != nil {
+		return wrap(KeyLimitsCPU, src, err)
+	}
+	p.Limits.CPU, p.Sources[KeyLimitsCPU] = v, src
+
+	v, src = pick(KeyLimitsRequired, "limits-required", "", "false", boolStr(in.File.LimitsRequired), boolStr(in.Flags.LimitsRequired),
+		func(pp *ProjectPolicy) *string { return boolStr(pp.Layer.LimitsRequired) })
+	p.LimitsRequired, p.Sources[KeyLimitsRequired] = v == "true", src
+	return nil
+}
+
+// tightenLimits applies an untrusted project's limits where they are lower, and
+// records the rest as ignored.
+func (p *Policy) tightenLimits(pp *ProjectPolicy, src Source, how string) {
+	l := pp.Layer.Limits
+	cur, err := parseLimits(p.Limits)
+	if err != nil {
+		return // Resolve checked them: unreachable
+	}
+	if l.Memory != "" {
+		switch m, err := parseMemory(l.Memory); {
+		case err != nil:
+			p.ignore(pp, KeyLimitsMemory, err.Error())
+		case lowerLimit(m, cur.memory):
+			p.Limits.Memory, p.Sources[KeyLimitsMemory] = l.Memory, src
+		case m != cur.memory:
+			p.ignore(pp, KeyLimitsMemory, fmt.Sprintf("memory %q is more than %q; %s", l.Memory, p.Limits.Memory, how))
+		}
+	}
+	if l.Pids != 0 {
+		switch n, err := checkPids(l.Pids); {
+		case err != nil:
+			p.ignore(pp, KeyLimitsPids, err.Error())
+		case lowerLimit(n, cur.pids):
+			p.Limits.Pids, p.Sources[KeyLimitsPids] = l.Pids, src
+		case n != cur.pids:
+			p.ignore(pp, KeyLimitsPids, fmt.Sprintf("pids %d is more than %d; %s", l.Pids, p.Limits.Pids, how))
+		}
+	}
+	if l.CPU != "" {
+		switch c, err := parseCPU(l.CPU); {
+		case err != nil:
+			p.ignore(pp, KeyLimitsCPU, err.Error())
+		case lowerLimit(c, cur.cpuPercent):
+			p.Limits.CPU, p.Sources[KeyLimitsCPU] = l.CPU, src
+		case c != cur.cpuPercent:
+			p.ignore(pp, KeyLimitsCPU, fmt.Sprintf("cpu %q is more than %q; %s", l.CPU, p.Limits.CPU, how))
+		}
+	}
+	if r := pp.Layer.LimitsRequired; r != nil {
+		if *r {
+			p.LimitsRequired, p.Sources[KeyLimitsRequired] = true, src
+		} else if p.LimitsRequired {
+			p.ignore(pp, KeyLimitsRequired, "required = false loosens required = true; "+how)
+		}
+	}
 }
 
 // applyModeImplications makes the network follow the mode: read-only has none,
@@ -386,6 +496,7 @@ func (p *Policy) applyUntrusted(pp *ProjectPolicy) {
 	if l.ExecutionMode != nil {
 		p.ignore(pp, KeyExecutionMode, "execution mode is chosen by the user, not the project; "+how)
 	}
+	p.tightenLimits(pp, src, how)
 }
 
 // realDir resolves dir (relative to base) to a real, existing directory.

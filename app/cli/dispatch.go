@@ -47,6 +47,7 @@ func timeText(t *time.Time) string {
 type defaultsFlags struct {
 	posture, sandbox, approval, exec string
 	network                          networkFlag
+	limits                           limitsFlags
 }
 
 func (d *defaultsFlags) register(cmd *cobra.Command) {
@@ -58,10 +59,11 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 	// --exec-mode: the name these commands had first; the same flag as `airlock exec`'s now.
 	cmd.Flags().StringVar(&d.exec, "exec-mode", "", "same as --execution-mode")
 	cmd.Flags().MarkHidden("exec-mode")
+	d.limits.register(cmd.Flags())
 }
 
 func (d *defaultsFlags) value(cmd *cobra.Command) api.Defaults {
-	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec}
+	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec, Limits: d.limits.value(cmd.Flags())}
 	v.Network = ifChanged(cmd, "network", d.network.v)
 	return v
 }

@@ -32,6 +32,7 @@ type policyFlags struct {
 	protect       []string
 	backend       string
 	execMode      string
+	limits        limitsFlags
 }
 
 func (f *policyFlags) register(fs *pflag.FlagSet) {
@@ -42,6 +43,7 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
 	fs.StringVar(&f.backend, "backend", "", "isolation backend: auto | os | app")
 	fs.StringVar(&f.execMode, "execution-mode", "", "where the command runs: local | sandbox (the micro-VM) | auto")
+	f.limits.register(fs)
 }
 
 // layer turns the flags given on the command line (and only those) into a layer.
@@ -65,6 +67,7 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 	if fs.Changed("execution-mode") {
 		l.ExecutionMode = &f.execMode
 	}
+	l.Limits = f.limits.value(fs)
 	return l
 }
 
@@ -159,6 +162,9 @@ func newExecCmd(e *env) *cobra.Command {
 			}
 			if res.TimedOut {
 				return &exitError{code: sandbox.ExitTimeout, err: fmt.Errorf("%s ran past its %s timeout and was killed with everything it started", args[0], timeout)}
+			}
+			if res.Limit != "" {
+				return &exitError{code: res.ExitCode, err: fmt.Errorf("%s %s; everything it started was killed", args[0], res.LimitMessage)}
 			}
 			if res.ExitCode != 0 {
 				return &exitError{code: res.ExitCode, err: nil}

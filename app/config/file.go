@@ -16,6 +16,7 @@ type File struct {
 	SandboxWorkspaceWrite WorkspaceWrite `toml:"sandbox_workspace_write"`
 	Network               Network        `toml:"network"`
 	Isolation             Isolation      `toml:"isolation"`
+	Limits                Limits         `toml:"limits"`
 	Workspace             Workspace      `toml:"workspace"`
 	Ops                   Ops            `toml:"ops"`
 	Approvals             Approvals      `toml:"approvals"`
@@ -70,6 +71,31 @@ type Network struct {
 type Isolation struct {
 	Backend   *string  `toml:"backend"`
 	Protected []string `toml:"protected"`
+}
+
+// Limits is [limits]: the resource limits of each run and each MCP bash call (a
+// department or a task may lower or raise them).
+type Limits struct {
+	Memory *string `toml:"memory"`
+	Pids   *int    `toml:"pids"`
+	CPU    *string `toml:"cpu"`
+	// Required refuses to run a command where the limits cannot be applied.
+	Required *bool `toml:"required"`
+}
+
+// Layer is the limits as the sandbox's resolution takes them (unset fields are zero).
+func (l Limits) Layer() api.Limits {
+	var out api.Limits
+	if l.Memory != nil {
+		out.Memory = *l.Memory
+	}
+	if l.Pids != nil {
+		out.Pids = *l.Pids
+	}
+	if l.CPU != nil {
+		out.CPU = *l.CPU
+	}
+	return out
 }
 
 // Workspace is [workspace]: runs may start inside these roots.

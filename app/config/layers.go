@@ -55,6 +55,10 @@ var Defaults = map[string]any{
 	"dispatch.log_max_total":                 "1GiB",
 	"dispatch.run_log_cap":                   "16MiB",
 	"api.tcp_address":                        "",
+	"limits.memory":                          sandbox.DefaultLimits.Memory,
+	"limits.pids":                            sandbox.DefaultLimits.Pids,
+	"limits.cpu":                             sandbox.DefaultLimits.CPU,
+	"limits.required":                        false,
 }
 
 // fileValues flattens the scalar and list keys that were written in the file.
@@ -93,6 +97,14 @@ func fileValues(f File) map[string]any {
 	}
 	if f.Ops.Strict != nil {
 		out["ops.strict"] = *f.Ops.Strict
+	}
+	str("limits.memory", f.Limits.Memory)
+	str("limits.cpu", f.Limits.CPU)
+	if f.Limits.Pids != nil {
+		out["limits.pids"] = *f.Limits.Pids
+	}
+	if f.Limits.Required != nil {
+		out["limits.required"] = *f.Limits.Required
 	}
 	if f.Dispatch.Concurrency != nil {
 		out["dispatch.concurrency"] = *f.Dispatch.Concurrency

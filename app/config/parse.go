@@ -232,6 +232,21 @@ func validate(f File) []violation {
 			}
 		}
 	}
+	if m := f.Limits.Memory; m != nil {
+		if _, err := api.ParseMemoryLimit(*m); err != nil {
+			out = append(out, violation{"limits.memory", fmt.Sprintf("limits.memory = %q: %v", *m, err)})
+		}
+	}
+	if n := f.Limits.Pids; n != nil {
+		if _, err := api.CheckPidsLimit(*n); err != nil {
+			out = append(out, violation{"limits.pids", fmt.Sprintf("limits.pids: %v", err)})
+		}
+	}
+	if c := f.Limits.CPU; c != nil {
+		if _, err := api.ParseCPULimit(*c); err != nil {
+			out = append(out, violation{"limits.cpu", fmt.Sprintf("limits.cpu = %q: %v", *c, err)})
+		}
+	}
 	if a := f.API.TCPAddress; a != nil && *a != "" && !isLoopbackAddress(*a) {
 		out = append(out, violation{"api.tcp_address", fmt.Sprintf("api.tcp_address = %q: the API only listens on loopback (127.0.0.1:PORT or [::1]:PORT)", *a)})
 	}

@@ -102,6 +102,9 @@ func (s *Server) addBashTool() {
 			if res.TimedOut {
 				fmt.Fprintf(&b, " — ran past its %s timeout and was killed with everything it started", timeout)
 			}
+			if res.Limit != "" {
+				fmt.Fprintf(&b, " — %s; everything it started was killed", res.LimitMessage)
+			}
 			fmt.Fprintf(&b, "\n--- stdout ---\n%s\n--- stderr ---\n%s", shownOutput(stdout), shownOutput(stderr))
 			if res.Warning != "" {
 				fmt.Fprintf(&b, "\n--- sandbox warning ---\n%s", res.Warning)
@@ -115,6 +118,9 @@ func (s *Server) addBashTool() {
 			result := textResult(b.String())
 			result.IsError = code != 0 || res.TimedOut
 			result.StructuredContent = map[string]any{"exit_code": code, "stdout": shownOutput(stdout), "stderr": shownOutput(stderr), "timed_out": res.TimedOut}
+			if res.Limit != "" {
+				result.StructuredContent.(map[string]any)["limit"] = res.Limit
+			}
 			return result, api.Outcome{Ran: true, ExitCode: &code}
 		})
 }

@@ -98,10 +98,12 @@ func FileLayer(f config.File) sandbox.Layer {
 		Network: f.SandboxWorkspaceWrite.Network(),
 		NetworkTable: sandbox.NetworkTable{AllowedDomains: f.Network.AllowedDomains, DeniedDomains: f.Network.DeniedDomains,
 			AskUnknown: f.Network.AskUnknown, AllowLocal: f.Network.AllowLocal},
-		WritableRoots: f.SandboxWorkspaceWrite.WritableRoots,
-		Protected:     f.Isolation.Protected,
-		Backend:       f.Isolation.Backend,
-		ExecutionMode: f.ExecutionMode,
+		WritableRoots:  f.SandboxWorkspaceWrite.WritableRoots,
+		Protected:      f.Isolation.Protected,
+		Backend:        f.Isolation.Backend,
+		ExecutionMode:  f.ExecutionMode,
+		Limits:         f.Limits.Layer(),
+		LimitsRequired: f.Limits.Required,
 	}
 }
 

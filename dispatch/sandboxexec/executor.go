@@ -113,8 +113,8 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 	if err != nil {
 		return dispatch.ExecResult{}, err
 	}
-	out := dispatch.ExecResult{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
-	if res.ExitCode != 0 && !res.TimedOut && pol.Mode != sandbox.ModeFullAccess {
+	out := dispatch.ExecResult{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Limit: res.LimitMessage}
+	if res.ExitCode != 0 && !res.TimedOut && res.Limit == "" && pol.Mode != sandbox.ModeFullAccess {
 		out.SandboxDenied, out.Denial, out.Grant = osDenial(tail.String(), pol)
 	}
 	return out, nil

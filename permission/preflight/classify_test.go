@@ -225,6 +225,7 @@ var destructiveCases = []struct {
 	{":(){ :|:& };:", CategoryForkBomb},
 	{"bomb() { bomb | bomb & }; bomb", CategoryForkBomb},
 	{"function f { f & f; }; f", CategoryForkBomb},
+	{forkBombs[0], CategoryForkBomb},
 	{"airlock approvals allow req_1", CategorySelfApproval},
 	{"airlock approvals allow req_1 --always", CategorySelfApproval},
 	{"/usr/local/bin/airlock authorize /", CategorySelfApproval},
@@ -285,6 +286,12 @@ var destructiveCases = []struct {
 
 // lookalikes mention dangerous words but are not dangerous.
 var lookalikes = []string{
+	`echo ':(){ :|:& };:'`,
+	"f() { f; }; f",
+	"f() { echo hi & }; f",
+	"bash -c 'f() { echo hi; }; f & wait'",
+	`python3 -c 'import os; print(os.getpid())'`,
+	`python3 -c 'for i in range(3): print(i)'`,
 	"echo rm -rf /",
 	`echo "rm -rf /"`,
 	`grep "rm -rf" notes.md`,

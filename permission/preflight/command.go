@@ -91,6 +91,9 @@ func (a *analyzer) shell(c shellcmd.Command, cl call, depth int) {
 			a.add(CategoryOpaque, "evaluates a string only known at run time", c.Source)
 			return
 		}
+		// The first level is already split into commands by shellcmd, which sees no
+		// function declarations: the bomb is looked for in the script itself.
+		a.forkBomb(strings.Join(vals, " "), c.Source)
 		if c.Nested || depth > 0 {
 			a.nested(strings.Join(vals, " "), c.Source, depth)
 		}
@@ -112,6 +115,7 @@ func (a *analyzer) shell(c shellcmd.Command, cl call, depth int) {
 				a.add(CategoryOpaque, "runs a shell script only known at run time", c.Source)
 				return
 			}
+			a.forkBomb(s.Value, c.Source)
 			if c.Nested || depth > 0 {
 				a.nested(s.Value, c.Source, depth)
 			}

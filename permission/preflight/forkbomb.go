@@ -4,7 +4,36 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
+
+// forkBombReason is the finding's reason, wherever the bomb was found.
+const forkBombReason = "fork bomb: a function that starts copies of itself until the machine stops"
+
+// forkBomb flags src, a shell script run by via (the command line, sh -c, eval), when
+// it is a fork bomb.
+func (a *analyzer) forkBomb(src, via string) {
+	if hasForkBombShape(src) && isForkBomb(src) {
+		a.add(CategoryForkBomb, forkBombReason, via)
+	}
+}
+
+var (
+	// oneLinerFork matches the ways interpreters fork: os.fork(), perl's and ruby's fork,
+	// pcntl_fork().
+	oneLinerFork = lazyre.New(`\bfork\b`)
+	// oneLinerLoop matches a loop that never has to end: while, until, for, loop,
+	// .times, iter(…), itertools.
+	oneLinerLoop = lazyre.New(`\b(while|until|for|loop|times|iter|itertools|repeat)\b`)
+)
+
+// forkLoop reports whether interpreter code forks inside a loop (`while True: os.fork()`,
+// `perl -e 'fork while 1'`): one process becomes as many as the loop turns, each of which
+// loops on.
+func forkLoop(code string) bool {
+	return oneLinerFork().MatchString(code) && oneLinerLoop().MatchString(code)
+}
 
 // hasForkBombShape is a cheap pre-check before parsing for function declarations.
 func hasForkBombShape(src string) bool {

@@ -12,6 +12,9 @@ func FuzzClassify(f *testing.F) {
 	for _, l := range lookalikes {
 		f.Add(l)
 	}
+	for _, b := range forkBombs {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		a := Analyze(cmd, Options{Home: "/home/u"})
 		for _, fd := range a.Findings {
@@ -21,6 +24,12 @@ func FuzzClassify(f *testing.F) {
 		}
 		if a.KnownSafe && (len(a.Findings) > 0 || a.ParseError != nil) {
 			t.Fatalf("%q is known-safe yet has findings %+v / parse error %v", cmd, a.Findings, a.ParseError)
+		}
+		// A fork bomb stays one behind sh -c (a dispatch run's command is bash -c SCRIPT).
+		if hasCategory(a.Findings, CategoryForkBomb) && a.ParseError == nil && !strings.ContainsAny(cmd, "'\\") {
+			if b := Analyze("sh -c '"+cmd+"'", Options{Home: "/home/u"}); b.ParseError == nil && !hasCategory(b.Findings, CategoryForkBomb) {
+				t.Fatalf("%q is a fork bomb but sh -c '%s' is not", cmd, cmd)
+			}
 		}
 		// A destructive command stays destructive behind sudo and sh -c.
 		// (A first word starting with "-" is an option to sudo, not a program.)

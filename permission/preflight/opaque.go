@@ -755,6 +755,9 @@ func (a *analyzer) oneLiner(cl call) {
 // oneLinerCode judges interpreter code: deleting outside the workspace is destructive;
 // writing there, or running commands or code only built at run time, is opaque.
 func (a *analyzer) oneLinerCode(prog, code, src string) {
+	if forkLoop(code) {
+		a.add(CategoryForkBomb, "fork bomb: "+prog+" code forks in a loop, starting copies of itself until the machine stops", src)
+	}
 	outside := outsidePath(code)
 	switch {
 	case outside && oneLinerDeletes().MatchString(code):

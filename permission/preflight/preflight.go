@@ -150,9 +150,7 @@ func Analyze(command string, opts Options) Analysis {
 	a.script(command, script, 0, true)
 	a.crossSegment(command, script)
 	a.credentialPipe(command)
-	if hasForkBombShape(command) && isForkBomb(command) {
-		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", command)
-	}
+	a.forkBomb(command, command)
 	return Analysis{Findings: a.findings, Segments: a.segments, KnownSafe: a.safe && len(a.findings) == 0}
 }
 
@@ -242,9 +240,7 @@ func (a *analyzer) parseNested(script, via string, depth int) {
 		return
 	}
 	a.script(script, s, depth, false)
-	if hasForkBombShape(script) && isForkBomb(script) {
-		a.add(CategoryForkBomb, "fork bomb: a function that starts copies of itself until the machine stops", via)
-	}
+	a.forkBomb(script, via)
 }
 
 // unwrappedText renders the command after wrappers, for deny rules.

@@ -575,12 +575,29 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Limits {
+	    memory?: string;
+	    pids?: number;
+	    cpu?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Limits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.memory = source["memory"];
+	        this.pids = source["pids"];
+	        this.cpu = source["cpu"];
+	    }
+	}
 	export class Defaults {
 	    posture?: string;
 	    sandbox_mode?: string;
 	    network?: string;
 	    approval_policy?: string;
 	    execution_mode?: string;
+	    limits: Limits;
 	
 	    static createFrom(source: any = {}) {
 	        return new Defaults(source);
@@ -593,7 +610,26 @@ export namespace api {
 	        this.network = source["network"];
 	        this.approval_policy = source["approval_policy"];
 	        this.execution_mode = source["execution_mode"];
+	        this.limits = this.convertValues(source["limits"], Limits);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Department {
 	    id: number;
@@ -1144,6 +1180,7 @@ export namespace api {
 	        this.error = source["error"];
 	    }
 	}
+	
 	export class LogPiece {
 	    run_id: number;
 	    start: number;
@@ -1659,6 +1696,7 @@ export namespace api {
 	    approval_policy: string;
 	    backend: string;
 	    execution_mode: string;
+	    limits: Limits;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunPolicy(source);
@@ -1672,7 +1710,26 @@ export namespace api {
 	        this.approval_policy = source["approval_policy"];
 	        this.backend = source["backend"];
 	        this.execution_mode = source["execution_mode"];
+	        this.limits = this.convertValues(source["limits"], Limits);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Run {
 	    id: number;
