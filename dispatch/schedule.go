@@ -113,9 +113,25 @@ func LoadZone(tz string) (*time.Location, error) {
 
 var zoneCache sync.Map // IANA name → *time.Location
 
-// NextTimes returns the next n fire times of a schedule after from, in its time zone.
-func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
+// ValidateSchedule is ParseSchedule for a schedule a person gives (task add and edit, the
+// window's editor): it also refuses one that never fires, such as "0 0 31 2 *" (31
+// February), which the parser accepts. robfig/cron looks 5 years ahead of from.
+func ValidateSchedule(line, tz string, from time.Time) (cron.Schedule, *time.Location, error) {
 	sched, loc, err := ParseSchedule(line, tz)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sched.Next(from).IsZero() {
+		return nil, nil, invalidf("schedule %q never fires: no time in the next 5 years matches it (its day of the month does not exist in the months it names, such as 31 February); "+
+			"pick a day those months have, for example \"0 0 28 2 *\" for 28 February or \"0 0 1 3 *\" for 1 March", strings.TrimSpace(line))
+	}
+	return sched, loc, nil
+}
+
+// NextTimes returns the next n fire times of a schedule after from, in its time zone. A
+// schedule that never fires is an error (ValidateSchedule).
+func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
+	sched, loc, err := ValidateSchedule(line, tz, from)
 	if err != nil {
 		return nil, err
 	}

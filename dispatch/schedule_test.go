@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +139,29 @@ func FuzzParseSchedule(f *testing.F) {
 			t.Fatalf("next %s not after %s", n, from)
 		}
 	})
+}
+
+// A schedule the parser accepts but that never fires is refused where a person gives it
+// (task add, task edit, the window's preview), with the reason and an example that fires.
+func TestScheduleThatNeverFiresIsRefused(t *testing.T) {
+	never := []string{"0 0 31 2 *", "0 0 30 2 *", "0 12 31 4,6,9,11 *"}
+	h := newHarness(t, withClock(t0))
+	h.start()
+	ok := h.task(TaskSpec{Name: "fine", Cwd: h.ws, Schedule: "0 0 29 2 *"}) // every 4 years
+	for _, line := range never {
+		t.Run(line, func(t *testing.T) {
+			_, err := h.d.CreateTask(context.Background(), TaskSpec{Name: "feb", Cwd: h.ws, Schedule: line, Argv: []string{"true"}})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "never fires") || !strings.Contains(err.Error(), `"0 0 28 2 *"`) {
+				t.Fatalf("task add %q: %v, want ErrInvalid saying it never fires with an example", line, err)
+			}
+			_, err = h.d.EditTask(context.Background(), ok.Name, TaskPatch{Schedule: &line})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "never fires") {
+				t.Fatalf("task edit %q: %v, want ErrInvalid saying it never fires", line, err)
+			}
+			p := Preview(line, "Europe/Madrid", t0)
+			if p.Valid || !strings.Contains(p.Error, "never fires") {
+				t.Fatalf("preview %q: %+v, want invalid with the reason", line, p)
+			}
+		})
+	}
 }
