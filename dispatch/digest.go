@@ -66,7 +66,11 @@ func (d *Dispatcher) Digest(ctx context.Context, since time.Time) (Digest, error
 			g.PausedTasks = append(g.PausedTasks, t.Name)
 		}
 	}
-	g.Text = fmt.Sprintf("%d runs waiting for you, %d occurrences did not run, %d runs failed or were interrupted", len(g.Held), len(g.Missed), len(g.Failed))
+	occurrences := 0
+	for _, r := range missed {
+		occurrences += max(r.MissedCount, 1) // a span row stands for MissedCount
+	}
+	g.Text = fmt.Sprintf("%d runs waiting for you, %d occurrences did not run, %d runs failed or were interrupted", len(g.Held), occurrences, len(g.Failed))
 	if len(g.PausedTasks) > 0 {
 		g.Text += fmt.Sprintf(", %d tasks paused themselves", len(g.PausedTasks))
 	}

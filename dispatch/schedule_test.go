@@ -165,3 +165,36 @@ func TestScheduleThatNeverFiresIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// countSpan's arithmetic agrees with stepping through every occurrence, across
+// daylight-saving changes, month ends and descriptors.
+func TestCountSpanMatchesStepping(t *testing.T) {
+	lines := []string{"* * * * *", "*/7 * * * *", "30 2 * * *", "0 0 29 2 *", "15 */6 * * 1-5", "0 9 1,15 * MON",
+		"@hourly", "@every 37m", "@every 90s", "0 0 31 * *", "59 23 * * 0", "*/5 1-3 * 3,10 *"}
+	zones := []string{"", "Europe/Madrid", "America/New_York", "Australia/Lord_Howe"}
+	intervals := []struct{ after, upTo time.Time }{
+		{time.Date(2026, 3, 28, 23, 59, 30, 0, time.UTC), time.Date(2026, 3, 30, 4, 0, 0, 0, time.UTC)},  // Madrid springs forward
+		{time.Date(2026, 10, 24, 12, 0, 0, 0, time.UTC), time.Date(2026, 10, 26, 3, 30, 0, 0, time.UTC)}, // and falls back
+		{time.Date(2026, 2, 27, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)},      // month end
+		{time.Date(2026, 11, 1, 5, 17, 42, 5, time.UTC), time.Date(2026, 11, 1, 6, 17, 42, 5, time.UTC)}, // New York falls back
+		{time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC), time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC)},     // empty
+		{time.Date(2027, 12, 30, 0, 0, 0, 0, time.UTC), time.Date(2028, 3, 2, 0, 0, 0, 0, time.UTC)},     // leap day
+		{time.Date(2026, 4, 4, 14, 0, 0, 0, time.UTC), time.Date(2026, 4, 5, 16, 0, 0, 0, time.UTC)},     // Lord Howe's half hour
+	}
+	for _, line := range lines {
+		for _, tz := range zones {
+			sched, _, err := ParseSchedule(line, tz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, iv := range intervals {
+				want := stepSpan(sched, sched.Next(iv.after), iv.upTo, time.Time{})
+				got := countSpan(sched, iv.after, iv.upTo)
+				if got.count != want.count || !got.first.Equal(want.first) || !got.last.Equal(want.last) {
+					t.Errorf("%q %s (%s, %s]: got %d %s..%s, want %d %s..%s", line, tz, iv.after, iv.upTo,
+						got.count, got.first, got.last, want.count, want.first, want.last)
+				}
+			}
+		}
+	}
+}
