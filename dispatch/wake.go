@@ -107,7 +107,9 @@ func (s *scheduler) prepareForSleep(sleeping bool) {
 	now := s.d.now().Round(0)
 	s.mu.Lock()
 	if sleeping {
-		s.sleepAt = now
+		if s.sleepAt.IsZero() { // a repeated signal does not move the start
+			s.sleepAt = now
+		}
 		s.mu.Unlock()
 		return
 	}
