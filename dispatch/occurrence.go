@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -21,7 +20,11 @@ var activeStatuses = []string{StatusQueued, StatusWaitingDirectory, StatusWaitin
 func (d *Dispatcher) claim(ctx context.Context, t Task, at time.Time, trigger, status, skipReason, reason string) (Run, bool, error) {
 	r := occurrenceRow(t, at, trigger, status)
 	r.SkipReason, r.Reason = skipReason, reason
-	return d.claimRow(ctx, d.db, r)
+	r, created, err := d.claimRow(ctx, d.db, r)
+	if created {
+		d.runUpdated(r)
+	}
+	return r, created, err
 }
 
 // occurrenceRow is the record of task t's occurrence at (not yet claimed).
@@ -30,7 +33,7 @@ func occurrenceRow(t Task, at time.Time, trigger, status string) Run {
 }
 
 // claimRow records r through db (the dispatcher's database or a transaction on it); see
-// claim.
+// claim. The caller publishes it.
 func (d *Dispatcher) claimRow(ctx context.Context, db *gorm.DB, r Run) (Run, bool, error) {
 	if Finished(r.Status) && r.FinishedAt == nil {
 		now := d.now().UTC()
@@ -43,43 +46,40 @@ func (d *Dispatcher) claimRow(ctx context.Context, db *gorm.DB, r Run) (Run, boo
 	if res.RowsAffected == 0 {
 		return Run{}, false, nil
 	}
-	d.runUpdated(r)
 	return r, true, nil
 }
 
-// fire claims one occurrence and starts it, or records why it did not run. catchUp, when
-// set, says why it starts late (kept on the run as CatchUp).
-func (d *Dispatcher) fire(ctx context.Context, t Task, at time.Time, trigger string, catchUp string) error {
-	if trigger == TriggerSchedule {
-		if st := d.State(); st.Paused {
-			_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, skipReason(st))
-			return err
-		}
-	}
-	if t.Paused && trigger == TriggerSchedule {
-		_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, SkipPaused, "task paused: "+t.PauseReason+" (enable it again with `airlock task enable "+t.Name+"`)")
-		return err
-	}
-	if t.Overlap == OverlapSkip {
+// claimScheduled claims a scheduled occurrence through db (a transaction: the caller
+// publishes and launches after it commits) and returns the row it recorded, with launch
+// set when it is queued to run; otherwise the row says why it did not run. catchUp, when
+// set, says why it starts late (kept on the run as CatchUp). created is false when the
+// occurrence was claimed already.
+func (d *Dispatcher) claimScheduled(ctx context.Context, db *gorm.DB, st State, t Task, at time.Time, catchUp string) (r Run, created, launch bool, err error) {
+	r = occurrenceRow(t, at, TriggerSchedule, StatusSkipped)
+	switch {
+	case st.Paused:
+		r.SkipReason, r.Reason = SkipPaused, skipReason(st)
+	case t.Paused:
+		r.SkipReason, r.Reason = SkipPaused, "task paused: "+t.PauseReason+" (enable it again with `airlock task enable "+t.Name+"`)"
+	default:
 		var prev Run
-		err := d.db.WithContext(ctx).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Order("id").Take(&prev).Error
-		if err == nil {
-			skip, reason := SkipOverlap, fmt.Sprintf("overlap: run #%d of this task is still %s (overlap policy: skip)", prev.ID, prev.Status)
-			if prev.Status == StatusQueued {
-				skip, reason = SkipSlotBusy, fmt.Sprintf("slot busy: run #%d of this task is still waiting for a concurrency slot (overlap policy: skip)", prev.ID)
-			}
-			_, _, err := d.claim(ctx, t, at, trigger, StatusSkipped, skip, reason)
-			return err
+		if t.Overlap == OverlapSkip {
+			err = db.WithContext(ctx).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Order("id").Take(&prev).Error
+		}
+		switch {
+		case t.Overlap == OverlapSkip && err == nil && prev.Status == StatusQueued:
+			r.SkipReason, r.Reason = SkipSlotBusy, fmt.Sprintf("slot busy: run #%d of this task is still waiting for a concurrency slot (overlap policy: skip)", prev.ID)
+		case t.Overlap == OverlapSkip && err == nil:
+			r.SkipReason, r.Reason = SkipOverlap, fmt.Sprintf("overlap: run #%d of this task is still %s (overlap policy: skip)", prev.ID, prev.Status)
+		case t.Overlap == OverlapSkip && !errors.Is(err, gorm.ErrRecordNotFound):
+			return Run{}, false, false, fmt.Errorf("overlap check of %s: %w", t.Name, err)
+		default:
+			r.Status, r.Reason, r.CatchUp = StatusQueued, catchUp, catchUp
+			launch = true
 		}
 	}
-	r := occurrenceRow(t, at, trigger, StatusQueued)
-	r.Reason, r.CatchUp = catchUp, catchUp
-	r, created, err := d.claimRow(ctx, d.db, r)
-	if err != nil || !created {
-		return err
-	}
-	d.launch(r.ID)
-	return nil
+	r, created, err = d.claimRow(ctx, db, r)
+	return r, created, launch && created, err
 }
 
 // ErrOverlap is returned by RunNow when a run of the task is active and its overlap
@@ -125,6 +125,10 @@ const (
 	// causeLate is a timer that fired late with neither: the process was stopped or busy.
 	causeLate = "dispatch reached them late (the app was stopped or too busy)"
 )
+
+// missedBatch is how many rows one statement writes (SQLite allows 32,766 variables; a
+// run row has about 40 columns).
+const missedBatch = 500
 
 // dueSpan is a task's occurrences found due at once: span of them in (after, …].
 type dueSpan struct {
@@ -191,15 +195,52 @@ func (d *Dispatcher) dispatchSpans(ctx context.Context, due []dueSpan, tasks map
 		}
 		skipped = append(skipped, missedRow(*t, missed, cause(missed.first), note, now))
 	}
+	lastOf := make(map[uint]time.Time, len(due))
+	for _, ds := range due {
+		lastOf[ds.taskID] = ds.last.UTC()
+	}
+	st := d.State()
 	var created []Run
+	var launch []uint
+	// One transaction: the records, the claims of the runs and each task's last
+	// occurrence are written together (a crash leaves all or none), and thousands of
+	// tasks cost one commit. Runs start once it committed.
 	err := d.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, r := range skipped {
-			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
+		for start := 0; start < len(skipped); start += missedBatch {
+			batch := skipped[start:min(start+missedBatch, len(skipped))]
+			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&batch)
 			if res.Error != nil {
-				return fmt.Errorf("record missed occurrences of %s: %w", r.TaskName, res.Error)
+				return fmt.Errorf("record missed occurrences: %w", res.Error)
 			}
-			if res.RowsAffected > 0 {
+			// The ids are known when every row went in; rows another dispatcher
+			// claimed first (a race) leave the ids of the batch unknown: not published.
+			if res.RowsAffected == int64(len(batch)) {
+				created = append(created, batch...)
+			}
+		}
+		for _, s := range starts {
+			r, ok, run, err := d.claimScheduled(ctx, tx, st, *s.t, s.at, s.catchUp)
+			if err != nil {
+				return err
+			}
+			if ok {
 				created = append(created, r)
+			}
+			if run {
+				launch = append(launch, r.ID)
+			}
+		}
+		// Tasks on the same schedule share their last occurrence: one update per time.
+		byLast := map[time.Time][]uint{}
+		for _, t := range claimed {
+			byLast[lastOf[t.ID]] = append(byLast[lastOf[t.ID]], t.ID)
+		}
+		for last, ids := range byLast {
+			for start := 0; start < len(ids); start += missedBatch {
+				if err := tx.Model(&Task{}).Where("id IN ? AND (last_scheduled_at IS NULL OR last_scheduled_at < ?)", ids[start:min(start+missedBatch, len(ids))], last).
+					Update("last_scheduled_at", last).Error; err != nil {
+					return fmt.Errorf("record the last occurrence of %d tasks: %w", len(ids), err)
+				}
 			}
 		}
 		return nil
@@ -207,29 +248,17 @@ func (d *Dispatcher) dispatchSpans(ctx context.Context, due []dueSpan, tasks map
 	if err != nil {
 		return err
 	}
+	for _, t := range claimed {
+		last := lastOf[t.ID]
+		t.LastScheduledAt = &last
+	}
 	for _, r := range created {
 		d.runUpdated(r)
 	}
-	for _, s := range starts {
-		if err := d.fire(ctx, *s.t, s.at, TriggerSchedule, s.catchUp); err != nil {
-			slog.Error("dispatch occurrence", "task", s.t.Name, "err", err)
-		}
+	for _, id := range launch {
+		d.launch(id)
 	}
-	lastOf := make(map[uint]time.Time, len(due))
-	for _, ds := range due {
-		lastOf[ds.taskID] = ds.last.UTC()
-	}
-	return d.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, t := range claimed {
-			last := lastOf[t.ID]
-			if err := tx.Model(&Task{}).Where("id = ? AND (last_scheduled_at IS NULL OR last_scheduled_at < ?)", t.ID, last).
-				Update("last_scheduled_at", last).Error; err != nil {
-				return fmt.Errorf("record the last occurrence of %s: %w", t.Name, err)
-			}
-			t.LastScheduledAt = &last
-		}
-		return nil
-	})
+	return nil
 }
 
 // loadTasks loads the tasks of due by id.
