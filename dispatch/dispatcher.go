@@ -94,6 +94,10 @@ type Dispatcher struct {
 	taskLocks map[uint]chan struct{}
 
 	sched *scheduler
+	// heldDirs wakes watchHeldDirs when runs are held or released; heldMissing (under
+	// mu) is what it last saw missing.
+	heldDirs    chan struct{}
+	heldMissing map[string]bool
 }
 
 // New checks opts and returns a Dispatcher; call Start to recover and begin scheduling.
@@ -161,6 +165,7 @@ func New(opts Options) (*Dispatcher, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{},
+		heldDirs: make(chan struct{}, 1),
 	}
 	d.sched = newScheduler(d)
 	opts.Departments.OnChange(d.departmentChanged)

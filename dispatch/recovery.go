@@ -58,6 +58,7 @@ func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
 	}
 	d.spawn(func() { d.sched.run(d.ctx) })
 	d.spawn(d.housekeeping)
+	d.spawn(d.watchHeldDirs)
 	return dg, nil
 }
 
