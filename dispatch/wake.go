@@ -79,6 +79,9 @@ func (s *scheduler) noticeGap(prev, cur ClockReading) (gap, bool) {
 		g = gap{from: prev.Wall, to: cur.Wall, cause: causeClockJump}
 	}
 	s.mu.Lock()
+	if g.cause == causeAsleep {
+		s.sleepAt = time.Time{} // a wake logind did not report: its next sleep starts anew
+	}
 	s.gaps = append(s.gaps, g)
 	if len(s.gaps) > maxGaps {
 		s.gaps = s.gaps[len(s.gaps)-maxGaps:]
