@@ -193,6 +193,14 @@ type Run struct {
 	// Reason says why the run is held, was skipped, failed or was denied.
 	Reason     string `json:"reason,omitempty"`
 	SkipReason string `json:"skip_reason,omitempty"`
+	// MissedCount and MissedUntil make a skipped row a span of missed occurrences (the
+	// app closed, the machine asleep, the clock moved): MissedCount of them, the first at
+	// ScheduledAt and the last at MissedUntil. Zero on a row of one occurrence.
+	MissedCount int        `json:"missed_count,omitempty"`
+	MissedUntil *time.Time `json:"missed_until,omitempty"`
+	// CatchUp says why a run started late, in place of a missed occurrence (missed-run
+	// policy run_once); it stays once the run starts, while Reason moves on.
+	CatchUp string `json:"catch_up,omitempty"`
 	// WaitingDir is the resolved directory a waiting_directory run waits for.
 	WaitingDir string `gorm:"index" json:"waiting_dir,omitempty"`
 	// WaitingDept is the department a held run waits for (missing or deleted).

@@ -158,3 +158,54 @@ func BenchmarkFireToExec(b *testing.B) {
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "fire-to-exec-ms")
 	_ = tk
 }
+
+const benchDowntimeTasks = 10000
+
+// BenchmarkDowntime10kTasksWeek starts after a week closed with 10,000 every-minute
+// tasks (100.8 M occurrences): each task's downtime is counted and recorded as one row
+// before the scheduler starts. The grace period is tiny so that no latest occurrence runs:
+// what is measured is the recording.
+func BenchmarkDowntime10kTasksWeek(b *testing.B) {
+	zones := []string{"", "Europe/Madrid", "America/New_York"}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		h := newHarness(b, withOptions(func(o *Options) { o.Executor, o.MissedGrace = &nopExecutor{}, time.Nanosecond }))
+		week := time.Now().UTC().Add(-7 * 24 * time.Hour)
+		tasks := make([]Task, benchDowntimeTasks)
+		for j := range tasks {
+			tasks[j] = Task{Name: fmt.Sprintf("t%05d", j), Argv: []string{"true"}, Cwd: h.ws, Schedule: "* * * * *",
+				TimeZone: zones[j%len(zones)], Overlap: OverlapSkip, Missed: MissedSkip, Enabled: true, HoldDeadline: DefaultHoldDeadline, LastScheduledAt: &week}
+		}
+		if err := h.db.CreateInBatches(tasks, 500).Error; err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		h.start()
+		elapsed := time.Since(start)
+		b.StopTimer()
+		var rows, occurrences int64
+		h.db.Model(&Run{}).Where("status = ?", StatusSkipped).Count(&rows)
+		h.db.Model(&Run{}).Where("status = ?", StatusSkipped).Select("COALESCE(SUM(missed_count), 0)").Scan(&occurrences)
+		if rows != benchDowntimeTasks || occurrences < benchDowntimeTasks*(7*24*60-2) {
+			b.Fatalf("%d rows for %d occurrences, want %d rows for about %d", rows, occurrences, benchDowntimeTasks, benchDowntimeTasks*7*24*60)
+		}
+		b.ReportMetric(float64(elapsed.Milliseconds()), "start-ms")
+		b.ReportMetric(float64(occurrences), "occurrences")
+		h.closeAll()
+	}
+}
+
+// BenchmarkCountSpanWeekEveryMinute counts a week of every-minute occurrences.
+func BenchmarkCountSpanWeekEveryMinute(b *testing.B) {
+	sched, _, err := ParseSchedule("* * * * *", "Europe/Madrid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := time.Date(2026, 6, 1, 0, 0, 30, 0, time.UTC)
+	for i := 0; i < b.N; i++ {
+		if sp := countSpan(sched, from, from.Add(7*24*time.Hour)); sp.count != 7*24*60 {
+			b.Fatalf("%d", sp.count)
+		}
+	}
+}

@@ -13,6 +13,8 @@ type RunBrief struct {
 	Status      string    `json:"status"`
 	Reason      string    `json:"reason,omitempty"`
 	ScheduledAt time.Time `json:"scheduled_at"`
+	// MissedCount is how many occurrences a span of missed ones stands for (0: one).
+	MissedCount int `json:"missed_count,omitempty"`
 }
 
 // Digest summarizes what happened while nobody was watching.
@@ -43,7 +45,7 @@ func (d *Dispatcher) Digest(ctx context.Context, since time.Time) (Digest, error
 	brief := func(rs []Run) []RunBrief {
 		out := make([]RunBrief, 0, len(rs))
 		for _, r := range rs {
-			out = append(out, RunBrief{ID: r.ID, Task: r.TaskName, Status: r.Status, Reason: r.Reason, ScheduledAt: r.ScheduledAt})
+			out = append(out, RunBrief{ID: r.ID, Task: r.TaskName, Status: r.Status, Reason: r.Reason, ScheduledAt: r.ScheduledAt, MissedCount: r.MissedCount})
 		}
 		return out
 	}
@@ -66,7 +68,11 @@ func (d *Dispatcher) Digest(ctx context.Context, since time.Time) (Digest, error
 			g.PausedTasks = append(g.PausedTasks, t.Name)
 		}
 	}
-	g.Text = fmt.Sprintf("%d runs waiting for you, %d occurrences did not run, %d runs failed or were interrupted", len(g.Held), len(g.Missed), len(g.Failed))
+	occurrences := 0
+	for _, r := range missed {
+		occurrences += max(r.MissedCount, 1) // a span row stands for MissedCount
+	}
+	g.Text = fmt.Sprintf("%d runs waiting for you, %d occurrences did not run, %d runs failed or were interrupted", len(g.Held), occurrences, len(g.Failed))
 	if len(g.PausedTasks) > 0 {
 		g.Text += fmt.Sprintf(", %d tasks paused themselves", len(g.PausedTasks))
 	}

@@ -22,13 +22,15 @@ const (
 	MaxConsecutiveFailures   = 5
 	MaxSameDenials           = 3
 	defaultMissedGrace       = 2 * time.Minute
-	defaultMaxMissedRows     = 1000
 	heartbeatInterval        = 30 * time.Second
 	housekeepingInterval     = time.Minute
 	executorBackstopDuration = 10 * time.Second
 	// microVMBootAllowance is added to the backstop of runs that may boot a micro-VM.
 	microVMBootAllowance = 5 * time.Minute
 )
+
+// SleepBusOff as Options.SleepBus listens to no bus for logind's sleep signal.
+const SleepBusOff = "off"
 
 // Options configure a Dispatcher. DB, Departments, Executor, Approvals and LogDir are
 // required.
@@ -63,6 +65,12 @@ type Options struct {
 	// Now and NewTimer are the clock and the scheduler's timer (tests inject fakes).
 	Now      func() time.Time
 	NewTimer func(time.Duration) Timer
+	// ReadClock reads the clocks the scheduler compares to notice a sleep or a clock set
+	// forward (default: the system's; with Now injected, clocks that follow Now).
+	ReadClock func() ClockReading
+	// SleepBus is the D-Bus address where logind's PrepareForSleep is heard ("": the
+	// system bus; SleepBusOff: none, the clock check alone notices wakes).
+	SleepBus string
 	// MissedGrace: an occurrence found later than this is recorded missed (default 2 min).
 	MissedGrace time.Duration
 	// Owner names this dispatcher on the runs it starts (default host/pid).
@@ -86,6 +94,10 @@ type Dispatcher struct {
 	taskLocks map[uint]chan struct{}
 
 	sched *scheduler
+	// heldDirs wakes watchHeldDirs when runs are held or released; heldMissing (under
+	// mu) is what it last saw missing.
+	heldDirs    chan struct{}
+	heldMissing map[string]bool
 }
 
 // New checks opts and returns a Dispatcher; call Start to recover and begin scheduling.
@@ -120,6 +132,13 @@ func New(opts Options) (*Dispatcher, error) {
 	if opts.LogMaxTotal <= 0 {
 		opts.LogMaxTotal = DefaultLogMaxTotal
 	}
+	if opts.ReadClock == nil {
+		if opts.Now == nil {
+			opts.ReadClock = systemClock(time.Now)
+		} else {
+			opts.ReadClock = clockFrom(opts.Now)
+		}
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -146,6 +165,7 @@ func New(opts Options) (*Dispatcher, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{},
+		heldDirs: make(chan struct{}, 1),
 	}
 	d.sched = newScheduler(d)
 	opts.Departments.OnChange(d.departmentChanged)

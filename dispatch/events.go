@@ -10,7 +10,10 @@ func (d *Dispatcher) publish(topic string, payload any) {
 	}
 }
 
-func (d *Dispatcher) inboxChanged() { d.publish(api.TopicInboxChanged, api.InboxChanged{}) }
+func (d *Dispatcher) inboxChanged() {
+	d.heldDirsChanged()
+	d.publish(api.TopicInboxChanged, api.InboxChanged{})
+}
 
 func (d *Dispatcher) runUpdated(r Run) {
 	d.publish(api.TopicRunUpdated, api.RunUpdated{ID: r.ID, TaskID: r.TaskID, TaskName: r.TaskName, Status: r.Status})

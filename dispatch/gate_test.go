@@ -327,3 +327,66 @@ func TestRemoveTaskCancelsItsOpenRuns(t *testing.T) {
 		t.Fatalf("inbox still lists removed tasks' runs: %+v", items)
 	}
 }
+
+// heldWatched waits until the held-directory watcher has seen dir missing (so that what
+// follows is seen by its fsnotify watch, not by a look it was about to take anyway).
+func heldWatched(t *testing.T, h *harness, runID uint) {
+	t.Helper()
+	r := h.wait(runID, StatusWaitingDirectory)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if missing, _ := h.d.heldDirsSeen(r.WaitingDir); missing {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the watcher never saw %s missing", r.WaitingDir)
+}
+
+// A run held because its working directory did not exist is released when the directory
+// appears (even several levels below what existed), and runs; one whose directory appears
+// as a symlink out of every known place is held again, for that reason, and does not run.
+func TestHeldMissingDirectoryReleasedWhenItAppears(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	t.Run("appears", func(t *testing.T) {
+		dir := filepath.Join(h.ws, "later", "deep", "er")
+		tk := h.task(TaskSpec{Name: "later", Cwd: dir, Argv: []string{"pwd"}})
+		r := h.runNow(tk.Name)
+		heldWatched(t, h, r.ID)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		got := h.wait(r.ID, StatusSucceeded, StatusFailed)
+		if got.Status != StatusSucceeded || !strings.Contains(readFile(t, got.LogPath), dir+"\n") {
+			t.Fatalf("released run: %s (%s)", got.Status, got.Reason)
+		}
+	})
+	t.Run("appears as a symlink out", func(t *testing.T) {
+		dir := filepath.Join(h.ws, "trap")
+		tk := h.task(TaskSpec{Name: "trap", Cwd: dir, Argv: []string{"pwd"}})
+		r := h.runNow(tk.Name)
+		heldWatched(t, h, r.ID)
+		outside := h.mkdir("home/outside/secret")
+		if err := os.Symlink(outside, dir); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			got := h.wait(r.ID, StatusWaitingDirectory, StatusSucceeded, StatusFailed)
+			if got.Status != StatusWaitingDirectory {
+				t.Fatalf("a run whose directory became a symlink out ran: %s", got.Status)
+			}
+			if got.WaitingDir == outside && strings.Contains(got.Reason, "not a known place") {
+				if got.StartedAt != nil {
+					t.Fatal("it started")
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("still held as %q on %s, want held as not a known place on %s", got.Reason, got.WaitingDir, outside)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+}

@@ -268,10 +268,16 @@ func (s secretMap) Get(_ context.Context, name string) (string, error) {
 	return v, nil
 }
 
-// fakeClock is an injectable clock; its timers never fire (tests call FireDue).
+// fakeClock is an injectable clock; its timers never fire (tests call FireDue). Time that
+// passes moves the wall, monotonic and boot clocks alike; Jump moves the wall clock only
+// (a clock set forward), Sleep the wall and boot clocks (a suspended machine).
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
+	// wallOnly is how far the wall clock moved without the monotonic one; asleep how
+	// long the machine was suspended.
+	wallOnly, asleep time.Duration
+	origin           time.Time
 }
 
 func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
@@ -279,6 +285,27 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+}
+
+// Jump sets the wall clock forward by d.
+func (c *fakeClock) Jump(d time.Duration) {
+	c.mu.Lock()
+	c.t, c.wallOnly = c.t.Add(d), c.wallOnly+d
+	c.mu.Unlock()
+}
+
+// Sleep suspends the machine for d.
+func (c *fakeClock) Sleep(d time.Duration) {
+	c.mu.Lock()
+	c.t, c.wallOnly, c.asleep = c.t.Add(d), c.wallOnly+d, c.asleep+d
+	c.mu.Unlock()
+}
+
+func (c *fakeClock) Read() ClockReading {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mono := c.t.Sub(c.origin) - c.wallOnly
+	return ClockReading{Wall: c.t, Monotonic: mono, Boot: mono + c.asleep}
 }
 
 type idleTimer struct{ c chan time.Time }
@@ -310,7 +337,7 @@ type harness struct {
 type harnessOpt func(*harness)
 
 func withClock(t time.Time) harnessOpt {
-	return func(h *harness) { h.clock = &fakeClock{t: t} }
+	return func(h *harness) { h.clock = &fakeClock{t: t, origin: t.Add(-time.Hour)} } // booted an hour before
 }
 
 func withPolicy(p Policy) harnessOpt { return func(h *harness) { h.policy = p } }
@@ -366,7 +393,10 @@ func (h *harness) open() {
 		o.Defaults = func(string) Policy { return pol }
 	}
 	if h.clock != nil {
-		o.Now, o.NewTimer = h.clock.Now, newIdleTimer
+		o.Now, o.NewTimer, o.ReadClock = h.clock.Now, newIdleTimer, h.clock.Read
+	}
+	if o.SleepBus == "" {
+		o.SleepBus = SleepBusOff // not the host's logind
 	}
 	if o.Secrets == nil {
 		o.Secrets = secretMap{}

@@ -44,17 +44,8 @@ func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
 		return Digest{}, fmt.Errorf("dispatch start: %w", err)
 	}
 	now := d.now()
-	for i := range tasks {
-		t := &tasks[i]
-		occ, err := missedOccurrences(*t, now, defaultMaxMissedRows)
-		if err != nil || len(occ) == 0 {
-			continue
-		}
-		if err := d.occurrences(ctx, t.ID, occ, now, "the app was closed"); err != nil {
-			slog.Error("dispatch: missed occurrences", "task", t.Name, "err", err)
-		}
-		last := occ[len(occ)-1].UTC()
-		t.LastScheduledAt = &last
+	if err := d.recordDowntime(ctx, tasks, now); err != nil {
+		slog.Error("dispatch: missed occurrences", "err", err)
 	}
 	d.sched.load(tasks, now)
 	d.beat(ctx)
@@ -67,27 +58,8 @@ func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
 	}
 	d.spawn(func() { d.sched.run(d.ctx) })
 	d.spawn(d.housekeeping)
+	d.spawn(d.watchHeldDirs)
 	return dg, nil
-}
-
-// missedOccurrences lists (at most max, the latest) occurrences after the task's last
-// claimed one and up to now.
-func missedOccurrences(t Task, now time.Time, max int) ([]time.Time, error) {
-	if t.LastScheduledAt == nil {
-		return nil, nil
-	}
-	sched, _, err := ParseSchedule(t.Schedule, t.TimeZone)
-	if err != nil {
-		return nil, err
-	}
-	var occ []time.Time
-	for at := sched.Next(*t.LastScheduledAt); !at.IsZero() && !at.After(now); at = sched.Next(at) {
-		occ = append(occ, at)
-		if len(occ) > max {
-			occ = occ[1:]
-		}
-	}
-	return occ, nil
 }
 
 // recoverInterrupted records runs found running whose dispatcher is gone as interrupted.

@@ -113,9 +113,25 @@ func LoadZone(tz string) (*time.Location, error) {
 
 var zoneCache sync.Map // IANA name → *time.Location
 
-// NextTimes returns the next n fire times of a schedule after from, in its time zone.
-func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
+// ValidateSchedule is ParseSchedule for a schedule a person gives (task add and edit, the
+// window's editor): it also refuses one that never fires, such as "0 0 31 2 *" (31
+// February), which the parser accepts. robfig/cron looks 5 years ahead of from.
+func ValidateSchedule(line, tz string, from time.Time) (cron.Schedule, *time.Location, error) {
 	sched, loc, err := ParseSchedule(line, tz)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sched.Next(from).IsZero() {
+		return nil, nil, invalidf("schedule %q never fires: no time in the next 5 years matches it (its day of the month does not exist in the months it names, such as 31 February); "+
+			"pick a day those months have, for example \"0 0 28 2 *\" for 28 February or \"0 0 1 3 *\" for 1 March", strings.TrimSpace(line))
+	}
+	return sched, loc, nil
+}
+
+// NextTimes returns the next n fire times of a schedule after from, in its time zone. A
+// schedule that never fires is an error (ValidateSchedule).
+func NextTimes(line, tz string, from time.Time, n int) ([]time.Time, error) {
+	sched, loc, err := ValidateSchedule(line, tz, from)
 	if err != nil {
 		return nil, err
 	}
@@ -289,4 +305,155 @@ func Preview(line, tz string, now time.Time) SchedulePreview {
 		out.Next = append(out.Next, at.Format(time.RFC3339))
 	}
 	return out
+}
+
+// span is what a schedule fires in an interval: how many times, the first and the last.
+type span struct {
+	first, last time.Time
+	count       int
+}
+
+// countSpan counts a schedule's occurrences in (after, upTo] without stepping through each
+// one where it can: arithmetic for @every, and for calendar schedules one table of the
+// minutes a matching day fires at, applied day by day (stepping only through a day the
+// zone changes its offset). A week of every-minute occurrences costs seven look-ups, not
+// 10,080 calls of Next.
+func countSpan(s cron.Schedule, after, upTo time.Time) span {
+	first := s.Next(after)
+	if first.IsZero() || first.After(upTo) {
+		return span{}
+	}
+	switch s := s.(type) {
+	case cron.ConstantDelaySchedule:
+		n := int(upTo.Sub(first)/s.Delay) + 1
+		return span{first: first, last: first.Add(time.Duration(n-1) * s.Delay), count: n}
+	case wallSchedule:
+		if s.spec.Second == 1 { // the five-field parser fires on second 0 only
+			return s.countFrom(first, upTo)
+		}
+	}
+	return stepSpan(s, first, upTo, time.Time{})
+}
+
+// stepSpan counts by stepping from first (an occurrence) while at or before upTo and, when
+// before is set, strictly before it.
+func stepSpan(s cron.Schedule, first, upTo, before time.Time) span {
+	sp := span{}
+	for t := first; !t.IsZero() && !t.After(upTo) && (before.IsZero() || t.Before(before)); t = s.Next(t) {
+		if sp.count == 0 {
+			sp.first = t
+		}
+		sp.last = t
+		sp.count++
+	}
+	return sp
+}
+
+const starBit = 1 << 63 // robfig/cron marks a field given as "*" with it
+
+// countFrom counts the occurrences in [first, upTo], first being one.
+func (w wallSchedule) countFrom(first, upTo time.Time) span {
+	var fires [24 * 60]bool
+	for h := 0; h < 24; h++ {
+		if w.spec.Hour&(1<<uint(h)) == 0 {
+			continue
+		}
+		for m := 0; m < 60; m++ {
+			if w.spec.Minute&(1<<uint(m)) != 0 {
+				fires[h*60+m] = true
+			}
+		}
+	}
+	// before[i] is how many minutes of a matching day fire before minute i.
+	var before [24*60 + 1]int
+	for i, f := range fires {
+		before[i+1] = before[i]
+		if f {
+			before[i+1]++
+		}
+	}
+	lastMinute := func(hi int) int { // the last firing minute at or before hi
+		for m := hi; m >= 0; m-- {
+			if fires[m] {
+				return m
+			}
+		}
+		return -1
+	}
+	fw, uw := wallClock(first, w.loc), wallClock(upTo, w.loc)
+	firstDay, lastDay := midnight(fw), midnight(uw)
+	sp := span{first: first}
+	for day := firstDay; !day.After(lastDay); day = day.AddDate(0, 0, 1) {
+		if !w.dayMatches(day) {
+			continue
+		}
+		if w.shifts(day) {
+			start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, w.loc)
+			// From first itself on its day: Next from just before an occurrence that a
+			// skipped hour moved (02:30 → 03:30) would not find it again.
+			from := first
+			if !day.Equal(firstDay) {
+				from = w.Next(start.Add(-time.Nanosecond))
+			}
+			if part := stepSpan(w, from, upTo, start.AddDate(0, 0, 1)); part.count > 0 {
+				sp.count += part.count
+				sp.last = part.last
+			}
+			continue
+		}
+		lo, hi := 0, 24*60-1
+		if day.Equal(firstDay) {
+			lo = fw.Hour()*60 + fw.Minute()
+		}
+		if day.Equal(lastDay) {
+			hi = uw.Hour()*60 + uw.Minute()
+		}
+		if lo > hi {
+			continue
+		}
+		if n := before[hi+1] - before[lo]; n > 0 {
+			sp.count += n
+			m := lastMinute(hi)
+			sp.last = firstInstance(time.Date(day.Year(), day.Month(), day.Day(), m/60, m%60, 0, 0, w.loc), w.loc)
+		}
+	}
+	if sp.count == 0 {
+		return span{}
+	}
+	return sp
+}
+
+// dayMatches is robfig/cron's rule: with day of month or day of week given as "*", both
+// must match; with both restricted, either does.
+func (w wallSchedule) dayMatches(day time.Time) bool {
+	s := w.spec
+	if s.Month&(1<<uint(day.Month())) == 0 {
+		return false
+	}
+	dom := s.Dom&(1<<uint(day.Day())) != 0
+	dow := s.Dow&(1<<uint(day.Weekday())) != 0
+	if s.Dom&starBit != 0 || s.Dow&starBit != 0 {
+		return dom && dow
+	}
+	return dom || dow
+}
+
+// shifts reports whether the zone changes its offset during the wall-clock day.
+func (w wallSchedule) shifts(day time.Time) bool {
+	if w.loc == time.UTC {
+		return false
+	}
+	_, a := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, w.loc).Zone()
+	_, b := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, w.loc).Zone()
+	return a != b
+}
+
+// wallClock is t's wall clock in loc, written as a UTC time.
+func wallClock(t time.Time, loc *time.Location) time.Time {
+	lt := t.In(loc)
+	return time.Date(lt.Year(), lt.Month(), lt.Day(), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), time.UTC)
+}
+
+func midnight(w time.Time) time.Time {
+	return time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, time.UTC)
 }

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +139,62 @@ func FuzzParseSchedule(f *testing.F) {
 			t.Fatalf("next %s not after %s", n, from)
 		}
 	})
+}
+
+// A schedule the parser accepts but that never fires is refused where a person gives it
+// (task add, task edit, the window's preview), with the reason and an example that fires.
+func TestScheduleThatNeverFiresIsRefused(t *testing.T) {
+	never := []string{"0 0 31 2 *", "0 0 30 2 *", "0 12 31 4,6,9,11 *"}
+	h := newHarness(t, withClock(t0))
+	h.start()
+	ok := h.task(TaskSpec{Name: "fine", Cwd: h.ws, Schedule: "0 0 29 2 *"}) // every 4 years
+	for _, line := range never {
+		t.Run(line, func(t *testing.T) {
+			_, err := h.d.CreateTask(context.Background(), TaskSpec{Name: "feb", Cwd: h.ws, Schedule: line, Argv: []string{"true"}})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "never fires") || !strings.Contains(err.Error(), `"0 0 28 2 *"`) {
+				t.Fatalf("task add %q: %v, want ErrInvalid saying it never fires with an example", line, err)
+			}
+			_, err = h.d.EditTask(context.Background(), ok.Name, TaskPatch{Schedule: &line})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "never fires") {
+				t.Fatalf("task edit %q: %v, want ErrInvalid saying it never fires", line, err)
+			}
+			p := Preview(line, "Europe/Madrid", t0)
+			if p.Valid || !strings.Contains(p.Error, "never fires") {
+				t.Fatalf("preview %q: %+v, want invalid with the reason", line, p)
+			}
+		})
+	}
+}
+
+// countSpan's arithmetic agrees with stepping through every occurrence, across
+// daylight-saving changes, month ends and descriptors.
+func TestCountSpanMatchesStepping(t *testing.T) {
+	lines := []string{"* * * * *", "*/7 * * * *", "30 2 * * *", "0 0 29 2 *", "15 */6 * * 1-5", "0 9 1,15 * MON",
+		"@hourly", "@every 37m", "@every 90s", "0 0 31 * *", "59 23 * * 0", "*/5 1-3 * 3,10 *"}
+	zones := []string{"", "Europe/Madrid", "America/New_York", "Australia/Lord_Howe"}
+	intervals := []struct{ after, upTo time.Time }{
+		{time.Date(2026, 3, 28, 23, 59, 30, 0, time.UTC), time.Date(2026, 3, 30, 4, 0, 0, 0, time.UTC)},  // Madrid springs forward
+		{time.Date(2026, 10, 24, 12, 0, 0, 0, time.UTC), time.Date(2026, 10, 26, 3, 30, 0, 0, time.UTC)}, // and falls back
+		{time.Date(2026, 2, 27, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)},      // month end
+		{time.Date(2026, 11, 1, 5, 17, 42, 5, time.UTC), time.Date(2026, 11, 1, 6, 17, 42, 5, time.UTC)}, // New York falls back
+		{time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC), time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC)},     // empty
+		{time.Date(2027, 12, 30, 0, 0, 0, 0, time.UTC), time.Date(2028, 3, 2, 0, 0, 0, 0, time.UTC)},     // leap day
+		{time.Date(2026, 4, 4, 14, 0, 0, 0, time.UTC), time.Date(2026, 4, 5, 16, 0, 0, 0, time.UTC)},     // Lord Howe's half hour
+	}
+	for _, line := range lines {
+		for _, tz := range zones {
+			sched, _, err := ParseSchedule(line, tz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, iv := range intervals {
+				want := stepSpan(sched, sched.Next(iv.after), iv.upTo, time.Time{})
+				got := countSpan(sched, iv.after, iv.upTo)
+				if got.count != want.count || !got.first.Equal(want.first) || !got.last.Equal(want.last) {
+					t.Errorf("%q %s (%s, %s]: got %d %s..%s, want %d %s..%s", line, tz, iv.after, iv.upTo,
+						got.count, got.first, got.last, want.count, want.first, want.last)
+				}
+			}
+		}
+	}
 }

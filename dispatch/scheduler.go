@@ -3,7 +3,6 @@ package dispatch
 import (
 	"container/heap"
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -20,15 +19,27 @@ type scheduler struct {
 	byID  map[uint]*entry
 	wake  chan struct{}
 	ready bool
+	// gaps are the latest spans in which timers did not fire (sleep, clock jumps), to say
+	// why an occurrence was missed; woke is a sleep logind reported, not yet handled;
+	// sleepAt is when logind said the machine is going to sleep; lastWall is the wall
+	// clock at the scheduler's latest turn.
+	gaps     []gap
+	woke     *gap
+	sleepAt  time.Time
+	lastWall time.Time
+	// first is the clock reading when the heap was loaded: the first turn compares with it.
+	first ClockReading
 }
 
 type entry struct {
 	taskID uint
-	next   time.Time
-	sched  cron.Schedule
-	line   string
-	tz     string
-	index  int
+	// after is the time next was computed from: the span due at a time t is (after, t].
+	after time.Time
+	next  time.Time
+	sched cron.Schedule
+	line  string
+	tz    string
+	index int
 }
 
 type entryHeap []*entry
@@ -106,7 +117,7 @@ func (s *scheduler) addLocked(t Task, from time.Time) {
 	if t.LastScheduledAt != nil && t.LastScheduledAt.After(from) {
 		from = *t.LastScheduledAt
 	}
-	e := &entry{taskID: t.ID, sched: sched, line: t.Schedule, tz: t.TimeZone, next: sched.Next(from)}
+	e := &entry{taskID: t.ID, sched: sched, line: t.Schedule, tz: t.TimeZone, after: from, next: sched.Next(from)}
 	if e.next.IsZero() {
 		return
 	}
@@ -124,6 +135,7 @@ func (s *scheduler) load(tasks []Task, now time.Time) {
 		s.addLocked(t, now)
 	}
 	s.ready = true
+	s.first = s.d.opts.ReadClock()
 }
 
 // len returns the number of scheduled tasks.
@@ -133,54 +145,65 @@ func (s *scheduler) len() int {
 	return len(s.h)
 }
 
-// run sleeps until the earliest fire time and fires what is due, until ctx ends.
+// run sleeps until the earliest fire time and fires what is due, until ctx ends. It never
+// sleeps longer than clockCheckInterval: at every turn it compares the wall clock with
+// the monotonic one (and hears logind's PrepareForSleep where there is one), so after a
+// sleep or a clock set forward the timer is re-planned from the wall clock at once, the
+// occurrences that fell in the gap are recorded with its cause, and one digest tells
+// the person.
 func (s *scheduler) run(ctx context.Context) {
+	if s.d.opts.SleepBus != SleepBusOff {
+		s.d.spawn(func() {
+			if err := watchSleep(ctx, s.d.opts.SleepBus, s.prepareForSleep); err != nil {
+				slog.Info("dispatch: no sleep signal from logind; wakes are noticed by the clock check", "err", err)
+			}
+		})
+	}
+	s.mu.Lock()
+	prev := s.first
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
-		var wait time.Duration = -1
+		s.lastWall = prev.Wall
+		wait := clockCheckInterval
 		if len(s.h) > 0 {
-			wait = max(s.h[0].next.Sub(s.d.now()), 0)
+			wait = min(max(s.h[0].next.Sub(s.d.now()), 0), wait)
 		}
 		s.mu.Unlock()
-		var timer Timer
-		var c <-chan time.Time
-		if wait >= 0 {
-			timer = s.d.opts.NewTimer(wait)
-			c = timer.C()
-		}
+		timer := s.d.opts.NewTimer(wait)
+		fired := false
 		select {
 		case <-ctx.Done():
-			if timer != nil {
-				timer.Stop()
-			}
+			timer.Stop()
 			return
 		case <-s.wake:
-			if timer != nil {
-				timer.Stop()
-			}
-		case <-c:
+			timer.Stop()
+		case <-timer.C():
+			fired = true
+		}
+		cur := s.d.opts.ReadClock()
+		g, jumped := s.noticeGap(prev, cur)
+		prev = cur
+		if fired || jumped {
 			s.d.FireDue(ctx)
+		}
+		if jumped {
+			s.d.afterGap(ctx, g)
 		}
 	}
 }
 
-// due pops every entry due at now and returns, per task, the occurrences that fell in
-// (previous, now]; each entry is pushed back with its next time after now.
-func (s *scheduler) due(now time.Time, maxRows int) map[uint][]time.Time {
+// due pops every entry due at now and returns, per task, the span of occurrences that fell
+// in (after, now], counted rather than listed; each entry is pushed back with its next time
+// after now.
+func (s *scheduler) due(now time.Time) []dueSpan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[uint][]time.Time{}
+	var out []dueSpan
 	for len(s.h) > 0 && !s.h[0].next.After(now) {
 		e := heap.Pop(&s.h).(*entry)
-		var occ []time.Time
-		for t := e.next; !t.IsZero() && !t.After(now); t = e.sched.Next(t) {
-			occ = append(occ, t)
-			if len(occ) > maxRows {
-				occ = occ[1:]
-			}
-		}
-		out[e.taskID] = occ
-		e.next = e.sched.Next(now)
+		out = append(out, dueSpan{taskID: e.taskID, sched: e.sched, after: e.after, span: countSpan(e.sched, e.after, now)})
+		e.after, e.next = now, e.sched.Next(now)
 		if !e.next.IsZero() {
 			heap.Push(&s.h, e)
 		} else {
@@ -194,54 +217,7 @@ func (s *scheduler) due(now time.Time, maxRows int) map[uint][]time.Time {
 // timer fires; tests call it after moving an injected clock.
 func (d *Dispatcher) FireDue(ctx context.Context) {
 	now := d.now()
-	for taskID, occ := range d.sched.due(now, defaultMaxMissedRows) {
-		if err := d.occurrences(ctx, taskID, occ, now, "the machine was asleep or the app was suspended"); err != nil {
-			slog.Error("dispatch occurrence", "task", taskID, "err", err)
-		}
+	if err := d.dispatchSpans(ctx, d.sched.due(now), nil, now, d.sched.causeOf); err != nil {
+		slog.Error("dispatch occurrences", "err", err)
 	}
-}
-
-// occurrences handles a task's occurrences found at now: the latest one within the grace
-// period runs; earlier ones (and late ones) are recorded missed, except that run_once runs
-// the latest missed one when nothing is due.
-func (d *Dispatcher) occurrences(ctx context.Context, taskID uint, occ []time.Time, now time.Time, missedCause string) error {
-	if len(occ) == 0 {
-		return nil
-	}
-	var t Task
-	if err := d.db.WithContext(ctx).Take(&t, taskID).Error; err != nil {
-		return fmt.Errorf("load task %d: %w", taskID, err)
-	}
-	if !t.Enabled {
-		return nil
-	}
-	last := occ[len(occ)-1]
-	runIdx := -1
-	if now.Sub(last) <= d.opts.MissedGrace {
-		runIdx = len(occ) - 1
-	} else if t.Missed == MissedRunOnce {
-		runIdx = len(occ) - 1
-	}
-	for i, at := range occ {
-		if i == runIdx {
-			if err := d.fire(ctx, t, at, TriggerSchedule, i < len(occ)-1 || now.Sub(at) > d.opts.MissedGrace); err != nil {
-				return err
-			}
-			continue
-		}
-		reason := "missed: " + missedCause
-		if runIdx >= 0 && t.Missed == MissedRunOnce && now.Sub(last) > d.opts.MissedGrace {
-			reason += fmt.Sprintf(" (run_once: the occurrence of %s ran instead)", last.Format(time.RFC3339))
-		} else if runIdx >= 0 {
-			reason += " (a later occurrence ran instead)"
-		} else {
-			reason += " (missed-run policy: skip)"
-		}
-		if _, _, err := d.claim(ctx, t, at, TriggerSchedule, StatusSkipped, SkipMissed, reason); err != nil {
-			return err
-		}
-	}
-	d.db.WithContext(ctx).Model(&Task{}).Where("id = ? AND (last_scheduled_at IS NULL OR last_scheduled_at < ?)", t.ID, last.UTC()).
-		Update("last_scheduled_at", last.UTC())
-	return nil
 }

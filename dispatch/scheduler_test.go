@@ -90,65 +90,136 @@ func TestMissedRunsWhileClosed(t *testing.T) {
 			h.wait(h.runsOf(tk.ID)[0].ID, StatusSucceeded)
 			h.closeAll()
 
-			// The app is closed for an hour and five minutes: six occurrences fall.
+			// The app is closed for an hour and five minutes: six occurrences fall, from
+			// 08:20 to 09:10; they leave one row for the span (run_once runs the latest).
 			h.clock.Advance(65 * time.Minute)
 			h.open()
 			dg := h.start()
 			rs := h.runsOf(tk.ID)
-			if len(rs) != 1+6 {
-				t.Fatalf("%d rows, want 7: every occurrence leaves a row", len(rs))
-			}
-			ran := 0
-			for _, r := range rs[1:] {
-				if r.Status == StatusSkipped {
-					if r.SkipReason != SkipMissed || !strings.Contains(r.Reason, "app was closed") {
-						t.Fatalf("skipped without the reason: %+v", r)
-					}
-					continue
-				}
-				ran++
-				h.wait(r.ID, StatusSucceeded)
-				if !r.ScheduledAt.Equal(t0.Add(70 * time.Minute)) {
-					t.Fatalf("run_once ran %s, want the latest occurrence", r.ScheduledAt)
-				}
-			}
-			want := 0
+			missed, want := 6, 2
 			if policy == MissedRunOnce {
-				want = 1
+				missed, want = 5, 3
 			}
-			if ran != want {
-				t.Fatalf("%d missed occurrences ran, want %d", ran, want)
+			if len(rs) != want {
+				t.Fatalf("%d rows, want %d: one for the span of missed occurrences", len(rs), want)
 			}
-			if len(dg.Missed) < 5 {
-				t.Fatalf("digest lists %d missed occurrences, want at least 5: %s", len(dg.Missed), dg.Text)
+			sp := rs[1]
+			until := t0.Add(time.Duration(10+10*missed) * time.Minute)
+			if sp.Status != StatusSkipped || sp.SkipReason != SkipMissed || sp.MissedCount != missed ||
+				!sp.ScheduledAt.Equal(t0.Add(20*time.Minute)) || sp.MissedUntil == nil || !sp.MissedUntil.Equal(until) ||
+				!strings.Contains(sp.Reason, fmt.Sprintf("%d occurrences between 2026-03-02T08:20:00Z and %s: the app was closed", missed, until.Format(time.RFC3339))) {
+				t.Fatalf("span row: %+v", sp)
+			}
+			if policy == MissedRunOnce {
+				r := h.wait(rs[2].ID, StatusSucceeded)
+				if !r.ScheduledAt.Equal(t0.Add(70*time.Minute)) || !strings.Contains(r.CatchUp, "late: the app was closed") {
+					t.Fatalf("run_once ran %s (catch-up %q), want the latest occurrence, late", r.ScheduledAt, r.CatchUp)
+				}
+			}
+			if len(dg.Missed) != 1 || !strings.Contains(dg.Text, fmt.Sprintf("%d occurrences did not run", missed)) {
+				t.Fatalf("digest: %d missed rows, %q", len(dg.Missed), dg.Text)
 			}
 			// Restarting again does not record them twice.
 			h.closeAll()
 			h.open()
 			h.start()
-			if n := len(h.runsOf(tk.ID)); n != 7 {
-				t.Fatalf("after a second restart: %d rows, want 7", n)
+			if n := len(h.runsOf(tk.ID)); n != want {
+				t.Fatalf("after a second restart: %d rows, want %d", n, want)
 			}
 		})
 	}
 }
 
-func TestMachineAsleepRecordsMissed(t *testing.T) {
+// A year closed with an every-minute task leaves one row that counts every occurrence
+// (none vanish), and a late run keeps why it is late once it started and ended.
+func TestLongDowntimeIsOneSpan(t *testing.T) {
+	h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.MissedGrace = 10 * time.Second }))
+	h.start()
+	tk := h.task(TaskSpec{Name: "often", Cwd: h.ws, Schedule: "* * * * *", Missed: MissedRunOnce})
+	h.closeAll()
+	h.clock.Advance(365*24*time.Hour + 30*time.Second)
+	h.open()
+	h.start()
+	rs := h.runsOf(tk.ID)
+	if len(rs) != 2 {
+		t.Fatalf("%d rows, want 2 (the span and the catch-up run)", len(rs))
+	}
+	want := 365*24*60 - 1 // every minute of the year but the one that runs
+	if sp := rs[0]; sp.MissedCount != want || !sp.ScheduledAt.Equal(t0.Add(time.Minute)) ||
+		!strings.Contains(sp.Reason, fmt.Sprintf("%d occurrences between 2026-03-02T08:01:00Z and 2027-03-02T07:59:00Z: the app was closed (run_once", want)) {
+		t.Fatalf("span: %d occurrences from %s: %q, want %d from %s", sp.MissedCount, sp.ScheduledAt, sp.Reason, want, t0.Add(time.Minute))
+	}
+	r := h.wait(rs[1].ID, StatusSucceeded)
+	if !strings.Contains(r.CatchUp, "late: the app was closed") {
+		t.Fatalf("the finished catch-up run lost why it ran late: catch-up %q, reason %q", r.CatchUp, r.Reason)
+	}
+}
+
+// watchRows polls until task id has n rows and returns them.
+func (h *harness) watchRows(id uint, n int) []Run {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if rs := h.runsOf(id); len(rs) >= n {
+			return rs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatalf("task %d: %d rows, want %d", id, len(h.runsOf(id)), n)
+	return nil
+}
+
+// The scheduler notices the wall clock moving ahead of the monotonic one on its own (no
+// FireDue from the test): the occurrences in the gap are recorded with the right cause,
+// the one due runs, and one digest goes out.
+func TestClockGapReplansWithTheCause(t *testing.T) {
+	tests := []struct {
+		name  string
+		move  func(c *fakeClock, d time.Duration)
+		cause string
+	}{
+		{"clock set forward", (*fakeClock).Jump, "the clock jumped forward"},
+		{"machine asleep", (*fakeClock).Sleep, "the machine was asleep"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withClock(t0))
+			h.start()
+			tk := h.task(TaskSpec{Name: "tick", Cwd: h.ws, Schedule: "*/10 * * * *"})
+			tc.move(h.clock, 3*time.Hour+30*time.Second)
+			h.d.sched.poke() // the scheduler's turn: its check interval or logind's wake
+			rs := h.watchRows(tk.ID, 2)
+			sp := rs[0]
+			if sp.Status != StatusSkipped || sp.MissedCount != 17 || !strings.Contains(sp.Reason, "17 occurrences between") ||
+				!strings.Contains(sp.Reason, ": "+tc.cause+" (a later occurrence ran instead)") {
+				t.Fatalf("span row: %d, %q; want 17 occurrences, %s", sp.MissedCount, sp.Reason, tc.cause)
+			}
+			r := h.wait(rs[1].ID, StatusSucceeded)
+			if !r.ScheduledAt.Equal(t0.Add(3*time.Hour)) || r.CatchUp != "" {
+				t.Fatalf("the due occurrence: %s, catch-up %q", r.ScheduledAt, r.CatchUp)
+			}
+			if n := strings.Count(h.ev.text(), "dispatch.digest "); n != 1 {
+				t.Fatalf("%d digests after the gap, want 1:\n%s", n, h.ev.text())
+			}
+		})
+	}
+}
+
+// A timer that fires late with neither a sleep nor a jump (the process was stopped) does
+// not blame the machine's sleep.
+func TestLateTimerNamesNoSleep(t *testing.T) {
 	h := newHarness(t, withClock(t0))
 	h.start()
 	tk := h.task(TaskSpec{Name: "sleepy", Cwd: h.ws, Schedule: "0 * * * *"})
-	// The timer fires three hours late (the machine slept): two missed, the due one runs.
 	h.fireAt(t0.Add(3*time.Hour + 30*time.Second))
 	rs := h.runsOf(tk.ID)
-	if len(rs) != 3 {
-		t.Fatalf("%d rows, want 3", len(rs))
+	if len(rs) != 2 {
+		t.Fatalf("%d rows, want 2", len(rs))
 	}
-	for _, r := range rs[:2] {
-		if r.Status != StatusSkipped || !strings.Contains(r.Reason, "asleep") {
-			t.Fatalf("missed occurrence: %+v", r)
-		}
+	if r := rs[0]; r.Status != StatusSkipped || r.MissedCount != 2 || strings.Contains(r.Reason, "asleep") || !strings.Contains(r.Reason, "late") {
+		t.Fatalf("missed occurrences: %+v", r)
 	}
-	h.wait(rs[2].ID, StatusSucceeded)
+	h.wait(rs[1].ID, StatusSucceeded)
 }
 
 func TestConcurrentClaimRunsOnce(t *testing.T) {

@@ -51,7 +51,7 @@ func (d *Dispatcher) validate(ctx context.Context, t *Task) error {
 		return invalidf("task %s: working directory %q is not absolute: give a full path", t.Name, t.Cwd)
 	}
 	if t.Schedule != "" {
-		if _, _, err := ParseSchedule(t.Schedule, t.TimeZone); err != nil {
+		if _, _, err := ValidateSchedule(t.Schedule, t.TimeZone, d.now()); err != nil {
 			return invalidf("task %s: %w", t.Name, err)
 		}
 	} else if _, err := LoadZone(t.TimeZone); err != nil {

@@ -370,8 +370,21 @@ func localZone() string {
 
 func printRuns(w io.Writer, rs []api.Run) {
 	printTable(w, rs, "No runs.", []string{"ID", "TASK", "STATUS", "SCHEDULED", "REASON"}, func(r api.Run) []any {
-		return []any{r.ID, r.TaskName, r.Status, timeText(&r.ScheduledAt), r.Reason}
+		reason := r.Reason
+		if reason == "" {
+			reason = r.CatchUp
+		}
+		return []any{r.ID, r.TaskName, r.Status, scheduledText(r), reason}
 	})
+}
+
+// scheduledText is a run's occurrence, or for a span of missed ones, its first and last
+// and how many ("2026-03-02T08:20:00Z … 2026-03-02T09:10:00Z (6)").
+func scheduledText(r api.Run) string {
+	if r.MissedCount > 1 && r.MissedUntil != nil {
+		return fmt.Sprintf("%s … %s (%d)", timeText(&r.ScheduledAt), timeText(r.MissedUntil), r.MissedCount)
+	}
+	return timeText(&r.ScheduledAt)
 }
 
 func newRunsCmd(e *env) *cobra.Command {
@@ -412,7 +425,10 @@ func newRunsCmd(e *env) *cobra.Command {
 					exit = fmt.Sprint(*r.ExitCode)
 				}
 				fmt.Fprintf(w, "run %v of %v: %v\nreason     %v\ncwd        %v\nscheduled  %v\nstarted    %v\nfinished   %v\nexit       %v\npolicy     %s\nlog        %v\n",
-					r.ID, r.TaskName, r.Status, r.Reason, r.Cwd, timeText(&r.ScheduledAt), timeText(r.StartedAt), timeText(r.FinishedAt), exit, sortedJSON(r.Policy), r.LogPath)
+					r.ID, r.TaskName, r.Status, r.Reason, r.Cwd, scheduledText(r), timeText(r.StartedAt), timeText(r.FinishedAt), exit, sortedJSON(r.Policy), r.LogPath)
+				if r.CatchUp != "" {
+					fmt.Fprintf(w, "catch-up   %v\n", r.CatchUp)
+				}
 				if h := r.HostAllowed; h != nil {
 					fmt.Fprintf(w, "host       allowed on the host by %v at %v (auto: the micro-VM was not ready)\n", h.By, timeText(&h.At))
 				}

@@ -855,3 +855,22 @@ func TestShortRequestIDIsConfirmedWhole(t *testing.T) {
 		t.Fatalf("decision %v", d)
 	}
 }
+
+// A schedule that never fires is refused by task add and task edit, saying so and what to
+// write instead.
+func TestTaskScheduleThatNeverFires(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	dir := t.TempDir()
+	_, stderr, code := in.run("task", "add", "--name", "feb", "--cwd", dir, "--schedule", "0 0 31 2 *", "--", "true")
+	if code == 0 || !strings.Contains(stderr, "never fires") || !strings.Contains(stderr, `"0 0 28 2 *"`) {
+		t.Fatalf("task add 0 0 31 2 *: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := in.run("task", "add", "--name", "feb", "--cwd", dir, "--schedule", "0 0 28 2 *", "--", "true"); code != 0 {
+		t.Fatalf("task add 0 0 28 2 *: %s", stderr)
+	}
+	_, stderr, code = in.run("task", "edit", "feb", "--schedule", "0 0 30 2 *")
+	if code == 0 || !strings.Contains(stderr, "never fires") {
+		t.Fatalf("task edit 0 0 30 2 *: exit %d, %q", code, stderr)
+	}
+}

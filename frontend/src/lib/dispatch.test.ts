@@ -21,6 +21,7 @@ import {
   parseEnv,
   parseSecrets,
   runOutcome,
+  missedSpan,
   splitCommand,
   statusTone,
   statusWords,
@@ -241,8 +242,16 @@ describe('runs', () => {
     expect(runOutcome(run({ status: 'running', started_at: '2026-11-30T09:58:00Z' }), now)).toBe('for 2 min');
     expect(runOutcome(run({ status: 'skipped', skip_reason: 'overlap' }), now)).toBe('a run of the task was still active');
     expect(runOutcome(run({ status: 'failed', signal: 'SIGKILL' }), now)).toBe('signal SIGKILL');
+    expect(runOutcome(run({ status: 'skipped', skip_reason: 'missed', missed_count: 412 }), now)).toBe('412 occurrences missed');
+    expect(runOutcome(run({ exit_code: 0, catch_up: 'late: the app was closed; running the latest occurrence once' }), now)).toBe('exit 0 · ran late, once');
+
     // The core's clock a little ahead of the window's: never a negative or empty duration.
     expect(runOutcome(run({ status: 'running', started_at: '2026-11-30T10:00:01Z' }), now)).toBe('for 0 s');
+  });
+  it('says what a span of missed occurrences stands for', () => {
+    expect(missedSpan(run({ missed_count: 1 }))).toBe('');
+    const s = missedSpan(run({ missed_count: 412, scheduled_at: '2026-11-30T01:00:00Z', missed_until: '2026-11-30T07:51:00Z' }));
+    expect(s.startsWith('412 occurrences, from ')).toBe(true);
   });
 });
 

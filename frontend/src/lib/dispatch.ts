@@ -408,12 +408,23 @@ export function runOutcome(r: Run, now: Date): string {
     const end = finished && !Number.isNaN(finished.getTime()) ? finished : now;
     parts.push(`${finished ? 'after' : 'for'} ${durationWords(Math.max(0, end.getTime() - started.getTime()))}`);
   }
-  if (r.status === 'skipped' && r.skip_reason) parts.push(skipWords[r.skip_reason] ?? r.skip_reason);
+  if (r.status === 'skipped' && r.skip_reason === 'missed' && (r.missed_count ?? 0) > 1) parts.push(`${r.missed_count} occurrences missed`);
+  else if (r.status === 'skipped' && r.skip_reason) parts.push(skipWords[r.skip_reason] ?? r.skip_reason);
+  if (r.catch_up) parts.push('ran late, once');
   return parts.join(' · ');
 }
 
+/** missedSpan says what a row of missed occurrences stands for: "412 occurrences, from … to …" ('' for one). */
+export function missedSpan(r: Pick<Run, 'missed_count' | 'missed_until' | 'scheduled_at'>): string {
+  if (!r.missed_count || r.missed_count < 2 || !r.missed_until) return '';
+  const from = new Date(r.scheduled_at as string);
+  const to = new Date(r.missed_until as string);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return `${r.missed_count} occurrences`;
+  return `${r.missed_count} occurrences, from ${from.toLocaleString()} to ${to.toLocaleString()}`;
+}
+
 const skipWords: Record<string, string> = {
-  missed: 'missed while Airlock was closed or the machine slept',
+  missed: 'missed (the reason says why)',
   overlap: 'a run of the task was still active',
   slot_busy: 'no free slot',
   paused: 'the task was paused',

@@ -1741,6 +1741,10 @@ export namespace api {
 	    status: string;
 	    reason?: string;
 	    skip_reason?: string;
+	    missed_count?: number;
+	    // Go type: time
+	    missed_until?: any;
+	    catch_up?: string;
 	    waiting_dir?: string;
 	    waiting_dept?: string;
 	    // Go type: time
@@ -1789,6 +1793,9 @@ export namespace api {
 	        this.status = source["status"];
 	        this.reason = source["reason"];
 	        this.skip_reason = source["skip_reason"];
+	        this.missed_count = source["missed_count"];
+	        this.missed_until = this.convertValues(source["missed_until"], null);
+	        this.catch_up = source["catch_up"];
 	        this.waiting_dir = source["waiting_dir"];
 	        this.waiting_dept = source["waiting_dept"];
 	        this.held_since = this.convertValues(source["held_since"], null);
