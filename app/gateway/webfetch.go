@@ -20,7 +20,7 @@ type webFetchIn struct {
 }
 
 func (s *Server) addWebFetchTool() {
-	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: annotations("Fetch a URL", toolKind{ReadOnly: true, Idempotent: true, OpenWorld: true}),
 		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Refused when the " +
 			"sandbox policy has the network off, or on \"allowlist\" (web_fetch is not connected to the egress proxy yet)."},
 		func(in *webFetchIn) (string, error) {
