@@ -56,4 +56,12 @@ func TestToolAnnotations(t *testing.T) {
 			t.Errorf("tool %s is not served", name)
 		}
 	}
+	if len(ServedTools) != len(seen) {
+		t.Errorf("ServedTools %v, the server lists %v", ServedTools, seen)
+	}
+	for _, name := range ServedTools {
+		if !seen[name] {
+			t.Errorf("ServedTools names %s, which the server does not serve", name)
+		}
+	}
 }

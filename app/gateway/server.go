@@ -296,3 +296,10 @@ func annotations(title string, k toolKind) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: k.ReadOnly, DestructiveHint: &k.Destructive,
 		IdempotentHint: k.Idempotent, OpenWorldHint: &k.OpenWorld}
 }
+
+// ServedTools are the tools Airlock's MCP server serves (TestToolAnnotations holds the
+// list to what the server lists).
+var ServedTools = []string{
+	api.ToolBash, api.ToolReadFile, api.ToolWriteFile, api.ToolEditFile, api.ToolListDir, api.ToolSearchFiles, api.ToolWebFetch,
+	api.ToolOpsPlan, api.ToolOpsDiff, api.ToolOpsApprove, api.ToolOpsApply, api.ToolOpsVerify, api.ToolOpsJournal,
+}
