@@ -2,9 +2,9 @@ package gateway
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
-	"os"
 	"strconv"
 	"strings"
 
