@@ -34,7 +34,7 @@ func shownOutput(b *capped.Buffer) string {
 }
 
 func (s *Server) addBashTool() {
-	governed(s, &mcp.Tool{Name: api.ToolBash, Annotations: &mcp.ToolAnnotations{Title: "Run a shell command", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolBash, Annotations: annotations("Run a shell command", toolKind{Destructive: true, OpenWorld: true}),
 		Description: "Run a shell command (bash -c) in the workspace inside Airlock's OS sandbox: writes only in the workspace " +
 			"and the writable roots, network only when the policy allows it, everything it started is killed at the timeout. " +
 			"Returns the exit code, stdout and stderr separately (each cut at 64 KiB). Stdin is empty; do not start interactive programs."},

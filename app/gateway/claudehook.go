@@ -54,6 +54,10 @@ type ClaudeHook struct {
 	// MCPServer is the name Airlock's MCP server has in Claude Code ("airlock"): its
 	// tools ask the broker themselves.
 	MCPServer string
+	// ServerBeside reports whether Airlock's own MCP server runs beside this hook (nil:
+	// AirlockMCPBeside, from /proc). A server that is only named like Airlock's is not
+	// let through: its tools are asked about like any other server's.
+	ServerBeside func() bool
 	// Department is sent with every request (optional).
 	Department string
 	// Hidden are the paths Claude Code's own Grep and Glob may not search through (nil:
@@ -87,7 +91,7 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	if ev.ToolName == "" {
 		return ask("the hook event names no tool (tool_name is empty), so Claude Code asks you instead")
 	}
-	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
+	call := h.mapTool(ev)
 	if call.Governed {
 		return answer(api.Allow, "Airlock's MCP server asks Airlock itself before "+call.Tool+" runs", nil)
 	}
@@ -130,7 +134,7 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 // after reports a PostToolUse event as after_tool_use. Failures are ignored: the tool
 // already ran, and the hook must not disturb the agent.
 func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
-	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
+	call := h.mapTool(ev)
 	if call.Governed || ev.ToolName == "" {
 		return
 	}
@@ -138,6 +142,22 @@ func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
 	defer cancel()
 	out := api.Outcome{Ran: true, Error: ev.Error}
 	_ = h.Broker.After(ctx, api.AfterToolUse{Request: h.request(ev, call), Decision: api.Decision{Verdict: api.Allow}, Outcome: out})
+}
+
+// mapTool maps the event's tool; a call to a server named like Airlock's that is not
+// Airlock's own MCP server, running beside this hook, is not governed.
+func (h ClaudeHook) mapTool(ev ClaudeEvent) MappedCall {
+	call := MapClaudeTool(ev.ToolName, ev.ToolInput, h.MCPServer)
+	if call.Governed {
+		beside := h.ServerBeside
+		if beside == nil {
+			beside = func() bool { return AirlockMCPBeside(os.Getpid()) }
+		}
+		if !beside() {
+			return MappedCall{Tool: ev.ToolName, Params: ev.ToolInput}
+		}
+	}
+	return call
 }
 
 func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) api.Request {

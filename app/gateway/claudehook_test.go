@@ -84,7 +84,7 @@ func (f *fakeBroker) After(_ context.Context, a api.AfterToolUse) error {
 func runHook(t *testing.T, b Broker, event string) (ClaudeOutput, string) {
 	t.Helper()
 	var out bytes.Buffer
-	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock"}
+	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock", ServerBeside: func() bool { return true }}
 	if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -270,6 +270,33 @@ func TestClaudeHookSearchOverHidden(t *testing.T) {
 			}
 			if len(b.got) != 0 {
 				t.Fatal("the broker was asked about a search the hook refuses")
+			}
+		})
+	}
+}
+
+// A server that is only named "airlock" is not let through: without Airlock's MCP server
+// beside the hook, or for a tool Airlock's server does not have, the broker is asked
+// about the call under its own name.
+func TestClaudeHookRecognisesAirlocksServerByMoreThanItsName(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		beside bool
+		tool   string
+	}{
+		{"named airlock, not Airlock's server", false, "mcp__airlock__bash"},
+		{"Airlock's server, a tool it does not have", true, "mcp__airlock__format_disk"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBroker{d: api.Decision{Verdict: api.Ask, Tier: "P1", Layer: "tier"}}
+			h := ClaudeHook{Broker: b, Wait: time.Second, MCPServer: "airlock", ServerBeside: func() bool { return tt.beside }}
+			var out bytes.Buffer
+			ev := `{"hook_event_name":"PreToolUse","tool_name":"` + tt.tool + `","tool_input":{"command":"ls"}}`
+			if err := h.Run(context.Background(), strings.NewReader(ev), &out); err != nil {
+				t.Fatal(err)
+			}
+			if len(b.got) != 1 || b.got[0].Tool != tt.tool || !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
+				t.Fatalf("asked %+v, answered %s", b.got, out.String())
 			}
 		})
 	}

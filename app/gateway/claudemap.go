@@ -2,9 +2,14 @@ package gateway
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/proc"
 )
 
 // MappedCall is a coding agent's tool call in Airlock's terms.
@@ -69,7 +74,7 @@ func MapClaudeTool(name string, input map[string]any, mcpServer string) MappedCa
 		return MappedCall{Tool: api.ToolWebSearch, Params: p}
 	}
 	if server, tool, ok := splitMCPName(name); ok {
-		if mcpServer != "" && server == mcpServer {
+		if mcpServer != "" && server == mcpServer && slices.Contains(ServedTools, tool) {
 			return MappedCall{Tool: tool, Params: input, Governed: true}
 		}
 		return MappedCall{Tool: name, Params: input}
@@ -118,4 +123,50 @@ func updatedClaudeInput(name string, input map[string]any, rewritten json.RawMes
 		return out, true
 	}
 	return nil, false
+}
+
+// AirlockMCPBeside reports whether Airlock's own MCP server runs beside the hook whose
+// pid is self: a child of the agent that started the hook (the hook's parent, or the
+// parent's parent when a shell ran the hook's command) that runs the very program the
+// hook runs (the same executable file) as `mcp`. Claude Code starts both its hooks and
+// its stdio MCP servers, so the real server is the hook's sibling (or its uncle); a
+// server that only took the name "airlock", or a program named like Airlock's, is
+// something else.
+func AirlockMCPBeside(self int) bool {
+	me, err := os.Stat("/proc/" + strconv.Itoa(self) + "/exe")
+	if err != nil {
+		return false
+	}
+	parent, err := proc.ParentPID(self)
+	if err != nil || parent <= 1 {
+		return false
+	}
+	agents := []int{parent}
+	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
+		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
+			agents = append(agents, gp)
+		}
+	}
+	for _, a := range agents {
+		for _, c := range proc.Children(a) {
+			if c == self {
+				continue
+			}
+			if argv, err := proc.Cmdline(c); err == nil && len(argv) > 1 && argv[1] == "mcp" {
+				if exe, err := os.Stat("/proc/" + strconv.Itoa(c) + "/exe"); err == nil && os.SameFile(me, exe) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isShell reports whether argv is a shell's (sh -c "airlock hook claude").
+func isShell(argv []string) bool {
+	switch strings.TrimPrefix(filepath.Base(argv[0]), "-") {
+	case "sh", "bash", "dash", "zsh", "ksh", "fish":
+		return true
+	}
+	return false
 }

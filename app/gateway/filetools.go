@@ -89,7 +89,7 @@ func (s *Server) writable(p *string) (string, error) {
 }
 
 func (s *Server) addFileTools() {
-	governed(s, &mcp.Tool{Name: api.ToolReadFile, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Read a file"},
+	governed(s, &mcp.Tool{Name: api.ToolReadFile, Annotations: annotations("Read a file", toolKind{ReadOnly: true, Idempotent: true}),
 		Description: "Read a text file, by lines. Returns the lines from offset (1-based) for limit lines (default 2000), " +
 			"and says how many lines the file has when more remain. Paths are absolute or relative to the workspace."},
 		func(in *readFileIn) (string, error) { return s.readable(&in.Path) },
@@ -100,7 +100,7 @@ func (s *Server) addFileTools() {
 			}
 			return textResult(text), ranOK(nil)
 		})
-	governed(s, &mcp.Tool{Name: api.ToolListDir, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "List a directory"},
+	governed(s, &mcp.Tool{Name: api.ToolListDir, Annotations: annotations("List a directory", toolKind{ReadOnly: true, Idempotent: true}),
 		Description: "List a directory: one entry per line, directories with a trailing /, files with their size, symlinks with their target."},
 		func(in *listDirIn) (string, error) { return s.readable(&in.Path) },
 		func(ctx context.Context, in listDirIn) (*mcp.CallToolResult, api.Outcome) {
@@ -110,7 +110,7 @@ func (s *Server) addFileTools() {
 			}
 			return textResult(text), ranOK(nil)
 		})
-	governed(s, &mcp.Tool{Name: api.ToolSearchFiles, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Search files"},
+	governed(s, &mcp.Tool{Name: api.ToolSearchFiles, Annotations: annotations("Search files", toolKind{ReadOnly: true, Idempotent: true}),
 		Description: "Find files by glob and/or lines by regular expression under a directory (default: the workspace; .git is skipped). " +
 			"With regex, returns path:line: text for each matching line; without it, the matching file paths."},
 		func(in *searchFilesIn) (string, error) {
@@ -134,7 +134,7 @@ func (s *Server) addFileTools() {
 			}
 			return textResult(text), ranOK(nil)
 		})
-	governed(s, &mcp.Tool{Name: api.ToolWriteFile, Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolWriteFile, Annotations: annotations("Write a file", toolKind{Destructive: true, Idempotent: true}),
 		Description: "Create a file or replace its whole content. Only inside the workspace and the configured writable roots " +
 			"(protected paths such as .git stay read-only). To change part of a file, use edit_file."},
 		func(in *writeFileIn) (string, error) { return s.writable(&in.Path) },
@@ -144,7 +144,7 @@ func (s *Server) addFileTools() {
 			}
 			return textResult(fmt.Sprintf("wrote %d bytes to %s", len(in.Content), in.Path)), ranOK(nil)
 		})
-	governed(s, &mcp.Tool{Name: api.ToolEditFile, Annotations: &mcp.ToolAnnotations{Title: "Edit a file", DestructiveHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolEditFile, Annotations: annotations("Edit a file", toolKind{Destructive: true}),
 		Description: "Replace an exact piece of text in a file. old_string must match exactly (whitespace included) and occur " +
 			"exactly once, unless replace_all is true; read the file first. Only inside the workspace and the writable roots."},
 		func(in *editFileIn) (string, error) { return s.writable(&in.Path) },

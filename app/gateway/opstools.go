@@ -85,7 +85,7 @@ func jsonResult(v any) *mcp.CallToolResult {
 }
 
 func (s *Server) addOpsTools() {
-	governed(s, &mcp.Tool{Name: api.ToolOpsPlan, Annotations: &mcp.ToolAnnotations{Title: "Open an ops plan"},
+	governed(s, &mcp.Tool{Name: api.ToolOpsPlan, Annotations: annotations("Open an ops plan", toolKind{}),
 		Description: "Open an operation plan for a change to live infrastructure: target, intent, the exact apply command " +
 			"(argv or shell), optional snapshot and diff commands, working directory, steps with effect, reversibility " +
 			"(reversible|hard|irreversible) and blast radius (low|med|high), and read-only verify assertions. Returns the plan id and " +
@@ -110,7 +110,7 @@ func (s *Server) addOpsTools() {
 			_, res, out := callOps(ctx, s, api.OpsCreatePlan, api.PlanSubmission{Data: string(data), BaseDir: in.BaseDir, By: s.session})
 			return res, out
 		})
-	governed(s, &mcp.Tool{Name: api.ToolOpsDiff, Annotations: &mcp.ToolAnnotations{Title: "Attach a plan's diff"},
+	governed(s, &mcp.Tool{Name: api.ToolOpsDiff, Annotations: annotations("Attach a plan's diff", toolKind{}),
 		Description: "Attach the machine-checkable diff of a plan: run its diff command read-only (run=true), run another read-only " +
 			"command, or attach a file. No diff, no approval. Next: ops_approve."},
 		func(in *opsDiffIn) (string, error) {
@@ -129,7 +129,7 @@ func (s *Server) addOpsTools() {
 	// ops_approve is not asked here: the core's approve-request route asks the broker's
 	// interactive-only ops_approve request itself, and mints the token only after a person
 	// allowed it.
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: api.ToolOpsApprove, Annotations: &mcp.ToolAnnotations{Title: "Ask the person to approve a plan"},
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: api.ToolOpsApprove, Annotations: annotations("Ask the person to approve a plan", toolKind{}),
 		Description: "Ask the person to approve a diffed plan. Interactive-only: the person sees the hash and the exact change in " +
 			"the Airlock window (or at a terminal) and confirms; this call waits for them. Returns a single-use token valid 10 " +
 			"minutes (60 at most), shown once. Next: ops_apply with the token."},
@@ -154,7 +154,7 @@ func (s *Server) addOpsTools() {
 			}
 			return jsonResult(ans.Approval), nil, nil
 		})
-	governed(s, &mcp.Tool{Name: api.ToolOpsApply, Annotations: &mcp.ToolAnnotations{Title: "Apply an approved plan", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolOpsApply, Annotations: annotations("Apply an approved plan", toolKind{Destructive: true, OpenWorld: true}),
 		Description: "Apply an approved plan with its single-use token. The token is redeemed before anything runs; an unknown, " +
 			"used, expired or other plan's token, or any drift from what was approved, and nothing runs. A failed apply does not " +
 			"give the token back. Next: ops_verify."},
@@ -171,14 +171,14 @@ func (s *Server) addOpsTools() {
 			}
 			return res, out
 		})
-	governed(s, &mcp.Tool{Name: api.ToolOpsVerify, Annotations: &mcp.ToolAnnotations{Title: "Verify an applied plan", ReadOnlyHint: true},
+	governed(s, &mcp.Tool{Name: api.ToolOpsVerify, Annotations: annotations("Verify an applied plan", toolKind{ReadOnly: true, Idempotent: true, OpenWorld: true}),
 		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
 		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
 		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, api.Outcome) {
 			_, res, out := callOps(ctx, s, api.OpsVerify, api.VerifyInput{}, in.PlanID)
 			return res, out
 		})
-	governed(s, &mcp.Tool{Name: api.ToolOpsJournal, Annotations: &mcp.ToolAnnotations{Title: "Read the ops journal", ReadOnlyHint: true},
+	governed(s, &mcp.Tool{Name: api.ToolOpsJournal, Annotations: annotations("Read the ops journal", toolKind{ReadOnly: true, Idempotent: true}),
 		Description: "Query the project's append-only ops journal by plan or status; verify=true checks its hash chain and authentication."},
 		func(in *opsJournalIn) (string, error) {
 			if in.Project == "" && in.PlanID == "" {

@@ -291,4 +291,21 @@ func ranOK(err error) api.Outcome {
 	return api.Outcome{Ran: true}
 }
 
-func ptr[T any](v T) *T { return &v }
+// toolKind is how a tool behaves, for MCP's annotations: whether it changes nothing,
+// may destroy what is there, does the same again when repeated, and reaches beyond
+// Airlock and the workspace.
+type toolKind struct{ ReadOnly, Destructive, Idempotent, OpenWorld bool }
+
+// annotations states every hint explicitly: for a hint left out the spec's defaults are
+// destructive and open world, which would make a client treat a plan record as an act.
+func annotations(title string, k toolKind) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: k.ReadOnly, DestructiveHint: &k.Destructive,
+		IdempotentHint: k.Idempotent, OpenWorldHint: &k.OpenWorld}
+}
+
+// ServedTools are the tools Airlock's MCP server serves (TestToolAnnotations holds the
+// list to what the server lists).
+var ServedTools = []string{
+	api.ToolBash, api.ToolReadFile, api.ToolWriteFile, api.ToolEditFile, api.ToolListDir, api.ToolSearchFiles, api.ToolWebFetch,
+	api.ToolOpsPlan, api.ToolOpsDiff, api.ToolOpsApprove, api.ToolOpsApply, api.ToolOpsVerify, api.ToolOpsJournal,
+}

@@ -33,7 +33,7 @@ type fetchNet struct {
 }
 
 func (s *Server) addWebFetchTool() {
-	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: &mcp.ToolAnnotations{Title: "Fetch a URL", ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	governed(s, &mcp.Tool{Name: api.ToolWebFetch, Annotations: annotations("Fetch a URL", toolKind{ReadOnly: true, Idempotent: true, OpenWorld: true}),
 		Description: "HTTP GET a URL and return its status, content type and body (text, cut at 1 MiB). Every connection, " +
 			"redirects included, is checked as Airlock's egress proxy checks a sandbox's: refused when the sandbox policy has " +
 			"the network off; under network_access = \"allowlist\" only the allowed domains (an unknown one is asked); " +

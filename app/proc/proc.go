@@ -71,3 +71,31 @@ func anyAncestor(pid int, match func(int) bool) bool {
 	}
 	return false
 }
+
+// Children lists the processes whose parent is pid (none when /proc cannot be read).
+func Children(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp, err := ParentPID(p); err == nil && pp == pid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Cmdline is pid's argument vector, from /proc/PID/cmdline.
+func Cmdline(pid int) ([]string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00"), nil
+}

@@ -151,3 +151,22 @@ func TestSandboxesContainAnotherNamespace(t *testing.T) {
 		t.Fatalf("pid %d in another pid namespace is not contained", inner)
 	}
 }
+
+// Children finds a process's children (and only them); Cmdline gives their arguments.
+func TestChildrenAndCmdline(t *testing.T) {
+	sh := start(t, nil, "sh", "-c", "sleep 31 & wait")
+	kid := child(t, sh.Process.Pid)
+	if got := Children(sh.Process.Pid); len(got) != 1 || got[0] != kid {
+		t.Fatalf("Children(%d) = %v, want [%d]", sh.Process.Pid, got, kid)
+	}
+	if got := Children(kid); len(got) != 0 {
+		t.Fatalf("a sleep has children: %v", got)
+	}
+	argv, err := Cmdline(kid)
+	if err != nil || len(argv) != 2 || argv[1] != "31" {
+		t.Fatalf("Cmdline(%d) = %q, %v", kid, argv, err)
+	}
+	if _, err := Cmdline(1 << 30); err == nil {
+		t.Fatal("a missing process has arguments")
+	}
+}

@@ -92,3 +92,40 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 		t.Errorf("the workspace directory is gone: %v", err)
 	}
 }
+
+// TestHookLetsThroughOnlyAirlocksOwnServer: the hook lets a call of the MCP server named
+// "airlock" through unasked only when that server is Airlock's own, running beside the
+// hook under the same agent (here a shell standing in for Claude Code): the real
+// `airlock mcp` is recognised; a stand-in that took the name and the arguments is not.
+func TestHookLetsThroughOnlyAirlocksOwnServer(t *testing.T) {
+	in := newInstance(t)
+	in.startDaemon()
+	in.bin = withAgent // airlock mcp and airlock hook are airlock-agent's
+	ws := t.TempDir()
+	event := `{"session_id":"s","cwd":"` + ws + `","hook_event_name":"PreToolUse","tool_name":"mcp__airlock__bash","tool_input":{"command":"ls"}}`
+	fake := filepath.Join(ws, "airlock-agent") // a program named like Airlock's
+	os.WriteFile(fake, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755)
+	for _, tt := range []struct {
+		name, server string
+		governed     bool
+	}{
+		{"no server beside", "", false},
+		{"Airlock's own server beside", "sleep 30 | " + in.bin + " mcp --cwd " + ws + " >/dev/null 2>&1 &", true},
+		{"an impostor beside", fake + " mcp >/dev/null 2>&1 &", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			agent := in.cmd("sh", "-c", tt.server+` sleep 1; printf '%s' "$EVENT" | sh -c '"$BIN" hook claude --wait 1s'; kill $(jobs -p) 2>/dev/null; true`)
+			agent.Path = "/bin/sh"
+			agent.Args = agent.Args[1:]
+			agent.Env = append(agent.Env, "EVENT="+event, "BIN="+in.bin)
+			out, err := agent.Output()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			let := strings.Contains(string(out), `"permissionDecision":"allow"`) && strings.Contains(string(out), "MCP server asks Airlock itself")
+			if let != tt.governed {
+				t.Errorf("let through: %v, want %v\n%s", let, tt.governed, out)
+			}
+		})
+	}
+}
