@@ -41,6 +41,8 @@ func (c *Core) openOps(ctx context.Context) error {
 	svc, err := ops.Open(ctx, ops.Config{
 		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: filepath.Join(c.Paths.DataDir, "ops"),
 		Keys: ops.StoredKeySource{Store: c.Secrets, IsNotFound: func(e error) bool { return errors.Is(e, secrets.ErrNotFound) }},
+		// Open holds the database's lock: an apply this core does not run is dead.
+		Exclusive: true,
 	})
 	if err != nil {
 		return err

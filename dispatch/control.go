@@ -40,7 +40,13 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 		return nil
 	}
 	if r.Status == StatusRunning {
-		return invalidf("cancel run #%d: it is running under another dispatcher (%s)", id, r.Owner)
+		evidence, gone := d.ownerGone(&r)
+		if !gone {
+			return invalidf("cancel run #%d: it is running under another dispatcher (%s): cancel it there", id, r.Owner)
+		}
+		// Nothing runs it: it ended when its dispatcher did.
+		d.endOrphan(&r, "cancelled by "+by+"; found running with no dispatcher", evidence)
+		return nil
 	}
 	d.finish(&r, StatusCancelled, "cancelled by "+by, nil)
 	return nil

@@ -67,6 +67,13 @@ type Options struct {
 	MissedGrace time.Duration
 	// Owner names this dispatcher on the runs it starts (default host/pid).
 	Owner string
+	// Exclusive says the caller holds the database's exclusive lock (the core's
+	// internal/sqlitedb.Lock) for the life of this dispatcher: then a run recorded as
+	// running that this dispatcher does not run is provably dead, whatever its pid says
+	// now (a zombie, or another process that reused it), and Start and Cancel end it.
+	// Without it, a run whose owner pid is alive is left alone (another dispatcher may
+	// share the database).
+	Exclusive bool
 }
 
 // Dispatcher schedules tasks, gates and runs their occurrences.

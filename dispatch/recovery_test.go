@@ -242,3 +242,99 @@ func TestOnFailureEscalation(t *testing.T) {
 	}
 	_ = ctx
 }
+
+// foreignOwners are the pids a dead dispatcher may leave behind, as found at the next
+// start: reused by a live unrelated process (after a reboot), or a zombie not yet reaped.
+func foreignOwners(t *testing.T) []struct{ name, owner, want string } {
+	t.Helper()
+	host, _ := os.Hostname()
+	live := exec.Command("sleep", "1000")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zombie.Wait() }) // not reaped before: a zombie meanwhile
+	for i := 0; i < 500; i++ {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)); strings.Contains(string(b), ") Z") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return []struct{ name, owner, want string }{
+		{"a live process reused the pid", fmt.Sprintf("%s/%d", host, live.Process.Pid), "another process (sleep)"},
+		{"the pid is a zombie", fmt.Sprintf("%s/%d", host, zombie.Process.Pid), "zombie"},
+	}
+}
+
+// plantRunning records a run of tk as running under owner, as a dispatcher that died
+// leaves it, with a log.
+func (h *harness) plantRunning(tk Task, at time.Time, owner string) Run {
+	h.t.Helper()
+	log := filepath.Join(h.logDir, fmt.Sprintf("planted-%d.log", at.Unix()))
+	if err := os.WriteFile(log, []byte("before the crash\n"), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	started := at.Add(time.Second)
+	r := Run{TaskID: tk.ID, TaskName: tk.Name, ScheduledAt: at, Trigger: TriggerSchedule, Status: StatusRunning,
+		Owner: owner, PID: 1, StartedAt: &started, LogPath: log, Cwd: tk.Cwd}
+	if err := h.db.Create(&r).Error; err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.db.Model(&Task{}).Where("id = ?", tk.ID).Update("last_scheduled_at", at).Error; err != nil {
+		h.t.Fatal(err)
+	}
+	return r
+}
+
+// With the database held exclusively, a run recorded as running by another owner is
+// dead whatever its pid is now: Start ends it as interrupted with the evidence (in its
+// record and its log), and the task's next occurrence runs.
+func TestStartEndsRunsOfAGoneOwner(t *testing.T) {
+	for _, tt := range foreignOwners(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.Exclusive = true }))
+			tk := h.task(TaskSpec{Name: "every-minute", Cwd: h.ws, Schedule: "* * * * *", Argv: []string{"echo", "next"}})
+			stuck := h.plantRunning(tk, t0, tt.owner)
+			h.start()
+			r := h.wait(stuck.ID, StatusInterrupted)
+			for _, want := range []string{"found running", "exclusive lock", tt.want} {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("reason %q does not say %q", r.Reason, want)
+				}
+			}
+			if log := readFile(t, r.LogPath); !strings.Contains(log, "before the crash") || !strings.Contains(log, tt.want) {
+				t.Errorf("log:\n%s", log)
+			}
+			h.fireAt(t0.Add(time.Minute))
+			rs := h.runsOf(tk.ID)
+			if len(rs) != 2 {
+				t.Fatalf("%d runs after the next occurrence, want 2", len(rs))
+			}
+			h.wait(rs[1].ID, StatusSucceeded)
+		})
+	}
+}
+
+// Cancelling a run recorded as running by an owner that is gone ends it, with the
+// evidence, rather than sending the person to a dispatcher that does not exist.
+func TestCancelEndsARunOfAGoneOwner(t *testing.T) {
+	for _, tt := range foreignOwners(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.Exclusive = true }))
+			tk := h.task(TaskSpec{Name: "stuck", Cwd: h.ws})
+			h.start()
+			stuck := h.plantRunning(tk, t0, tt.owner)
+			if err := h.d.Cancel(context.Background(), stuck.ID, "cli"); err != nil {
+				t.Fatalf("cancel: %v", err)
+			}
+			r := h.wait(stuck.ID, StatusInterrupted)
+			if !strings.Contains(r.Reason, "cancelled by cli") || !strings.Contains(r.Reason, tt.want) {
+				t.Errorf("reason: %s", r.Reason)
+			}
+		})
+	}
+}

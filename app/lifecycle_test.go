@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/dispatch"
+)
+
+// lifeCore opens and runs a core with its files under base, and returns it with a stop
+// that ends it as a quit does (the next lifeCore on base is the next start).
+func lifeCore(t *testing.T, base string) (*Core, func()) {
+	t.Helper()
+	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
+	for _, d := range []string{env["HOME"], env["XDG_RUNTIME_DIR"], filepath.Join(env["HOME"], "Airlock", "work")} {
+		os.MkdirAll(d, 0o700)
+	}
+	c, err := Open(context.Background(), Options{Kind: KindDaemon, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx, nil) }()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+			c.Close()
+		}
+	}
+	t.Cleanup(stop)
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", c.Paths.Socket)
+	}}}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if resp, err := hc.Get("http://airlock/v1/sandbox/vm"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the core's API never answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c, stop
+}
+
+// waitRun polls run id until it reaches one of states.
+func waitRun(t *testing.T, c *Core, id uint, states ...string) dispatch.Run {
+	t.Helper()
+	var r dispatch.Run
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var err error
+		if r, err = c.Dispatch.Run(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if r.Status == s {
+				return r
+			}
+		}
+	}
+	t.Fatalf("run #%d is %s (%s), want one of %v", id, r.Status, r.Reason, states)
+	return r
+}
+
+// A core that died left a run recorded as running under its pid, and that pid is now a
+// live unrelated process (a reboot) or a zombie: the next core, which holds the
+// database's lock, ends the run at start with the evidence, and the task runs again.
+func TestCoreStartEndsRunsOfADeadCore(t *testing.T) {
+	live := exec.Command("sleep", "1000")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zombie.Wait() })
+	for i := 0; i < 500; i++ {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)); strings.Contains(string(b), ") Z") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	host, _ := os.Hostname()
+	for _, tt := range []struct {
+		name string
+		pid  int
+		want string
+	}{
+		{"a live process reused the pid", live.Process.Pid, "another process (sleep)"},
+		{"the pid is a zombie", zombie.Process.Pid, "zombie"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := varTmpBase(t, "airlock-owner-")
+			ctx := context.Background()
+			c, stop := lifeCore(t, base)
+			dir := filepath.Join(c.getenv("HOME"), "Airlock", "work")
+			task, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "again", Cwd: dir, Argv: []string{"echo", "ran again"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			started := time.Now().UTC()
+			stuck := dispatch.Run{TaskID: task.ID, TaskName: task.Name, ScheduledAt: started, Trigger: dispatch.TriggerManual,
+				Status: dispatch.StatusRunning, Owner: fmt.Sprintf("%s/%d", host, tt.pid), StartedAt: &started, Cwd: dir}
+			if err := c.DB.Create(&stuck).Error; err != nil {
+				t.Fatal(err)
+			}
+			stop()
+
+			c, _ = lifeCore(t, base)
+			r := waitRun(t, c, stuck.ID, dispatch.StatusInterrupted)
+			if !strings.Contains(r.Reason, tt.want) || !strings.Contains(r.Reason, "exclusive lock") {
+				t.Errorf("reason %q: want the evidence (%q, the lock)", r.Reason, tt.want)
+			}
+			next, err := c.Dispatch.RunNow(ctx, task.Name)
+			if err != nil {
+				t.Fatalf("run the task again: %v", err)
+			}
+			waitRun(t, c, next.ID, dispatch.StatusSucceeded)
+		})
+	}
+}
