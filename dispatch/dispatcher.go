@@ -45,7 +45,7 @@ type Options struct {
 	Publisher Publisher
 	// Pending lists the broker's pending approvals for the inbox (optional).
 	Pending PendingApprovals
-	// LogDir holds one <run-id>.log per run.
+	// LogDir holds one log per run, <run-id>-<random>.log (the record keeps its path).
 	LogDir string
 	// Defaults returns the effective policy of a run in dir before its department's and
 	// task's settings (the app's one resolution: config layers and the project files of

@@ -338,3 +338,56 @@ func TestCancelEndsARunOfAGoneOwner(t *testing.T) {
 		})
 	}
 }
+
+// A new database starts its run ids at 1 again (the old one moved aside, as the error
+// for a damaged one advises, or a zero-length file): its run #1 has its own log, and
+// the old run #1's file is neither appended to nor read.
+func TestNewDatabaseNeverReusesAnOldRunsLog(t *testing.T) {
+	for _, fresh := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"moved aside", func(t *testing.T, path string) {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Rename(path+suffix, path+".old"+suffix); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"a zero-length file", func(t *testing.T, path string) {
+			for _, suffix := range []string{"-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(fresh.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.start()
+			old := h.task(TaskSpec{Name: "old", Cwd: h.ws, Argv: []string{"echo", "old-task-output"}})
+			first := h.wait(h.runNow(old.Name).ID, StatusSucceeded)
+			h.closeAll()
+			fresh.make(t, h.dbPath)
+
+			h.open()
+			h.start()
+			tk := h.task(TaskSpec{Name: "new", Cwd: h.ws, Argv: []string{"echo", "new-task-output"}})
+			r := h.wait(h.runNow(tk.Name).ID, StatusSucceeded)
+			if r.ID != first.ID {
+				t.Fatalf("the new database's first run is #%d, want #%d (ids start again)", r.ID, first.ID)
+			}
+			piece, err := h.d.Log(context.Background(), r.ID, LogQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(piece.Data, "old-task-output") || !strings.Contains(piece.Data, "new-task-output") {
+				t.Fatalf("run #%d's log in the new database:\n%s", r.ID, piece.Data)
+			}
+			if got := readFile(t, first.LogPath); strings.Contains(got, "new-task-output") {
+				t.Fatalf("the old run's log was appended to:\n%s", got)
+			}
+		})
+	}
+}

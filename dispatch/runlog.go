@@ -1,9 +1,12 @@
 package dispatch
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,8 +29,22 @@ type runLog struct {
 	lastWrite atomic.Int64 // unix nanos of the last output
 }
 
+// newLogPath names a new run's log file: the run id (for the person looking at the
+// directory) and a random token. Run ids start again at 1 in a new database (the old
+// one moved aside, or a zero-length file), so the id alone would name an older run's
+// file; the run's record keeps the whole name.
+func newLogPath(dir string, id uint) (string, error) {
+	var token [6]byte
+	if _, err := rand.Read(token[:]); err != nil {
+		return "", fmt.Errorf("name run #%d's log: %w", id, err)
+	}
+	return filepath.Join(dir, fmt.Sprintf("%d-%s.log", id, hex.EncodeToString(token[:]))), nil
+}
+
+// openRunLog creates the log file at path; a file already there is never written to
+// (nor read as this run's).
 func openRunLog(path string, limit int64, secrets []string, onChunk func([]byte)) (*runLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open run log: %w", err)
 	}

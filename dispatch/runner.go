@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -399,7 +398,11 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		d.finish(r, StatusFailed, err.Error(), nil)
 		return
 	}
-	logPath := filepath.Join(d.opts.LogDir, fmt.Sprintf("%d.log", r.ID))
+	logPath, err := newLogPath(d.opts.LogDir, r.ID)
+	if err != nil {
+		d.finish(r, StatusFailed, err.Error(), nil)
+		return
+	}
 	p := v.policy
 	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).Updates(map[string]any{
 		"status": StatusRunning, "started_at": started, "owner": d.opts.Owner, "reason": "", "log_path": logPath, "cwd": v.dir,
