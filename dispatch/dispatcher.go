@@ -91,6 +91,7 @@ type Dispatcher struct {
 	mu        sync.Mutex
 	active    map[uint]*activeRun
 	taskLocks map[uint]chan struct{}
+	ending    map[uint]ending // runs whose end the database has not taken yet
 
 	sched *scheduler
 }
@@ -152,7 +153,7 @@ func New(opts Options) (*Dispatcher, error) {
 		slots:  make(chan struct{}, opts.Concurrency),
 		ctx:    ctx,
 		cancel: cancel,
-		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{},
+		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{}, ending: map[uint]ending{},
 	}
 	d.sched = newScheduler(d)
 	opts.Departments.OnChange(d.departmentChanged)

@@ -126,9 +126,31 @@ func (d *Dispatcher) ownerGone(r *Run) (string, bool) {
 	return fmt.Sprintf("its owner %q is not running", r.Owner), true
 }
 
-// endOrphan records a run whose dispatcher is gone as interrupted, with the evidence, in
-// its log and its record.
+// endOrphan records a run whose dispatcher is gone: how it ended when its dispatcher
+// wrote that beside its log but the database did not take it (a full disk), else
+// interrupted, with the evidence, in its log and its record.
 func (d *Dispatcher) endOrphan(r *Run, found, evidence string) {
+	if r.LogPath != "" {
+		side := endPath(r.LogPath)
+		if e, ok := readEnd(side); ok {
+			reason := e.Reason
+			if reason != "" {
+				reason += "; "
+			}
+			reason += fmt.Sprintf("its end (at %s) was recorded from the file beside its log when it was %s: the database had not taken it",
+				e.FinishedAt.Format(time.RFC3339), found)
+			cols := e.columns()
+			cols["finished_at"] = e.FinishedAt
+			if err := d.finishErr(r, e.Status, reason, cols); err != nil {
+				// The file stays for the next start.
+				slog.Error("dispatch: record a run's end from beside its log", "run", r.ID, "err", err)
+				return
+			}
+			os.Remove(side)
+			return
+		}
+		defer os.Remove(side) // blank: the run had not ended
+	}
 	started := "at an unknown time"
 	if r.StartedAt != nil {
 		started = r.StartedAt.UTC().Format(time.RFC3339)

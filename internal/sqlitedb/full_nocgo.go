@@ -1,0 +1,6 @@
+//go:build !cgo
+
+package sqlitedb
+
+// isSQLiteFull: without cgo there is no SQLite driver, so no SQLite error either.
+func isSQLiteFull(error) bool { return false }
