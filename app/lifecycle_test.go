@@ -134,3 +134,64 @@ func TestCoreStartEndsRunsOfADeadCore(t *testing.T) {
 		})
 	}
 }
+
+// A damaged database (truncated, or its header overwritten) stops the core with an
+// error that says so and gives the commands that move it aside; running them exactly
+// as given lets the next start create a new database.
+func TestDamagedDatabaseGivesAWayOutThatWorks(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"truncated", func(t *testing.T, path string) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, fi.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"its header overwritten", func(t *testing.T, path string) {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", 16)), 0); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := varTmpBase(t, "airlock-damaged-")
+			c, stop := lifeCore(t, base)
+			dbPath := c.Paths.Database
+			stop()
+			tt.damage(t, dbPath)
+
+			env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
+			_, err := Open(context.Background(), Options{Kind: KindDaemon, Getenv: func(k string) string { return env[k] }})
+			if err == nil {
+				t.Fatal("a damaged database opened")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "is damaged") || !strings.Contains(msg, "start Airlock again") {
+				t.Fatalf("error %q: want it to say the database is damaged and the way out", msg)
+			}
+			_, rest, ok := strings.Cut(msg, "`")
+			cmd, _, ok2 := strings.Cut(rest, "`")
+			if !ok || !ok2 || !strings.HasPrefix(cmd, "mv ") {
+				t.Fatalf("error %q gives no command to move the file aside", msg)
+			}
+			if out, err := exec.Command("sh", "-c", cmd).CombinedOutput(); err != nil {
+				t.Fatalf("the way out %q failed: %v: %s", cmd, err, out)
+			}
+			c, _ = lifeCore(t, base)
+			if _, err := c.Dispatch.Runs(context.Background(), dispatch.RunFilter{}); err != nil {
+				t.Fatalf("the new database after the way out: %v", err)
+			}
+		})
+	}
+}

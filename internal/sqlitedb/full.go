@@ -10,3 +10,7 @@ import (
 func IsFull(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || isSQLiteFull(err)
 }
+
+// IsDamaged reports whether err says the database file is damaged (SQLITE_CORRUPT,
+// SQLITE_NOTADB): a truncated or overwritten file.
+func IsDamaged(err error) bool { return isSQLiteDamaged(err) }
