@@ -2,16 +2,22 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
 )
 
@@ -195,3 +201,82 @@ func TestDamagedDatabaseGivesAWayOutThatWorks(t *testing.T) {
 		})
 	}
 }
+
+// A full disk (a 4 MiB tmpfs holds Airlock's files) when a run ends: the run, the list
+// and cancel, as the CLI reads them, say it finished and why its end is not recorded
+// yet, with the way out; freeing space lets the end land; with the core stopped before
+// that, the next start records the run's real outcome, not interrupted.
+func TestCoreRecordsARunsEndOnAFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (the full-disk case); run the test as root")
+	}
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			base := varTmpBase(t, "airlock-full-")
+			data := filepath.Join(base, "airlock")
+			os.MkdirAll(data, 0o700)
+			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", data).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)
+			}
+			t.Cleanup(func() { exec.Command("umount", "-l", data).Run() })
+			ctx := context.Background()
+			c, stop := lifeCore(t, base)
+			cl := localapi.NewClient(c.Paths.Socket)
+			dir := filepath.Join(c.getenv("HOME"), "Airlock", "work")
+			gate := filepath.Join(dir, "go")
+			task, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "full", Cwd: dir,
+				Argv: []string{"sh", "-c", "echo started; while [ ! -e go ]; do sleep 0.05; done; echo finished-well"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Dispatch.RunNow(ctx, task.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitRun(t, c, r.ID, dispatch.StatusRunning)
+			filler := filepath.Join(data, "filler")
+			f, err := os.Create(filler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(f, zeroReader{}); !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling the disk: %v", err)
+			}
+			f.Close()
+			if err := os.WriteFile(gate, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			id := strconv.FormatUint(uint64(r.ID), 10)
+			var page api.RunPage
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if page, err = localapi.Call(ctx, cl, api.ListRuns, api.RunQuery{}); err == nil && len(page.Runs) > 0 &&
+					strings.Contains(page.Runs[0].Reason, "recording its end failed") {
+					break
+				}
+			}
+			if len(page.Runs) == 0 || !strings.Contains(page.Runs[0].Reason, "finished (succeeded); recording its end failed: disk full") ||
+				!strings.Contains(page.Runs[0].Reason, "free space") {
+				t.Fatalf("runs list while the disk is full: %+v", page.Runs)
+			}
+			_, err = localapi.Call(ctx, cl, api.CancelRun, api.None{}, id)
+			if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "free space") {
+				t.Fatalf("runs cancel while the disk is full: %v", err)
+			}
+			if restart {
+				stop()
+				os.Remove(filler)
+				c, _ = lifeCore(t, base)
+			} else {
+				os.Remove(filler)
+			}
+			done := waitRun(t, c, r.ID, dispatch.StatusSucceeded, dispatch.StatusInterrupted)
+			if done.Status != dispatch.StatusSucceeded {
+				t.Fatalf("run #%d once space is free: %s (%s)", r.ID, done.Status, done.Reason)
+			}
+		})
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
