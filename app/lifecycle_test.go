@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/ops"
 )
 
 // lifeCore opens and runs a core with its files under base, and returns it with a stop
@@ -280,3 +281,55 @@ func TestCoreRecordsARunsEndOnAFullDisk(t *testing.T) {
 type zeroReader struct{}
 
 func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A core died mid-apply and its pid now belongs to an unrelated live process: the next
+// core, holding the database's lock, ends the apply (failed, outcome unknown) with the
+// evidence in the journal, and the plan can then be rejected (or diffed again).
+func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
+	live := exec.Command("sleep", "1000")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
+	base := varTmpBase(t, "airlock-apply-owner-")
+	c, stop := lifeCore(t, base)
+	needJournalKey(t, c)
+	ctx := context.Background()
+	work := filepath.Join(base, "work")
+	os.MkdirAll(work, 0o755)
+	plan := `{"target":{"provider":"file","device":"out.txt"},"intent":"append","workdir":".",
+		"apply":{"shell":"echo applied >> out.txt"},"diff":{"argv":["echo","+applied"]},
+		"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
+		"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`
+	cl := localapi.NewClient(c.Paths.Socket)
+	p, err := localapi.Call(ctx, cl, api.OpsCreatePlan, api.PlanSubmission{Data: plan, BaseDir: work, By: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := localapi.Call(ctx, cl, api.OpsDiff, api.DiffInput{Run: true, By: "test"}, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Ops.Approve(ctx, p.ID, ops.ApproveOptions{ConfirmedHashPrefix: p.Hash[:8], By: "alice", Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
+	// As a core that redeemed the token and died mid-apply leaves it.
+	if err := c.DB.Model(&ops.PlanRecord{}).Where("id = ?", p.ID).
+		Updates(map[string]any{"status": ops.StatusApplying, "applier_pid": live.Process.Pid}).Error; err != nil {
+		t.Fatal(err)
+	}
+	stop()
+
+	c, _ = lifeCore(t, base)
+	cl = localapi.NewClient(c.Paths.Socket)
+	got, err := c.Ops.Plan(ctx, p.ID)
+	if err != nil || got.Status != ops.StatusFailed {
+		t.Fatalf("plan after the restart: %+v, %v; want failed", got, err)
+	}
+	entries, err := c.Ops.Journal(ctx, ops.JournalQuery{Project: p.Project, PlanID: p.ID, Event: ops.EventApplyUnknown})
+	if err != nil || len(entries) != 1 || !strings.Contains(entries[0].Detail, "another process (sleep)") || !strings.Contains(entries[0].Detail, "exclusive lock") {
+		t.Fatalf("journal: %+v, %v", entries, err)
+	}
+	if _, err := localapi.Call(ctx, cl, api.OpsReject, api.RejectBody{Reason: "outcome unknown"}, p.ID); err != nil {
+		t.Fatalf("reject after the restart: %v", err)
+	}
+}
