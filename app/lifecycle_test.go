@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,11 +17,14 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 	"github.com/airlock-app/airlock/ops"
 )
 
-// lifeCore opens and runs a core with its files under base, and returns it with a stop
-// that ends it as a quit does (the next lifeCore on base is the next start).
+// lifeCore opens and runs a core with its files under base (HOME, XDG_RUNTIME_DIR and
+// AIRLOCK_HOME, with a workspace ~/Airlock/work), waits until its API answers, and
+// returns it with a stop that ends it as a quit does (the next lifeCore on base is the
+// next start).
 func lifeCore(t *testing.T, base string) (*Core, func()) {
 	t.Helper()
 	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
@@ -47,9 +48,7 @@ func lifeCore(t *testing.T, base string) (*Core, func()) {
 		}
 	}
 	t.Cleanup(stop)
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", c.Paths.Socket)
-	}}}
+	hc := coreClient(c)
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if resp, err := hc.Get("http://airlock/v1/sandbox/vm"); err == nil {
 			resp.Body.Close()
@@ -86,30 +85,15 @@ func waitRun(t *testing.T, c *Core, id uint, states ...string) dispatch.Run {
 // live unrelated process (a reboot) or a zombie: the next core, which holds the
 // database's lock, ends the run at start with the evidence, and the task runs again.
 func TestCoreStartEndsRunsOfADeadCore(t *testing.T) {
-	live := exec.Command("sleep", "1000")
-	if err := live.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
-	zombie := exec.Command("true")
-	if err := zombie.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zombie.Wait() })
-	for i := 0; i < 500; i++ {
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)); strings.Contains(string(b), ") Z") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	live, zombie := deadownertest.StandIns(t)
 	host, _ := os.Hostname()
 	for _, tt := range []struct {
 		name string
 		pid  int
 		want string
 	}{
-		{"a live process reused the pid", live.Process.Pid, "another process (sleep)"},
-		{"the pid is a zombie", zombie.Process.Pid, "zombie"},
+		{"a live process reused the pid", live, "another process (sleep)"},
+		{"the pid is a zombie", zombie, "zombie"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			base := varTmpBase(t, "airlock-owner-")
@@ -286,11 +270,7 @@ func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // core, holding the database's lock, ends the apply (failed, outcome unknown) with the
 // evidence in the journal, and the plan can then be rejected (or diffed again).
 func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
-	live := exec.Command("sleep", "1000")
-	if err := live.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
+	live, _ := deadownertest.StandIns(t)
 	base := varTmpBase(t, "airlock-apply-owner-")
 	c, stop := lifeCore(t, base)
 	needJournalKey(t, c)
@@ -314,7 +294,7 @@ func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
 	}
 	// As a core that redeemed the token and died mid-apply leaves it.
 	if err := c.DB.Model(&ops.PlanRecord{}).Where("id = ?", p.ID).
-		Updates(map[string]any{"status": ops.StatusApplying, "applier_pid": live.Process.Pid}).Error; err != nil {
+		Updates(map[string]any{"status": ops.StatusApplying, "applier_pid": live}).Error; err != nil {
 		t.Fatal(err)
 	}
 	stop()

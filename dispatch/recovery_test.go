@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 )
 
 // TestRestartRecovery abandons a dispatcher while a run is running (as a crash would),
@@ -248,25 +249,10 @@ func TestOnFailureEscalation(t *testing.T) {
 func foreignOwners(t *testing.T) []struct{ name, owner, want string } {
 	t.Helper()
 	host, _ := os.Hostname()
-	live := exec.Command("sleep", "1000")
-	if err := live.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
-	zombie := exec.Command("true")
-	if err := zombie.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zombie.Wait() }) // not reaped before: a zombie meanwhile
-	for i := 0; i < 500; i++ {
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)); strings.Contains(string(b), ") Z") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	live, zombie := deadownertest.StandIns(t)
 	return []struct{ name, owner, want string }{
-		{"a live process reused the pid", fmt.Sprintf("%s/%d", host, live.Process.Pid), "another process (sleep)"},
-		{"the pid is a zombie", fmt.Sprintf("%s/%d", host, zombie.Process.Pid), "zombie"},
+		{"a live process reused the pid", fmt.Sprintf("%s/%d", host, live), "another process (sleep)"},
+		{"the pid is a zombie", fmt.Sprintf("%s/%d", host, zombie), "zombie"},
 	}
 }
 

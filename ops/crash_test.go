@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 )
 
 func TestMain(m *testing.M) {
@@ -180,29 +182,14 @@ func TestRecoverSaysNothingRanWhenTheStartWasNotJournaled(t *testing.T) {
 // or a zombie. Recover ends it with the evidence, and the plan can then be re-diffed and
 // approved again, or rejected.
 func TestRecoverEndsForeignAppliesWhenExclusive(t *testing.T) {
-	live := exec.Command("sleep", "1000")
-	if err := live.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
-	zombie := exec.Command("true")
-	if err := zombie.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zombie.Wait() }) // not reaped before: a zombie meanwhile
-	for i := 0; i < 500; i++ {
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)); strings.Contains(string(b), ") Z") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	live, zombie := deadownertest.StandIns(t)
 	tests := []struct {
 		name string
 		pid  int
 		want string
 	}{
-		{"a live process reused the pid", live.Process.Pid, "another process (sleep)"},
-		{"the pid is a zombie", zombie.Process.Pid, "zombie"},
+		{"a live process reused the pid", live, "another process (sleep)"},
+		{"the pid is a zombie", zombie, "zombie"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,27 +5,14 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 )
 
 // Each state a recorded pid can be in after its owner died is named: a live unrelated
 // process holding it, a zombie, nothing, and this very process.
 func TestDescribe(t *testing.T) {
-	live := exec.Command("sleep", "1000")
-	if err := live.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Process.Kill(); live.Wait() })
-
-	zombie := exec.Command("true")
-	if err := zombie.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zombie.Wait() })
-	// Not waited for: it stays a zombie until the cleanup reaps it.
-	for i := 0; i < 500 && !strings.Contains(Describe(zombie.Process.Pid), "zombie"); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	live, zombie := deadownertest.StandIns(t)
 
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
@@ -37,8 +24,8 @@ func TestDescribe(t *testing.T) {
 		pid  int
 		want string
 	}{
-		{"another live process", live.Process.Pid, "another process (sleep)"},
-		{"a zombie", zombie.Process.Pid, "zombie"},
+		{"another live process", live, "another process (sleep)"},
+		{"a zombie", zombie, "zombie"},
 		{"no process", gone.Process.Pid, "no longer exists"},
 		{"this process", os.Getpid(), "this core"},
 	}
