@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/internal/sqlitedb"
 )
 
@@ -136,7 +137,7 @@ func (e ending) describe(dbFile string) string {
 			way += " (" + filepath.Dir(dbFile) + ")"
 		}
 	}
-	return fmt.Sprintf("finished (%s); recording its end failed: %s; retrying (%d attempts so far): %s", outcome, cause, e.attempts, way)
+	return fmt.Sprintf("finished (%s); recording its end failed: %s; retrying (%d failed so far): %s", outcome, cause, e.attempts, way)
 }
 
 // recordEnd records how run r ended: beside its log (logPath), then in the database,
@@ -159,6 +160,14 @@ func (d *Dispatcher) recordEnd(ar *activeRun, r *Run, logPath string, e endRecor
 		d.ending[r.ID] = ending{end: e, err: err, attempts: attempt}
 		d.mu.Unlock()
 		d.releaseSlot(ar)
+		if attempt == 1 {
+			// Once: the window shows it, and the person hears the way out.
+			if cur, rerr := d.Run(d.ctx, r.ID); rerr == nil {
+				d.runUpdated(cur)
+				d.notice(api.DispatchNotice{Kind: api.NoticeFailure, RunID: r.ID, Task: r.TaskName, Status: e.Status,
+					Message: fmt.Sprintf("run #%d %s", r.ID, cur.Reason)})
+			}
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-d.ctx.Done():

@@ -99,6 +99,9 @@ func fullDiskRun(t *testing.T, h *harness, fill func()) Run {
 	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "free space") || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("cancel while its end is retried: %v; want why (disk full) and the way out (free space)", err)
 	}
+	if ev := h.ev.text(); !strings.Contains(ev, "recording its end failed: disk full") {
+		t.Fatalf("the person was not told: %s", ev)
+	}
 	return r
 }
 
