@@ -184,7 +184,8 @@ func (l *runLog) idle() time.Duration {
 	return time.Since(time.Unix(0, l.lastWrite.Load()))
 }
 
-// Note appends an airlock line (not subject to the cap).
+// note appends an airlock line: to the file at once while the head has room (it does
+// not count against the cap), else in its place among the tail.
 func (l *runLog) note(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -346,7 +346,7 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		if s.isApplyingHere(rec.ID) {
 			continue
 		}
-		evidence := fmt.Sprintf("its applier, pid %d, no longer exists", rec.ApplierPID)
+		evidence := fmt.Sprintf("its applier, pid %d, %s", rec.ApplierPID, deadowner.Describe(rec.ApplierPID))
 		switch {
 		case s.exclusive:
 			evidence = deadowner.Evidence("", rec.ApplierPID)
