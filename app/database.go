@@ -22,11 +22,13 @@ type Migrator struct {
 
 // openDatabase opens the one SQLite database as internal/sqlitedb says (WAL, foreign
 // keys, a busy timeout, immediate write transactions), checks it and migrates it. A
-// damaged file or a full disk is an error that says so and gives the way out.
-func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm.DB, error) {
+// damaged file or a full disk is an error that says so and gives the way out; the way
+// out of a damaged one also moves aside the files kept beside it that belong to it
+// (companions).
+func openDatabase(ctx context.Context, path string, migrators []Migrator, companions ...string) (*gorm.DB, error) {
 	db, err := gorm.Open(sqlite.Open(sqlitedb.DSN(path)), sqlitedb.Config())
 	if err != nil {
-		return nil, databaseError(path, "open", err)
+		return nil, databaseError(path, "open", err, companions)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -34,21 +36,21 @@ func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm
 	}
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
-		return nil, databaseError(path, "open", err)
+		return nil, databaseError(path, "open", err, companions)
 	}
 	var check []string
 	if err := db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&check).Error; err != nil || len(check) != 1 || check[0] != "ok" {
 		sqlDB.Close()
 		if err == nil {
 			err = fmt.Errorf("integrity check says %q", strings.Join(check, "; "))
-			return nil, damagedDatabase(path, err)
+			return nil, damagedDatabase(path, err, companions)
 		}
-		return nil, databaseError(path, "check", err)
+		return nil, databaseError(path, "check", err, companions)
 	}
 	for _, m := range migrators {
 		if err := m.Migrate(db.WithContext(ctx)); err != nil {
 			sqlDB.Close()
-			return nil, databaseError(path, "migrate "+m.Name+" tables in", err)
+			return nil, databaseError(path, "migrate "+m.Name+" tables in", err, companions)
 		}
 	}
 	return db, nil
@@ -56,10 +58,10 @@ func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm
 
 // databaseError names what failed on the database at path, with the way out of a
 // damaged file or a full disk.
-func databaseError(path, op string, err error) error {
+func databaseError(path, op string, err error, companions []string) error {
 	switch {
 	case sqlitedb.IsDamaged(err):
-		return damagedDatabase(path, err)
+		return damagedDatabase(path, err, companions)
 	case sqlitedb.IsFull(err):
 		return fmt.Errorf("%s database %s: the disk is full (%w): free space on the disk that holds %s, then start Airlock again", op, path, err, filepath.Dir(path))
 	}
@@ -67,15 +69,22 @@ func databaseError(path, op string, err error) error {
 }
 
 // damagedDatabase is the error for a damaged database file, with the commands that move
-// it (and its write-ahead log and shared memory, which a new database must not replay)
-// aside; Airlock then creates a new one.
-func damagedDatabase(path string, err error) error {
+// it aside with its write-ahead log and shared memory (which a new database must not
+// replay) and its companions; Airlock then creates a new one.
+func damagedDatabase(path string, err error, companions []string) error {
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	var moves []string
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if _, serr := os.Lstat(path + suffix); serr == nil {
-			moves = append(moves, api.ShellJoin([]string{"mv", path + suffix, path + ".damaged-" + stamp + suffix}))
+	move := func(from, to string) {
+		if _, serr := os.Lstat(from); serr == nil {
+			moves = append(moves, api.ShellJoin([]string{"mv", from, to}))
 		}
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		// SQLite's names, so the copy opens with its own log.
+		move(path+suffix, path+".damaged-"+stamp+suffix)
+	}
+	for _, f := range companions {
+		move(f, f+".damaged-"+stamp)
 	}
 	way := "move it aside"
 	if len(moves) > 0 {

@@ -159,6 +159,11 @@ func TestDamagedDatabaseGivesAWayOutThatWorks(t *testing.T) {
 			base := varTmpBase(t, "airlock-damaged-")
 			c, stop := lifeCore(t, base)
 			dbPath := c.Paths.Database
+			// With a keyring, an ops journal (anchored outside the database) too: the new
+			// database's journal of the same project must verify.
+			work := filepath.Join(base, "work")
+			os.MkdirAll(work, 0o755)
+			journaled := journalPlan(t, c, work)
 			stop()
 			tt.damage(t, dbPath)
 
@@ -183,8 +188,38 @@ func TestDamagedDatabaseGivesAWayOutThatWorks(t *testing.T) {
 			if _, err := c.Dispatch.Runs(context.Background(), dispatch.RunFilter{}); err != nil {
 				t.Fatalf("the new database after the way out: %v", err)
 			}
+			if journaled {
+				journalPlan(t, c, work)
+				p, _ := c.Ops.List(context.Background(), ops.PlanFilter{})
+				if len(p) != 1 {
+					t.Fatalf("plans in the new database: %+v", p)
+				}
+				rep, err := c.Ops.VerifyJournal(context.Background(), p[0].Project)
+				if err != nil || !rep.OK {
+					t.Fatalf("the new database's journal after the way out: %+v, %v", rep, err)
+				}
+			}
 		})
 	}
+}
+
+// journalPlan opens a plan in work (a journal entry) when a keyring holds the journal's
+// key, and says whether it did.
+func journalPlan(t *testing.T, c *Core, work string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || c.Secrets.Check(ctx) != nil {
+		return false
+	}
+	plan := `{"target":{"provider":"file","device":"out.txt"},"intent":"append","workdir":".",
+		"apply":{"shell":"echo applied >> out.txt"},"diff":{"argv":["echo","+applied"]},
+		"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
+		"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`
+	if _, err := localapi.Call(ctx, localapi.NewClient(c.Paths.Socket), api.OpsCreatePlan, api.PlanSubmission{Data: plan, BaseDir: work, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // A full disk (a 4 MiB tmpfs holds Airlock's files) when a run ends: the run, the list

@@ -77,6 +77,11 @@ type Service struct {
 	exclusive bool // Config.Exclusive
 }
 
+// AnchorPath is where the journal's anchor is kept under stateDir (Config.StateDir). It
+// belongs to its database: a new database starts with none (the old one's anchor would
+// report every old journal truncated).
+func AnchorPath(stateDir string) string { return filepath.Join(stateDir, "journal-anchor.json") }
+
 // New returns a service. It does not touch the database; call [Service.Recover] once
 // when the app starts (or use [Open]).
 func New(cfg Config) (*Service, error) {
@@ -92,7 +97,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{db: cfg.DB, runner: cfg.Runner, keys: cfg.Keys, pub: cfg.Publisher, now: cfg.Now, random: cfg.Random,
 		log: cfg.Logger, applyTO: cfg.ApplyTimeout, outCap: cfg.OutputCap, readTO: cfg.ReadTimeout,
-		inputs: inputStore{dir: filepath.Join(cfg.StateDir, "inputs")}, anchor: journalAnchor{path: filepath.Join(cfg.StateDir, "journal-anchor.json")},
+		inputs: inputStore{dir: filepath.Join(cfg.StateDir, "inputs")}, anchor: journalAnchor{path: AnchorPath(cfg.StateDir)},
 		exclusive: cfg.Exclusive}
 	if s.pub == nil {
 		s.pub = noPublisher{}
