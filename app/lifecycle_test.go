@@ -212,11 +212,7 @@ func journalPlan(t *testing.T, c *Core, work string) bool {
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || c.Secrets.Check(ctx) != nil {
 		return false
 	}
-	plan := `{"target":{"provider":"file","device":"out.txt"},"intent":"append","workdir":".",
-		"apply":{"shell":"echo applied >> out.txt"},"diff":{"argv":["echo","+applied"]},
-		"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
-		"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`
-	if _, err := localapi.Call(ctx, localapi.NewClient(c.Paths.Socket), api.OpsCreatePlan, api.PlanSubmission{Data: plan, BaseDir: work, By: "test"}); err != nil {
+	if _, err := localapi.Call(ctx, localapi.NewClient(c.Paths.Socket), api.OpsCreatePlan, api.PlanSubmission{Data: appendPlan, BaseDir: work, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return true
@@ -312,12 +308,8 @@ func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
 	ctx := context.Background()
 	work := filepath.Join(base, "work")
 	os.MkdirAll(work, 0o755)
-	plan := `{"target":{"provider":"file","device":"out.txt"},"intent":"append","workdir":".",
-		"apply":{"shell":"echo applied >> out.txt"},"diff":{"argv":["echo","+applied"]},
-		"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
-		"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`
 	cl := localapi.NewClient(c.Paths.Socket)
-	p, err := localapi.Call(ctx, cl, api.OpsCreatePlan, api.PlanSubmission{Data: plan, BaseDir: work, By: "test"})
+	p, err := localapi.Call(ctx, cl, api.OpsCreatePlan, api.PlanSubmission{Data: appendPlan, BaseDir: work, By: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,3 +340,9 @@ func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
 		t.Fatalf("reject after the restart: %v", err)
 	}
 }
+
+// appendPlan is an ops plan whose apply appends a line to out.txt in its directory.
+const appendPlan = `{"target":{"provider":"file","device":"out.txt"},"intent":"append","workdir":".",
+	"apply":{"shell":"echo applied >> out.txt"},"diff":{"argv":["echo","+applied"]},
+	"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
+	"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`

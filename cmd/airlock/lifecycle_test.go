@@ -11,6 +11,22 @@ import (
 	"time"
 )
 
+// jsonIn runs the CLI with --json in dir and returns the object it printed.
+func (in *instance) jsonIn(dir string, args ...string) map[string]any {
+	in.t.Helper()
+	c := in.cmd(append(args, "--json")...)
+	c.Dir = dir
+	out, err := c.Output()
+	if err != nil {
+		in.t.Fatalf("%v: %v %s", args, err, out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		in.t.Fatalf("%v printed %s", args, out)
+	}
+	return m
+}
+
 // runTask adds a task running cmd in ws, runs it now and waits until it succeeded; it
 // returns the run's id.
 func (in *instance) runTask(name, ws, cmd string) string {
@@ -82,20 +98,7 @@ func TestCoreDyingMidApplyFromTheCLI(t *testing.T) {
 		"steps":[{"description":"append","effect":"file grows","reversibility":"reversible","blast_radius":"low"}],
 		"verify":[{"command":"cat out.txt","expect_text":"applied"}]}`
 	os.WriteFile(filepath.Join(work, "plan.json"), []byte(plan), 0o644)
-	js := func(args ...string) map[string]any {
-		t.Helper()
-		c := in.cmd(append(args, "--json")...)
-		c.Dir = work
-		out, err := c.Output()
-		if err != nil {
-			t.Fatalf("%v: %v %s", args, err, out)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(out, &m); err != nil {
-			t.Fatalf("%v printed %s", args, out)
-		}
-		return m
-	}
+	js := func(args ...string) map[string]any { t.Helper(); return in.jsonIn(work, args...) }
 	p := js("ops", "plan", "--file", filepath.Join(work, "plan.json"))
 	id, hash := p["id"].(string), p["hash"].(string)
 	js("ops", "diff", id, "--run")
