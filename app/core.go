@@ -121,7 +121,8 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 			c.dbLock.Close()
 		}
 	}()
-	c.DB, err = openDatabase(ctx, p.Database, c.migrators())
+	// The journal's anchor belongs to the database: a damaged one is moved aside with it.
+	c.DB, err = openDatabase(ctx, p.Database, c.migrators(), ops.AnchorPath(c.opsStateDir()))
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/internal/sqlitedb"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -16,11 +21,14 @@ type Migrator struct {
 }
 
 // openDatabase opens the one SQLite database as internal/sqlitedb says (WAL, foreign
-// keys, a busy timeout, immediate write transactions), checks it and migrates it.
-func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm.DB, error) {
+// keys, a busy timeout, immediate write transactions), checks it and migrates it. A
+// damaged file or a full disk is an error that says so and gives the way out; the way
+// out of a damaged one also moves aside the files kept beside it that belong to it
+// (companions).
+func openDatabase(ctx context.Context, path string, migrators []Migrator, companions ...string) (*gorm.DB, error) {
 	db, err := gorm.Open(sqlite.Open(sqlitedb.DSN(path)), sqlitedb.Config())
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, databaseError(path, "open", err, companions)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -28,23 +36,61 @@ func openDatabase(ctx context.Context, path string, migrators []Migrator) (*gorm
 	}
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, databaseError(path, "open", err, companions)
 	}
-	var check string
-	if err := db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&check).Error; err != nil || check != "ok" {
+	var check []string
+	if err := db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&check).Error; err != nil || len(check) != 1 || check[0] != "ok" {
 		sqlDB.Close()
 		if err == nil {
-			err = fmt.Errorf("integrity check says %q", check)
+			err = fmt.Errorf("integrity check says %q", strings.Join(check, "; "))
+			return nil, damagedDatabase(path, err, companions)
 		}
-		return nil, fmt.Errorf("database %s is damaged (%v): move it aside and start again; Airlock will create a new one", path, err)
+		return nil, databaseError(path, "check", err, companions)
 	}
 	for _, m := range migrators {
 		if err := m.Migrate(db.WithContext(ctx)); err != nil {
 			sqlDB.Close()
-			return nil, fmt.Errorf("migrate %s tables in %s: %w", m.Name, path, err)
+			return nil, databaseError(path, "migrate "+m.Name+" tables in", err, companions)
 		}
 	}
 	return db, nil
+}
+
+// databaseError names what failed on the database at path, with the way out of a
+// damaged file or a full disk.
+func databaseError(path, op string, err error, companions []string) error {
+	switch {
+	case sqlitedb.IsDamaged(err):
+		return damagedDatabase(path, err, companions)
+	case sqlitedb.IsFull(err):
+		return fmt.Errorf("%s database %s: the disk is full (%w): free space on the disk that holds %s, then start Airlock again", op, path, err, filepath.Dir(path))
+	}
+	return fmt.Errorf("%s database %s: %w", op, path, err)
+}
+
+// damagedDatabase is the error for a damaged database file, with the commands that move
+// it aside with its write-ahead log and shared memory (which a new database must not
+// replay) and its companions; Airlock then creates a new one.
+func damagedDatabase(path string, err error, companions []string) error {
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	var moves []string
+	move := func(from, to string) {
+		if _, serr := os.Lstat(from); serr == nil {
+			moves = append(moves, api.ShellJoin([]string{"mv", from, to}))
+		}
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		// SQLite's names, so the copy opens with its own log.
+		move(path+suffix, path+".damaged-"+stamp+suffix)
+	}
+	for _, f := range companions {
+		move(f, f+".damaged-"+stamp)
+	}
+	way := "move it aside"
+	if len(moves) > 0 {
+		way = "move it aside (`" + strings.Join(moves, " && ") + "`)"
+	}
+	return fmt.Errorf("database %s is damaged (%w): %s and start Airlock again; it creates a new database (tasks, runs and the ops journal start empty; the old file stays for recovery)", path, err, way)
 }
 
 // closeDatabase checkpoints the WAL into the main file and closes.

@@ -56,6 +56,8 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
 		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: c.Bus,
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
+		// Open holds the database's lock: a run this core does not run is dead.
+		Exclusive: true,
 	}
 	if n := st.File.Dispatch.Concurrency; n != nil {
 		opts.Concurrency = *n

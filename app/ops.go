@@ -52,11 +52,16 @@ func (c *Core) opsEgress(spec ops.RunSpec, pol sandbox.Policy, log io.Writer) sa
 	return sandbox.Egress(egress.Hook(c.egressConfig(pol, log, &ask)))
 }
 
+// opsStateDir is the ops flow's state outside the database (ops.Config.StateDir).
+func (c *Core) opsStateDir() string { return filepath.Join(c.Paths.DataDir, "ops") }
+
 func (c *Core) openOps(ctx context.Context) error {
 	runner := c.opsRunner()
 	svc, err := ops.Open(ctx, ops.Config{
-		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: filepath.Join(c.Paths.DataDir, "ops"),
+		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: c.opsStateDir(),
 		Keys: ops.StoredKeySource{Store: c.Secrets, IsNotFound: func(e error) bool { return errors.Is(e, secrets.ErrNotFound) }},
+		// Open holds the database's lock: an apply this core does not run is dead.
+		Exclusive: true,
 	})
 	if err != nil {
 		return err

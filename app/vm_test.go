@@ -126,33 +126,15 @@ func varTmpBase(t *testing.T, pattern string) string {
 // runCoreAt is runCore with its files under base.
 func runCoreAt(t *testing.T, base string) (*Core, *http.Client) {
 	t.Helper()
-	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
-	for _, d := range []string{env["HOME"], env["XDG_RUNTIME_DIR"]} {
-		os.MkdirAll(d, 0o700)
-	}
-	c, err := Open(context.Background(), Options{Kind: KindDaemon, Getenv: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); c.Run(ctx, nil) }()
-	t.Cleanup(func() { cancel(); <-done; c.Close() })
-	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	c, _ := lifeCore(t, base)
+	return c, coreClient(c)
+}
+
+// coreClient is an HTTP client of c's socket.
+func coreClient(c *Core) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", c.Paths.Socket)
 	}}}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if resp, err := hc.Get("http://airlock/v1/sandbox/vm"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the core's API never answered")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return c, hc
 }
 
 func postStatus(t *testing.T, hc *http.Client, path, body string) vminstall.Status {

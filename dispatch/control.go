@@ -25,6 +25,9 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 	if Finished(r.Status) {
 		return invalidf("cancel run #%d: it already ended (%s)", id, r.Status)
 	}
+	if note := d.endingNote(id); note != "" {
+		return invalidf("cancel run #%d: nothing to cancel, it %s", id, note)
+	}
 	d.mu.Lock()
 	ar := d.active[id]
 	d.mu.Unlock()
@@ -40,7 +43,13 @@ func (d *Dispatcher) Cancel(ctx context.Context, id uint, by string) error {
 		return nil
 	}
 	if r.Status == StatusRunning {
-		return invalidf("cancel run #%d: it is running under another dispatcher (%s)", id, r.Owner)
+		evidence, gone := d.ownerGone(&r)
+		if !gone {
+			return invalidf("cancel run #%d: it is running under another dispatcher (%s): cancel it there", id, r.Owner)
+		}
+		// Nothing runs it: it ended when its dispatcher did.
+		d.endOrphan(&r, "cancelled by "+by+"; found running with no dispatcher", evidence)
+		return nil
 	}
 	d.finish(&r, StatusCancelled, "cancelled by "+by, nil)
 	return nil
@@ -134,6 +143,9 @@ func (d *Dispatcher) Run(ctx context.Context, id uint) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("get run #%d: %w", id, err)
 	}
+	if note := d.endingNote(id); note != "" {
+		r.Reason = note
+	}
 	return r, nil
 }
 
@@ -176,6 +188,11 @@ func (d *Dispatcher) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	}
 	if err := q.Limit(f.Limit).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	for i := range out {
+		if note := d.endingNote(out[i].ID); note != "" {
+			out[i].Reason = note
+		}
 	}
 	return out, nil
 }

@@ -47,7 +47,7 @@ type Options struct {
 	Publisher Publisher
 	// Pending lists the broker's pending approvals for the inbox (optional).
 	Pending PendingApprovals
-	// LogDir holds one <run-id>.log per run.
+	// LogDir holds one log per run, <run-id>-<random>.log (the record keeps its path).
 	LogDir string
 	// Defaults returns the effective policy of a run in dir before its department's and
 	// task's settings (the app's one resolution: config layers and the project files of
@@ -75,6 +75,13 @@ type Options struct {
 	MissedGrace time.Duration
 	// Owner names this dispatcher on the runs it starts (default host/pid).
 	Owner string
+	// Exclusive says the caller holds the database's exclusive lock (the core's
+	// internal/sqlitedb.Lock) for the life of this dispatcher: then a run recorded as
+	// running that this dispatcher does not run is provably dead, whatever its pid says
+	// now (a zombie, or another process that reused it), and Start and Cancel end it.
+	// Without it, a run whose owner pid is alive is left alone (another dispatcher may
+	// share the database).
+	Exclusive bool
 }
 
 // Dispatcher schedules tasks, gates and runs their occurrences.
@@ -92,6 +99,7 @@ type Dispatcher struct {
 	mu        sync.Mutex
 	active    map[uint]*activeRun
 	taskLocks map[uint]chan struct{}
+	ending    map[uint]ending // runs whose end the database has not taken yet
 
 	sched *scheduler
 	// heldDirs wakes watchHeldDirs when runs are held or released; heldMissing (under
@@ -164,7 +172,7 @@ func New(opts Options) (*Dispatcher, error) {
 		slots:  make(chan struct{}, opts.Concurrency),
 		ctx:    ctx,
 		cancel: cancel,
-		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{},
+		active: map[uint]*activeRun{}, taskLocks: map[uint]chan struct{}{}, ending: map[uint]ending{},
 		heldDirs: make(chan struct{}, 1),
 	}
 	d.sched = newScheduler(d)

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/deadowner"
 )
 
 // Start recovers from the last stop and begins scheduling:
@@ -62,7 +63,7 @@ func (d *Dispatcher) Start(ctx context.Context) (Digest, error) {
 	return dg, nil
 }
 
-// recoverInterrupted records runs found running whose dispatcher is gone as interrupted.
+// recoverInterrupted ends the runs found running whose dispatcher is gone.
 func (d *Dispatcher) recoverInterrupted(ctx context.Context) error {
 	var running []Run
 	if err := d.db.WithContext(ctx).Where("status = ?", StatusRunning).Find(&running).Error; err != nil {
@@ -70,38 +71,94 @@ func (d *Dispatcher) recoverInterrupted(ctx context.Context) error {
 	}
 	for i := range running {
 		r := &running[i]
-		if ownerAlive(r.Owner) {
-			continue
+		if evidence, gone := d.ownerGone(r); gone {
+			d.endOrphan(r, "found running when the app started", evidence)
 		}
-		reason := "interrupted: found running when the app started (the app or machine stopped during the run)"
-		if r.LogPath != "" {
-			if f, err := os.OpenFile(r.LogPath, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-				fmt.Fprintf(f, "\n[airlock] %s\n", reason)
-				f.Close()
-			}
-		}
-		var size int64
-		if fi, err := os.Stat(r.LogPath); err == nil {
-			size = fi.Size()
-		}
-		d.finish(r, StatusInterrupted, reason, map[string]any{"log_bytes": size})
 	}
 	return nil
+}
+
+// ownerGone reports whether the dispatcher recorded as running r is gone, and the
+// evidence. A run this dispatcher works on is never gone. With Options.Exclusive the
+// database's lock is the proof; without it, the owner's pid is looked at.
+func (d *Dispatcher) ownerGone(r *Run) (string, bool) {
+	d.mu.Lock()
+	_, mine := d.active[r.ID]
+	d.mu.Unlock()
+	if mine {
+		return "", false
+	}
+	host, pid := parseOwner(r.Owner)
+	if d.opts.Exclusive {
+		return deadowner.Evidence(host, pid), true
+	}
+	if ownerAlive(r.Owner) {
+		return "", false
+	}
+	return fmt.Sprintf("its owner %q is not running", r.Owner), true
+}
+
+// endOrphan records a run whose dispatcher is gone: how it ended when its dispatcher
+// wrote that beside its log but the database did not take it (a full disk), else
+// interrupted, with the evidence, in its log and its record.
+func (d *Dispatcher) endOrphan(r *Run, found, evidence string) {
+	if r.LogPath != "" {
+		side := endPath(r.LogPath)
+		if e, ok := readEnd(side); ok {
+			reason := e.Reason
+			if reason != "" {
+				reason += "; "
+			}
+			reason += fmt.Sprintf("its end (at %s) was recorded from the file beside its log when it was %s: the database had not taken it",
+				e.FinishedAt.Format(time.RFC3339), found)
+			cols := e.columns()
+			cols["finished_at"] = e.FinishedAt
+			if err := d.finishErr(r, e.Status, reason, cols); err != nil {
+				// The file stays for the next start.
+				slog.Error("dispatch: record a run's end from beside its log", "run", r.ID, "err", err)
+				return
+			}
+			os.Remove(side)
+			return
+		}
+		defer os.Remove(side) // blank: the run had not ended
+	}
+	started := "at an unknown time"
+	if r.StartedAt != nil {
+		started = r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	reason := fmt.Sprintf("interrupted: %s at %s (the app or machine stopped during the run, started %s); %s",
+		found, d.now().UTC().Format(time.RFC3339), started, evidence)
+	slog.Warn("dispatch: run interrupted", "run", r.ID, "owner", r.Owner, "evidence", evidence)
+	if r.LogPath != "" {
+		if f, err := os.OpenFile(r.LogPath, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			fmt.Fprintf(f, "\n[airlock] %s\n", reason)
+			f.Close()
+		}
+	}
+	var size int64
+	if fi, err := os.Stat(r.LogPath); err == nil {
+		size = fi.Size()
+	}
+	d.finish(r, StatusInterrupted, reason, map[string]any{"log_bytes": size})
+}
+
+// parseOwner splits an owner host/pid (pid 0 when there is none).
+func parseOwner(owner string) (string, int) {
+	host, pidStr, _ := strings.Cut(owner, "/")
+	pid, _ := strconv.Atoi(pidStr)
+	return host, pid
 }
 
 // ownerAlive reports whether the dispatcher that owns a run is another live process on
 // this host. This process's own earlier dispatchers count as gone.
 func ownerAlive(owner string) bool {
-	host, pidStr, ok := strings.Cut(owner, "/")
-	if !ok {
-		return false
-	}
+	host, pid := parseOwner(owner)
 	me, _ := os.Hostname()
-	pid, err := strconv.Atoi(pidStr)
-	if host != me || err != nil || pid == os.Getpid() || pid <= 0 {
+	if host != me || pid == os.Getpid() || pid <= 0 {
 		return false
 	}
-	err = syscall.Kill(pid, 0)
+	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 

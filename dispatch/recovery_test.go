@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 )
 
 // TestRestartRecovery abandons a dispatcher while a run is running (as a crash would),
@@ -241,4 +242,138 @@ func TestOnFailureEscalation(t *testing.T) {
 		t.Fatal("escalation outside on-failure")
 	}
 	_ = ctx
+}
+
+// foreignOwners are the pids a dead dispatcher may leave behind, as found at the next
+// start: reused by a live unrelated process (after a reboot), or a zombie not yet reaped.
+func foreignOwners(t *testing.T) []struct{ name, owner, want string } {
+	t.Helper()
+	host, _ := os.Hostname()
+	live, zombie := deadownertest.StandIns(t)
+	return []struct{ name, owner, want string }{
+		{"a live process reused the pid", fmt.Sprintf("%s/%d", host, live), "another process (sleep)"},
+		{"the pid is a zombie", fmt.Sprintf("%s/%d", host, zombie), "zombie"},
+	}
+}
+
+// plantRunning records a run of tk as running under owner, as a dispatcher that died
+// leaves it, with a log.
+func (h *harness) plantRunning(tk Task, at time.Time, owner string) Run {
+	h.t.Helper()
+	log := filepath.Join(h.logDir, fmt.Sprintf("planted-%d.log", at.Unix()))
+	if err := os.WriteFile(log, []byte("before the crash\n"), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	started := at.Add(time.Second)
+	r := Run{TaskID: tk.ID, TaskName: tk.Name, ScheduledAt: at, Trigger: TriggerSchedule, Status: StatusRunning,
+		Owner: owner, PID: 1, StartedAt: &started, LogPath: log, Cwd: tk.Cwd}
+	if err := h.db.Create(&r).Error; err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.db.Model(&Task{}).Where("id = ?", tk.ID).Update("last_scheduled_at", at).Error; err != nil {
+		h.t.Fatal(err)
+	}
+	return r
+}
+
+// With the database held exclusively, a run recorded as running by another owner is
+// dead whatever its pid is now: Start ends it as interrupted with the evidence (in its
+// record and its log), and the task's next occurrence runs.
+func TestStartEndsRunsOfAGoneOwner(t *testing.T) {
+	for _, tt := range foreignOwners(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.Exclusive = true }))
+			tk := h.task(TaskSpec{Name: "every-minute", Cwd: h.ws, Schedule: "* * * * *", Argv: []string{"echo", "next"}})
+			stuck := h.plantRunning(tk, t0, tt.owner)
+			h.start()
+			r := h.wait(stuck.ID, StatusInterrupted)
+			for _, want := range []string{"found running", "exclusive lock", tt.want} {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("reason %q does not say %q", r.Reason, want)
+				}
+			}
+			if log := readFile(t, r.LogPath); !strings.Contains(log, "before the crash") || !strings.Contains(log, tt.want) {
+				t.Errorf("log:\n%s", log)
+			}
+			h.fireAt(t0.Add(time.Minute))
+			rs := h.runsOf(tk.ID)
+			if len(rs) != 2 {
+				t.Fatalf("%d runs after the next occurrence, want 2", len(rs))
+			}
+			h.wait(rs[1].ID, StatusSucceeded)
+		})
+	}
+}
+
+// Cancelling a run recorded as running by an owner that is gone ends it, with the
+// evidence, rather than sending the person to a dispatcher that does not exist.
+func TestCancelEndsARunOfAGoneOwner(t *testing.T) {
+	for _, tt := range foreignOwners(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.Exclusive = true }))
+			tk := h.task(TaskSpec{Name: "stuck", Cwd: h.ws})
+			h.start()
+			stuck := h.plantRunning(tk, t0, tt.owner)
+			if err := h.d.Cancel(context.Background(), stuck.ID, "cli"); err != nil {
+				t.Fatalf("cancel: %v", err)
+			}
+			r := h.wait(stuck.ID, StatusInterrupted)
+			if !strings.Contains(r.Reason, "cancelled by cli") || !strings.Contains(r.Reason, tt.want) {
+				t.Errorf("reason: %s", r.Reason)
+			}
+		})
+	}
+}
+
+// A new database starts its run ids at 1 again (the old one moved aside, as the error
+// for a damaged one advises, or a zero-length file): its run #1 has its own log, and
+// the old run #1's file is neither appended to nor read.
+func TestNewDatabaseNeverReusesAnOldRunsLog(t *testing.T) {
+	for _, fresh := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"moved aside", func(t *testing.T, path string) {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Rename(path+suffix, path+".old"+suffix); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"a zero-length file", func(t *testing.T, path string) {
+			for _, suffix := range []string{"-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(fresh.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.start()
+			old := h.task(TaskSpec{Name: "old", Cwd: h.ws, Argv: []string{"echo", "old-task-output"}})
+			first := h.wait(h.runNow(old.Name).ID, StatusSucceeded)
+			h.closeAll()
+			fresh.make(t, h.dbPath)
+
+			h.open()
+			h.start()
+			tk := h.task(TaskSpec{Name: "new", Cwd: h.ws, Argv: []string{"echo", "new-task-output"}})
+			r := h.wait(h.runNow(tk.Name).ID, StatusSucceeded)
+			if r.ID != first.ID {
+				t.Fatalf("the new database's first run is #%d, want #%d (ids start again)", r.ID, first.ID)
+			}
+			piece, err := h.d.Log(context.Background(), r.ID, LogQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(piece.Data, "old-task-output") || !strings.Contains(piece.Data, "new-task-output") {
+				t.Fatalf("run #%d's log in the new database:\n%s", r.ID, piece.Data)
+			}
+			if got := readFile(t, first.LogPath); strings.Contains(got, "new-task-output") {
+				t.Fatalf("the old run's log was appended to:\n%s", got)
+			}
+		})
+	}
 }

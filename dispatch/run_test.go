@@ -53,17 +53,24 @@ func TestNoProgressWatchdog(t *testing.T) {
 	h.wait(h.runNow(tk2.Name).ID, StatusSucceeded)
 }
 
-func TestLogCapAndTruncationMarker(t *testing.T) {
+// Past the cap a run's log keeps its head and its tail, so the final error survives,
+// and drops the middle with a marker saying how much; the live stream stops at the head.
+func TestLogCapKeepsHeadAndTail(t *testing.T) {
 	h := newHarness(t, withOptions(func(o *Options) { o.LogLimit = 1000 }))
 	h.start()
-	tk := h.task(TaskSpec{Name: "loud", Cwd: h.ws, Argv: []string{"sh", "-c", "yes airlock | head -c 100000; echo; echo done >&2"}})
-	r := h.wait(h.runNow(tk.Name).ID, StatusSucceeded)
-	if !r.LogTruncated || r.LogBytes != 1000 {
+	tk := h.task(TaskSpec{Name: "loud", Cwd: h.ws, Argv: []string{"sh", "-c", "echo first-line; yes airlock | head -c 100000; echo; echo the-final-error >&2; exit 3"}})
+	r := h.wait(h.runNow(tk.Name).ID, StatusFailed)
+	if !r.LogTruncated || r.LogBytes > 1000 || r.LogBytes < 500 {
 		t.Fatalf("log_bytes=%d truncated=%v", r.LogBytes, r.LogTruncated)
 	}
 	log := readFile(t, r.LogPath)
-	if !strings.Contains(log, "log truncated: kept the first 1000 bytes, dropped") {
-		t.Fatalf("no truncation marker:\n%s", log[len(log)-300:])
+	for _, want := range []string{"first-line", "bytes dropped …", "the-final-error", "failed: exit status 3"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("the capped log has no %q:\n%s", want, log)
+		}
+	}
+	if strings.Index(log, "bytes dropped") > strings.Index(log, "the-final-error") {
+		t.Fatalf("the marker is not between the head and the tail:\n%s", log)
 	}
 	if len(log) > 1000+1024 {
 		t.Fatalf("log is %d bytes, cap 1000", len(log))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -314,6 +313,13 @@ func (d *Dispatcher) hold(r *Run, t Task, v gateVerdict) {
 
 // finish records a terminal state unless the run already has one.
 func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any) {
+	if err := d.finishErr(r, status, reason, extra); err != nil {
+		slog.Error("dispatch: finish run", "run", r.ID, "err", err)
+	}
+}
+
+// finishErr is finish, saying whether the database took it.
+func (d *Dispatcher) finishErr(r *Run, status, reason string, extra map[string]any) error {
 	now := d.now().UTC()
 	upd := map[string]any{"status": status, "reason": reason, "finished_at": now, "paused": false}
 	for k, v := range extra {
@@ -321,11 +327,10 @@ func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any)
 	}
 	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, activeStatuses).Updates(upd)
 	if res.Error != nil {
-		slog.Error("dispatch: finish run", "run", r.ID, "err", res.Error)
-		return
+		return fmt.Errorf("record run #%d %s: %w", r.ID, status, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return
+		return nil
 	}
 	wasHeld, wasRunning := Held(r.Status), r.Status == StatusRunning
 	r.Status, r.Reason = status, reason
@@ -340,6 +345,7 @@ func (d *Dispatcher) finish(r *Run, status, reason string, extra map[string]any)
 	case StatusFailed, StatusTimedOut, StatusExpired, StatusDenied:
 		d.notice(api.DispatchNotice{Kind: api.NoticeFailure, RunID: r.ID, Task: r.TaskName, Status: status, Message: reason})
 	}
+	return nil
 }
 
 func (d *Dispatcher) publishRun(id uint) {
@@ -399,7 +405,11 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		d.finish(r, StatusFailed, err.Error(), nil)
 		return
 	}
-	logPath := filepath.Join(d.opts.LogDir, fmt.Sprintf("%d.log", r.ID))
+	logPath, err := newLogPath(d.opts.LogDir, r.ID)
+	if err != nil {
+		d.finish(r, StatusFailed, err.Error(), nil)
+		return
+	}
 	p := v.policy
 	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).Updates(map[string]any{
 		"status": StatusRunning, "started_at": started, "owner": d.opts.Owner, "reason": "", "log_path": logPath, "cwd": v.dir,
@@ -422,6 +432,9 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	ar.mu.Lock()
 	ar.log = lg
 	ar.mu.Unlock()
+	if err := reserveEnd(endPath(logPath)); err != nil {
+		lg.note("%v: with the disk full at the end, the run's outcome waits for space before it is recorded", err)
+	}
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
 		p.SandboxMode, p.Network.Describe(), p.ApprovalPolicy, p.Backend, p.ExecutionMode)
@@ -498,12 +511,13 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		lg.note("%s", status)
 	}
 	written, truncated, _ := lg.close()
-	extra := map[string]any{"log_bytes": written, "log_truncated": truncated, "exit_code": result.ExitCode, "signal": result.Signal}
-	if execErr != nil {
-		delete(extra, "exit_code")
+	end := endRecord{Status: status, Reason: reason, Signal: result.Signal, LogBytes: written, LogTruncated: truncated, FinishedAt: d.now().UTC()}
+	if execErr == nil {
+		code := result.ExitCode
+		end.ExitCode = &code
 	}
 	d.countFailure(t, status, reason) // before the run shows finished
-	d.finish(r, status, reason, extra)
+	d.recordEnd(ar, r, logPath, end)
 	if escalation != nil {
 		d.launch(escalation.ID)
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/airlock-app/airlock/api"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/deadowner"
 	"github.com/airlock-app/airlock/redact"
 )
 
@@ -331,8 +332,9 @@ func (s *Service) isApplyingHere(planID string) bool {
 
 // Recover marks plans left in applying by a process that ended mid-apply (a crash, a
 // kill -9, a power cut): each becomes failed with an apply_outcome_unknown journal entry
-// saying the apply started and its outcome is unknown. A plan being applied by another
-// live process, or by this service, is left alone. Call it when the app starts.
+// saying the apply started and its outcome is unknown, and why the applier is known to
+// be gone. A plan being applied by this service is left alone, and without
+// Config.Exclusive also one whose applier pid is alive. Call it when the app starts.
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	var recs []PlanRecord
 	if err := s.db.WithContext(ctx).Where("status = ?", StatusApplying).Find(&recs).Error; err != nil {
@@ -344,7 +346,11 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		if s.isApplyingHere(rec.ID) {
 			continue
 		}
-		if rec.ApplierPID != 0 && rec.ApplierPID != os.Getpid() && processAlive(rec.ApplierPID) {
+		evidence := fmt.Sprintf("its applier, pid %d, %s", rec.ApplierPID, deadowner.Describe(rec.ApplierPID))
+		switch {
+		case s.exclusive:
+			evidence = deadowner.Evidence("", rec.ApplierPID)
+		case rec.ApplierPID != 0 && rec.ApplierPID != os.Getpid() && processAlive(rec.ApplierPID):
 			continue
 		}
 		ok, err := s.setStatus(ctx, rec, StatusFailed, StatusApplying)
@@ -366,10 +372,16 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			reason = "nothing ran: process ended after the token was redeemed, before the apply started"
 		}
 		if _, err := s.appendJournal(ctx, journalRecord{Project: rec.Project, PlanID: rec.ID, Event: EventApplyUnknown, Status: StatusFailed,
-			Actor: "airlock", Detail: map[string]any{"reason": reason,
-				"pid": rec.ApplierPID, "hint": "inspect the target, attach a fresh diff and approve again before retrying"}}); err != nil {
+			Actor: "airlock", Detail: map[string]any{"reason": reason, "evidence": evidence, "found_at": s.nowUTC().Format(time.RFC3339),
+				"pid": rec.ApplierPID, "hint": recoverHint(rec.ID)}}); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// recoverHint is the way out of a plan whose apply died: both commands exist for a
+// failed plan (a failed plan is diffable and rejectable).
+func recoverHint(planID string) string {
+	return fmt.Sprintf("inspect the target, attach a fresh diff (airlock ops diff %s --run) and approve again before retrying, or reject it (airlock ops reject %s --reason R)", planID, planID)
 }

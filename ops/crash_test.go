@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
 )
 
 func TestMain(m *testing.M) {
@@ -172,5 +174,61 @@ func TestRecoverSaysNothingRanWhenTheStartWasNotJournaled(t *testing.T) {
 	}
 	if e.lines(t) != 0 {
 		t.Fatal("ran")
+	}
+}
+
+// With the database held exclusively (the core's lock), an apply this service does not
+// run is dead whatever its recorded pid is now: a live unrelated process that reused it,
+// or a zombie. Recover ends it with the evidence, and the plan can then be re-diffed and
+// approved again, or rejected.
+func TestRecoverEndsForeignAppliesWhenExclusive(t *testing.T) {
+	live, zombie := deadownertest.StandIns(t)
+	tests := []struct {
+		name string
+		pid  int
+		want string
+	}{
+		{"a live process reused the pid", live, "another process (sleep)"},
+		{"the pid is a zombie", zombie, "zombie"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := context.Background()
+			v, token := e.approved(t, e.plan())
+			if won, err := e.svc.redeem(ctx, tokenHash(token), v.ID, v.Hash, e.clock.Now().UnixNano(), "x"); err != nil || !won {
+				t.Fatal(won, err)
+			}
+			if err := e.db.Model(&PlanRecord{}).Where("id = ?", v.ID).
+				Updates(map[string]any{"status": StatusApplying, "applier_pid": tt.pid}).Error; err != nil {
+				t.Fatal(err)
+			}
+			svc, err := New(Config{DB: e.db, Runner: LocalRunner{}, StateDir: e.state, Keys: e.keys, Now: e.clock.Now, Exclusive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := svc.Recover(ctx); err != nil || n != 1 {
+				t.Fatalf("recover: %d %v", n, err)
+			}
+			if st := e.status(t, v.ID); st != StatusFailed {
+				t.Fatalf("plan after recovery: %s, want failed", st)
+			}
+			entries, _ := svc.Journal(ctx, JournalQuery{Project: v.Project, Event: EventApplyUnknown})
+			if len(entries) != 1 || !strings.Contains(entries[0].Detail, tt.want) || !strings.Contains(entries[0].Detail, "exclusive lock") ||
+				!strings.Contains(entries[0].Detail, "airlock ops diff "+v.ID) {
+				t.Fatalf("journal: %+v", entries)
+			}
+			// Each way out the hint offers exists: a fresh diff and a new approval ...
+			if _, err := svc.AttachDiff(ctx, DiffInput{PlanID: v.ID, Run: true}); err != nil {
+				t.Fatalf("a fresh diff after recovery: %v", err)
+			}
+			if _, err := svc.Approve(ctx, v.ID, ApproveOptions{ConfirmedHashPrefix: v.Hash[:8], By: "alice", Interactive: true}); err != nil {
+				t.Fatalf("approve again after recovery: %v", err)
+			}
+			// ... or a rejection.
+			if _, err := svc.Reject(ctx, v.ID, "gave up", "alice"); err != nil {
+				t.Fatalf("reject after recovery: %v", err)
+			}
+		})
 	}
 }

@@ -42,6 +42,13 @@ type Config struct {
 	ApplyTimeout time.Duration // default for plans that set no timeout; DefaultApplyTimeout
 	OutputCap    int           // per stream; DefaultOutputCap
 	ReadTimeout  time.Duration // diff, snapshot and verify runs; DefaultReadTimeout
+
+	// Exclusive says the caller holds the database's exclusive lock (the core's
+	// internal/sqlitedb.Lock) for the life of the service: then an apply this service is
+	// not running is provably dead, whatever its recorded pid is now (a zombie, or
+	// another process that reused it), and Recover ends it. Without it, an apply whose
+	// pid is alive is left alone.
+	Exclusive bool
 }
 
 // Service runs the ops flow over one database. It is safe for concurrent use.
@@ -66,7 +73,14 @@ type Service struct {
 
 	applyingMu sync.Mutex
 	applying   map[string]bool // plans this service is applying now
+
+	exclusive bool // Config.Exclusive
 }
+
+// AnchorPath is where the journal's anchor is kept under stateDir (Config.StateDir). It
+// belongs to its database: a new database starts with none (the old one's anchor would
+// report every old journal truncated).
+func AnchorPath(stateDir string) string { return filepath.Join(stateDir, "journal-anchor.json") }
 
 // New returns a service. It does not touch the database; call [Service.Recover] once
 // when the app starts (or use [Open]).
@@ -83,7 +97,8 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{db: cfg.DB, runner: cfg.Runner, keys: cfg.Keys, pub: cfg.Publisher, now: cfg.Now, random: cfg.Random,
 		log: cfg.Logger, applyTO: cfg.ApplyTimeout, outCap: cfg.OutputCap, readTO: cfg.ReadTimeout,
-		inputs: inputStore{dir: filepath.Join(cfg.StateDir, "inputs")}, anchor: journalAnchor{path: filepath.Join(cfg.StateDir, "journal-anchor.json")}}
+		inputs: inputStore{dir: filepath.Join(cfg.StateDir, "inputs")}, anchor: journalAnchor{path: AnchorPath(cfg.StateDir)},
+		exclusive: cfg.Exclusive}
 	if s.pub == nil {
 		s.pub = noPublisher{}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 )
 
 // newOpsCmd is the plan → diff → approve → apply → verify → journal path.
@@ -164,7 +166,7 @@ func opsApplyCmd(e *env) *cobra.Command {
 				return errors.New("give the approval token with --token (it was printed once by `airlock ops approve`)")
 			}
 			body := api.ApplyInput{Token: token, ApplyOptions: api.ApplyOptions{By: "cli"}}
-			return printRoute(cmd.Context(), e, api.OpsApply, body, func(w io.Writer, r *api.ApplyResult) {
+			return applyLost(cmd.Context(), args[0], printRoute(cmd.Context(), e, api.OpsApply, body, func(w io.Writer, r *api.ApplyResult) {
 				artifact := func(label string, a *api.PlanArtifactView) {
 					if a != nil {
 						fmt.Fprintf(w, "%-16s sha256 %s…  %s\n", label, short(a.SHA256, 8), oneLine(a.Content, 80))
@@ -183,11 +185,25 @@ func opsApplyCmd(e *env) *cobra.Command {
 				if r.Status == api.PlanApplied {
 					fmt.Fprintf(w, "next: airlock ops verify %s\n", r.PlanID)
 				}
-			}, args[0])
+			}, args[0]))
 		},
 	}
 	cmd.Flags().StringVar(&token, "token", "", "the single-use approval token")
 	return cmd
+}
+
+// applyLost says what an apply's error means when the core stopped answering once the
+// request was sent (it died mid-apply): the outcome is unknown, and the next start
+// records the plan failed. A refusal, no core at all, or the person's interrupt is err.
+func applyLost(ctx context.Context, planID string, err error) error {
+	var refused *api.Error
+	var notRunning *localapi.NotRunningError
+	if err == nil || ctx.Err() != nil || errors.As(err, &refused) || errors.As(err, &notRunning) {
+		return err
+	}
+	return fmt.Errorf("%w\nthe core stopped answering during the apply of plan %s, so its outcome is unknown: start Airlock again "+
+		"(the app, or `airlock daemon`), which records the plan failed (outcome unknown); then inspect the target and "+
+		"attach a fresh diff (airlock ops diff %s --run) to approve it again, or reject it (airlock ops reject %s --reason R)", err, planID, planID, planID)
 }
 
 func opsVerifyCmd(e *env) *cobra.Command {

@@ -580,20 +580,7 @@ func TestOpsWorkedExampleFromTheCLI(t *testing.T) {
 	if out, err := exec.Command("sqlite3", filepath.Join(shop, "db.sqlite"), "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL); INSERT INTO users(name) VALUES ('ada'), ('grace');").CombinedOutput(); err != nil {
 		t.Fatalf("seed: %v %s", err, out)
 	}
-	js := func(args ...string) map[string]any {
-		t.Helper()
-		c := in.cmd(append(args, "--json")...)
-		c.Dir = shop
-		out, err := c.Output()
-		if err != nil {
-			t.Fatalf("%v: %v %s", args, err, out)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(out, &m); err != nil {
-			t.Fatalf("%v printed %s", args, out)
-		}
-		return m
-	}
+	js := func(args ...string) map[string]any { t.Helper(); return in.jsonIn(shop, args...) }
 	plan := js("ops", "plan", "--file", filepath.Join(shop, "plan.json"))
 	id, hash := plan["id"].(string), plan["hash"].(string)
 	diff := js("ops", "diff", id, "--run")
