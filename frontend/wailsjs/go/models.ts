@@ -788,6 +788,7 @@ export namespace api {
 	    pattern: string;
 	    scope: string;
 	    session: string;
+	    task?: string;
 	    department: string;
 	    workspace: string;
 	    created_by: string;
@@ -808,6 +809,7 @@ export namespace api {
 	        this.pattern = source["pattern"];
 	        this.scope = source["scope"];
 	        this.session = source["session"];
+	        this.task = source["task"];
 	        this.department = source["department"];
 	        this.workspace = source["workspace"];
 	        this.created_by = source["created_by"];
@@ -1680,6 +1682,7 @@ export namespace api {
 	    log_truncated: boolean;
 	    log_pruned: boolean;
 	    paused: boolean;
+	    waiting_for?: string;
 	    denial?: string;
 	    denials?: {[key: string]: number};
 	    host_allowed?: HostAllowance;
@@ -1724,6 +1727,7 @@ export namespace api {
 	        this.log_truncated = source["log_truncated"];
 	        this.log_pruned = source["log_pruned"];
 	        this.paused = source["paused"];
+	        this.waiting_for = source["waiting_for"];
 	        this.denial = source["denial"];
 	        this.denials = source["denials"];
 	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
