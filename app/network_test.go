@@ -241,6 +241,7 @@ func TestAllowlistDomainAllowedForThisTaskOrDepartment(t *testing.T) {
 			t.Errorf("step %d (%s): offered %v for task %q, want %v", i, st.task, p.Scopes, p.Request.Context.Task, st.offers)
 		}
 		if st.status == dispatch.StatusFailed {
+			t.Logf("the denied run's log:\n%s", log)
 			for _, want := range []string{"denied by the person (window): not for this one", "Airlock refused the connection to localhost:", "answer Allow when Airlock asks"} {
 				if !strings.Contains(log, want) {
 					t.Errorf("the denied run #%d's log lacks %q:\n%s", r.ID, want, log)
