@@ -382,6 +382,7 @@ var (
 	ListRuns        = route[RunQuery, RunPage](http.MethodGet, "/v1/runs")
 	GetRun          = route[None, Run](http.MethodGet, "/v1/runs/{id}")
 	RunLog          = route[LogQuery, LogPiece](http.MethodGet, "/v1/runs/{id}/log")
+	GetRunNetwork   = route[None, RunNetwork](http.MethodGet, "/v1/runs/{id}/network")
 	CancelRun       = route[None, RunCancelled](http.MethodPost, "/v1/runs/{id}/cancel")
 	ResumeRun       = route[None, RunResumed](http.MethodPost, "/v1/runs/{id}/resume")
 	GetDispatch     = route[None, DispatchState](http.MethodGet, "/v1/dispatch")

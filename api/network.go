@@ -164,3 +164,29 @@ func (n NetworkAccess) String() string { return string(n.Norm()) }
 // AllowlistNotConnected is what an allowlist gives where no egress proxy is connected:
 // nothing.
 const AllowlistNotConnected = "allowlist, but the egress proxy is not connected here: no network"
+
+// RunNetwork is where a run connected through the egress proxy (network_access =
+// "allowlist"): one row per destination domain, sorted by domain. Domains is empty for a
+// run that made no connection, or ran without the proxy.
+type RunNetwork struct {
+	RunID   uint            `json:"run_id"`
+	Domains []DomainTraffic `json:"domains"`
+}
+
+// DomainTraffic is one domain of a run's network summary: the ports asked for, how many
+// connections and their verdicts (Asked counts those a person answered, whichever way),
+// the bytes each way and the connections' total duration.
+type DomainTraffic struct {
+	Domain      string `json:"domain"`
+	Ports       []int  `json:"ports"`
+	Connections int    `json:"connections"`
+	Allowed     int    `json:"allowed"`
+	Refused     int    `json:"refused"`
+	Asked       int    `json:"asked"`
+	BytesUp     int64  `json:"bytes_up"`
+	BytesDown   int64  `json:"bytes_down"`
+	DurationMs  int64  `json:"duration_ms"`
+	// LastReason is why the latest connection got its verdict ("allowed by
+	// allowed_domains", "denied by the person", …).
+	LastReason string `json:"last_reason"`
+}

@@ -232,7 +232,8 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 // migrators lists every domain package's Migrate, in dependency order.
 func (c *Core) migrators() []Migrator {
 	return []Migrator{{Name: "core", Migrate: migrateCore}, {Name: "permission", Migrate: permission.Migrate}, {Name: "ops", Migrate: ops.Migrate},
-		{Name: "departments", Migrate: departments.Migrate}, {Name: "dispatch", Migrate: dispatch.Migrate}}
+		{Name: "departments", Migrate: departments.Migrate}, {Name: "dispatch", Migrate: dispatch.Migrate},
+		{Name: "network", Migrate: migrateNetwork}}
 }
 
 // RegisterSandbox records the host pid of a sandbox the core started; call the

@@ -50,6 +50,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		MicroVM: c.MicroVM, OnRoute: c.auditRoute,
 		MicroVMReady: func() error { _, err := c.VMPool(); return err },
 		Egress:       c.runEgress,
+		Ask:          c.runAsk,
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
@@ -727,6 +728,10 @@ func (c *Core) dispatchRoutes() {
 	// A piece of the log at a time, at most 1 MiB: a 2 GB log is read in pieces.
 	handle(c, api.RunLog, withRun(func(r *http.Request, id uint, q api.LogQuery) (api.LogPiece, error) {
 		return c.RunLog(none(r), id, q)
+	}))
+	// Where the run connected through its egress proxy, per domain.
+	handle(c, api.GetRunNetwork, withRun(func(r *http.Request, id uint, _ api.None) (api.RunNetwork, error) {
+		return c.RunNetwork(none(r), id)
 	}))
 	handle(c, api.CancelRun, withRun(func(r *http.Request, id uint, _ api.None) (api.RunCancelled, error) {
 		return c.CancelRun(none(r), id)

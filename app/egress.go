@@ -199,7 +199,7 @@ func (c *Core) runEgress(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egr
 		ar.Task, ar.Department = run.TaskName, run.Department
 	}
 	base := brokerapprovals.Request(ar)
-	return sandbox.Egress(egress.Hook(c.egressConfig(pol, spec.Stderr, &base)))
+	return sandbox.Egress(egress.Hook(c.recordConnections(spec.RunID, c.egressConfig(pol, spec.Stderr, &base))))
 }
 
 // egressServers are the proxies the core serves for `airlock exec` sandboxes, by pid.

@@ -21,16 +21,7 @@ func (c *Core) gatewayRoutes() {
 	// The outcome of an allowed call, for the after_tool_use hooks. The hooks run in the
 	// background: the caller (an agent's hook) must not wait for them.
 	handle(c, api.PermissionAfter, func(r *http.Request, b api.AfterToolUse) (api.Accepted, error) {
-		br, err := c.broker()
-		if err != nil {
-			return api.Accepted{}, err
-		}
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			br.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
-		}()
-		return api.Accepted{Accepted: true}, nil
+		return c.afterToolUse(b)
 	})
 	// An agent asks the person to approve a plan. The broker's ops_approve request is
 	// interactive-only: it waits until a person answers in the window or at a terminal,
@@ -102,4 +93,19 @@ func (g *gatewaySandboxes) remove(pid int) {
 	if ok {
 		f()
 	}
+}
+
+// afterToolUse hands an allowed call's outcome to the after_tool_use hooks, in the
+// background: the caller (an agent's hook) must not wait for them.
+func (c *Core) afterToolUse(b api.AfterToolUse) (api.Accepted, error) {
+	br, err := c.broker()
+	if err != nil {
+		return api.Accepted{}, err
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		br.AfterToolUse(ctx, b.Request, b.Decision, b.Outcome)
+	}()
+	return api.Accepted{Accepted: true}, nil
 }

@@ -176,19 +176,10 @@ func (c *Core) permissionRoutes() {
 	})
 	// Await blocks until the request is decided or the caller hangs up.
 	handle(c, api.PermissionAwait, func(r *http.Request, req api.Request) (api.Decision, error) {
-		b, err := c.broker()
-		if err != nil {
-			return api.Decision{}, err
-		}
 		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
 			req.Context.Caller.PID = peer.PID
 		}
-		d, err := b.Await(r.Context(), req)
-		if err != nil {
-			return api.Decision{}, err
-		}
-		c.noteDenial(r.Context(), req, d)
-		return d, nil
+		return c.awaitRequest(r.Context(), req)
 	})
 	handle(c, api.ListApprovals, func(r *http.Request, _ api.None) ([]api.PendingRequest, error) {
 		return c.PendingApprovals(APICaller(r, api.Proof{})), nil
@@ -209,6 +200,21 @@ func (c *Core) permissionRoutes() {
 	handle(c, api.ListAudit, func(r *http.Request, f api.AuditFilter) ([]api.AuditRecord, error) {
 		return c.Audit(APICaller(r, api.Proof{}), f)
 	})
+}
+
+// awaitRequest asks the broker and waits for its decision (a person's, when it asks one),
+// noting a denial for the request's run.
+func (c *Core) awaitRequest(ctx context.Context, req api.Request) (api.Decision, error) {
+	b, err := c.broker()
+	if err != nil {
+		return api.Decision{}, err
+	}
+	d, err := b.Await(ctx, req)
+	if err != nil {
+		return api.Decision{}, err
+	}
+	c.noteDenial(ctx, req, d)
+	return d, nil
 }
 
 // noteDenial tells dispatch about a denied tool call made during one of its runs

@@ -40,14 +40,14 @@ func newSlowServer(t *testing.T, files map[string][]byte, hold bool) *slowServer
 	s := &slowServer{files: files, hold: hold, gets: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/")
+		s.mu.Lock()
+		s.gets[name]++ // asked for, served or not
+		s.mu.Unlock()
 		data, ok := s.files[name]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		s.mu.Lock()
-		s.gets[name]++
-		s.mu.Unlock()
 		http.ServeContent(&slowWriter{ResponseWriter: w, r: r, hold: s.hold && name != "manifest.json", size: len(data)}, r, name, time.Time{}, bytes.NewReader(data))
 	}))
 	t.Cleanup(s.srv.Close)

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,35 +126,12 @@ func TestResolveProjectPolicyOnlyTightens(t *testing.T) {
 }
 
 func TestSettingsDecodeFromConfigTOML(t *testing.T) {
-	doc := `
-sandbox_mode = "workspace-write"
-approval_policy = "on-failure"
-approvals_reviewer = "auto_review"
-
-[ops]
-strict = true
-
-[permission]
-request_timeout = "10m"
-
-[permission.tiers]
-bash = "P2"
-
-[[permission.rules]]
-tool = "bash"
-pattern = "git status *"
-action = "allow"
-
-[[hooks.before_tool_use]]
-command = ["/usr/local/bin/my-hook"]
-tools = ["bash"]
-timeout = "3s"
-
-[reviewer]
-command = ["/usr/local/bin/my-reviewer"]
-`
+	doc, err := os.ReadFile(filepath.Join("testdata", "settings.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var s Settings
-	if err := toml.Unmarshal([]byte(doc), &s); err != nil {
+	if err := toml.Unmarshal(doc, &s); err != nil {
 		t.Fatal(err)
 	}
 	e := effective(t, s)

@@ -260,19 +260,7 @@ func TestEscapeSuite(t *testing.T) {
 				absent(t, filepath.Join(f.out, "procroot2.txt"))
 			}},
 		{"TCP, UDP and DNS to loopback", `$PY - <<'EOF'
-import os, socket
-port = lambda n: int(os.environ[n])
-for what, fn in [
-    ("tcp", lambda: socket.create_connection(("127.0.0.1", port("TCP_PORT")), timeout=2)),
-    ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port("UDP_PORT")))),
-    ("dns", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01", ("127.0.0.1", port("DNS_PORT")))),
-    ("resolve", lambda: socket.getaddrinfo("example.com", 80)),
-]:
-    try:
-        fn(); print(what, "ok")
-    except Exception as e:
-        print(what, "denied", e)
-EOF`,
+` + pyLoopbackProbes + `EOF`,
 			func(t *testing.T, f *fixture, out, _ string) {
 				f.noneAccepted(t)
 				// With the network on, names resolve (through the stack's DNS), but the
@@ -1156,3 +1144,27 @@ cp -r ~/.ssh ./stolen 2>&1; cat stolen/* 2>&1; cat ~/notes.txt`)
 		t.Errorf("CheckRead(~/notes.txt) = %v; want allowed", err)
 	}
 }
+
+// pyLoopbackProbes is a python script that tries the host's loopback services (TCP, UDP,
+// DNS, on the fixture's ports) and name resolution, printing "<probe> ok" or
+// "<probe> denied <error>" for each.
+const pyLoopbackProbes = `import os, socket
+port = lambda n: int(os.environ[n])
+for what, fn in [
+` + pyProbeTCP + pyProbeUDP + `    ("dns", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01", ("127.0.0.1", port("DNS_PORT")))),
+    ("resolve", lambda: socket.getaddrinfo("example.com", 80)),
+]:
+    try:
+        fn(); print(what, "ok")
+    except Exception as e:
+        print(what, "denied", e)
+`
+
+// The probes of the host's loopback TCP and UDP services, as entries of a python list of
+// (name, function) pairs.
+const (
+	pyProbeTCP = `    ("tcp", lambda: socket.create_connection(("127.0.0.1", port("TCP_PORT")), timeout=2)),
+`
+	pyProbeUDP = `    ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port("UDP_PORT")))),
+`
+)

@@ -64,6 +64,11 @@ type ExecRequest struct {
 	// Egress connects a network_access = "allowlist" run to the egress proxy (under
 	// bubblewrap only). Without it such a run has no network, and Result.Warning says so.
 	Egress Egress
+	// Ask serves the sandbox's ask-only channel (under bubblewrap only; never with
+	// full-access, which has no namespace of its own): called like Egress, with AskAddr,
+	// before the command is released, and stopped when it ends. The command finds the
+	// channel in EnvAskSocket. Without it an agent in the sandbox has nobody to ask.
+	Ask Egress
 }
 
 // ReadOnlyFile is one entry of [ExecRequest.ReadOnlyFiles].

@@ -205,12 +205,16 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 		// The proxy's address is fixed, so its variables go in before bwrap starts.
 		pr.env = ProxyEnv(pr.env, EgressAddr)
 	}
-	if p.Network.On() || egress {
+	ask := pr.req.Ask
+	if ask != nil {
+		pr.env = AskEnv(pr.env)
+	}
+	if p.Network.On() || egress || ask != nil {
 		hook := pr.req.Egress
 		if !egress {
 			hook = nil
 		}
-		if net, err = newNetSetup(hook); err != nil {
+		if net, err = newNetSetup(hook, ask, p.Network.On()); err != nil {
 			statusW.Close()
 			return res, false, err
 		}

@@ -36,6 +36,19 @@ type Egress func(ctx context.Context, pid int, addr string) (stop func(), err er
 // (bubblewrap passes its own environment on; nothing can be added to it later).
 const EgressAddr = "127.0.0.1:3128"
 
+// AskAddr is where a sandbox's ask-only channel listens inside the sandbox's own network
+// namespace (fixed for the same reason as EgressAddr). Every process of the sandbox can
+// reach it; nothing outside can, and nothing on it can answer, list or change anything.
+const AskAddr = "127.0.0.1:3129"
+
+// EnvAskSocket tells the processes of a sandbox where its ask-only channel listens
+// (AskAddr). airlock hook and airlock mcp use it when it is set.
+const EnvAskSocket = "AIRLOCK_ASK_SOCKET"
+
+// ErrAskFailed wraps a failure to serve a sandbox's ask-only channel: the run is refused
+// rather than started with an agent that has nobody to ask.
+var ErrAskFailed = errors.New("the sandbox's ask-only channel could not be served")
+
 // ErrEgressFailed wraps a failure to connect an allowlist run to its egress proxy: the
 // run is refused rather than started without its way out.
 var ErrEgressFailed = errors.New("the egress proxy could not be connected to the sandbox")
@@ -60,4 +73,10 @@ func ProxyEnv(env []string, addr string) []string {
 	h, s := "http://"+addr, "socks5h://"+addr
 	return append(out, "HTTP_PROXY="+h, "HTTPS_PROXY="+h, "http_proxy="+h, "https_proxy="+h,
 		"ALL_PROXY="+s, "all_proxy="+s, "NO_PROXY=", "no_proxy=")
+}
+
+// AskEnv returns env with EnvAskSocket pointing at AskAddr (whatever the caller had set).
+func AskEnv(env []string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, EnvAskSocket+"=") })
+	return append(out, EnvAskSocket+"="+AskAddr)
 }

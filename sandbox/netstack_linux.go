@@ -82,6 +82,9 @@ type netSetup struct {
 	// the sandbox's pid before the command is released, and its stop when the run ends.
 	egress         Egress
 	egressStop     func()
+	ask            Egress // the ask-only channel, served like the proxy
+	askStop        func()
+	withStack      bool     // the network on: slirp4netns connects the namespace
 	infoR, infoW   *os.File // bwrap writes the sandbox's pid here
 	blockR, blockW *os.File // bwrap waits on blockR before it runs the command
 	resolvR        *os.File // the generated resolv.conf
@@ -93,9 +96,10 @@ type netSetup struct {
 
 // newNetSetup makes the pipes. The caller hands childFiles to bwrap (their fd numbers
 // start at firstFD) and calls close when the run is over. With egress (an allowlist
-// run) there is no stack and no resolv.conf: names are resolved by the proxy.
-func newNetSetup(egress Egress) (*netSetup, error) {
-	n := &netSetup{egress: egress}
+// run) there is no stack and no resolv.conf: names are resolved by the proxy; without
+// stack (the network off) neither: only ask is served in the namespace.
+func newNetSetup(egress, ask Egress, stack bool) (*netSetup, error) {
+	n := &netSetup{egress: egress, ask: ask, withStack: stack && egress == nil}
 	var err error
 	if n.infoR, n.infoW, err = os.Pipe(); err != nil {
 		return nil, execErr(ExitSandboxFailed, "exec: info pipe: %w", err)
@@ -104,7 +108,7 @@ func newNetSetup(egress Egress) (*netSetup, error) {
 		n.close()
 		return nil, execErr(ExitSandboxFailed, "exec: block pipe: %w", err)
 	}
-	if egress != nil {
+	if egress != nil || !stack {
 		return n, nil
 	}
 	if slirpPath() == "" {
@@ -190,8 +194,18 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 	}
 	defer netns.Close()
 	defer userns.Close()
+	if n.ask != nil {
+		stop, err := n.ask(ctx, info.ChildPid, AskAddr)
+		if err != nil {
+			return true, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("exec: %w: %w", ErrAskFailed, err)}
+		}
+		n.askStop = stop
+	}
 	if n.egress != nil {
 		return true, n.connectEgress(ctx, info.ChildPid)
+	}
+	if !n.withStack { // the network off: only the ask-only channel was wanted
+		return true, n.release()
 	}
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
@@ -345,6 +359,10 @@ func (n *netSetup) stop(wait bool) {
 	if n.egressStop != nil {
 		n.egressStop()
 		n.egressStop = nil
+	}
+	if n.askStop != nil {
+		n.askStop()
+		n.askStop = nil
 	}
 	if n.stack == nil {
 		return

@@ -38,18 +38,7 @@ func TestAllowlistRunsWithTheNetworkOff(t *testing.T) {
 			t.Fatalf("resolved %q", f.policy.Network)
 		}
 		out, res := f.run(t, `$PY - <<'EOF'
-import os, socket
-port = lambda n: int(os.environ[n])
-for what, fn in [
-    ("tcp", lambda: socket.create_connection(("127.0.0.1", port("TCP_PORT")), timeout=2)),
-    ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port("UDP_PORT")))),
-    ("resolve", lambda: socket.getaddrinfo("example.com", 80)),
-]:
-    try:
-        fn(); print(what, "ok")
-    except Exception as e:
-        print(what, "denied", e)
-for p in [os.environ["USOCK"], os.environ["XDG"] + "/airlock/airlock.sock", os.environ["XDG"] + "/bus"]:
+`+pyLoopbackProbes+`for p in [os.environ["USOCK"], os.environ["XDG"] + "/airlock/airlock.sock", os.environ["XDG"] + "/bus"]:
     try:
         s = socket.socket(socket.AF_UNIX); s.connect(p); print("connected", p)
     except Exception as e:
@@ -163,9 +152,7 @@ def unix(path):
         s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
     return f
 for what, fn in [
-    ("tcp", lambda: socket.create_connection(("127.0.0.1", port("TCP_PORT")), timeout=2)),
-    ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port("UDP_PORT")))),
-    ("outside", lambda: socket.create_connection(("`+testPublicIP+`", 80), timeout=2)),
+`+pyProbeTCP+pyProbeUDP+`    ("outside", lambda: socket.create_connection(("`+testPublicIP+`", 80), timeout=2)),
     ("abstract", unix(os.environ["ABSTRACT"])),
     ("path", unix(os.environ["USOCK"])),
     ("core", unix(os.environ["XDG"] + "/airlock/airlock.sock")),

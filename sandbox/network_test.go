@@ -39,14 +39,7 @@ func TestResolveNetworkThreeValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.in.Cwd = dir
-			if tt.in.Env == nil {
-				tt.in.Env = envMap(nil)
-			}
-			p, err := Resolve(tt.in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := resolveCase(t, dir, &tt.in)
 			if p.Network != tt.want || p.Sources[KeyNetwork].Layer != tt.from {
 				t.Errorf("network = %q from %+v, want %q from %s", p.Network, p.Sources[KeyNetwork], tt.want, tt.from)
 			}

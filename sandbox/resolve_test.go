@@ -38,14 +38,7 @@ func TestResolvePrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.in.Cwd = dir
-			if tt.in.Env == nil {
-				tt.in.Env = envMap(nil)
-			}
-			p, err := Resolve(tt.in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := resolveCase(t, dir, &tt.in)
 			if p.Mode != tt.mode || p.Sources[KeyMode].Layer != tt.modeFrom {
 				t.Errorf("mode = %s from %+v, want %s from %s", p.Mode, p.Sources[KeyMode], tt.mode, tt.modeFrom)
 			}
@@ -266,4 +259,19 @@ func TestDefaultHiddenPaths(t *testing.T) {
 			t.Errorf("hidden %q lacks %s", got, want)
 		}
 	}
+}
+
+// resolveCase resolves a table case's inputs in dir, with an empty environment unless the
+// case gives one (filled into in, for the case's further checks).
+func resolveCase(t *testing.T, dir string, in *Inputs) Policy {
+	t.Helper()
+	in.Cwd = dir
+	if in.Env == nil {
+		in.Env = envMap(nil)
+	}
+	p, err := Resolve(*in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

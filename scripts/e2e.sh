@@ -8,7 +8,8 @@
 #   scripts/e2e.sh                 # all e2e tests
 #   scripts/e2e.sh window          # only frontend/e2e/window.e2e.mjs
 #
-# Needs: Go, libwebkit2gtk-4.1-dev, Xvfb, dbus, chromium (apt), npm ci done in frontend/.
+# Needs: Go, libwebkit2gtk-4.1-dev, Xvfb, dbus, chromium (apt), npm ci done in frontend/;
+# network.e2e.mjs (the allowlist through the real sandbox) also bubblewrap and curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"

@@ -392,7 +392,19 @@ func newRunsCmd(e *env) *cobra.Command {
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show a run", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return printRoute(cmd.Context(), e, api.GetRun, api.None{}, func(w io.Writer, r api.Run) {
+			r, err := call(cmd.Context(), e, api.GetRun, api.None{}, args[0])
+			if err != nil {
+				return err
+			}
+			var traffic *api.RunNetwork
+			if r.Policy.Network.Norm() == api.NetworkAllowlist {
+				n, err := call(cmd.Context(), e, api.GetRunNetwork, api.None{}, args[0])
+				if err != nil {
+					return err
+				}
+				traffic = &n
+			}
+			return e.print(r, func(w io.Writer) {
 				exit := ""
 				if r.ExitCode != nil {
 					exit = fmt.Sprint(*r.ExitCode)
@@ -402,7 +414,10 @@ func newRunsCmd(e *env) *cobra.Command {
 				if h := r.HostAllowed; h != nil {
 					fmt.Fprintf(w, "host       allowed on the host by %v at %v (auto: the micro-VM was not ready)\n", h.By, timeText(&h.At))
 				}
-			}, args[0])
+				if traffic != nil {
+					printRunNetwork(w, *traffic)
+				}
+			})
 		},
 	}
 	var follow bool

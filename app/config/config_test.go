@@ -46,44 +46,7 @@ func TestParseReportsLineAndColumn(t *testing.T) {
 }
 
 func TestParseAcceptsTheDesignExample(t *testing.T) {
-	src := `
-sandbox_mode       = "workspace-write"
-approval_policy    = "on-request"
-approvals_reviewer = "user"
-execution_mode     = "local"
-
-[sandbox_workspace_write]
-writable_roots = []
-network_access = false
-
-[isolation]
-backend   = "auto"
-protected = []
-
-[workspace]
-roots = ["~/Airlock"]
-
-[ops]
-strict = false
-
-[approvals]
-terminal_proof = "os"
-
-[permission.tiers]
-bash = "P1"
-
-[[permission.rules]]
-tool = "bash"
-pattern = "git status *"
-action = "allow"
-
-[[hooks.before_tool_use]]
-command = ["/usr/local/bin/my-hook"]
-tools = ["bash"]
-
-[reviewer]
-command = ["/usr/local/bin/my-reviewer"]
-`
+	src := readTestdata(t, "design-example.toml")
 	f, err := Parse("config.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -13,34 +13,8 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 )
 
-const personal = `# My Airlock settings — keep this comment
-sandbox_mode = "workspace-write"   # the safe default
-approval_policy = "on-request"
-
-# network for the package mirror
-[sandbox_workspace_write]
-writable_roots = [
-  "~/Airlock/shared", # shared notes
-]
-network_access = false # off unless I say so
-
-[isolation]
-# backend stays auto
-backend = "auto"
-
-[permission.tiers]
-bash = "P1"
-
-[[permission.rules]]
-tool = "bash"
-pattern = "git status *"
-action = "allow"
-
-[[permission.rules]]
-tool = "bash"
-pattern = "rm *"
-action = "deny"
-`
+// personal is a person's own config.toml, comments and all.
+var personal = mustReadTestdata("personal.toml")
 
 func TestApplyEdits(t *testing.T) {
 	tests := []struct {
@@ -525,4 +499,23 @@ func BenchmarkEditFile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// readTestdata reads a fixture of testdata/.
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// mustReadTestdata reads a fixture of testdata/ for a package-level value.
+func mustReadTestdata(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

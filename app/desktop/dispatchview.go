@@ -184,6 +184,14 @@ func (f *Facade) RunLog(id uint, end int64, maxBytes int) (LogPiece, error) {
 	return f.core.RunLog(app.WindowCaller(), id, api.LogQuery{Tail: true, End: end, Max: maxBytes})
 }
 
+// RunNetwork is where run id connected through its egress proxy, per domain.
+func (f *Facade) RunNetwork(id uint) (api.RunNetwork, error) {
+	if err := f.dispatcher(); err != nil {
+		return api.RunNetwork{}, err
+	}
+	return f.core.RunNetwork(app.WindowCaller(), id)
+}
+
 // CancelRun cancels a run (queued, held, running or paused), recorded as by the window.
 func (f *Facade) CancelRun(id uint) error {
 	if err := f.dispatcher(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"syscall"
 	"time"
@@ -30,10 +31,39 @@ func (e *NotRunningError) Error() string {
 
 func (e *NotRunningError) Unwrap() error { return e.Err }
 
-// Client talks to the local API over the unix socket.
+// Client talks to the local API over the unix socket, or to a sandbox's ask-only
+// channel (NewAskClient).
 type Client struct {
 	socket string
+	ask    bool // socket is the address of a sandbox's ask-only channel
 	http   *http.Client
+}
+
+// ErrAskChannelGone is the error of a call on a sandbox's ask-only channel that nothing
+// answers: the sandbox's run is over, or the core that served it stopped.
+var ErrAskChannelGone = errors.New("the ask-only channel of this sandbox does not answer")
+
+// ErrNotAskAddress is returned for an ask-only channel address that is not a loopback
+// host:port.
+var ErrNotAskAddress = errors.New("not a loopback address:port")
+
+// NewAskClient returns a client for a sandbox's ask-only channel at addr (the value of
+// AIRLOCK_ASK_SOCKET: a loopback address of the sandbox's own network namespace). It
+// serves only the broker's check, await and after routes.
+func NewAskClient(addr string) (*Client, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().IsLoopback() {
+		return nil, fmt.Errorf("ask-only channel %q: %w", addr, ErrNotAskAddress)
+	}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", addr)
+		},
+		MaxIdleConns:    2,
+		IdleConnTimeout: 30 * time.Second,
+	}
+	return &Client{socket: addr, ask: true, http: &http.Client{Transport: tr}}, nil
 }
 
 // NewClient returns a client for the socket; it connects on first use.
@@ -97,6 +127,9 @@ func errorOf(method, path, status string, code int, body []byte) *api.Error {
 }
 
 func (c *Client) dialError(err error) error {
+	if c.ask {
+		return fmt.Errorf("%w (AIRLOCK_ASK_SOCKET=%s): %w", ErrAskChannelGone, c.socket, err)
+	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
 		return &NotRunningError{Socket: c.socket, Err: err}
 	}

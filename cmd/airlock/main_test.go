@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,9 +51,10 @@ func TestMain(m *testing.M) {
 
 type instance struct {
 	t    *testing.T
-	home string   // AIRLOCK_HOME
-	bin  string   // the airlock it runs
-	env  []string // more environment
+	home string              // AIRLOCK_HOME
+	bin  string              // the airlock it runs
+	env  []string            // more environment
+	cred *syscall.Credential // whom it runs as; nil: this test's user
 }
 
 func newInstance(t *testing.T) *instance {
@@ -62,7 +64,76 @@ func newInstance(t *testing.T) *instance {
 func (in *instance) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(in.bin, args...)
 	c.Env = append(append(os.Environ(), "AIRLOCK_HOME="+in.home), in.env...)
+	if in.cred != nil {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: in.cred}
+	}
 	return c
+}
+
+// asNobody makes the instance run as the user nobody (skipping unless the test runs as
+// root, which alone can switch users): with a home, a runtime directory and a copy of the
+// binaries of its own, reachable by that user.
+func (in *instance) asNobody() {
+	in.t.Helper()
+	if os.Geteuid() != 0 {
+		in.t.Skip("switching to another user needs root")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "airlock-nobody-")
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	in.t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	for _, name := range []string{"airlock", "airlockd"} { // the daemon is airlockd, beside it
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(in.bin), name))
+		if err != nil {
+			in.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			in.t.Fatal(err)
+		}
+	}
+	in.bin = filepath.Join(dir, "airlock")
+	in.cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+	in.home = filepath.Join(dir, "home", "airlock")
+	runtime := filepath.Join(dir, "run")
+	for _, d := range []string{in.home, runtime} {
+		os.MkdirAll(d, 0o700)
+	}
+	in.own(filepath.Join(dir, "home"))
+	in.own(runtime)
+	in.env = append(in.env, "HOME="+filepath.Join(dir, "home"), "XDG_RUNTIME_DIR="+runtime,
+		"XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "XDG_DATA_HOME=", "XDG_CACHE_HOME=")
+}
+
+// own gives path and everything below it to the user the instance runs as.
+func (in *instance) own(path string) {
+	in.t.Helper()
+	if in.cred == nil {
+		return
+	}
+	err := filepath.WalkDir(path, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(in.cred.Uid), int(in.cred.Gid))
+	})
+	if err != nil {
+		in.t.Fatal(err)
+	}
+}
+
+// writeFile writes a file of the instance's (its config, say), creating its directory,
+// owned by the user the instance runs as.
+func (in *instance) writeFile(path, content string) {
+	in.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		in.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		in.t.Fatal(err)
+	}
+	in.own(in.home)
 }
 
 // run returns stdout, stderr and the exit code.

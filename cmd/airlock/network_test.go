@@ -103,7 +103,8 @@ func TestNetworkFlagFromTheCLI(t *testing.T) {
 // the proxy) gets it from the running daemon: curl inside the real sandbox reaches a
 // test server the list allows (on loopback, hence allow_local), a denied domain is
 // refused, a direct connection gets nothing; and with no daemon the run has no network
-// and says so.
+// and says so. As root and as a user other than root, whose core cannot enter the run's
+// namespace itself and reaches it through a helper (the re-executed binary).
 func TestExecAllowlistThroughTheCore(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
@@ -111,36 +112,48 @@ func TestExecAllowlistThroughTheCore(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	in := newInstance(t)
-	cfg := filepath.Join(in.home, "config", "config.toml")
-	os.MkdirAll(filepath.Dir(cfg), 0o700)
-	os.WriteFile(cfg, []byte("[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nask_unknown = false\nallow_local = true\n"), 0o600)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
 	defer srv.Close()
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-allowlist-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
+	for _, user := range []string{"root", "nobody"} {
+		t.Run("as "+user, func(t *testing.T) {
+			in := newInstance(t)
+			if user == "nobody" {
+				in.asNobody()
+			} else if os.Geteuid() != 0 {
+				t.Skip("not root")
+			}
+			cfg := filepath.Join(in.home, "config", "config.toml")
+			in.writeFile(cfg, "[network]\nallowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nask_unknown = false\nallow_local = true\n")
+			ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-allowlist-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(ws)
+			in.own(ws)
+			script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
 curl -sS --max-time 20 http://denied.test/
 curl -sS --max-time 20 http://unknown.test/
 curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct rc=$?"`, port)
 
-	out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
-	if code != 0 || !strings.Contains(stderr, "the egress proxy is not connected here") || strings.Contains(out, "reached") {
-		t.Errorf("without a daemon: exit %d\n%s\n%s", code, out, stderr)
-	}
-	in.startDaemon()
-	out, stderr, code = in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
-	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-	for _, want := range []string{"reached /allowed", "Airlock refused the connection to denied.test:80", "Airlock refused the connection to unknown.test:80", "direct rc=7"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q", want)
-		}
-	}
-	if strings.Contains(out, "reached /direct") {
-		t.Error("ESCAPE: a direct connection bypassed the proxy")
+			out, stderr, code := in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script)
+			if code != 0 || !strings.Contains(stderr, "the egress proxy is not connected here") || strings.Contains(out, "reached") {
+				t.Errorf("without a daemon: exit %d\n%s\n%s", code, out, stderr)
+			}
+			in.startDaemon()
+			out, stderr, code = in.run("exec", "--cwd", ws, "--network", "allowlist", "--", "sh", "-c", script+"; id -u")
+			t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+			for _, want := range []string{"reached /allowed", "Airlock refused the connection to denied.test:80", "Airlock refused the connection to unknown.test:80", "direct rc=7"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q", want)
+				}
+			}
+			if strings.Contains(out, "reached /direct") {
+				t.Error("ESCAPE: a direct connection bypassed the proxy")
+			}
+			if user == "nobody" && !strings.HasSuffix(strings.TrimSpace(out), "65534") {
+				t.Errorf("the run did not run as nobody:\n%s", out)
+			}
+		})
 	}
 }

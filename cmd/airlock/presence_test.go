@@ -58,29 +58,10 @@ func (in *instance) fakeTerminals(typed string, args ...string) map[string]*exec
 	for _, a := range args {
 		cmdline += " '" + a + "'"
 	}
-	openpty := `
-import os, pty, sys, subprocess, fcntl, termios
-m, s = pty.openpty()
-p = subprocess.Popen(sys.argv[2:], stdin=s, stdout=s, stderr=s, start_new_session=True,
-                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
-os.close(s)
-os.write(m, sys.argv[1].encode())
-out = b""
-while True:
-    try:
-        d = os.read(m, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-sys.stdout.buffer.write(out)
-sys.exit(p.wait())
-`
 	cmds := map[string]*exec.Cmd{
 		"script -qc":       exec.Command("sh", "-c", "printf '%s' \"$0\" | script -qec \"$1\" /dev/null", typed, cmdline),
 		"python pty.spawn": exec.Command("python3", append([]string{"-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", binary}, args...)...),
-		"setsid + openpty": exec.Command("python3", append([]string{"-c", openpty, typed, binary}, args...)...),
+		"setsid + openpty": exec.Command("python3", append([]string{"-c", ptyScript, "", typed, binary}, args...)...),
 	}
 	cmds["python pty.spawn"].Stdin = strings.NewReader(typed)
 	for _, c := range cmds {
@@ -135,28 +116,7 @@ func TestFakeTerminalsAnswerNothing(t *testing.T) {
 // for prompt in what it prints, types input, and returns everything it printed.
 func (in *instance) typeAtPrompt(prompt, input string, args ...string) string {
 	in.t.Helper()
-	expect := `
-import os, pty, sys, subprocess, fcntl, termios
-m, s = pty.openpty()
-p = subprocess.Popen(sys.argv[3:], stdin=s, stdout=s, stderr=s, start_new_session=True,
-                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
-os.close(s)
-out, typed = b"", False
-while True:
-    try:
-        d = os.read(m, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-    if not typed and sys.argv[1].encode() in out:
-        os.write(m, sys.argv[2].encode())
-        typed = True
-sys.stdout.buffer.write(out)
-sys.exit(p.wait())
-`
-	c := exec.Command("python3", append([]string{"-c", expect, prompt, input, binary}, args...)...)
+	c := exec.Command("python3", append([]string{"-c", ptyScript, prompt, input, binary}, args...)...)
 	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home)
 	out, err := c.CombinedOutput()
 	if err != nil {
@@ -206,3 +166,30 @@ func TestFullAccessTaskNeedsThePerson(t *testing.T) {
 		t.Fatalf("full-access task with the password:\n%s", out)
 	}
 }
+
+// ptyScript runs argv[3:] on a new pseudo-terminal that is its controlling terminal and
+// types argv[2] on it once argv[1] has been printed (at once when argv[1] is empty),
+// printing everything the command wrote and exiting with its status.
+const ptyScript = `
+import os, pty, sys, subprocess, fcntl, termios
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[3:], stdin=s, stdout=s, stderr=s, start_new_session=True,
+                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+os.close(s)
+out, typed = b"", not sys.argv[1]
+if typed:
+    os.write(m, sys.argv[2].encode())
+while True:
+    try:
+        d = os.read(m, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+    if not typed and sys.argv[1].encode() in out:
+        os.write(m, sys.argv[2].encode())
+        typed = True
+sys.stdout.buffer.write(out)
+sys.exit(p.wait())
+`

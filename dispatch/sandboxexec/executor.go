@@ -42,6 +42,9 @@ type Options struct {
 	// and the broker). nil, or a nil result: such a run has no network, and its log says
 	// that the proxy is not connected.
 	Egress func(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress
+	// Ask returns the ask-only channel of one run's sandbox (sandbox.ExecRequest.Ask): how
+	// an agent in the run asks the person. nil: the run's processes have nobody to ask.
+	Ask func(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress
 	// OnRoute is told every decision of the "sandbox" and "auto" modes (the app writes
 	// it to the audit); the run's log gets Route.LogLine either way.
 	OnRoute func(Route)
@@ -89,11 +92,15 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 			}
 		}
 	}
+	var ask sandbox.Egress
+	if pol.Mode != sandbox.ModeFullAccess && e.opts.Ask != nil {
+		ask = e.opts.Ask(spec, pol)
+	}
 	tail := &tailBuffer{}
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 		Policy: pol, Argv: spec.Argv, Cwd: spec.Dir, Env: spec.Env, GrantEnv: envNames(spec.Env),
 		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
-		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart, Egress: egress,
+		Timeout: spec.Timeout, HiddenPaths: e.opts.HiddenPaths, OnStart: spec.OnStart, Egress: egress, Ask: ask,
 	})
 	if res.Warning != "" {
 		// A weaker confinement than asked for (Landlock instead of bubblewrap, the app

@@ -397,7 +397,8 @@ func TestSummary(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	a := got[1]
-	if a.Connections != 10 || a.Allowed != 5 || a.Refused != 5 || a.BytesUp != 10 || a.BytesDown != 20 || !slices.Equal(a.Ports, []int{443, 444}) {
+	// The denials were the person's answers: asked; the list's allowances were not.
+	if a.Connections != 10 || a.Allowed != 5 || a.Refused != 5 || a.Asked != 5 || a.BytesUp != 10 || a.BytesDown != 20 || !slices.Equal(a.Ports, []int{443, 444}) {
 		t.Errorf("%+v", a)
 	}
 	if n := len(Summarize([]Record{{Domain: "x"}, {Domain: "x"}, {Domain: "y"}})); n != 2 {

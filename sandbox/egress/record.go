@@ -46,6 +46,12 @@ const (
 	ReasonUnsupported     Reason = "not supported by the proxy"
 )
 
+// Asked reports whether the verdict came from a question to a person (Decide): its
+// answer either way, or its failure.
+func (r Reason) Asked() bool {
+	return r == ReasonAllowedByPerson || r == ReasonDeniedByPerson || r == ReasonDecideFailed
+}
+
 // Protocol names the way a client asked for a connection.
 type Protocol string
 
@@ -83,9 +89,11 @@ type DomainSummary struct {
 	Connections int
 	Allowed     int
 	Refused     int
-	BytesUp     int64
-	BytesDown   int64
-	Duration    time.Duration
+	// Asked counts the connections a person answered (or whose question failed).
+	Asked     int
+	BytesUp   int64
+	BytesDown int64
+	Duration  time.Duration
 	// LastReason is the reason of the latest connection (by start time).
 	LastReason Reason
 	last       time.Time
@@ -119,6 +127,9 @@ func (s *Summary) Add(r Record) {
 		d.Allowed++
 	} else {
 		d.Refused++
+	}
+	if r.Reason.Asked() {
+		d.Asked++
 	}
 	d.BytesUp += r.BytesUp
 	d.BytesDown += r.BytesDown

@@ -1,6 +1,7 @@
 package agentcmd
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 func newHookCmd(e *env) *cobra.Command {
@@ -29,12 +31,11 @@ func newHookCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e.getenv = gateway.AgentEnv(e.getenv)
-			p, err := e.paths()
-			if err != nil {
+			if client, _, err := coreClient(e); err != nil {
 				// Still answer: "ask" with the reason.
 				h.Broker = gateway.FailedBroker{Err: err}
 			} else {
-				h.Broker = gateway.APIBroker{Client: localapi.NewClient(p.Socket)}
+				h.Broker = gateway.APIBroker{Client: client}
 			}
 			return h.Run(cmd.Context(), os.Stdin, e.stdout)
 		},
@@ -44,4 +45,23 @@ func newHookCmd(e *env) *cobra.Command {
 	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
 	cmd.AddCommand(claude)
 	return cmd
+}
+
+// coreClient is how airlock hook and airlock mcp reach Airlock: inside an Airlock sandbox
+// (AIRLOCK_ASK_SOCKET set) through the sandbox's ask-only channel, where they can ask and
+// wait but not answer, and which tags their requests with the sandbox's run; elsewhere
+// through the local API's socket.
+func coreClient(e *env) (c *localapi.Client, inSandbox bool, err error) {
+	if addr := e.getenv(sandbox.EnvAskSocket); addr != "" {
+		c, err := localapi.NewAskClient(addr)
+		if err != nil {
+			return nil, true, fmt.Errorf("%s: %w", sandbox.EnvAskSocket, err)
+		}
+		return c, true, nil
+	}
+	p, err := e.paths()
+	if err != nil {
+		return nil, false, err
+	}
+	return localapi.NewClient(p.Socket), false, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/airlock-app/airlock/app/buildinfo"
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/gateway"
-	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -50,10 +49,15 @@ func newMCPCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := gateway.EnsureCore(cmd.Context(), p, e.getenv, e.stderr); err != nil {
+			client, inSandbox, err := coreClient(e)
+			if err != nil {
 				return err
 			}
-			client := localapi.NewClient(p.Socket)
+			if !inSandbox { // inside a sandbox the core is outside: nothing to start
+				if err := gateway.EnsureCore(cmd.Context(), p, e.getenv, e.stderr); err != nil {
+					return err
+				}
+			}
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			opts := gateway.Options{
 				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),

@@ -19,6 +19,10 @@ export type Policy = api.RunPolicy;
 export type RunPage = api.RunPage;
 /** What the Runs view asks for. */
 export type RunQuery = { task: string; status: string; offset: number; limit: number; waiting?: boolean };
+/** Where a run connected through its egress proxy: one row per domain. */
+export type RunNetwork = api.RunNetwork;
+/** One domain of a run's network summary. */
+export type DomainTraffic = api.DomainTraffic;
 /** A piece of a run's log file. */
 export type LogPiece = api.LogPiece;
 /** A department with its tasks. */
@@ -40,6 +44,8 @@ export const dispatchApi = {
   run: (id: number): Promise<Run> => Facade.Run(id),
   /** At most maxBytes of the log ending at end (-1: the end of the file). */
   runLog: (id: number, end = -1, maxBytes = 256 * 1024): Promise<LogPiece> => Facade.RunLog(id, end, maxBytes),
+  /** Where run id connected through its egress proxy, per domain (empty for none). */
+  runNetwork: (id: number): Promise<RunNetwork> => Facade.RunNetwork(id),
   cancelRun: (id: number): Promise<void> => Facade.CancelRun(id),
   resumeRun: (id: number): Promise<void> => Facade.ResumeRun(id),
   /** The system's directory picker; rejects when there is no window (type the path instead). "" when cancelled. */

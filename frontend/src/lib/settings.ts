@@ -72,7 +72,13 @@ export const settingInfo: Record<string, SettingInfo> = {
   'network.allowed_domains': { label: 'Allowed domains', explain: () => 'What an allowlist run may reach (*.example.com includes example.com).' },
   'network.denied_domains': { label: 'Denied domains', explain: () => 'Always refused, whatever the allowed domains say.' },
   'network.ask_unknown': { label: 'Ask about unknown domains', explain: () => 'An unlisted domain asks you instead of failing.' },
-  'network.allow_local': { label: 'Local destinations', explain: () => 'Loopback, private and link-local addresses (after DNS).' },
+  'network.allow_local': {
+    label: 'Local destinations',
+    explain: (v) =>
+      v === true
+        ? "Dangerous: allowlist runs may reach this machine's own services and your local network."
+        : 'Loopback, private and link-local addresses are refused (after DNS).',
+  },
   'sandbox_workspace_write.writable_roots': {
     label: 'Writable roots',
     explain: () => "Writable in workspace-write, besides each run's own working directory.",
@@ -313,6 +319,12 @@ export function dangers(settings: Setting[] | undefined): Danger[] {
     out.push({
       id: 'network-never',
       text: 'Network on with approval policy never: runs may send what they can read anywhere, and nothing asks you first.',
+    });
+  }
+  if (settingOf(settings, 'network.allow_local')?.value === true) {
+    out.push({
+      id: 'allow-local',
+      text: "Local destinations allowed: allowlist runs may reach this machine's own services (anything listening on loopback) and your local network through the proxy.",
     });
   }
   if (backend === 'app' && !full) {

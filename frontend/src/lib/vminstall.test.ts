@@ -1,15 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import { SpeedMeter, formatBytes, plainError, progressLine, stageLabel, vmView, type VMStatus } from './vminstall';
+import type { VMSupport } from './wire.gen';
 import VMInstall from '../components/VMInstall.svelte';
 
+const host: VMSupport = { os: 'linux', arch: 'amd64', supported: true, kvm: false, accel: 'tcg', warning: 'no usable /dev/kvm: slower', qemu_binary: 'qemu-system-x86_64' };
 const base: VMStatus = {
   supported: true,
   runtime_ready: false,
   image_ready: false,
   downloading: false,
   progress: { stage: '', received: 0, total: 0, percent: 0 },
-  support: { accel: 'tcg', warning: 'no usable /dev/kvm: slower' },
+  support: host,
 };
 const st = (over: Partial<VMStatus> = {}): VMStatus => ({ ...base, ...over });
 
@@ -20,7 +22,7 @@ describe('vmView', () => {
     ['downloading', st({ downloading: true, progress: { stage: 'image', artifact: 'rootfs.qcow2', received: 5, total: 10, percent: 50 } }), 'installing', { canCancel: true, canInstall: false }],
     ['failed', st({ error: 'install cancelled; the downloaded part is kept and the next install resumes it' }), 'failed', { canRetry: true, canInstall: false }],
     ['ready', st({ runtime_ready: true, image_ready: true, version: 'bookworm-1' }), 'ready', { modesEnabled: true, canInstall: false }],
-    ['unsupported', st({ supported: false, support: { reason: 'the micro-VM needs an amd64 or arm64 host' } }), 'unsupported', { canInstall: false }],
+    ['unsupported', st({ supported: false, support: { ...host, supported: false, reason: 'the micro-VM needs an amd64 or arm64 host' } }), 'unsupported', { canInstall: false }],
   ])('%s', (_, status, state, flags) => {
     const v = vmView(status);
     expect(v.state).toBe(state);

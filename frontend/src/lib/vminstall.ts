@@ -2,27 +2,9 @@
 // installer's status (api.VMStatus, live on the "sandbox.install" events), the
 // speed computed from successive progress events, and errors in plain words.
 
-/** Progress of an install: bytes of the current stage's artifacts. */
-export interface VMProgress {
-  stage: string; // detect | runtime | image | ready
-  artifact?: string;
-  received: number;
-  total: number;
-  percent: number;
-}
+import type { VMProgress, VMStatus } from './wire.gen';
 
-/** The installer's status (Go: api.VMStatus). */
-export interface VMStatus {
-  supported: boolean;
-  runtime_ready: boolean;
-  image_ready: boolean;
-  downloading: boolean;
-  progress: VMProgress;
-  error?: string;
-  support?: { reason?: string; accel?: string; warning?: string; system_qemu?: string; qemu_version?: string; kvm?: boolean };
-  runtime?: string;
-  version?: string;
-}
+export type { VMProgress, VMStatus };
 
 export type VMState = 'checking' | 'unsupported' | 'not-installed' | 'installing' | 'ready' | 'failed';
 

@@ -766,6 +766,36 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class DomainTraffic {
+	    domain: string;
+	    ports: number[];
+	    connections: number;
+	    allowed: number;
+	    refused: number;
+	    asked: number;
+	    bytes_up: number;
+	    bytes_down: number;
+	    duration_ms: number;
+	    last_reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DomainTraffic(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.domain = source["domain"];
+	        this.ports = source["ports"];
+	        this.connections = source["connections"];
+	        this.allowed = source["allowed"];
+	        this.refused = source["refused"];
+	        this.asked = source["asked"];
+	        this.bytes_up = source["bytes_up"];
+	        this.bytes_down = source["bytes_down"];
+	        this.duration_ms = source["duration_ms"];
+	        this.last_reason = source["last_reason"];
+	    }
+	}
 	export class Grant {
 	    writable?: string[];
 	    network?: boolean;
@@ -1733,6 +1763,38 @@ export namespace api {
 	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunNetwork {
+	    run_id: number;
+	    domains: DomainTraffic[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RunNetwork(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.domains = this.convertValues(source["domains"], DomainTraffic);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -5,8 +5,9 @@
 // bwrap with the mounts Airlock uses (with and without the same seccomp
 // filter), sandbox.Exec in-process with the network off and on (the run's own
 // namespace connected out through slirp4netns), and, when -airlock is given,
-// `airlock exec -- /bin/true` (NETWORK= adds runs with --network values). It prints
-// medians, the ratios to raw bwrap with seccomp, and network on against off.
+// `airlock exec -- /bin/true` (NETWORK= adds runs with --network values; "allowlist"
+// needs a running core to serve the proxy, and is refused without one). It prints
+// medians, the ratios to raw bwrap with seccomp, and each network mode against off.
 //
 // With -floor (the program in ./floor, built static) it also runs an empty Go
 // program and that program starting raw bwrap + seccomp as its child: the least
@@ -122,26 +123,43 @@ func main() {
 			return withSeccomp(p, append([]string{bwrap}, argsSeccomp...)...)
 		}})
 	}
+	// Each airlock's network variants, with its network-off variant to compare with.
+	type withOff struct{ variant, off *variant }
+	var airlockVars []withOff
 	for _, a := range airlocks {
 		name := "airlock exec -- /bin/true"
 		if len(airlocks) > 1 {
 			name = filepath.Base(a) + " exec -- /bin/true"
 		}
-		vars = append(vars, &variant{name: name, run: func() error {
+		off := &variant{name: name, run: func() error {
 			c := exec.Command(a, "exec", "--", "/bin/true")
 			c.Dir = dir
 			return c.Run()
-		}})
+		}}
+		vars = append(vars, off)
 		for _, m := range modes {
 			flagArgs := []string{"--network=" + m}
 			if m == "on" {
 				flagArgs = []string{"--network"} // the boolean form
 			}
-			vars = append(vars, &variant{name: strings.Replace(name, "exec", "exec "+strings.Join(flagArgs, " "), 1), run: func() error {
+			v := &variant{name: strings.Replace(name, "exec", "exec "+strings.Join(flagArgs, " "), 1), run: func() error {
 				c := exec.Command(a, append(append([]string{"exec"}, flagArgs...), "--", "/bin/true")...)
 				c.Dir = dir
 				return c.Run()
-			}})
+			}}
+			vars = append(vars, v)
+			airlockVars = append(airlockVars, withOff{v, off})
+		}
+	}
+	// An allowlist variant measures the proxy only if a core serves it: without one
+	// `airlock exec` runs as off (and warns), which would be timed as off.
+	if slices.Contains(modes, "allowlist") {
+		for _, a := range airlocks {
+			c := exec.Command(a, "exec", "--network=allowlist", "--", "sh", "-c", `test -n "$HTTPS_PROXY"`)
+			c.Dir = dir
+			if out, err := c.CombinedOutput(); err != nil || len(out) > 0 {
+				log.Fatalf("%s exec --network=allowlist is not connected to a core's egress proxy (%v): %s\nstart one first (AIRLOCK_HOME=... airlockd; scripts/bench.sh does)", a, err, out)
+			}
 		}
 	}
 	for _, v := range vars { // warm up
@@ -163,15 +181,15 @@ func main() {
 	}
 	med := func(xs []float64) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)/2] }
 	raw := med(vars[2].ns)
-	fmt.Printf("%-32s %8s %10s %8s %10s\n", "variant", "p10 ms", "median ms", "p90 ms", "vs raw+seccomp (median)")
+	fmt.Printf("%-46s %8s %10s %8s %10s\n", "variant", "p10 ms", "median ms", "p90 ms", "vs raw+seccomp (median)")
 	for _, v := range vars {
 		s := slices.Clone(v.ns)
 		slices.Sort(s)
 		m := med(v.ns)
-		fmt.Printf("%-32s %8.2f %10.2f %8.2f %9.2fx  (%+.2f ms)\n", v.name, s[len(s)/10]/1e6, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
+		fmt.Printf("%-46s %8.2f %10.2f %8.2f %9.2fx  (%+.2f ms)\n", v.name, s[len(s)/10]/1e6, m/1e6, s[len(s)*9/10]/1e6, m/raw, (m-raw)/1e6)
 	}
 	ratio := func(name string, on, off *variant) {
-		fmt.Printf("%-28s %9.2fx  (%+.2f ms)\n", name, med(on.ns)/med(off.ns), (med(on.ns)-med(off.ns))/1e6)
+		fmt.Printf("%-48s %9.2fx  (%+.2f ms)\n", name, med(on.ns)/med(off.ns), (med(on.ns)-med(off.ns))/1e6)
 	}
 	byName := map[string]*variant{}
 	for _, v := range vars {
@@ -180,6 +198,11 @@ func main() {
 	fmt.Println("network on vs off:")
 	if on, off := byName["sandbox.Exec, network on"], byName["sandbox.Exec (in-process)"]; on != nil && off != nil {
 		ratio("  sandbox.Exec", on, off)
+	}
+	for _, v := range airlockVars {
+		if v.off != nil {
+			ratio("  "+v.variant.name, v.variant, v.off)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ const api = {
   editTask: vi.fn(),
   schedulePreview: vi.fn(async () => ({ valid: true, description: 'every day at 02:00, UTC', next: ['2026-12-01T02:00:00Z'] })),
   runLog: vi.fn(),
+  runNetwork: vi.fn(),
   run: vi.fn(),
   chooseDirectory: vi.fn(async () => {
     throw new Error('the directory picker needs the Airlock window; type the path instead');
@@ -36,6 +37,8 @@ vi.mock('../../lib/api-dispatch', () => ({ dispatchApi: api, onTaskRemoved: () =
 const { default: TaskItem } = await import('./TaskItem.svelte');
 const { default: TaskEditor } = await import('./TaskEditor.svelte');
 const { default: LogViewer } = await import('./LogViewer.svelte');
+const { default: RunNetwork } = await import('./RunNetwork.svelte');
+const { default: RunDetail } = await import('./RunDetail.svelte');
 const { default: DepartmentItem } = await import('../departments/DepartmentItem.svelte');
 
 function type(el: Element | null, value: string): void {
@@ -220,6 +223,65 @@ describe('LogViewer', () => {
     await settle();
     expect(el.textContent).toContain('Load earlier (4.9 KiB before)');
     expect(el.textContent).toContain('size cap');
+  });
+});
+
+describe('RunNetwork', () => {
+  const traffic = (over: Record<string, unknown>) => ({
+    ports: [443], connections: 1, allowed: 1, refused: 0, asked: 0, bytes_up: 0, bytes_down: 0, duration_ms: 0, last_reason: 'allowed by allowed_domains', ...over,
+  });
+
+  it('shows each domain with its ports, verdicts, bytes and time, and marks refused ones', async () => {
+    api.runNetwork.mockResolvedValueOnce({
+      run_id: 9,
+      domains: [
+        traffic({ domain: 'api.example.com', connections: 3, allowed: 3, bytes_up: 1200, bytes_down: 48000, duration_ms: 2400 }),
+        traffic({ domain: 'localhost', ports: [8080], allowed: 1, asked: 1, last_reason: 'allowed by the person' }),
+        traffic({ domain: 'tracker.test', ports: [80, 443], connections: 2, allowed: 0, refused: 2, asked: 1, last_reason: 'denied by the person' }),
+      ],
+    });
+    const el = render(RunNetwork, { runId: 9, status: 'succeeded', live: false });
+    await settle();
+    expect(api.runNetwork).toHaveBeenCalledWith(9);
+    const row = (d: string) => el.querySelector(`tr[data-domain="${d}"]`)!;
+    expect(row('api.example.com').textContent).toContain('443');
+    expect(row('api.example.com').querySelector('[data-verdicts]')!.textContent!.trim()).toBe('3 allowed');
+    expect(row('api.example.com').textContent).toContain('1.2 KB');
+    expect(row('api.example.com').textContent).toContain('48.0 KB');
+    expect(row('api.example.com').textContent).toContain('2.4 s');
+    expect(row('api.example.com').classList.contains('refused')).toBe(false);
+    expect(row('localhost').querySelector('[data-verdicts]')!.textContent!.trim()).toBe('1 allowed, asked you');
+    const refused = row('tracker.test');
+    expect(refused.classList.contains('refused')).toBe(true);
+    expect(refused.querySelector('[aria-label="refused"]')).not.toBeNull();
+    expect(refused.textContent).toContain('80, 443');
+    expect(refused.querySelector('[data-verdicts]')!.textContent).toContain('2 refused, 1 asked you');
+    expect(refused.querySelector('[data-verdicts]')!.textContent).toContain('denied by the person');
+    expect(el.querySelector('[data-testid="refused-count"]')!.textContent).toBe('1 domain refused');
+  });
+
+  it('says when a run connected nowhere', async () => {
+    api.runNetwork.mockResolvedValue({ run_id: 5, domains: [] });
+    const el = render(RunNetwork, { runId: 5, status: 'succeeded', live: false });
+    await settle();
+    expect(el.querySelector('[data-testid="run-network-empty"]')!.textContent).toContain('made no connection');
+    expect(el.querySelector('[data-testid="refused-count"]')).toBeNull();
+  });
+
+  it('is in the run view of an allowlist run only', async () => {
+    const r = (network: string) => ({ id: 11, task_id: 1, task_name: 'fetch', status: 'succeeded', trigger: 'manual', cwd: '/home/ana/w', scheduled_at: '2026-12-01T10:00:00Z',
+      policy: { sandbox_mode: 'workspace-write', network, approval_policy: 'on-request', backend: 'auto', execution_mode: 'local' } });
+    api.runLog.mockResolvedValue({ run_id: 11, start: 0, end: 0, size: 0, data: '', truncated: false });
+    api.runNetwork.mockResolvedValue({ run_id: 11, domains: [traffic({ domain: 'pypi.org' })] });
+    api.run.mockResolvedValueOnce(r('allowlist'));
+    const el = render(RunDetail, { runId: 11, home: '/home/ana', onback: () => {} });
+    await settle();
+    expect(el.querySelector('[data-testid="run-network"] tr[data-domain="pypi.org"]')).not.toBeNull();
+    unmountAll();
+    api.run.mockResolvedValueOnce(r('off'));
+    const off = render(RunDetail, { runId: 11, home: '/home/ana', onback: () => {} });
+    await settle();
+    expect(off.querySelector('[data-testid="run-network"]')).toBeNull();
   });
 });
 

@@ -115,6 +115,31 @@ describe('SandboxTab', () => {
     expect(api.setSetting).toHaveBeenCalledWith('network.allowed_domains', ['*.pypi.org']);
   });
 
+  it('writes ask_unknown and allow_local, and shows allowing local destinations as dangerous', () => {
+    const api = fakeApi();
+    const cfg = config([]);
+    cfg.settings.push(st('network.ask_unknown', true), st('network.allow_local', false));
+    const el = render(SandboxTab, { config: cfg, sandbox: undefined, home: '/home/ana', api });
+    const ask = el.querySelector('[data-key="network.ask_unknown"]')!;
+    expect(ask.textContent).toContain('waits as a P1 request');
+    (ask.querySelector('[role="switch"]') as HTMLButtonElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('network.ask_unknown', false);
+    const local = el.querySelector('[data-key="network.allow_local"]')!;
+    expect(local.textContent).toContain('is still refused');
+    expect(el.querySelector('[data-testid="allow-local-warning"]')).toBeNull();
+    expect(el.querySelector('[data-danger="allow-local"]')).toBeNull();
+    (local.querySelector('[role="switch"]') as HTMLButtonElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('network.allow_local', true);
+
+    const on = config([]);
+    on.settings.push(st('network.ask_unknown', false, 'file'), st('network.allow_local', true, 'file'));
+    const shown = render(SandboxTab, { config: on, sandbox: undefined, home: '/home/ana', api });
+    expect(shown.querySelector('[data-key="network.ask_unknown"]')!.textContent).toContain('refused at once');
+    expect(shown.querySelector('[data-key="network.allow_local"]')!.textContent).toMatch(/^.*Dangerous: allowlist runs may reach this machine's own services/);
+    expect(shown.querySelector('[data-testid="allow-local-warning"]')!.textContent).toContain("local services");
+    expect(shown.querySelector('[data-danger="allow-local"]')!.textContent).toContain("this machine's own services");
+  });
+
   it('enables the micro-VM modes once it is ready', () => {
     const el = render(SandboxTab, { config: config(), sandbox: undefined, home: '/home/ana', vmReady: true, api: fakeApi() });
     expect((el.querySelector('[data-key="execution_mode"] input[value="sandbox"]') as HTMLInputElement).disabled).toBe(false);

@@ -72,6 +72,8 @@ export function Run(arg1:number):Promise<api.Run>;
 
 export function RunLog(arg1:number,arg2:number,arg3:number):Promise<api.LogPiece>;
 
+export function RunNetwork(arg1:number):Promise<api.RunNetwork>;
+
 export function RunNow(arg1:string):Promise<api.Run>;
 
 export function Runs(arg1:api.RunQuery):Promise<api.RunPage>;

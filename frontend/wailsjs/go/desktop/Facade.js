@@ -142,6 +142,10 @@ export function RunLog(arg1, arg2, arg3) {
   return window['go']['desktop']['Facade']['RunLog'](arg1, arg2, arg3);
 }
 
+export function RunNetwork(arg1) {
+  return window['go']['desktop']['Facade']['RunNetwork'](arg1);
+}
+
 export function RunNow(arg1) {
   return window['go']['desktop']['Facade']['RunNow'](arg1);
 }

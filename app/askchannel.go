@@ -1,0 +1,113 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
+	"github.com/airlock-app/airlock/internal/realpath"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress"
+)
+
+// askChannel serves the ask-only channel of one sandbox the core starts, whose identity
+// is id (its run, task, department, directory and policy, as the core recorded them).
+// It listens on sandbox.AskAddr inside the sandbox's own network namespace, where only
+// the sandbox's processes reach it, and serves three of the table's routes: check,
+// await and after. Every request on it is tagged with id here; what the caller says of
+// its session, run, task, department, directory or policy is replaced. Nothing on it
+// lists, answers, authorizes, approves, mints or changes anything: those routes are not
+// there. So an agent inside a run can ask, and wait for the person, but not answer.
+func (c *Core) askChannel(id api.Context) sandbox.Egress {
+	return func(ctx context.Context, pid int, addr string) (func(), error) {
+		ln, err := egress.ListenInNetns(pid, addr)
+		if err != nil {
+			return nil, fmt.Errorf("ask-only channel: %w", err)
+		}
+		mux := localapi.NewMux(apiError)
+		c.askRoutes(mux, id, pid)
+		srv := &http.Server{
+			Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+			// An await in flight ends with the run: its context is the run's.
+			BaseContext: func(net.Listener) context.Context { return ctx },
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				slog.Warn("ask-only channel stopped", "run", id.Run, "pid", pid, "error", err)
+			}
+		}()
+		return func() { srv.Close(); <-done }, nil
+	}
+}
+
+// askRoutes are the ask-only channel's routes.
+func (c *Core) askRoutes(mux *localapi.Mux, id api.Context, pid int) {
+	localapi.Handle(mux, api.PermissionCheck, func(r *http.Request, req api.Request) (api.Evaluation, error) {
+		b, err := c.broker()
+		if err != nil {
+			return api.Evaluation{}, err
+		}
+		tagRequest(&req, id, pid)
+		return b.Check(r.Context(), req), nil
+	})
+	localapi.Handle(mux, api.PermissionAwait, func(r *http.Request, req api.Request) (api.Decision, error) {
+		tagRequest(&req, id, pid)
+		return c.awaitRequest(r.Context(), req)
+	})
+	localapi.Handle(mux, api.PermissionAfter, func(r *http.Request, b api.AfterToolUse) (api.Accepted, error) {
+		tagRequest(&b.Request, id, pid)
+		return c.afterToolUse(b)
+	})
+	mux.Handle("/", func(w http.ResponseWriter, r *http.Request) {
+		localapi.WriteError(w, api.Errorf(http.StatusForbidden, api.CodeSandboxed,
+			fmt.Sprintf("%s %s is not served inside a sandbox: its ask-only channel takes only requests to check, to wait for an answer and to report an outcome", r.Method, r.URL.Path),
+			"answer, authorize, approve and change settings in the Airlock window or with the airlock CLI outside the sandbox"))
+	})
+}
+
+// tagRequest replaces what a request from a sandbox says of where it comes from with the
+// sandbox's identity. The caller's working directory is kept only when it lies inside
+// the sandbox's own (an agent in a subdirectory of its run's); its description ("hook:
+// claude") is kept as a label, bounded, after the sandbox's.
+func tagRequest(req *api.Request, id api.Context, pid int) {
+	cwd := id.Cwd
+	if c := req.Context.Cwd; c != "" && filepath.IsAbs(c) {
+		if real, ok, err := realpath.Resolve(c, realpath.Options{}); err == nil && ok && realpath.Within(real, id.Cwd) {
+			cwd = real
+		}
+	}
+	desc := req.Context.Caller.Description
+	if len(desc) > 64 {
+		desc = desc[:64]
+	}
+	req.Context = id
+	req.Context.Cwd = cwd
+	req.Context.TaskArgv = nil // the task's approval is of its own command, not of what an agent in it asks
+	req.Context.Caller = api.Caller{PID: pid, Description: "sandbox of run " + id.Run}
+	if desc != "" {
+		req.Context.Caller.Description += " (" + desc + ")"
+	}
+}
+
+// runAsk is the ask-only channel of one dispatch run's sandbox: its requests are the
+// run's, under the policy the run recorded, in its directory.
+func (c *Core) runAsk(spec dispatch.ExecSpec, _ sandbox.Policy) sandbox.Egress {
+	ar := dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy}
+	if c.Dispatch != nil {
+		if r, err := c.Dispatch.Run(context.Background(), spec.RunID); err == nil {
+			ar.Task, ar.Department = r.TaskName, r.Department
+		}
+	}
+	return c.askChannel(brokerapprovals.Request(ar).Context)
+}

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/airlock-app/airlock/dispatch"
+)
+
+// askProbe is a process inside a run's sandbox that talks to its ask-only channel
+// ($AIRLOCK_ASK_SOCKET) as an agent's hook would, lying about who it is, and then tries
+// what the channel must not do: answer, list, authorize, approve.
+const askProbe = `
+import json, os, urllib.request, urllib.error
+addr = os.environ.get("AIRLOCK_ASK_SOCKET", "")
+print("channel", addr)
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request("http://" + addr + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with opener.open(req, timeout=60) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+lie = {"run": "999", "session": "someone-else", "task": "other", "department": "ops", "cwd": "/",
+       "policy": {"mode": "full-access", "network": "on", "approval_policy": "never"},
+       "caller": {"description": "hook:claude"}}
+st, d = call("POST", "/v1/permission/await", {"tool": "read_file", "params": {"path": os.getcwd() + "/notes.txt"}, "context": lie})
+print("read", st, d.get("verdict"))
+st, d = call("POST", "/v1/permission/await", {"tool": "bash", "params": {"command": "rm -rf build"}, "context": lie})
+print("rm", st, d.get("verdict"), "|".join(d.get("reasons") or []))
+for method, path, body in [("GET", "/v1/approvals", None), ("POST", "/v1/approvals/x/answer", {"allow": True}),
+                           ("GET", "/v1/grants", None), ("POST", "/v1/authorize", {"path": "/"}), ("GET", "/v1/status", None)]:
+    st, d = call(method, path, body)
+    print("refused" if st == 403 and d.get("code") == "sandboxed_caller" else "SERVED", method, path, st)
+`
+
+// TestAskOnlyChannelOfAScheduledRun: a process inside a real scheduled run's sandbox
+// reaches the run's ask-only channel (AIRLOCK_ASK_SOCKET, in the sandbox's own network
+// namespace) while the core's socket stays hidden. Its requests are the run's — its run,
+// task, directory and policy, whatever it claims — a read is allowed at once, an rm -rf
+// waits for the person and gets their deny; and nothing on the channel lists, answers or
+// authorizes anything.
+func TestAskOnlyChannelOfAScheduledRun(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	for _, network := range []string{"false", `"allowlist"`, "true"} {
+		t.Run("network_access="+network, func(t *testing.T) {
+			base := varTmpBase(t, "airlock-ask-")
+			cfg := filepath.Join(base, "airlock", "config", "config.toml")
+			os.MkdirAll(filepath.Dir(cfg), 0o700)
+			os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = "+network+"\n"), 0o600)
+			askOnlyChannelOfARun(t, base)
+		})
+	}
+}
+
+func askOnlyChannelOfARun(t *testing.T, base string) {
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
+	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("notes\n"), 0o644)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "asker", Cwd: repo, Argv: []string{"python3", "-c", askProbe}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := answerNext(t, c, false)
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	b, _ := os.ReadFile(got.LogPath)
+	log := string(b)
+	t.Logf("run log:\n%s", log)
+	if got.Status != dispatch.StatusSucceeded {
+		t.Fatalf("run %s (%s)", got.Status, got.Reason)
+	}
+	for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the run's log lacks %q", want)
+		}
+	}
+	if strings.Contains(log, "SERVED") || strings.Count(log, "refused ") != 5 {
+		t.Errorf("ESCAPE: the ask-only channel served more than asking")
+	}
+	p, ok := <-asked
+	if !ok {
+		t.Fatal("the rm -rf never waited for a person")
+	}
+	want := strconv.FormatUint(uint64(r.ID), 10)
+	ctxt := p.Request.Context
+	if p.Request.Tool != "bash" || ctxt.Run != want || ctxt.Task != "asker" || ctxt.Session != "" || ctxt.Cwd != repo ||
+		ctxt.Policy.Mode != "workspace-write" || !strings.Contains(ctxt.Caller.Description, "sandbox of run "+want) {
+		t.Errorf("the pending request is not tagged with the run's identity: %+v", p.Request)
+	}
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/dispatch"
+)
+
+// TestRunNetworkSummary: a real scheduled run under network_access = "allowlist" curls
+// an allowed test server twice, a denied domain, and an unknown one a person allows.
+// GET /v1/runs/{id}/network (what the run view and `airlock runs show` read) folds the
+// run's connections per domain: ports, connections, allowed/refused/asked, bytes and
+// duration. A run without connections has an empty
+// list, and an unknown run is not found.
+func TestRunNetworkSummary(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
+	port, hits := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	cl := localapi.NewClient(c.Paths.Socket)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	// localhost is in neither list: it asks, and the person allows it.
+	script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/one; curl -sS --max-time 20 http://127.0.0.1:%[1]d/two
+curl -sS --max-time 20 http://denied.test/; curl -sS --max-time 60 http://localhost:%[1]d/asked; true`, port)
+	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "net", Cwd: repo, Argv: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "quiet", Cwd: repo, Argv: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := answerNext(t, c, true)
+	finished := func(name string) dispatch.Run {
+		t.Helper()
+		r, err := c.Dispatch.RunNow(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got dispatch.Run
+		waitFor(t, func() bool {
+			got, _ = c.Dispatch.Run(ctx, r.ID)
+			return dispatch.Finished(got.Status)
+		})
+		if got.Status != dispatch.StatusSucceeded {
+			b, _ := os.ReadFile(got.LogPath)
+			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, b)
+		}
+		return got
+	}
+	run := finished(tk.Name)
+	if _, ok := <-asked; !ok {
+		t.Fatal("the unknown domain was not asked")
+	}
+	if hits.Load() != 3 {
+		t.Fatalf("the test server got %d requests, want 3", hits.Load())
+	}
+	id := strconv.FormatUint(uint64(run.ID), 10)
+	got, err := localapi.Call(ctx, cl, api.GetRunNetwork, api.None{}, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != run.ID || len(got.Domains) != 3 {
+		t.Fatalf("summary: %+v; want 3 domains", got)
+	}
+	for _, want := range []struct {
+		domain                             string
+		port, conns, allowed, refused, ask int
+		reason                             string
+		bytes                              bool
+	}{
+		{"127.0.0.1", port, 2, 2, 0, 0, "allowed by allowed_domains", true},
+		{"denied.test", 80, 1, 0, 1, 0, "denied by denied_domains", false},
+		{"localhost", port, 1, 1, 0, 1, "allowed by the person", true},
+	} {
+		i := slices.IndexFunc(got.Domains, func(d api.DomainTraffic) bool { return d.Domain == want.domain })
+		if i < 0 {
+			t.Errorf("%s is not in the summary: %+v", want.domain, got.Domains)
+			continue
+		}
+		d := got.Domains[i]
+		if !slices.Equal(d.Ports, []int{want.port}) || d.Connections != want.conns || d.Allowed != want.allowed || d.Refused != want.refused ||
+			d.Asked != want.ask || d.LastReason != want.reason {
+			t.Errorf("%s: %+v; want %+v", want.domain, d, want)
+		}
+		if moved := d.BytesUp > 0 && d.BytesDown > 0; moved != want.bytes {
+			t.Errorf("%s: %d B up, %d B down; bytes moved = %v, want %v", want.domain, d.BytesUp, d.BytesDown, moved, want.bytes)
+		}
+	}
+
+	// The same through the façade's core method, and a run that connected nowhere.
+	if again, err := c.RunNetwork(WindowCaller(), run.ID); err != nil || len(again.Domains) != 3 {
+		t.Errorf("RunNetwork: %+v, %v", again, err)
+	}
+	q := finished(quiet.Name)
+	if none, err := localapi.Call(ctx, cl, api.GetRunNetwork, api.None{}, strconv.FormatUint(uint64(q.ID), 10)); err != nil || none.Domains == nil || len(none.Domains) != 0 {
+		t.Errorf("a run without connections: %+v, %v; want an empty list", none, err)
+	}
+	if _, err := localapi.Call(ctx, cl, api.GetRunNetwork, api.None{}, "999999"); !errors.Is(err, &api.Error{Code: api.CodeNotFound}) {
+		t.Errorf("an unknown run: %v; want not_found", err)
+	}
+	if _, err := localapi.Call(ctx, cl, api.GetRunNetwork, api.None{}, "seven"); !errors.Is(err, &api.Error{Code: api.CodeBadRequest}) {
+		t.Errorf("a run id that is no number: %v; want bad_request", err)
+	}
+}
