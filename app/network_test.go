@@ -263,30 +263,53 @@ func TestAllowlistDomainAllowedForThisTaskOrDepartment(t *testing.T) {
 }
 
 // TestAllowlistOneQuestionPerDomain: three concurrent connections of one run to the same
-// unknown domain raise one network_domain request; one answer lets all three through.
+// unknown domain (python inside the sandbox sends all three requests to the proxy before
+// reading any answer) raise one network_domain request; one answer lets all three through.
 func TestAllowlistOneQuestionPerDomain(t *testing.T) {
 	f := newDomainFixture(t, "")
-	f.task(t, "three", "", "sh", "-c", `for i in 1 2 3; do curl -sS --max-time 60 `+f.url+` & done; echo "== sent"; wait`)
-	asked := make(chan int, 1)
-	go func() {
-		defer close(asked)
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if len(f.domainQuestions()) == 0 {
-				continue
-			}
-			time.Sleep(500 * time.Millisecond) // the other connections ask meanwhile, if they ask
-			qs := f.domainQuestions()
-			asked <- len(qs)
-			for _, p := range qs {
-				f.c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: true, Scope: permission.ScopeOnce, By: permission.ByWindow, Interactive: true})
-			}
-			return
-		}
-	}()
-	_, log := f.run(t, "three", dispatch.StatusSucceeded)
-	if n := <-asked; n != 1 {
-		t.Errorf("%d network_domain requests for one domain, want 1", n)
+	ctx := context.Background()
+	script := `import os, socket, urllib.parse
+proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+url = urllib.parse.urlsplit("` + f.url + `")
+conns = []
+for i in range(3):
+    c = socket.create_connection((proxy.hostname, proxy.port))
+    c.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (url.geturl(), url.netloc)).encode())
+    conns.append(c)
+print("== sent", flush=True)
+for c in conns:
+    data = b""
+    while True:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    print(data.decode().splitlines()[-1], flush=True)
+`
+	f.task(t, "three", "", "python3", "-c", script)
+	r, err := f.c.Dispatch.RunNow(ctx, "three")
+	if err != nil {
+		t.Fatal(err)
 	}
+	// All three requests are at the proxy, and one question is open: answer what is asked.
+	var qs []permission.PendingRequest
+	waitFor(t, func() bool {
+		run, _ := f.c.Dispatch.Run(ctx, r.ID)
+		log, _ := os.ReadFile(run.LogPath)
+		qs = f.domainQuestions()
+		return strings.Contains(string(log), "== sent") && len(qs) > 0
+	})
+	time.Sleep(200 * time.Millisecond) // the other connections would ask meanwhile, if they asked
+	qs = f.domainQuestions()
+	if len(qs) != 1 {
+		t.Errorf("%d network_domain requests for one domain, want 1", len(qs))
+	}
+	for _, p := range qs {
+		if _, err := f.c.Broker.Answer(ctx, p.ID, permission.Answer{Allow: true, Scope: permission.ScopeOnce, By: permission.ByWindow, Interactive: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, log := f.wait(t, r.ID, dispatch.StatusSucceeded)
 	if got := strings.Count(log, "reached /asked"); got != 3 {
 		t.Errorf("%d of 3 connections went through:\n%s", got, log)
 	}

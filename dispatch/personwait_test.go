@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestWaitForPersonGivesBackTheSlot: with a concurrency of 1, a running run whose
@@ -58,6 +59,18 @@ func TestWaitForPersonGivesBackTheSlot(t *testing.T) {
 	resume = h.d.WaitForPerson(b.ID, "q2", "waiting for you")
 	release(goB)
 	h.wait(b.ID, StatusSucceeded)
+	// Over for good once the dispatcher lets go of it (its slot accounting is done then).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		h.d.mu.Lock()
+		_, active := h.d.active[b.ID]
+		h.d.mu.Unlock()
+		if !active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run #%d ended but the dispatcher still works on it", b.ID)
+		}
+	}
 	if err := resume(ctx); err != nil {
 		t.Fatal(err)
 	}
