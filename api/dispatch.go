@@ -231,6 +231,10 @@ type Run struct {
 	// Paused is set while a running run is stopped after the same request was denied
 	// MaxSameDenials times; resume or cancel answers it.
 	Paused bool `json:"paused"`
+	// WaitingFor is the pending request a running run's command waits on for a
+	// person's answer (an unknown domain's network_domain question); the run holds no
+	// concurrency slot meanwhile, and Reason says what is asked.
+	WaitingFor string `json:"waiting_for,omitempty"`
 	// Denial is what the sandbox denied (escalation re-runs carry their parent's).
 	Denial string `json:"denial,omitempty"`
 	// Denials counts denied requests per subject during the run (agent tool calls).

@@ -57,8 +57,27 @@ type Layer string
 // Kind marks requests that need a person, whatever the rules, grants or policy say.
 type Kind string
 
-// Scope is how long a person's allow is remembered: once, session or always.
+// Scope is how long and where a person's allow is remembered: once, session, task,
+// department or always.
 type Scope string
+
+// Scopes an allow may choose (PendingRequest.Scopes lists those a request offers).
+const (
+	// ScopeOnce allows this one request.
+	ScopeOnce Scope = "once"
+	// ScopeSession remembers it for the rest of the agent session or dispatch run.
+	ScopeSession Scope = "session"
+	// ScopeTask remembers it for every later run of the request's dispatch task, and
+	// for no other task.
+	ScopeTask Scope = "task"
+	// ScopeDepartment remembers it for every task and session of the request's
+	// department, and for no other department.
+	ScopeDepartment Scope = "department"
+	// ScopeAlways remembers it from now on in the request's place: its department,
+	// else its workspace or working directory (for a request with a department it is
+	// the department grant, offered as ScopeDepartment).
+	ScopeAlways Scope = "always"
+)
 
 // ApprovalPolicy says when the person is asked: untrusted, on-request, on-failure, never.
 type ApprovalPolicy string
@@ -197,7 +216,8 @@ type Decision struct {
 	// AnsweredBy says who answered an ask: window, tray, cli-tty, api, reviewer, policy.
 	AnsweredBy string        `json:"answered_by,omitempty"`
 	Waited     time.Duration `json:"waited,omitempty"`
-	// Scope is the grant scope the person chose when they allowed (once, session, always).
+	// Scope is the grant scope the person chose when they allowed (once, session, task,
+	// department, always).
 	Scope Scope `json:"scope,omitempty"`
 	// Grant is the extra sandbox access of an isolation escalation: set on the request
 	// while it asks (what allowing it gives) and on the allow, for that one call only.
@@ -325,15 +345,19 @@ type ProofSummary struct {
 	Note string `json:"note"`
 }
 
-// GrantRecord is a remembered P1 allow: a tool and a pattern, for one session or always
-// within a department (or, outside departments, a workspace). The broker's database row
-// embeds it (its gorm tags are the columns), so what ListGrants lists is what is stored.
+// GrantRecord is a remembered P1 allow: a tool and a pattern, for one session, one
+// dispatch task, one department, or always within a department (or, outside
+// departments, a workspace). The broker's database row embeds it (its gorm tags are the
+// columns), so what ListGrants lists is what is stored.
 type GrantRecord struct {
-	ID         string     `gorm:"primaryKey" json:"id"`
-	Tool       string     `gorm:"index;not null" json:"tool"`
-	Pattern    string     `gorm:"not null" json:"pattern"`
-	Scope      Scope      `gorm:"not null" json:"scope"` // session | always
-	Session    string     `gorm:"index" json:"session"`
+	ID      string `gorm:"primaryKey" json:"id"`
+	Tool    string `gorm:"index;not null" json:"tool"`
+	Pattern string `gorm:"not null" json:"pattern"`
+	Scope   Scope  `gorm:"not null" json:"scope"` // session | task | department | always
+	Session string `gorm:"index" json:"session"`
+	// Task is the dispatch task a task grant applies to (its name, unique among tasks;
+	// removing the task revokes its grants).
+	Task       string     `gorm:"index" json:"task,omitempty"`
 	Department string     `gorm:"index" json:"department"`
 	Workspace  string     `json:"workspace"`
 	CreatedBy  string     `json:"created_by"` // window | tray | cli-tty | api
@@ -494,7 +518,8 @@ type Approval struct {
 	InteractiveOnly bool     `json:"interactive_only"`
 	Reasons         []string `json:"reasons"`
 	// Scopes are the scopes an allow may choose: once for P2 and interactive-only
-	// requests; once, session and always for P1.
+	// requests; for P1 once, and session, task, department or always as the request's
+	// context has a session, a task, a department or a place.
 	Scopes []string `json:"scopes"`
 	// Params are the tool's parameters as indented JSON ("" when there are none).
 	Params    string     `json:"params"`

@@ -259,6 +259,10 @@ func (c *Core) RemoveTask(cl Caller, name string) (api.Removed, error) {
 	if err := d.RemoveTask(ctx, name); err != nil {
 		return api.Removed{}, err
 	}
+	// A task made later under this name is another task: "for this task" was not said of it.
+	if _, err := c.Broker.Grants().RevokeTask(ctx, name); err != nil {
+		slog.Error("revoke the grants of a removed task", "task", name, "err", err)
+	}
 	return api.Removed{Removed: name}, nil
 }
 

@@ -2,14 +2,17 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,11 +49,65 @@ func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.R
 	}
 	if lists.AskUnknown && ask != nil && c.Broker != nil {
 		base := *ask
+		// One question per destination: the run's concurrent connections to it wait on
+		// the same request.
+		asks := &sharedAsks{m: map[string]*sharedAsk{}}
 		cfg.Decide = func(ctx context.Context, r egress.Request) (egress.Verdict, error) {
-			return c.askDomain(ctx, base, r)
+			return asks.do(ctx, net.JoinHostPort(r.Domain, strconv.Itoa(r.Port)), func(ctx context.Context) (egress.Verdict, error) {
+				return c.askDomain(ctx, base, r, log)
+			})
 		}
 	}
 	return cfg
+}
+
+// sharedAsks runs one question per key at a time: callers asking while it is open wait
+// for the same answer. The question is withdrawn (its context cancelled) when every
+// caller waiting on it has gone.
+type sharedAsks struct {
+	mu sync.Mutex
+	m  map[string]*sharedAsk
+}
+
+type sharedAsk struct {
+	done    chan struct{}
+	v       egress.Verdict
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+func (s *sharedAsks) do(ctx context.Context, key string, ask func(context.Context) (egress.Verdict, error)) (egress.Verdict, error) {
+	s.mu.Lock()
+	a := s.m[key]
+	if a == nil {
+		actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		a = &sharedAsk{done: make(chan struct{}), cancel: cancel}
+		s.m[key] = a
+		go func() {
+			defer cancel()
+			v, err := ask(actx)
+			s.mu.Lock()
+			a.v, a.err = v, err
+			delete(s.m, key)
+			s.mu.Unlock()
+			close(a.done)
+		}()
+	}
+	a.waiters++
+	s.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.v, a.err
+	case <-ctx.Done():
+		s.mu.Lock()
+		a.waiters--
+		if a.waiters == 0 {
+			a.cancel()
+		}
+		s.mu.Unlock()
+		return egress.Deny, fmt.Errorf("waiting for the answer about %s: %w", key, ctx.Err())
+	}
 }
 
 // networkDomainRequest turns a run's request template into the network_domain request
@@ -65,17 +122,46 @@ func networkDomainRequest(base permission.Request, r egress.Request) permission.
 	return req
 }
 
-// askDomain asks the broker about an unlisted destination and waits for the answer; an
-// "always" answer becomes a grant the broker applies to the next run's same request.
-func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.Request) (egress.Verdict, error) {
-	d, err := c.Broker.Await(ctx, networkDomainRequest(base, r))
+// askDomain asks the broker about an unlisted destination and waits for the answer; a
+// remembered answer (session, task, department, always) becomes a grant the broker
+// applies to the later requests it covers. A scheduled run gives back its concurrency
+// slot while a person is asked, and takes one again before its connection goes on. Why
+// a remembered grant allowed it, or why it was refused (the person's own reason
+// included), goes to log, the run's log.
+func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.Request, log io.Writer) (egress.Verdict, error) {
+	req := networkDomainRequest(base, r)
+	dest := net.JoinHostPort(r.Domain, strconv.Itoa(r.Port))
+	var resume func(context.Context) error
+	if run, err := strconv.ParseUint(req.Context.Run, 10, 64); err == nil && c.Dispatch != nil && c.asksPerson(ctx, req) {
+		req.ID = "run-" + req.Context.Run + "-domain-" + strings.ToLower(rand.Text())[:12]
+		resume = c.Dispatch.WaitForPerson(uint(run), req.ID,
+			fmt.Sprintf("waiting for you: may it connect to %s? (network_domain request %s)", dest, req.ID))
+	}
+	d, err := c.Broker.Await(ctx, req)
+	if resume != nil {
+		if rerr := resume(ctx); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
-		return egress.Deny, fmt.Errorf("network_domain request for %s:%d: %w", r.Domain, r.Port, err)
+		return egress.Deny, fmt.Errorf("network_domain request for %s: %w", dest, err)
 	}
 	if d.Verdict == permission.Allow {
+		if log != nil && d.Layer == permission.LayerGrant {
+			fmt.Fprintf(log, "airlock: network: %s allowed without asking: %s\n", dest, strings.Join(d.Reasons, "; "))
+		}
 		return egress.Allow, nil
 	}
+	if log != nil && len(d.Reasons) > 0 {
+		fmt.Fprintf(log, "airlock: network: %s refused: %s\n", dest, strings.Join(d.Reasons, "; "))
+	}
 	return egress.Deny, nil
+}
+
+// asksPerson reports whether the broker would put req to a person (a before_tool_use
+// hook may make any request ask, so with hooks it counts as asking).
+func (c *Core) asksPerson(ctx context.Context, req permission.Request) bool {
+	return len(c.Broker.Settings().BeforeHooks) > 0 || c.Broker.Check(ctx, req).Decision.Verdict == permission.Ask
 }
 
 // auditEgress writes one connection to the audit.
@@ -99,8 +185,20 @@ func (c *Core) auditEgress(pc permission.Context, r egress.Record) {
 }
 
 // runEgress is the egress hook of one dispatch run under network_access = "allowlist".
+// Its questions carry the run's task and department, so an answer may be remembered
+// for them.
 func (c *Core) runEgress(spec dispatch.ExecSpec, pol sandbox.Policy) sandbox.Egress {
-	base := brokerapprovals.Request(dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy})
+	ar := dispatch.ApprovalRequest{RunID: spec.RunID, Cwd: spec.Dir, Policy: spec.Policy}
+	if c.Dispatch != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), windowDBTimeout)
+		run, err := c.Dispatch.Run(ctx, spec.RunID)
+		cancel()
+		if err != nil {
+			slog.Warn("the run of an egress proxy: its questions name no task", "run", spec.RunID, "err", err)
+		}
+		ar.Task, ar.Department = run.TaskName, run.Department
+	}
+	base := brokerapprovals.Request(ar)
 	return sandbox.Egress(egress.Hook(c.recordConnections(spec.RunID, c.egressConfig(pol, spec.Stderr, &base))))
 }
 

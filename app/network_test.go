@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/policy"
+	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
@@ -219,65 +221,290 @@ echo "== end"`, port)
 // run's network_domain request lets that run through and is remembered: the next run
 // reaches the same domain without a question.
 func TestAllowlistDomainAllowedAlwaysIsRemembered(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed")
-	}
-	// localhost is in neither list; allow_local lets the test's own server be its destination.
-	base := allowlistBase(t, "allow_local = true\n")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
-	defer srv.Close()
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	c, _ := runCoreAt(t, base)
-	ctx := context.Background()
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "ask", Cwd: repo,
-		Argv: []string{"curl", "-sS", "--max-time", "60", fmt.Sprintf("http://localhost:%d/asked", port)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() string {
-		t.Helper()
-		r, err := c.Dispatch.RunNow(ctx, tk.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got dispatch.Run
-		waitFor(t, func() bool {
-			got, _ = c.Dispatch.Run(ctx, r.ID)
-			return dispatch.Finished(got.Status)
-		})
-		b, _ := os.ReadFile(got.LogPath)
-		if got.Status != dispatch.StatusSucceeded {
-			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, b)
-		}
-		return string(b)
-	}
-	answered := make(chan permission.PendingRequest, 1)
-	go func() {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if p := c.Broker.Pending(); len(p) > 0 {
-				if _, err := c.Broker.Answer(ctx, p[0].ID, permission.Answer{Allow: true, Scope: permission.ScopeAlways, By: permission.ByWindow, Interactive: true}); err != nil {
-					t.Errorf("answer: %v", err)
-				}
-				answered <- p[0]
-				return
-			}
-		}
-		close(answered)
-	}()
-	if log := run(); !strings.Contains(log, "reached /asked") || !strings.Contains(log, "allow (allowed by the person)") {
+	f := newDomainFixture(t, "")
+	f.task(t, "ask", "")
+	answered := f.answerDomain(t, permission.Answer{Allow: true, Scope: permission.ScopeAlways, By: permission.ByWindow, Interactive: true})
+	if _, log := f.run(t, "ask", dispatch.StatusSucceeded); !strings.Contains(log, "reached /asked") || !strings.Contains(log, "allow (allowed by the person)") {
 		t.Errorf("first run, allowed always:\n%s", log)
 	}
 	if p, ok := <-answered; !ok || p.Request.Tool != permission.ToolNetworkDomain {
 		t.Fatalf("no network_domain request was asked: %+v", p)
 	}
-	if log := run(); !strings.Contains(log, "reached /asked") {
+	if _, log := f.run(t, "ask", dispatch.StatusSucceeded); !strings.Contains(log, "reached /asked") {
 		t.Errorf("second run, remembered:\n%s", log)
 	}
-	if p := c.Broker.Pending(); len(p) > 0 {
+	if p := f.c.Broker.Pending(); len(p) > 0 {
 		t.Errorf("asked again after an always answer: %+v", p)
 	}
+}
+
+// TestAllowlistDomainAllowedForThisTaskOrDepartment: a scheduled run's question about an
+// unknown domain offers "for this task" (and "for this department" when the task has
+// one). Allowed for the task, the task's next run goes through without a question and
+// another task is asked; allowed for the department, every task of the department goes
+// through and a task outside it is asked, and denied it fails cleanly, with the
+// person's reason and the way out in its log.
+func TestAllowlistDomainAllowedForThisTaskOrDepartment(t *testing.T) {
+	f := newDomainFixture(t, "")
+	ctx := context.Background()
+	if _, err := f.c.Departments.Add(ctx, "research", f.repo, departments.Defaults{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range []struct{ name, dept string }{{"fetch", ""}, {"other", ""}, {"r1", "research"}, {"r2", "research"}} {
+		f.task(t, tk.name, tk.dept)
+	}
+	// The window answers through the façade's core method, as its popup does.
+	window := func(scope api.Scope) func(p permission.PendingRequest) error {
+		return func(p permission.PendingRequest) error {
+			_, err := f.c.AnswerApproval(WindowCaller(), p.ID, api.AnswerIn{Allow: true, Scope: scope})
+			return err
+		}
+	}
+	deny := func(p permission.PendingRequest) error {
+		_, err := f.c.AnswerApproval(WindowCaller(), p.ID, api.AnswerIn{Allow: false, Reason: "not for this one"})
+		return err
+	}
+	steps := []struct {
+		task   string
+		answer func(permission.PendingRequest) error // nil: nothing may be asked
+		offers []api.Scope
+		status string
+	}{
+		{"fetch", window(api.ScopeTask), []api.Scope{api.ScopeOnce, api.ScopeSession, api.ScopeTask, api.ScopeAlways}, dispatch.StatusSucceeded},
+		{"fetch", nil, nil, dispatch.StatusSucceeded}, // remembered at the task's next run
+		{"r1", window(api.ScopeDepartment), []api.Scope{api.ScopeOnce, api.ScopeSession, api.ScopeTask, api.ScopeDepartment}, dispatch.StatusSucceeded},
+		{"r2", nil, nil, dispatch.StatusSucceeded}, // another task of the department
+		{"other", deny, []api.Scope{api.ScopeOnce, api.ScopeSession, api.ScopeTask, api.ScopeAlways}, dispatch.StatusFailed},
+	}
+	for i, st := range steps {
+		var asked <-chan permission.PendingRequest
+		if st.answer != nil {
+			asked = f.onDomainQuestion(t, st.answer)
+		}
+		r, log := f.run(t, st.task, st.status)
+		if st.answer == nil {
+			if !strings.Contains(log, "allowed without asking: remembered grant") || !strings.Contains(log, "reached /asked") {
+				t.Errorf("step %d (%s): asked again, or not through:\n%s", i, st.task, log)
+			}
+			continue
+		}
+		p, ok := <-asked
+		if !ok {
+			t.Fatalf("step %d (%s): nothing was asked", i, st.task)
+		}
+		if !slices.Equal(p.Scopes, st.offers) || p.Request.Context.Task != st.task {
+			t.Errorf("step %d (%s): offered %v for task %q, want %v", i, st.task, p.Scopes, p.Request.Context.Task, st.offers)
+		}
+		if st.status == dispatch.StatusFailed {
+			t.Logf("the denied run's log:\n%s", log)
+			for _, want := range []string{"denied by the person (window): not for this one", "Airlock refused the connection to localhost:", "answer Allow when Airlock asks"} {
+				if !strings.Contains(log, want) {
+					t.Errorf("the denied run #%d's log lacks %q:\n%s", r.ID, want, log)
+				}
+			}
+		}
+	}
+	grants, _ := f.c.Broker.Grants().List(ctx, permission.GrantFilter{Tool: permission.ToolNetworkDomain})
+	if len(grants) != 2 {
+		t.Errorf("grants: %+v, want one for task fetch and one for department research", grants)
+	}
+	// A task removed takes its grants along: one made later under its name is asked.
+	if _, err := f.c.RemoveTask(WindowCaller(), "fetch"); err != nil {
+		t.Fatal(err)
+	}
+	if grants, _ := f.c.Broker.Grants().List(ctx, permission.GrantFilter{Tool: permission.ToolNetworkDomain}); len(grants) != 1 || grants[0].Scope != api.ScopeDepartment {
+		t.Errorf("after removing task fetch, grants: %+v", grants)
+	}
+}
+
+// TestAllowlistOneQuestionPerDomain: three concurrent connections of one run to the same
+// unknown domain (python inside the sandbox sends all three requests to the proxy before
+// reading any answer) raise one network_domain request; one answer lets all three through.
+func TestAllowlistOneQuestionPerDomain(t *testing.T) {
+	f := newDomainFixture(t, "")
+	ctx := context.Background()
+	script := `import os, socket, urllib.parse
+proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+url = urllib.parse.urlsplit("` + f.url + `")
+conns = []
+for i in range(3):
+    c = socket.create_connection((proxy.hostname, proxy.port))
+    c.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (url.geturl(), url.netloc)).encode())
+    conns.append(c)
+print("== sent", flush=True)
+for c in conns:
+    data = b""
+    while True:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    print(data.decode().splitlines()[-1], flush=True)
+`
+	f.task(t, "three", "", "python3", "-c", script)
+	r, err := f.c.Dispatch.RunNow(ctx, "three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// All three requests are at the proxy, and one question is open: answer what is asked.
+	var qs []permission.PendingRequest
+	waitFor(t, func() bool {
+		run, _ := f.c.Dispatch.Run(ctx, r.ID)
+		log, _ := os.ReadFile(run.LogPath)
+		qs = f.domainQuestions()
+		return strings.Contains(string(log), "== sent") && len(qs) > 0
+	})
+	time.Sleep(200 * time.Millisecond) // the other connections would ask meanwhile, if they asked
+	qs = f.domainQuestions()
+	if len(qs) != 1 {
+		t.Errorf("%d network_domain requests for one domain, want 1", len(qs))
+	}
+	for _, p := range qs {
+		if _, err := f.c.Broker.Answer(ctx, p.ID, permission.Answer{Allow: true, Scope: permission.ScopeOnce, By: permission.ByWindow, Interactive: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, log := f.wait(t, r.ID, dispatch.StatusSucceeded)
+	if got := strings.Count(log, "reached /asked"); got != 3 {
+		t.Errorf("%d of 3 connections went through:\n%s", got, log)
+	}
+}
+
+// TestAllowlistRunWaitingOnADomainGivesBackItsSlot: with a concurrency of 1, a scheduled
+// run waiting for the answer about a domain shows as waiting for you and gives back its
+// slot: another task's run starts and ends meanwhile; answered, the first run goes on.
+func TestAllowlistRunWaitingOnADomainGivesBackItsSlot(t *testing.T) {
+	f := newDomainFixture(t, "[dispatch]\nconcurrency = 1\n")
+	ctx := context.Background()
+	f.task(t, "asker", "")
+	f.task(t, "quick", "", "echo", "quick ran")
+	first, err := f.c.Dispatch.RunNow(ctx, "asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q permission.PendingRequest
+	waitFor(t, func() bool {
+		qs := f.domainQuestions()
+		if len(qs) > 0 {
+			q = qs[0]
+		}
+		return len(qs) > 0
+	})
+	var waiting api.RunPage
+	waitFor(t, func() bool {
+		waiting, _ = f.c.ListRuns(WindowCaller(), api.RunQuery{Waiting: true})
+		return len(waiting.Runs) == 1
+	})
+	if w := waiting.Runs[0]; w.ID != first.ID || w.Status != dispatch.StatusRunning || w.WaitingFor != q.ID || !strings.Contains(w.Reason, "waiting for you") {
+		t.Errorf("the waiting run as listed: #%d %s waiting for %q (%s); want #%d running, waiting for %s", w.ID, w.Status, w.WaitingFor, w.Reason, first.ID, q.ID)
+	}
+	// The slot is free: another run starts and ends while the first one waits.
+	if _, log := f.run(t, "quick", dispatch.StatusSucceeded); !strings.Contains(log, "quick ran") {
+		t.Errorf("quick's log:\n%s", log)
+	}
+	if _, err := f.c.Broker.Answer(ctx, q.ID, permission.Answer{Allow: true, Scope: permission.ScopeOnce, By: permission.ByWindow, Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, log := f.wait(t, first.ID, dispatch.StatusSucceeded)
+	if !strings.Contains(log, "reached /asked") || r.WaitingFor != "" {
+		t.Errorf("the answered run: waiting for %q\n%s", r.WaitingFor, log)
+	}
+}
+
+// domainFixture is a core under network_access = "allowlist" whose lists name nothing
+// (allow_local lets the test's own server on localhost be a destination, asked about).
+type domainFixture struct {
+	c    *Core
+	repo string
+	url  string // the test server's, by a name the lists do not hold
+}
+
+func newDomainFixture(t *testing.T, config string) *domainFixture {
+	t.Helper()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	base := allowlistBase(t, "allow_local = true\n"+config)
+	port, _ := reachedServer(t)
+	c, _ := runCoreAt(t, base)
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	return &domainFixture{c: c, repo: repo, url: fmt.Sprintf("http://localhost:%d/asked", port)}
+}
+
+// task creates a task in the fixture's repository; its command is argv, or curl of the
+// test server (failing on a refusal).
+func (f *domainFixture) task(t *testing.T, name, dept string, argv ...string) {
+	t.Helper()
+	if len(argv) == 0 {
+		argv = []string{"curl", "-sS", "--fail-with-body", "--max-time", "60", f.url}
+	}
+	if _, err := f.c.Dispatch.CreateTask(context.Background(), dispatch.TaskSpec{Name: name, Cwd: f.repo, Department: dept, Argv: argv}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs a task now and waits for it to end with status; it returns the run and its log.
+func (f *domainFixture) run(t *testing.T, task, status string) (dispatch.Run, string) {
+	t.Helper()
+	r, err := f.c.Dispatch.RunNow(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.wait(t, r.ID, status)
+}
+
+// wait waits for run id to end with status.
+func (f *domainFixture) wait(t *testing.T, id uint, status string) (dispatch.Run, string) {
+	t.Helper()
+	var got dispatch.Run
+	waitFor(t, func() bool {
+		got, _ = f.c.Dispatch.Run(context.Background(), id)
+		return dispatch.Finished(got.Status)
+	})
+	b, _ := os.ReadFile(got.LogPath)
+	if got.Status != status {
+		t.Fatalf("run #%d of %s: %s (%s), want %s\n%s", got.ID, got.TaskName, got.Status, got.Reason, status, b)
+	}
+	return got, string(b)
+}
+
+// domainQuestions are the pending network_domain requests.
+func (f *domainFixture) domainQuestions() []permission.PendingRequest {
+	var out []permission.PendingRequest
+	for _, p := range f.c.Broker.Pending() {
+		if p.Request.Tool == permission.ToolNetworkDomain {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// onDomainQuestion answers the next network_domain request with answer and hands it
+// over (the channel closes when none comes).
+func (f *domainFixture) onDomainQuestion(t *testing.T, answer func(permission.PendingRequest) error) <-chan permission.PendingRequest {
+	out := make(chan permission.PendingRequest, 1)
+	go func() {
+		defer close(out)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if qs := f.domainQuestions(); len(qs) > 0 {
+				if err := answer(qs[0]); err != nil {
+					t.Errorf("answer %s: %v", qs[0].ID, err)
+				}
+				out <- qs[0]
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// answerDomain answers the next network_domain request as a.
+func (f *domainFixture) answerDomain(t *testing.T, a permission.Answer) <-chan permission.PendingRequest {
+	return f.onDomainQuestion(t, func(p permission.PendingRequest) error {
+		_, err := f.c.Broker.Answer(context.Background(), p.ID, a)
+		return err
+	})
 }
 
 // TestAllowlistMCPBashThroughTheProxy: an MCP session's bash (the gateway as

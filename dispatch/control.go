@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 
 	"gorm.io/gorm"
@@ -133,6 +134,83 @@ func (d *Dispatcher) Resume(ctx context.Context, id uint) error {
 	return nil
 }
 
+// WaitForPerson marks a running run as waiting for a person's answer to requestID, a
+// question its command raised mid-run (reason says what is asked), and gives back its
+// concurrency slot meanwhile, as a held run does. The run shows as waiting (Runs with
+// Waiting, the inbox) while its process keeps its place. resume ends the wait: it clears
+// the mark and takes a concurrency slot again, waiting for a free one, so a resumed run
+// never exceeds the limit; it returns ctx's error when ctx ends first (the run then
+// goes on without a slot, whatever it was about to do refused). Overlapping waits of
+// one run give the slot back with the first and take it again after the last. Unknown
+// or finished runs wait without any of this.
+func (d *Dispatcher) WaitForPerson(id uint, requestID, reason string) (resume func(ctx context.Context) error) {
+	d.mu.Lock()
+	ar := d.active[id]
+	d.mu.Unlock()
+	if ar == nil {
+		return func(context.Context) error { return nil }
+	}
+	ar.mu.Lock()
+	ar.personWaits++
+	first := ar.personWaits == 1 && !ar.ended
+	ar.mu.Unlock()
+	if first {
+		d.releaseSlot(ar)
+		res := d.db.Model(&Run{}).Where("id = ? AND status = ?", id, StatusRunning).
+			Updates(map[string]any{"waiting_for": requestID, "reason": reason})
+		if res.Error == nil && res.RowsAffected > 0 {
+			d.publishRun(id)
+			d.publishState()
+			d.inboxChanged()
+			var r Run
+			if d.db.Select("task_name").Take(&r, id).Error == nil {
+				d.notice(api.DispatchNotice{Kind: api.NoticeNeedsYou, RunID: id, Task: r.TaskName, Message: reason})
+			}
+		}
+	}
+	var once sync.Once
+	return func(ctx context.Context) (err error) {
+		once.Do(func() { err = d.endPersonWait(ctx, id, ar) })
+		return err
+	}
+}
+
+// endPersonWait ends one WaitForPerson wait of ar; the last one takes a slot again.
+func (d *Dispatcher) endPersonWait(ctx context.Context, id uint, ar *activeRun) error {
+	ar.mu.Lock()
+	ar.personWaits--
+	last := ar.personWaits == 0 && !ar.ended
+	ar.mu.Unlock()
+	if !last {
+		return nil
+	}
+	d.db.Model(&Run{}).Where("id = ? AND status = ?", id, StatusRunning).Updates(map[string]any{"waiting_for": "", "reason": ""})
+	d.publishRun(id)
+	d.inboxChanged()
+	select {
+	case d.slots <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("run #%d waiting for a concurrency slot: %w", id, ctx.Err())
+	}
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.ended || ar.holdsSlot || ar.paused || ar.personWaits > 0 {
+		<-d.slots // over, resumed or waiting again meanwhile: the slot is not its to keep
+		return nil
+	}
+	ar.holdsSlot = true
+	d.publishState()
+	return nil
+}
+
+// endSlot gives back a run's slot when its execution is over, for good.
+func (d *Dispatcher) endSlot(ar *activeRun) {
+	ar.mu.Lock()
+	ar.ended = true
+	ar.mu.Unlock()
+	d.releaseSlot(ar)
+}
+
 // Run returns a run by id.
 func (d *Dispatcher) Run(ctx context.Context, id uint) (Run, error) {
 	var r Run
@@ -153,7 +231,8 @@ func (d *Dispatcher) Run(ctx context.Context, id uint) (Run, error) {
 type RunFilter struct {
 	// Task is a task name or id ("" for all).
 	Task string
-	// Waiting selects held runs only (waiting_directory, waiting_approval, paused).
+	// Waiting selects held runs only (waiting_directory, waiting_approval, paused, and
+	// running ones waiting for a person's answer).
 	Waiting bool
 	// Statuses selects these states ("" for all).
 	Statuses []string
@@ -174,7 +253,7 @@ func (d *Dispatcher) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		q = q.Where("task_id = ?", t.ID)
 	}
 	if f.Waiting {
-		q = q.Where("status IN ? OR paused = ?", []string{StatusWaitingDirectory, StatusWaitingApproval}, true)
+		q = q.Where("status IN ? OR paused = ? OR waiting_for <> ''", []string{StatusWaitingDirectory, StatusWaitingApproval}, true)
 	}
 	if len(f.Statuses) > 0 {
 		q = q.Where("status IN ?", f.Statuses)

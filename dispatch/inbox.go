@@ -175,7 +175,7 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 // pending approvals (when Options.Pending is set), most urgent first.
 func (d *Dispatcher) Inbox(ctx context.Context) ([]InboxItem, error) {
 	var held []Run
-	if err := d.db.WithContext(ctx).Where("status IN ? OR paused = ?", []string{StatusWaitingDirectory, StatusWaitingApproval}, true).
+	if err := d.db.WithContext(ctx).Where("status IN ? OR paused = ? OR waiting_for <> ''", []string{StatusWaitingDirectory, StatusWaitingApproval}, true).
 		Order("id").Find(&held).Error; err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}

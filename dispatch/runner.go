@@ -36,6 +36,10 @@ type activeRun struct {
 	cancelledBy string
 	holdsSlot   bool
 	paused      bool
+	// personWaits counts the questions its running command waits on (WaitForPerson);
+	// ended is set when its execution is over, so no slot is taken again after it.
+	personWaits int
+	ended       bool
 	log         *runLog
 	// routeChanged is poked by RerouteWaiting (buffered: a poke before the run starts
 	// waiting on its host question is not lost).
@@ -134,7 +138,7 @@ func (d *Dispatcher) process(id uint) {
 	ar.mu.Lock()
 	ar.holdsSlot = true
 	ar.mu.Unlock()
-	defer d.releaseSlot(ar)
+	defer d.endSlot(ar)
 	d.execute(ctx, ar, &r, t, v, plan, approval)
 }
 

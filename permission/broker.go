@@ -467,16 +467,31 @@ func (e *pendingEntry) scopes() []Scope {
 	if e.ask.InteractiveOnly || e.ask.Tier == P2 {
 		return []Scope{ScopeOnce}
 	}
+	c := e.req.Context
 	out := []Scope{ScopeOnce}
-	if e.req.Context.SessionKey() != "" {
+	if c.SessionKey() != "" {
 		out = append(out, ScopeSession)
 	}
+	if c.Task != "" {
+		out = append(out, ScopeTask)
+	}
 	// Always is remembered for a department or a place; a request without either would
-	// make a grant that applies everywhere, so it is not offered.
-	if e.req.Context.Department != "" || e.place != "" {
+	// make a grant that applies everywhere, so it is not offered. With a department it
+	// is the department grant: offered once, as department (an always answer still
+	// makes it).
+	switch {
+	case c.Department != "":
+		out = append(out, ScopeDepartment)
+	case e.place != "":
 		out = append(out, ScopeAlways)
 	}
 	return out
+}
+
+// offers reports whether an allow of e may choose scope s (an always answer to a
+// request with a department is its department grant).
+func (e *pendingEntry) offers(s Scope) bool {
+	return slices.Contains(e.scopes(), s) || (s == ScopeAlways && e.req.Context.Department != "" && slices.Contains(e.scopes(), ScopeDepartment))
 }
 
 // defaultScope is the scope of an allow that names none: a P1 request
@@ -554,15 +569,20 @@ func (b *Broker) Answer(ctx context.Context, id string, a Answer) (Decision, err
 			d.Scope = e.defaultScope()
 		}
 		d.Reasons = append(d.Reasons, "allowed by the person ("+a.By+", "+string(d.Scope)+")"+suffix(a.Reason))
-		if d.Scope == ScopeSession || d.Scope == ScopeAlways {
+		if d.Scope != ScopeOnce {
 			pattern := a.Pattern
 			if pattern == "" {
 				pattern = e.req.Subject()
 			}
 			g := api.GrantRecord{Tool: e.req.Tool, Pattern: pattern, Scope: d.Scope, CreatedBy: a.By, RequestID: id}
-			if d.Scope == ScopeSession {
+			switch d.Scope {
+			case ScopeSession:
 				g.Session = e.req.Context.SessionKey()
-			} else {
+			case ScopeTask:
+				g.Task = e.req.Context.Task
+			case ScopeDepartment:
+				g.Department = e.req.Context.Department
+			default:
 				g.Department, g.Workspace = e.req.Context.Department, e.place
 			}
 			if _, err := b.grants.Add(ctx, g); err != nil {
@@ -610,25 +630,33 @@ func validateAnswer(e *pendingEntry, a Answer) error {
 	}
 	switch a.Scope {
 	case "", ScopeOnce:
-	case ScopeSession, ScopeAlways:
-		allowed := false
-		for _, s := range e.scopes() {
-			allowed = allowed || s == a.Scope
-		}
-		if !allowed {
+	case ScopeSession, ScopeTask, ScopeDepartment, ScopeAlways:
+		if !e.offers(a.Scope) {
 			if e.ask.Tier == P2 || e.ask.InteractiveOnly {
 				return fmt.Errorf("%w: %s requests ask every time, so only --once can be chosen", ErrBadAnswer, e.ask.Tier)
 			}
-			if a.Scope == ScopeAlways {
-				return fmt.Errorf("%w: scope always needs the request's department, or a workspace or working directory that is neither / nor above the home directory, and this request has none; use once or session", ErrBadAnswer)
+			offered := make([]string, 0, 5)
+			for _, s := range e.scopes() {
+				offered = append(offered, string(s))
 			}
-			return fmt.Errorf("%w: scope %s needs a session; use once or always", ErrBadAnswer, a.Scope)
+			var needs string
+			switch a.Scope {
+			case ScopeAlways:
+				needs = "the request's department, or a workspace or working directory that is neither / nor above the home directory"
+			case ScopeTask:
+				needs = "the request's task (a scheduled run's request has one)"
+			case ScopeDepartment:
+				needs = "the request's department"
+			default:
+				needs = "a session"
+			}
+			return fmt.Errorf("%w: scope %s needs %s, and this request has none; use once, or a scope it offers (%s)", ErrBadAnswer, a.Scope, needs, strings.Join(offered, ", "))
 		}
-		if a.Scope == ScopeAlways && !person {
-			return fmt.Errorf("%w: an always grant allows every later call like it without asking, and an answer from the %s is not a person's: allow it for the session instead, or %s", ErrNeedsPerson, a.By, strings.Replace(personWayOut(e.req.ID), "allow "+e.req.ID, "allow "+e.req.ID+" --always", 1))
+		if a.Scope != ScopeSession && !person {
+			return fmt.Errorf("%w: a %s grant allows every later call like it without asking, and an answer from the %s is not a person's: allow it for the session instead, or %s", ErrNeedsPerson, a.Scope, a.By, strings.Replace(personWayOut(e.req.ID), "allow "+e.req.ID, "allow "+e.req.ID+" --"+string(a.Scope), 1))
 		}
 	default:
-		return fmt.Errorf("%w: scope %q: want once, session or always", ErrBadAnswer, a.Scope)
+		return fmt.Errorf("%w: scope %q: want once, session, task, department or always", ErrBadAnswer, a.Scope)
 	}
 	return nil
 }

@@ -87,19 +87,28 @@ func (g *Grants) remove(id string) {
 	}
 }
 
-// Add stores a grant. Scope must be session or always; a session grant needs a session.
+// Add stores a grant. Scope must be session, task, department or always; each needs
+// what it is remembered for (a session, a task, a department, a place).
 func (g *Grants) Add(ctx context.Context, rec api.GrantRecord) (api.GrantRecord, error) {
 	switch rec.Scope {
 	case ScopeSession:
 		if rec.Session == "" {
 			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope session needs the request's session id; use once", rec.Tool)
 		}
+	case ScopeTask:
+		if rec.Task == "" {
+			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope task needs the request's task (only a scheduled run's requests have one); use once or session", rec.Tool)
+		}
+	case ScopeDepartment:
+		if rec.Department == "" {
+			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope department needs the request's department; use once, session or always", rec.Tool)
+		}
 	case ScopeAlways:
 		if rec.Department == "" && rec.Workspace == "" {
 			return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope always needs the request's department, workspace or working directory (an always grant without a place would apply everywhere); use once or session", rec.Tool)
 		}
 	default:
-		return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session or always", rec.Tool, rec.Scope)
+		return api.GrantRecord{}, fmt.Errorf("add grant for %s: scope %q: want session, task, department or always", rec.Tool, rec.Scope)
 	}
 	if rec.Tool == "" {
 		return api.GrantRecord{}, errors.New("add grant: tool is empty")
@@ -154,6 +163,27 @@ func (g *Grants) Revoke(ctx context.Context, id string) error {
 	return nil
 }
 
+// RevokeTask revokes the task grants of a task (it was removed: a task made later under
+// the same name is another task) and returns how many it revoked.
+func (g *Grants) RevokeTask(ctx context.Context, task string) (int, error) {
+	if task == "" {
+		return 0, nil
+	}
+	var ids []string
+	if err := g.db.WithContext(ctx).Model(&GrantRecord{}).Where("scope = ? AND task = ? AND revoked_at IS NULL", ScopeTask, task).
+		Pluck("id", &ids).Error; err != nil {
+		return 0, fmt.Errorf("revoke the grants of task %s: %w", task, err)
+	}
+	n := 0
+	for _, id := range ids {
+		if err := g.Revoke(ctx, id); err != nil && !errors.Is(err, ErrGrantNotFound) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // applies reports whether a grant's scope covers the request's context.
 func (a *activeGrant) applies(tool string, c Context) bool {
 	if a.rec.Tool != tool {
@@ -162,6 +192,10 @@ func (a *activeGrant) applies(tool string, c Context) bool {
 	switch a.rec.Scope {
 	case ScopeSession:
 		return c.SessionKey() != "" && a.rec.Session == c.SessionKey()
+	case ScopeTask:
+		return c.Task != "" && a.rec.Task == c.Task
+	case ScopeDepartment:
+		return c.Department != "" && a.rec.Department == c.Department
 	case ScopeAlways:
 		if a.rec.Department != "" || c.Department != "" {
 			return a.rec.Department == c.Department

@@ -129,11 +129,13 @@ type Decision = api.Decision
 // Scope is how long a person's allow is remembered.
 type Scope = api.Scope
 
-// Scopes.
+// Scopes (api's).
 const (
-	ScopeOnce    Scope = "once"
-	ScopeSession Scope = "session"
-	ScopeAlways  Scope = "always"
+	ScopeOnce       = api.ScopeOnce
+	ScopeSession    = api.ScopeSession
+	ScopeTask       = api.ScopeTask
+	ScopeDepartment = api.ScopeDepartment
+	ScopeAlways     = api.ScopeAlways
 )
 
 // Answer is a person's (or a surface's) answer to a pending request, inside the core
@@ -141,7 +143,7 @@ const (
 type Answer struct {
 	Allow   bool
 	Scope   Scope  // default: session when the request offers it (P1 with a session), else once
-	Pattern string // for session/always grants; default: the exact subject
+	Pattern string // for remembered grants; default: the exact subject
 	Reason  string
 	// By is the surface the answer arrived through, set by the core, never taken from a
 	// caller: window | tray | notification | cli-os-proof | cli-tty | api.

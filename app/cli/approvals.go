@@ -31,30 +31,39 @@ func newApprovalsCmd(e *env) *cobra.Command {
 			})
 		},
 	})
-	var once, session, always bool
+	var once, session, task, department, always bool
+	var scopeName string
 	allow := &cobra.Command{
 		Use:   "allow ID",
-		Short: "Allow a pending request (P1: remembered for its session unless --once or --always; P2 and interactive-only: once, after a typed confirmation on a terminal)",
+		Short: "Allow a pending request (P1: remembered for its session unless --once, --task, --department or --always; P2 and interactive-only: once, after a typed confirmation on a terminal)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// No flag: the broker's default, which remembers a P1 for the rest of its
 			// session (it asks the first time only) and allows anything else once.
-			scope := ""
-			switch {
-			case once:
-				scope = "once"
-			case always:
-				scope = "always"
-			case session:
-				scope = "session"
+			scope := api.Scope(scopeName)
+			for _, f := range []struct {
+				set bool
+				s   api.Scope
+			}{{once, api.ScopeOnce}, {session, api.ScopeSession}, {task, api.ScopeTask}, {department, api.ScopeDepartment}, {always, api.ScopeAlways}} {
+				if f.set {
+					scope = f.s
+				}
 			}
-			return answer(cmd.Context(), e, args[0], true, scope, "")
+			switch scope {
+			case "", api.ScopeOnce, api.ScopeSession, api.ScopeTask, api.ScopeDepartment, api.ScopeAlways:
+			default:
+				return fmt.Errorf("--scope %q: want once, session, task, department or always (`airlock approvals list --json` shows the scopes each request offers)", scopeName)
+			}
+			return answer(cmd.Context(), e, args[0], true, string(scope), "")
 		},
 	}
 	allow.Flags().BoolVar(&once, "once", false, "allow this request only")
 	allow.Flags().BoolVar(&session, "session", false, "allow it and the same call for the rest of this session (the default for a P1 of a session)")
+	allow.Flags().BoolVar(&task, "task", false, "allow it and the same call in every later run of this request's task, and no other (P1 only)")
+	allow.Flags().BoolVar(&department, "department", false, "allow it and the same call for every task and session of this request's department (P1 only)")
 	allow.Flags().BoolVar(&always, "always", false, "allow it and the same call from now on, in this department or workspace (P1 only)")
-	allow.MarkFlagsMutuallyExclusive("once", "session", "always")
+	allow.Flags().StringVar(&scopeName, "scope", "", "the same choice by name: once, session, task, department or always")
+	allow.MarkFlagsMutuallyExclusive("once", "session", "task", "department", "always", "scope")
 	var reason string
 	deny := &cobra.Command{
 		Use:   "deny ID",
@@ -91,10 +100,12 @@ func answer(ctx context.Context, e *env, id string, allow bool, scope, reason st
 		return fmt.Errorf("no pending request %s (answered elsewhere, or expired): see `airlock approvals list`", id)
 	}
 	// Who answers is the core's fact, from how the answer arrives: this body names no
-	// surface. What needs a person (P2, interactive-only, an always grant) goes with
+	// surface. What needs a person (P2, interactive-only, a task, department or always grant) goes with
 	// the person's proof, typed at this terminal.
 	in := api.AnswerIn{Allow: allow, Scope: api.Scope(scope), Reason: reason}
-	if allow && (p.InteractiveOnly || p.Tier == "P2" || scope == "always") {
+	// Every scope but once and session outlives the session: a person's answer.
+	remembered := scope != "" && scope != string(api.ScopeOnce) && scope != string(api.ScopeSession)
+	if allow && (p.InteractiveOnly || p.Tier == "P2" || remembered) {
 		proof, err := proveOnTTY(ctx, e, p)
 		if err != nil {
 			return err
@@ -166,7 +177,11 @@ func newGrantsCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return printRoute(cmd.Context(), e, api.ListGrants, api.None{}, func(w io.Writer, list []api.GrantRecord) {
 				printTable(w, list, "No remembered grants: every P1 request asks the first time.", []string{"ID", "TOOL", "PATTERN", "SCOPE", "WHERE"}, func(g api.GrantRecord) []any {
-					return []any{g.ID, g.Tool, g.Pattern, g.Scope, firstNonEmpty(g.Department, g.Workspace, g.Session)}
+					where := firstNonEmpty(g.Department, g.Workspace, g.Session)
+					if g.Task != "" {
+						where = "task " + g.Task
+					}
+					return []any{g.ID, g.Tool, g.Pattern, g.Scope, where}
 				})
 			})
 		},

@@ -459,6 +459,52 @@ func TestApprovalsAllowAlwaysThenSilent(t *testing.T) {
 	in.waitPending(1) // asks again after the revoke
 }
 
+// `airlock approvals allow ID --task` (and --scope department) on a network_domain
+// request of a scheduled run remembers it for that task (or department): the task's
+// next run is not asked, another task (department) is. Over a bare API call, and
+// without a terminal, such an answer is refused with the way out: it needs a person.
+func TestApprovalsAllowForThisTaskOrDepartment(t *testing.T) {
+	in := newInstance(t)
+	password := in.pamProof("")
+	in.startDaemon()
+	ws := t.TempDir()
+	req := func(run, task, dept string) string {
+		return `{"tool":"network_domain","params":{"domain":"example.test","port":443},"context":{"run":"` + run + `","task":"` + task +
+			`","department":"` + dept + `","cwd":"` + ws + `"}}`
+	}
+	for _, tt := range []struct {
+		flags        []string
+		asked        string
+		covers, asks string
+	}{
+		{[]string{"--task"}, req("1", "backup", ""), req("2", "backup", ""), req("3", "report", "")},
+		{[]string{"--scope", "department"}, req("4", "sync", "dev"), req("5", "mirror", "dev"), req("6", "mirror", "ops")},
+	} {
+		first := in.awaitOverAPI(tt.asked)
+		list := in.waitPending(1)
+		id := list[0]["id"].(string)
+		if _, stderr, code := in.run(append([]string{"approvals", "allow", id}, tt.flags...)...); code == 0 || !strings.Contains(stderr, "needs a person") {
+			t.Fatalf("allow %v without a terminal: exit %d %s", tt.flags, code, stderr)
+		}
+		in.onTTY(password+"\n", append([]string{"approvals", "allow", id}, tt.flags...)...)
+		if d := <-first; d["verdict"] != "allow" || d["layer"] != "person" {
+			t.Fatalf("%v: decision %v", tt.flags, d)
+		}
+		if d := <-in.awaitOverAPI(tt.covers); d["verdict"] != "allow" || d["layer"] != "grant" {
+			t.Fatalf("%v: the request it covers was not allowed by the grant: %v", tt.flags, d)
+		}
+		other := in.awaitOverAPI(tt.asks)
+		list = in.waitPending(1)
+		if _, stderr, code := in.run("approvals", "deny", list[0]["id"].(string)); code != 0 {
+			t.Fatalf("deny: %s", stderr)
+		}
+		<-other
+	}
+	if _, stderr, code := in.run("approvals", "allow", "whatever", "--scope", "forever"); code == 0 || !strings.Contains(stderr, "want once, session, task, department or always") {
+		t.Fatalf("--scope forever: exit %d %s", code, stderr)
+	}
+}
+
 // `airlock approvals allow ID` without a flag remembers a P1 for the rest of its session
 // (it asks the first time only); --once is the exception.
 func TestApprovalsAllowDefaultsToTheSession(t *testing.T) {

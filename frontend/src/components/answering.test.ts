@@ -63,6 +63,25 @@ describe('PermissionPopup', () => {
     expect(onanswer).toHaveBeenLastCalledWith('w1', true, 'once');
   });
 
+  it('offers a scheduled run’s question for this task and for this department', async () => {
+    const onanswer = vi.fn(async () => {});
+    const q = p1({
+      id: 'n1', tool: 'network_domain', summary: 'network_domain {"domain":"example.test","port":443}', session: undefined, run: '7', task: 'backup',
+      department: 'research', scopes: ['once', 'session', 'task', 'department'], params: '{\n  "domain": "example.test",\n  "port": 443\n}',
+    });
+    const el = render(PermissionPopup, { queue: [q], home: '', onanswer, onaside: () => {} });
+    const pop = el.querySelector('[role="alertdialog"]')!;
+    expect(buttons(pop)).toEqual(['Later', 'Deny', 'Allow once', 'Allow always ▾']);
+    click(pop.querySelector('[data-action="allow-always"]'));
+    const items = [...pop.querySelectorAll('[role="menuitem"]')];
+    expect(items.map((m) => m.getAttribute('data-scope'))).toEqual(['task', 'department']);
+    expect(items.map((m) => m.querySelector('strong')!.textContent)).toEqual(['For this task', 'For this department']);
+    expect(items[0]!.textContent).toContain('task backup and no other');
+    expect(items[1]!.textContent).toContain('department research');
+    click(pop.querySelector('[data-scope="task"]'));
+    expect(onanswer).toHaveBeenLastCalledWith('n1', true, 'task');
+  });
+
   it('keeps Allow once the default for a P1 with no session to remember it in', async () => {
     const onanswer = vi.fn(async () => {});
     const el = render(PermissionPopup, { queue: [p1({ session: undefined, run: '7', scopes: ['once', 'always'] })], home: '', onanswer, onaside: () => {} });

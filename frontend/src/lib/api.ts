@@ -22,8 +22,8 @@ export type Approval = wire.Approval;
 export type InboxItem = wire.InboxItem;
 /** What authorizing a directory did, or the second confirmation it needs first. */
 export type Authorization = Omit<wire.Authorization, 'convertValues'>;
-/** How long an allow is remembered. */
-export type Scope = 'once' | 'session' | 'always';
+/** How long, and for what, an allow is remembered. */
+export type Scope = 'once' | 'session' | 'task' | 'department' | 'always';
 /** An operation plan as the Ops list shows it. */
 export type PlanSummary = wire.PlanSummary;
 /** The sandbox's start-up probes and the backend runs use. */

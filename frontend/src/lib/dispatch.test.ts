@@ -227,6 +227,9 @@ describe('runs', () => {
     expect(statusWords(run({ status: 'waiting_directory' }))).toBe('waiting for a directory');
     expect(statusTone(run({ status: 'waiting_directory' }))).toBe('held');
     expect(statusWords(run({ status: 'running', paused: true }))).toBe('paused');
+    expect(statusWords(run({ status: 'running', waiting_for: 'run-7-domain-x' }))).toBe('waiting for you');
+    expect(statusTone(run({ status: 'running', waiting_for: 'run-7-domain-x' }))).toBe('held');
+    expect(statusWords(run({ status: 'running' }))).toBe('running');
     expect(statusTone(run({ status: 'timed_out' }))).toBe('bad');
     expect(statusWords(run({ status: 'new_state' }))).toBe('new state');
     expect(statusTone(run({ status: 'new_state' }))).toBe('muted');

@@ -364,15 +364,19 @@ const statusInfo: Record<string, [string, StatusTone]> = {
   skipped: ['skipped', 'muted'],
 };
 
-/** statusWords is a run state in words ("waiting for a directory"); a paused run says so. */
-export function statusWords(r: Pick<Run, 'status' | 'paused'>): string {
+/**
+ * statusWords is a run state in words ("waiting for a directory"); a paused run says so, and
+ * so does a running one whose command waits for your answer (waiting_for).
+ */
+export function statusWords(r: Pick<Run, 'status' | 'paused' | 'waiting_for'>): string {
   if (r.paused) return 'paused';
+  if (r.status === 'running' && r.waiting_for) return 'waiting for you';
   return statusInfo[r.status]?.[0] ?? r.status.replaceAll('_', ' ');
 }
 
 /** statusTone is the colour family of a run state. */
-export function statusTone(r: Pick<Run, 'status' | 'paused'>): StatusTone {
-  if (r.paused) return 'held';
+export function statusTone(r: Pick<Run, 'status' | 'paused' | 'waiting_for'>): StatusTone {
+  if (r.paused || (r.status === 'running' && r.waiting_for)) return 'held';
   return statusInfo[r.status]?.[1] ?? 'muted';
 }
 

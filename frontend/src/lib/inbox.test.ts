@@ -17,6 +17,7 @@ describe('what a request offers', () => {
   it.each([
     [{ tier: 'P1', interactive_only: false, scopes: ['once', 'always'] }, true, false],
     [{ tier: 'P1', interactive_only: false, scopes: ['once'] }, false, false],
+    [{ tier: 'P1', interactive_only: false, scopes: ['once', 'task'] }, true, false],
     [{ tier: 'P1', interactive_only: true, scopes: ['once', 'always'] }, false, true],
     [{ tier: 'P2', interactive_only: false, scopes: ['once', 'always'] }, false, true],
   ])('%j: always %s, review %s', (a, always, review) => {
@@ -30,6 +31,15 @@ describe('what a request offers', () => {
     expect(c[0]!.grants).toContain('agent session “refactor”');
     expect(c[1]!.grants).toContain('department research');
     expect(alwaysChoices({ tool: 'bash', scopes: ['once', 'always'], session: '', department: '' }).map((x) => x.scope)).toEqual(['always']);
+  });
+
+  it('offers this task and this department only where the request has them', () => {
+    const run = { tool: 'network_domain', scopes: ['once', 'task', 'department'], session: '', task: 'backup', department: 'research' };
+    const c = alwaysChoices(run);
+    expect(c.map((x) => [x.scope, x.label])).toEqual([['task', 'For this task'], ['department', 'For this department']]);
+    expect(c[0]!.grants).toContain('every later run of task backup and no other');
+    expect(c[1]!.grants).toContain('every task and session of department research');
+    expect(alwaysChoices({ ...run, task: '', department: '' })).toEqual([]);
   });
 
   it.each([

@@ -18,7 +18,7 @@ export function waitingCount(approvals: readonly unknown[], held: readonly unkno
 
 /** canAllowAlways: only P1 requests that are not interactive-only offer "Allow always". */
 export function canAllowAlways(a: Pick<Approval, 'tier' | 'interactive_only' | 'scopes'>): boolean {
-  return a.tier === 'P1' && !a.interactive_only && (a.scopes ?? []).some((s) => s === 'always' || s === 'session');
+  return a.tier === 'P1' && !a.interactive_only && (a.scopes ?? []).some((s) => s !== 'once');
 }
 
 /**
@@ -50,11 +50,25 @@ export interface ScopeChoice {
  * alwaysChoices are the remembered scopes a P1 allow may pick, with what each grants
  * (less those in skip: the popup has its own button for the session).
  */
-export function alwaysChoices(a: Pick<Approval, 'tool' | 'scopes' | 'session' | 'department'>, skip: readonly Scope[] = []): ScopeChoice[] {
+export function alwaysChoices(
+  a: Pick<Approval, 'tool' | 'scopes' | 'session' | 'task' | 'department'>,
+  skip: readonly Scope[] = [],
+): ScopeChoice[] {
   const out: ScopeChoice[] = [];
   const scopes = (a.scopes ?? []).filter((s) => !(skip as readonly string[]).includes(s));
   if (scopes.includes('session') && a.session) {
     out.push({ scope: 'session', label: 'For this session', grants: sessionGrant(a) });
+  }
+  // A task or a department is offered only when the request has one (a scheduled run's).
+  if (scopes.includes('task') && a.task) {
+    out.push({ scope: 'task', label: 'For this task', grants: `${a.tool} with these parameters, in every later run of task ${a.task} and no other (revoke in Settings)` });
+  }
+  if (scopes.includes('department') && a.department) {
+    out.push({
+      scope: 'department',
+      label: 'For this department',
+      grants: `${a.tool} with these parameters, for every task and session of department ${a.department} (revoke in Settings)`,
+    });
   }
   if (scopes.includes('always')) {
     const where = a.department ? `in department ${a.department}` : 'here';

@@ -183,6 +183,8 @@ describe('permission words', () => {
     expect(grantWhere({ scope: 'always', department: 'research' })).toBe('always, in department research');
     expect(grantWhere({ scope: 'always', workspace: '/w' })).toBe('always, in /w');
     expect(grantWhere({ scope: 'always' })).toBe('always, everywhere');
+    expect(grantWhere({ scope: 'task', task: 'backup' })).toBe('every run of task backup');
+    expect(grantWhere({ scope: 'department', department: 'research' })).toBe('every task of department research');
   });
   it('says a rule in words', () => {
     expect(ruleMeaning({ tool: 'bash', pattern: 'git status *', action: 'allow' })).toMatch(/bash matching “git status \*” runs without asking/);

@@ -403,8 +403,10 @@ export function tierMeaning(tier: string): string {
 }
 
 /** Where a remembered grant applies, in words. */
-export function grantWhere(g: { scope: string; session?: string; department?: string; workspace?: string }): string {
+export function grantWhere(g: { scope: string; session?: string; task?: string; department?: string; workspace?: string }): string {
   if (g.scope === 'session') return g.session ? `this session only (${g.session})` : 'this session only';
+  if (g.scope === 'task') return `every run of task ${g.task ?? ''}`.trimEnd();
+  if (g.scope === 'department') return `every task of department ${g.department ?? ''}`.trimEnd();
   if (g.department) return `always, in department ${g.department}`;
   if (g.workspace) return `always, in ${g.workspace}`;
   return 'always, everywhere';

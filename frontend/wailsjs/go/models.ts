@@ -854,6 +854,7 @@ export namespace api {
 	    pattern: string;
 	    scope: string;
 	    session: string;
+	    task?: string;
 	    department: string;
 	    workspace: string;
 	    created_by: string;
@@ -874,6 +875,7 @@ export namespace api {
 	        this.pattern = source["pattern"];
 	        this.scope = source["scope"];
 	        this.session = source["session"];
+	        this.task = source["task"];
 	        this.department = source["department"];
 	        this.workspace = source["workspace"];
 	        this.created_by = source["created_by"];
@@ -1771,6 +1773,7 @@ export namespace api {
 	    log_truncated: boolean;
 	    log_pruned: boolean;
 	    paused: boolean;
+	    waiting_for?: string;
 	    denial?: string;
 	    denials?: {[key: string]: number};
 	    host_allowed?: HostAllowance;
@@ -1818,6 +1821,7 @@ export namespace api {
 	        this.log_truncated = source["log_truncated"];
 	        this.log_pruned = source["log_pruned"];
 	        this.paused = source["paused"];
+	        this.waiting_for = source["waiting_for"];
 	        this.denial = source["denial"];
 	        this.denials = source["denials"];
 	        this.host_allowed = this.convertValues(source["host_allowed"], HostAllowance);

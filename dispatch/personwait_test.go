@@ -1,0 +1,81 @@
+package dispatch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestWaitForPersonGivesBackTheSlot: with a concurrency of 1, a running run whose
+// command waits for a person's answer is listed as waiting (its process keeps going) and
+// gives back its slot, so another run starts and ends meanwhile; resumed, it holds the
+// slot again. A wait that ends after its run ended takes no slot.
+func TestWaitForPersonGivesBackTheSlot(t *testing.T) {
+	h := newHarness(t, withOptions(func(o *Options) { o.Concurrency = 1 }))
+	h.start()
+	ctx := context.Background()
+	// Each asker runs until the test creates its file.
+	asker := func(name string) string {
+		f := filepath.Join(h.ws, name+".go")
+		h.task(TaskSpec{Name: name, Cwd: h.ws, Argv: []string{"sh", "-c", "while [ ! -e " + f + " ]; do sleep 0.02; done"}})
+		return f
+	}
+	release := func(f string) {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goA, goB := asker("a"), asker("b")
+	h.task(TaskSpec{Name: "quick", Cwd: h.ws})
+
+	a := h.runNow("a")
+	h.wait(a.ID, StatusRunning)
+	resume := h.d.WaitForPerson(a.ID, "q1", "waiting for you: may it connect to example.test:443?")
+	waiting, err := h.d.Runs(ctx, RunFilter{Waiting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting) != 1 || waiting[0].ID != a.ID || waiting[0].Status != StatusRunning || waiting[0].WaitingFor != "q1" || waiting[0].Reason == "" {
+		t.Fatalf("waiting runs: %+v", waiting)
+	}
+	h.wait(h.runNow("quick").ID, StatusSucceeded) // the slot was given back
+	if err := resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.d.slots); n != 1 {
+		t.Errorf("after the answer, %d slots are taken; want 1 (the resumed run's)", n)
+	}
+	if r := h.wait(a.ID, StatusRunning); r.WaitingFor != "" || r.Reason != "" {
+		t.Errorf("after the answer, run #%d still waits: %q (%s)", r.ID, r.WaitingFor, r.Reason)
+	}
+	release(goA)
+	h.wait(a.ID, StatusSucceeded)
+
+	// The run ends while its question is open: the late answer takes no slot.
+	b := h.runNow("b")
+	h.wait(b.ID, StatusRunning)
+	resume = h.d.WaitForPerson(b.ID, "q2", "waiting for you")
+	release(goB)
+	h.wait(b.ID, StatusSucceeded)
+	// Over for good once the dispatcher lets go of it (its slot accounting is done then).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		h.d.mu.Lock()
+		_, active := h.d.active[b.ID]
+		h.d.mu.Unlock()
+		if !active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run #%d ended but the dispatcher still works on it", b.ID)
+		}
+	}
+	if err := resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.d.slots); n != 0 {
+		t.Errorf("after a late answer, %d slots are taken; want none", n)
+	}
+	h.wait(h.runNow("quick").ID, StatusSucceeded)
+}
