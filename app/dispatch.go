@@ -53,7 +53,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
-		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: c.Bus,
+		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: digestTap{c},
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
 	}
 	if n := st.File.Dispatch.Concurrency; n != nil {
