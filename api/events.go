@@ -224,7 +224,6 @@ type DispatchStateChanged struct {
 type DispatchDigest struct {
 	Since time.Time `json:"since"`
 	Text  string    `json:"text"` // a one-paragraph summary for a notification
-	// What the digest counts, for the window's card.
 	Held        int      `json:"held"`   // runs waiting for a person now
 	Missed      int      `json:"missed"` // occurrences that did not run since Since
 	Failed      int      `json:"failed"` // runs that failed, timed out, expired or were interrupted since Since

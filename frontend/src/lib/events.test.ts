@@ -94,3 +94,26 @@ describe('onReview', () => {
     off();
   });
 });
+
+describe('onNavigate', () => {
+  it('passes a route of the window on, and ignores anything else', async () => {
+    const { onNavigate, NavigateEvent } = await import('./events');
+    let emit: (...data: unknown[]) => void = () => {};
+    let topic = '';
+    const got: string[] = [];
+    const off = onNavigate(
+      (route) => got.push(route),
+      (t, cb) => {
+        topic = t;
+        emit = cb;
+        return () => {};
+      },
+    );
+    emit('#/dispatch/runs/3');
+    emit('https://example.com');
+    emit(7);
+    expect(topic).toBe(NavigateEvent);
+    expect(got).toEqual(['#/dispatch/runs/3']);
+    off();
+  });
+});
