@@ -98,22 +98,13 @@ describe('onReview', () => {
 describe('onNavigate', () => {
   it('passes a route of the window on, and ignores anything else', async () => {
     const { onNavigate, NavigateEvent } = await import('./events');
-    let emit: (...data: unknown[]) => void = () => {};
-    let topic = '';
+    const { source, emit } = fakeSource();
     const got: string[] = [];
-    const off = onNavigate(
-      (route) => got.push(route),
-      (t, cb) => {
-        topic = t;
-        emit = cb;
-        return () => {};
-      },
-    );
-    emit('#/dispatch/runs/3');
-    emit('https://example.com');
-    emit(7);
-    expect(topic).toBe(NavigateEvent);
+    const off = onNavigate((route) => got.push(route), source);
+    for (const v of ['#/dispatch/runs/3', 'https://example.com', 7]) emit(NavigateEvent, v);
     expect(got).toEqual(['#/dispatch/runs/3']);
     off();
+    emit(NavigateEvent, '#/waiting');
+    expect(got).toEqual(['#/dispatch/runs/3']);
   });
 });
