@@ -106,11 +106,13 @@ func StartNotifier(opts NotifierOptions) (*Notifier, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
 	if opts.Inbox != nil {
-		if items, err := opts.Inbox.Inbox(ctx); err == nil {
+		ictx, icancel := context.WithTimeout(ctx, statusTimeout)
+		if items, err := opts.Inbox.Inbox(ictx); err == nil {
 			for _, it := range items {
 				n.notified[it.Key] = true
 			}
 		}
+		icancel()
 	}
 	signals := make(chan *dbus.Signal, 32)
 	conn.Signal(signals)
@@ -240,10 +242,10 @@ func (n *Notifier) digest() {
 		return
 	}
 	dg := n.opts.Digest()
-	if dg.ID == 0 || n.seen(fmt.Sprintf("digest:%d", dg.ID)) {
+	key := fmt.Sprintf("digest:%d", dg.ID)
+	if dg.ID == 0 || n.seen(key) {
 		return
 	}
-	key := fmt.Sprintf("digest:%d", dg.ID)
 	n.mu.Lock()
 	n.routes[key] = routeWaiting
 	n.mu.Unlock()

@@ -354,3 +354,33 @@ func TestNotificationsForFailuresAndTheDigest(t *testing.T) {
 		t.Fatalf("the click opened %q; want %q", shown, routeRun(oops))
 	}
 }
+
+// A hundred failures at once are one notification on the server, its last update saying
+// "100 runs failed": every update after the first replaces it in place.
+func TestNotificationsMergeABurstOfFailures(t *testing.T) {
+	addr := privateSessionBus(t)
+	startDunst(t, addr)
+	sent := watchNotify(t, addr)
+	core, _ := openCore(t)
+	n, err := StartNotifier(NotifierOptions{Broker: core.Broker, Bus: core.Bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Stop)
+	for i := range 100 {
+		core.Bus.Publish(api.TopicDispatchNotify, api.DispatchNotice{Kind: api.NoticeFailure, RunID: uint(i + 1), Task: "burst", Status: "failed", Message: "exit status 1"})
+	}
+	waitFor(t, "the burst told as one", func() bool { return hasSummary(sent(), "100 runs failed") })
+	notes := sent()
+	for i, s := range notes[1:] {
+		if s.ReplacesID == 0 {
+			t.Fatalf("update %d is a notification of its own: %+v", i+1, notes)
+		}
+	}
+	if last := notes[len(notes)-1]; !strings.Contains(last.Body, "and 97 more") {
+		t.Errorf("the last update's body = %q; want the latest three and how many more", last.Body)
+	}
+	if got := run(t, addr, "dunstctl", "count", "displayed"); got != "1" {
+		t.Fatalf("dunst displays %s notifications; want 1", got)
+	}
+}
