@@ -34,7 +34,7 @@ func TestDigestCardRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card.ID == 0 || card.Failed != 1 || card.Text == "" || card.At.IsZero() {
+	if card.ID == 0 || card.FailedRuns != 1 || card.Text == "" || card.At.IsZero() {
 		t.Fatalf("the start-up digest = %+v; want one failed run", card)
 	}
 
@@ -52,9 +52,9 @@ func TestDigestCardRoutes(t *testing.T) {
 	}
 
 	// The next digest (as at wake) shows; dismissing the old card does not hide it.
-	digestTap{c}.Publish(api.TopicDispatchDigest, api.DispatchDigest{Since: time.Now(), Text: "1 runs waiting for you", Held: 1})
+	digestTap{c}.Publish(api.TopicDispatchDigest, api.DispatchDigest{Since: time.Now(), Text: "1 runs waiting for you", HeldRuns: 1})
 	woke := c.Digest(WindowCaller())
-	if woke.ID != card.ID+1 || woke.Held != 1 {
+	if woke.ID != card.ID+1 || woke.HeldRuns != 1 {
 		t.Fatalf("the wake digest = %+v", woke)
 	}
 	if still, err := c.DismissDigest(WindowCaller(), api.DigestDismissIn{ID: card.ID}); err != nil || still.ID != woke.ID {

@@ -28,5 +28,5 @@ func (d *Dispatcher) stateChanged(st State) {
 
 func (d *Dispatcher) digested(dg Digest) {
 	d.publish(api.TopicDispatchDigest, api.DispatchDigest{Since: dg.Since, Text: dg.Text,
-		Held: len(dg.Held), Missed: len(dg.Missed), Failed: len(dg.Failed), PausedTasks: dg.PausedTasks})
+		HeldRuns: len(dg.Held), MissedRuns: len(dg.Missed), FailedRuns: len(dg.Failed), PausedTasks: dg.PausedTasks})
 }

@@ -107,14 +107,14 @@ func plural(n int, one, many string) string {
 // nothing the card knows.
 func digestWords(dg api.DigestCard) string {
 	var parts []string
-	if dg.Failed > 0 {
-		parts = append(parts, plural(dg.Failed, "run failed or was interrupted", "runs failed or were interrupted"))
+	if dg.FailedRuns > 0 {
+		parts = append(parts, plural(dg.FailedRuns, "run failed or was interrupted", "runs failed or were interrupted"))
 	}
-	if dg.Held > 0 {
-		parts = append(parts, plural(dg.Held, "run is waiting for you", "runs are waiting for you"))
+	if dg.HeldRuns > 0 {
+		parts = append(parts, plural(dg.HeldRuns, "run is waiting for you", "runs are waiting for you"))
 	}
-	if dg.Missed > 0 {
-		parts = append(parts, plural(dg.Missed, "scheduled run did not run", "scheduled runs did not run"))
+	if dg.MissedRuns > 0 {
+		parts = append(parts, plural(dg.MissedRuns, "scheduled run did not run", "scheduled runs did not run"))
 	}
 	switch len(dg.PausedTasks) {
 	case 0:

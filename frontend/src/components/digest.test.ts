@@ -9,12 +9,12 @@ afterEach(() => {
 });
 
 function card(over: Partial<DigestCard> = {}): DigestCard {
-  return { id: 3, at: '2026-12-02T07:00:00Z', since: '2026-12-01T22:00:00Z', text: '', held: 0, missed: 0, failed: 0, ...over };
+  return { id: 3, at: '2026-12-02T07:00:00Z', since: '2026-12-01T22:00:00Z', text: '', held_runs: 0, missed_runs: 0, failed_runs: 0, ...over };
 }
 
 describe('digestLines', () => {
   it('says each count in words, failures first, with where to see them', () => {
-    const lines = digestLines(card({ failed: 100, held: 1, missed: 412, paused_tasks: ['backup'] }));
+    const lines = digestLines(card({ failed_runs: 100, held_runs: 1, missed_runs: 412, paused_tasks: ['backup'] }));
     expect(lines.map((l) => l.text)).toEqual([
       '100 runs failed or were interrupted',
       '1 run is waiting for you (below)',
@@ -26,16 +26,16 @@ describe('digestLines', () => {
   });
   it('shows no card for nothing, a dismissed digest or none', () => {
     expect(showsDigest(card())).toBe(false);
-    expect(showsDigest(card({ id: 0, failed: 2 }))).toBe(false);
+    expect(showsDigest(card({ id: 0, failed_runs: 2 }))).toBe(false);
     expect(showsDigest(undefined)).toBe(false);
-    expect(showsDigest(card({ failed: 1 }))).toBe(true);
+    expect(showsDigest(card({ failed_runs: 1 }))).toBe(true);
   });
 });
 
 describe('the digest card on Waiting for you', () => {
   it('shows above the empty state, links to the failed runs, and dismisses by its id', async () => {
     const ondismiss = vi.fn().mockResolvedValue(undefined);
-    const el = render(Waiting, { approvals: [], roots: [], home: '/home/ana', digest: card({ failed: 1, missed: 2 }), ondismiss });
+    const el = render(Waiting, { approvals: [], roots: [], home: '/home/ana', digest: card({ failed_runs: 1, missed_runs: 2 }), ondismiss });
     const digest = el.querySelector('[data-digest="3"]')!;
     expect(digest.textContent).toContain('While Airlock was not watching');
     expect(digest.textContent).toContain('1 run failed or was interrupted');
@@ -47,7 +47,7 @@ describe('the digest card on Waiting for you', () => {
   });
 
   it('shows nothing once dismissed (id 0)', () => {
-    const el = render(Waiting, { approvals: [], roots: [], home: '/home/ana', digest: card({ id: 0, failed: 4 }) });
+    const el = render(Waiting, { approvals: [], roots: [], home: '/home/ana', digest: card({ id: 0, failed_runs: 4 }) });
     expect(el.querySelector('[data-digest]')).toBeNull();
   });
 });

@@ -16,14 +16,14 @@ function count(n: number, one: string, many: string): string {
 }
 
 /** digestLines are the card's lines, the most pressing first; none when it tells nothing. */
-export function digestLines(d: Pick<DigestCard, 'failed' | 'held' | 'missed' | 'paused_tasks'>): DigestLine[] {
+export function digestLines(d: Pick<DigestCard, 'failed_runs' | 'held_runs' | 'missed_runs' | 'paused_tasks'>): DigestLine[] {
   const out: DigestLine[] = [];
-  if (d.failed > 0) {
-    out.push({ key: 'failed', text: count(d.failed, 'run failed or was interrupted', 'runs failed or were interrupted'), route: '#/dispatch/runs?status=failed', open: 'Show failed runs' });
+  if (d.failed_runs > 0) {
+    out.push({ key: 'failed', text: count(d.failed_runs, 'run failed or was interrupted', 'runs failed or were interrupted'), route: '#/dispatch/runs?status=failed', open: 'Show failed runs' });
   }
-  if (d.held > 0) out.push({ key: 'held', text: `${count(d.held, 'run is', 'runs are')} waiting for you (below)` });
-  if (d.missed > 0) {
-    out.push({ key: 'missed', text: count(d.missed, 'scheduled run did not run', 'scheduled runs did not run'), route: '#/dispatch/runs?status=skipped', open: 'Show skipped runs' });
+  if (d.held_runs > 0) out.push({ key: 'held', text: `${count(d.held_runs, 'run is', 'runs are')} waiting for you (below)` });
+  if (d.missed_runs > 0) {
+    out.push({ key: 'missed', text: count(d.missed_runs, 'scheduled run did not run', 'scheduled runs did not run'), route: '#/dispatch/runs?status=skipped', open: 'Show skipped runs' });
   }
   const paused = d.paused_tasks ?? [];
   if (paused.length === 1) out.push({ key: 'paused', text: `Task ${paused[0]} paused itself after failing` });

@@ -262,11 +262,11 @@ export interface DispatchDigest {
   /** a one-paragraph summary for a notification */
   text: string;
   /** runs waiting for a person now */
-  held: number;
+  held_runs: number;
   /** occurrences that did not run since Since */
-  missed: number;
+  missed_runs: number;
   /** runs that failed, timed out, expired or were interrupted since Since */
-  failed: number;
+  failed_runs: number;
   paused_tasks?: string[];
 }
 

@@ -734,9 +734,9 @@ export namespace api {
 	    // Go type: time
 	    since: any;
 	    text: string;
-	    held: number;
-	    missed: number;
-	    failed: number;
+	    held_runs: number;
+	    missed_runs: number;
+	    failed_runs: number;
 	    paused_tasks?: string[];
 	
 	    static createFrom(source: any = {}) {
@@ -749,9 +749,9 @@ export namespace api {
 	        this.at = this.convertValues(source["at"], null);
 	        this.since = this.convertValues(source["since"], null);
 	        this.text = source["text"];
-	        this.held = source["held"];
-	        this.missed = source["missed"];
-	        this.failed = source["failed"];
+	        this.held_runs = source["held_runs"];
+	        this.missed_runs = source["missed_runs"];
+	        this.failed_runs = source["failed_runs"];
 	        this.paused_tasks = source["paused_tasks"];
 	    }
 	
