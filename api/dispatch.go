@@ -403,4 +403,22 @@ var (
 	ListPlaces      = route[None, []KnownPlace](http.MethodGet, "/v1/places")
 	RevokePlace     = route[PlaceIn, AuthorizedPlace](http.MethodPost, "/v1/places/revoke")
 	Inbox           = route[None, []InboxItem](http.MethodGet, "/v1/inbox")
+	GetDigest       = route[None, DigestCard](http.MethodGet, "/v1/digest")
+	DismissDigest   = route[DigestDismissIn, DigestCard](http.MethodPost, "/v1/digest/dismiss")
 )
+
+// DigestCard is the latest digest (dispatch.digest) as Waiting for you shows it, until
+// the person dismisses it. ID 0 means there is nothing to show: no digest since the core
+// started, or the latest one was dismissed.
+type DigestCard struct {
+	// ID numbers the digests of this core's life, from 1; a new one (at wake) shows again.
+	ID uint64    `json:"id"`
+	At time.Time `json:"at"` // when the digest was made
+	DispatchDigest
+}
+
+// DigestDismissIn names the digest dismissed: an older ID than the latest dismisses
+// nothing, so a card shown before a newer digest arrived cannot hide the newer one.
+type DigestDismissIn struct {
+	ID uint64 `json:"id"`
+}

@@ -222,8 +222,12 @@ type DispatchStateChanged struct {
 // DispatchDigest (dispatch.digest): what happened while nobody watched (at start-up,
 // and after a long gap).
 type DispatchDigest struct {
-	Since time.Time `json:"since"`
-	Text  string    `json:"text"` // a one-paragraph summary for a notification
+	Since       time.Time `json:"since"`
+	Text        string    `json:"text"`        // a one-paragraph summary for a notification
+	HeldRuns    int       `json:"held_runs"`   // runs waiting for a person now
+	MissedRuns  int       `json:"missed_runs"` // occurrences that did not run since Since
+	FailedRuns  int       `json:"failed_runs"` // runs that failed, timed out, expired or were interrupted since Since
+	PausedTasks []string  `json:"paused_tasks,omitempty"`
 }
 
 // Kinds of a DispatchNotice.

@@ -70,6 +70,7 @@ type Core struct {
 	cancel    context.CancelFunc
 
 	sandbox  sandboxState
+	digests  digests // the latest dispatch digest and its dismissal (digest.go)
 	vm       *microVM
 	dbLock   *os.File
 	startRow CoreStart
@@ -275,6 +276,7 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 	c.vmRoutes()
 	c.opsRoutes()
 	c.dispatchRoutes()
+	c.digestRoutes()
 	c.gatewayRoutes()
 	c.egressRoutes()
 	if extraRoutes != nil {

@@ -54,7 +54,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	})
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
-		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: c.Bus,
+		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: digestTap{c},
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
 		// Open holds the database's lock: a run this core does not run is dead.
 		Exclusive: true,

@@ -30,5 +30,6 @@ func (d *Dispatcher) stateChanged(st State) {
 }
 
 func (d *Dispatcher) digested(dg Digest) {
-	d.publish(api.TopicDispatchDigest, api.DispatchDigest{Since: dg.Since, Text: dg.Text})
+	d.publish(api.TopicDispatchDigest, api.DispatchDigest{Since: dg.Since, Text: dg.Text,
+		HeldRuns: len(dg.Held), MissedRuns: len(dg.Missed), FailedRuns: len(dg.Failed), PausedTasks: dg.PausedTasks})
 }

@@ -28,7 +28,13 @@ func openCoreWith(t *testing.T, text string, extra map[string]string) *app.Core 
 // returns the core and the home directory.
 func openTestCore(tb testing.TB, text string, extra map[string]string) (*app.Core, string) {
 	tb.Helper()
-	base := tb.TempDir()
+	return openTestCoreAt(tb, tb.TempDir(), text, extra)
+}
+
+// openTestCoreAt is openTestCore with its files under base: a second core opened at the
+// same base after the first is closed is Airlock started again.
+func openTestCoreAt(tb testing.TB, base, text string, extra map[string]string) (*app.Core, string) {
+	tb.Helper()
 	home := filepath.Join(base, "home")
 	runtime := filepath.Join(base, "run")
 	configDir := filepath.Join(base, "airlock", "config")

@@ -116,3 +116,35 @@ func TestTopicsInEventsModule(t *testing.T) {
 		})
 	}
 }
+
+// The window's own events (not core topics) and the routes notifications and the tray
+// open are spelled the same in the events module and nav.ts as here: a click whose
+// event or route the window does not know would open nothing.
+func TestWindowEventsAndRoutesMirrored(t *testing.T) {
+	lib := filepath.Join("..", "..", "frontend", "src", "lib")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(lib, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	events, nav := read("events.ts"), read("nav.ts")
+	for _, want := range []string{
+		"export const ReviewEvent = '" + ReviewEvent + "'",
+		"export const NavigateEvent = '" + NavigateEvent + "'",
+	} {
+		if !strings.Contains(events, want) {
+			t.Errorf("events.ts lacks %s", want)
+		}
+	}
+	// nav.ts's dispatchRoute reads "#/dispatch/runs", an optional "/ID" and "?status=".
+	for _, route := range []string{routeFailedRuns, routeRun(12)} {
+		if !regexp.MustCompile(`^#/dispatch/runs(/\d+)?(\?status=\w+)?$`).MatchString(route) {
+			t.Errorf("route %q is not one nav.ts's dispatchRoute reads", route)
+		}
+	}
+	if !strings.Contains(nav, "id: '"+strings.TrimPrefix(routeWaiting, "#/")+"'") || !strings.Contains(nav, "dispatchRoute") {
+		t.Errorf("nav.ts lacks the page of %q or dispatchRoute", routeWaiting)
+	}
+}

@@ -96,3 +96,12 @@ func (f *Facade) SetDispatchPaused(paused bool) (api.DispatchState, error) {
 	}
 	return f.core.SetDispatchPaused(app.WindowCaller(), paused)
 }
+
+// Digest is the latest digest of what happened while nobody watched (at start, at
+// wake), for the card on Waiting for you; ID 0 when there is none or it was dismissed.
+func (f *Facade) Digest() api.DigestCard { return f.core.Digest(app.WindowCaller()) }
+
+// DismissDigest hides the digest card id (and any older one) for the core's life.
+func (f *Facade) DismissDigest(id uint64) (api.DigestCard, error) {
+	return f.core.DismissDigest(app.WindowCaller(), api.DigestDismissIn{ID: id})
+}

@@ -2,11 +2,13 @@ package desktop
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -172,5 +176,211 @@ func TestNotificationsForNewRequests(t *testing.T) {
 	}
 	if allowWords(permission.PendingRequest{Scopes: []permission.Scope{permission.ScopeOnce}}) != "Allow once" {
 		t.Fatal("a request without a session is offered more than once")
+	}
+}
+
+// sentNote is one Notify call the notification server received.
+type sentNote struct {
+	ReplacesID    uint32
+	Summary, Body string
+}
+
+// watchNotify records every Notify call made to the notification server on the bus at
+// addr (a monitor connection, as dbus-monitor): what reached the server, in order.
+func watchNotify(t *testing.T, addr string) func() []sentNote {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	rule := "type='method_call',interface='" + notificationsIface + "',member='Notify'"
+	if err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0, []string{rule}, uint32(0)).Err; err != nil {
+		t.Fatalf("monitor the notifications: %v", err)
+	}
+	// After the reply: an eavesdropping connection gets no replies of its own.
+	msgs := make(chan *dbus.Message, 1024)
+	conn.Eavesdrop(msgs)
+	var mu sync.Mutex
+	var got []sentNote
+	go func() {
+		for m := range msgs {
+			if len(m.Body) < 5 {
+				continue
+			}
+			replaces, _ := m.Body[1].(uint32)
+			summary, _ := m.Body[3].(string)
+			body, _ := m.Body[4].(string)
+			mu.Lock()
+			got = append(got, sentNote{ReplacesID: replaces, Summary: summary, Body: body})
+			mu.Unlock()
+		}
+	}()
+	return func() []sentNote {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+func hasSummary(notes []sentNote, summary string) bool {
+	return slices.ContainsFunc(notes, func(n sentNote) bool { return n.Summary == summary })
+}
+
+// failingTask creates, in a department, a task whose runs fail.
+func failingTask(t *testing.T, f *Facade, dir, name string) {
+	t.Helper()
+	if _, err := f.AddDepartment("d-"+name, dir, api.Defaults{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CreateTask(TaskForm{Name: name, Argv: []string{"sh", "-c", "echo broken >&2; exit 3"}, Cwd: dir, Department: "d-" + name, Overlap: "allow"}); err != nil {
+		t.Fatalf("create %s: %v", name, err)
+	}
+}
+
+// runNow starts count runs of task and waits until each has ended with want.
+func runNow(t *testing.T, f *Facade, task string, count int, want string) []uint {
+	t.Helper()
+	var ids []uint
+	for range count {
+		r, err := f.RunNow(task)
+		if err != nil {
+			t.Fatalf("run %s now: %v", task, err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, id := range ids {
+		waitFor(t, fmt.Sprintf("run %d to end %s", id, want), func() bool {
+			r, err := f.Run(id)
+			return err == nil && r.Status == want
+		})
+	}
+	return ids
+}
+
+// What the person hears from unattended runs, on a real notification server (dunst),
+// from real failing runs in the real core: the digest of what failed while Airlock was
+// closed, once; a burst of failures as one notification replaced in place ("4 runs
+// failed", not four); the task that paused itself; nothing for a run that succeeded;
+// a new count after the person closed the notification, whose click opens that run.
+func TestNotificationsForFailuresAndTheDigest(t *testing.T) {
+	addr := privateSessionBus(t)
+	startDunst(t, addr)
+	sent := watchNotify(t, addr)
+	base, dir := t.TempDir(), varTmpDir(t, "airlock-failing-")
+
+	// The previous start of Airlock: a run failed, and Airlock was closed.
+	before, _ := openTestCoreAt(t, base, "", nil)
+	if _, err := before.Dispatch.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	failingTask(t, NewFacade(before), dir, "flaky")
+	runNow(t, NewFacade(before), "flaky", 1, dispatch.StatusFailed)
+	if err := before.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	core, _ := openTestCoreAt(t, base, "", nil)
+	if _, err := core.Dispatch.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFacade(core)
+	var mu sync.Mutex
+	var shown []string
+	n, err := StartNotifier(NotifierOptions{
+		Broker: core.Broker, Inbox: core.Dispatch, Bus: core.Bus,
+		Digest: f.Digest,
+		Show:   func(route string) { mu.Lock(); shown = append(shown, route); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatalf("start notifications: %v", err)
+	}
+	t.Cleanup(n.Stop)
+	waitFor(t, "the digest's notification", func() bool { return hasSummary(sent(), "While Airlock was not watching") })
+	if notes := sent(); len(notes) != 1 || notes[0].Body != "1 run failed or was interrupted" {
+		t.Fatalf("at start the server got %+v; want the one digest telling the failed run", notes)
+	}
+
+	// A burst of four failures: the fifth in a row pauses the task.
+	runNow(t, f, "flaky", 4, dispatch.StatusFailed)
+	waitFor(t, "the failures told as one", func() bool { return hasSummary(sent(), "4 runs failed") })
+	waitFor(t, "the paused task", func() bool { return hasSummary(sent(), "Task flaky paused itself") })
+	var failures []sentNote
+	for _, s := range sent() {
+		if strings.Contains(s.Summary, "failed") {
+			failures = append(failures, s)
+		}
+	}
+	n.mu.Lock()
+	failNote := n.failNote
+	n.mu.Unlock()
+	for i, s := range failures {
+		if (i == 0) != (s.ReplacesID == 0) || (i > 0 && s.ReplacesID != failNote) {
+			t.Fatalf("failure notification %d replaces %d (the first is %d): %+v; want one notification updated in place", i, s.ReplacesID, failNote, failures)
+		}
+	}
+	if got := run(t, addr, "dunstctl", "count", "displayed"); got != "3" {
+		t.Fatalf("dunst displays %s notifications; want 3 (the digest, the failures, the paused task)", got)
+	}
+
+	// A run that succeeds says nothing; the person closes everything; the next failure
+	// is a count of its own, and its click opens that run.
+	if _, err := f.CreateTask(TaskForm{Name: "fine", Argv: []string{"true"}, Cwd: dir, Department: "d-flaky"}); err != nil {
+		t.Fatal(err)
+	}
+	runNow(t, f, "fine", 1, dispatch.StatusSucceeded)
+	run(t, addr, "dunstctl", "close-all")
+	waitFor(t, "the failures forgotten once closed", func() bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return n.failures.count == 0 && n.failNote == 0
+	})
+	failingTask(t, f, varTmpDir(t, "airlock-oops-"), "oops")
+	oops := runNow(t, f, "oops", 1, dispatch.StatusFailed)[0]
+	want := fmt.Sprintf("Run %d of oops failed", oops)
+	waitFor(t, "the new failure", func() bool { return hasSummary(sent(), want) })
+	for _, s := range sent() {
+		if strings.Contains(s.Summary+s.Body, "fine") {
+			t.Fatalf("a run that succeeded was notified: %+v", s)
+		}
+		if s.Summary == want && s.ReplacesID != 0 {
+			t.Fatalf("the failure after the close replaced the closed notification: %+v", s)
+		}
+	}
+	n.act(keyFailures, actionDefault)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(shown) != 1 || shown[0] != routeRun(oops) {
+		t.Fatalf("the click opened %q; want %q", shown, routeRun(oops))
+	}
+}
+
+// A hundred failures at once are one notification on the server, its last update saying
+// "100 runs failed": every update after the first replaces it in place.
+func TestNotificationsMergeABurstOfFailures(t *testing.T) {
+	addr := privateSessionBus(t)
+	startDunst(t, addr)
+	sent := watchNotify(t, addr)
+	core, _ := openCore(t)
+	n, err := StartNotifier(NotifierOptions{Broker: core.Broker, Bus: core.Bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Stop)
+	for i := range 100 {
+		core.Bus.Publish(api.TopicDispatchNotify, api.DispatchNotice{Kind: api.NoticeFailure, RunID: uint(i + 1), Task: "burst", Status: "failed", Message: "exit status 1"})
+	}
+	waitFor(t, "the burst told as one", func() bool { return hasSummary(sent(), "100 runs failed") })
+	notes := sent()
+	for i, s := range notes[1:] {
+		if s.ReplacesID == 0 {
+			t.Fatalf("update %d is a notification of its own: %+v", i+1, notes)
+		}
+	}
+	if last := notes[len(notes)-1]; !strings.Contains(last.Body, "and 97 more") {
+		t.Errorf("the last update's body = %q; want the latest three and how many more", last.Body)
+	}
+	if got := run(t, addr, "dunstctl", "count", "displayed"); got != "1" {
+		t.Fatalf("dunst displays %s notifications; want 1", got)
 	}
 }

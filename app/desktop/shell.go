@@ -129,6 +129,7 @@ func (s *Shell) startTray(ctx context.Context) {
 			s.ShowWindow()
 			runtime.EventsEmit(ctx, ReviewEvent, id)
 		},
+		Show: func(route string) { s.navigate(ctx, route) },
 		Quit: s.Quit,
 	}
 	if s.core.Dispatch != nil {
@@ -144,7 +145,9 @@ func (s *Shell) startTray(ctx context.Context) {
 	s.mu.Unlock()
 	notifier, err := StartNotifier(NotifierOptions{
 		Broker: s.core.Broker, Inbox: s.core.Dispatch, Bus: s.core.Bus,
-		Open: s.ShowWindow,
+		Digest: func() api.DigestCard { return s.core.Digest(app.WindowCaller()) },
+		Open:   s.ShowWindow,
+		Show:   func(route string) { s.navigate(ctx, route) },
 		Review: func(id string) {
 			s.ShowWindow()
 			runtime.EventsEmit(ctx, ReviewEvent, id)
@@ -196,6 +199,12 @@ func (s *Shell) shutdown(context.Context) {
 	if tray != nil {
 		tray.Stop()
 	}
+}
+
+// navigate brings the window to the front on route (NavigateEvent).
+func (s *Shell) navigate(ctx context.Context, route string) {
+	s.ShowWindow()
+	runtime.EventsEmit(ctx, NavigateEvent, route)
 }
 
 // ShowWindow brings the window to the front: shown if hidden, restored if minimised,

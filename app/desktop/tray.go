@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,9 +42,11 @@ type TrayOptions struct {
 	Bus      *eventbus.Bus
 	// Icon is the app icon (PNG); the tray shows it scaled, with the pending count on it.
 	Icon []byte
-	// Open shows the window; Review shows it with the popup on one request; Quit ends the app.
+	// Open shows the window; Review shows it with the popup on one request; Show shows
+	// it on a route (the failed runs; nil: Open); Quit ends the app.
 	Open   func()
 	Review func(id string)
+	Show   func(route string)
 	Quit   func()
 }
 
@@ -52,8 +55,10 @@ type TrayOptions struct {
 // title, each pending request — P1 with Allow for this session (when it has one), Allow
 // once and Deny, P2 and interactive-only
 // with "Review…", which opens the window's popup (the broker refuses a P2 allow from the
-// tray) —, Open Airlock, Pause/Resume dispatch and Quit. The menu follows
-// permission.requested/decided and dispatch.state.
+// tray) —, what waits besides (held runs, paused runs and tasks), the runs that failed
+// since the person last opened them ("3 runs failed — Open…"), Open Airlock,
+// Pause/Resume dispatch and Quit. The menu follows permission.requested/decided,
+// inbox.changed, dispatch.notify and dispatch.state.
 type Tray struct {
 	opts TrayOptions
 
@@ -63,6 +68,7 @@ type Tray struct {
 	end        func()
 	started    bool
 	shown      string // the pending set the menu shows (menuKey)
+	failures   failureLog
 
 	icons     *trayIcons
 	iconShown trayIconKey // the icon on the bus, when iconSet
@@ -100,7 +106,8 @@ func (t *Tray) Start() error {
 		// otherwise wait for the next event to show.
 		var sub *eventbus.Subscription
 		if t.opts.Bus != nil {
-			sub = t.opts.Bus.Subscribe(64, api.TopicPermissionRequested, api.TopicPermissionDecided, api.TopicDispatchState, api.TopicInboxChanged)
+			sub = t.opts.Bus.Subscribe(256, api.TopicPermissionRequested, api.TopicPermissionDecided, api.TopicDispatchState, api.TopicInboxChanged,
+				api.TopicDispatchNotify)
 		}
 		t.rebuild()
 		if sub != nil {
@@ -143,14 +150,19 @@ func (t *Tray) watch(ctx context.Context, sub *eventbus.Subscription) {
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-sub.C:
+		case ev, ok := <-sub.C:
 			if !ok {
 				return
 			}
+			t.note(ev)
 			// A burst (several requests at once) needs one rebuild.
 			for drained := false; !drained; {
 				select {
-				case <-sub.C:
+				case ev, ok := <-sub.C:
+					if !ok {
+						return
+					}
+					t.note(ev)
 				default:
 					drained = true
 				}
@@ -158,6 +170,34 @@ func (t *Tray) watch(ctx context.Context, sub *eventbus.Subscription) {
 			t.rebuild()
 		}
 	}
+}
+
+// note counts a failure the menu tells.
+func (t *Tray) note(ev eventbus.Event) {
+	if ev.Topic != api.TopicDispatchNotify {
+		return
+	}
+	var n api.DispatchNotice
+	if err := json.Unmarshal(ev.Payload, &n); err != nil || n.Kind != api.NoticeFailure {
+		return
+	}
+	t.mu.Lock()
+	t.failures.add(n)
+	t.mu.Unlock()
+}
+
+// openFailures opens what the failures line tells and forgets it.
+func (t *Tray) openFailures() {
+	t.mu.Lock()
+	route := t.failures.route()
+	t.failures.reset()
+	t.mu.Unlock()
+	if t.opts.Show != nil {
+		t.opts.Show(route)
+	} else {
+		t.open()
+	}
+	t.rebuild()
 }
 
 // trayTitle is the item's title and the menu's first line.
@@ -206,7 +246,11 @@ func (t *Tray) rebuild() {
 	paused := t.opts.Dispatch != nil && t.opts.Dispatch.State().Paused
 	// Redraw only when the list changed: a redraw gives every line a new id, and a click
 	// on a line of the menu a panel still shows would then do nothing.
-	key := fmt.Sprintf("paused=%t\n%s%s", paused, menuKey(pending), heldKey(held))
+	failures := ""
+	if t.failures.count > 0 {
+		failures = t.failures.summary()
+	}
+	key := fmt.Sprintf("paused=%t\nfailed=%s\n%s%s", paused, failures, menuKey(pending), heldKey(held))
 	if t.cancelMenu != nil && key == t.shown {
 		return
 	}
@@ -250,6 +294,11 @@ func (t *Tray) rebuild() {
 	for _, h := range held {
 		item := systray.AddMenuItem(heldLabel(h)+" — Open…", h.Asked)
 		onClick(ctx, item, t.open)
+	}
+	if failures != "" {
+		// Not counted as waiting: a failure asks nothing, it is told until opened.
+		item := systray.AddMenuItem(cutLabel(failures, 48)+" — Open…", t.failures.body())
+		onClick(ctx, item, t.openFailures)
 	}
 	systray.AddSeparator()
 	onClick(ctx, systray.AddMenuItem("Open Airlock", ""), t.open)

@@ -619,3 +619,42 @@ func TestTrayCountsHeldRuns(t *testing.T) {
 		t.Fatal("the held run's line did not open the window")
 	}
 }
+
+// Failed runs show in the tray as one line ("2 runs failed — Open…") from real failing
+// runs; its click opens the failed runs and takes the line away. A held run is counted
+// as waiting, a failure is not.
+func TestTrayTellsFailedRuns(t *testing.T) {
+	addr := privateSessionBus(t)
+	core, f := startedCore(t)
+	shown := make(chan string, 4)
+	_, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Dispatch: core.Dispatch, Show: func(route string) { shown <- route }})
+	conn := connectTestBus(t, addr)
+	waitMenu(t, conn, name, "the empty state", func(m menuEntry) bool {
+		_, ok := m.find("Nothing is waiting for you")
+		return ok
+	})
+
+	failingTask(t, f, varTmpDir(t, "airlock-tray-failing-"), "flaky")
+	runNow(t, f, "flaky", 2, dispatch.StatusFailed)
+	menu := waitMenu(t, conn, name, "the failed runs", func(m menuEntry) bool {
+		_, ok := m.find("2 runs failed — Open…")
+		return ok
+	})
+	if _, ok := menu.find("Airlock — "); ok {
+		t.Fatalf("failures are counted as waiting: %v", menu.labels())
+	}
+	line, _ := menu.find("2 runs failed")
+	click(t, addr, name, line.ID)
+	select {
+	case route := <-shown:
+		if route != routeFailedRuns {
+			t.Fatalf("the line opened %q; want %q", route, routeFailedRuns)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the failures line did not open the window")
+	}
+	waitMenu(t, conn, name, "the failures line gone once opened", func(m menuEntry) bool {
+		_, failed := m.find("2 runs failed")
+		return !failed
+	})
+}

@@ -100,14 +100,15 @@ function children(pid) {
  * session with a private AIRLOCK_HOME, and resolves when its page is served.
  * The returned object's stop() quits the app with SIGTERM and reports its exit code.
  */
-export async function startApp({ timeoutMs = 90_000 } = {}) {
+export async function startApp({ timeoutMs = 90_000, tmp: reuse } = {}) {
   if (!existsSync(appBinary)) {
     throw new Error(`${appBinary} is missing: run scripts/e2e.sh (it builds it), or go build -tags dev,webkit2_41 -o build/bin/airlock-desktop-dev .`);
   }
   if (!existsSync(join(assetDir, 'index.html'))) {
     throw new Error(`${assetDir}/index.html is missing: run npm run build in frontend/`);
   }
-  const tmp = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  // reuse: the directory of an app stopped with stop({ keep: true }), started again.
+  const tmp = reuse ?? mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
   const home = join(tmp, 'home');
   const log = [];
   const procs = [];
@@ -159,6 +160,7 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
 
   return {
     url,
+    tmp,
     home,
     configFile: join(home, 'config', 'config.toml'),
     log: () => log.join(''),
@@ -185,9 +187,10 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
     api: (method, path, body) => localAPI(join(home, 'run', 'airlock.sock'), method, path, body),
     /**
      * stop sends SIGTERM to the app and resolves with its exit code and the processes
-     * of its tree (WebKit's, the bus daemon) still alive afterwards.
+     * of its tree (WebKit's, the bus daemon) still alive afterwards. keep leaves its
+     * files, for startApp({ tmp }) to start Airlock again on them.
      */
-    async stop() {
+    async stop({ keep = false } = {}) {
       const tree = descendants(app.pid);
       const appPid = tree.find((p) => p.comm.startsWith('airlock-deskto'))?.pid;
       if (appPid) process.kill(appPid, 'SIGTERM');
@@ -198,7 +201,7 @@ export async function startApp({ timeoutMs = 90_000 } = {}) {
       const left = tree.filter((p) => running(p.pid)).map((p) => `${p.pid}:${p.comm}`);
       for (const p of tree) if (running(p.pid)) process.kill(p.pid, 'SIGKILL');
       killAll(procs);
-      rmSync(tmp, { recursive: true, force: true });
+      if (!keep) rmSync(tmp, { recursive: true, force: true });
       return { ...result, left };
     },
   };
@@ -291,9 +294,9 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
 }
 
 /** stopApp quits the app with SIGTERM and asserts it exits 0 and leaves nothing running. */
-export async function stopApp(app) {
+export async function stopApp(app, { keep = false } = {}) {
   if (!app) return;
-  const { code, signal, left } = await app.stop();
+  const { code, signal, left } = await app.stop({ keep });
   assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
   assert.deepEqual(left, [], 'processes of the app left running after it quit');
 }

@@ -30,6 +30,8 @@ export type PlanSummary = wire.PlanSummary;
 export type SandboxStatus = wire.SandboxStatus;
 /** Whether scheduled runs start on their own (dispatch.state). */
 export type DispatchState = wire.DispatchState;
+/** The latest digest of what happened while nobody watched; id 0: nothing to show. */
+export type DigestCard = Omit<wire.DigestCard, 'convertValues'>;
 
 /** The layers a value can come from, strongest first. */
 export type Layer = 'flag' | 'env' | 'file' | 'default';
@@ -54,4 +56,8 @@ export const api = {
   dispatchState: (): Promise<DispatchState> => Facade.DispatchState(),
   /** Pauses (true) or resumes (false) dispatch; dispatch.state brings the new state too. */
   setDispatchPaused: (paused: boolean): Promise<DispatchState> => Facade.SetDispatchPaused(paused),
+  /** The digest card of Waiting for you (dispatch.digest says when a new one is made). */
+  digest: (): Promise<DigestCard> => Facade.Digest(),
+  /** Dismisses digest id for the core's life; answers what shows now. */
+  dismissDigest: (id: number): Promise<DigestCard> => Facade.DismissDigest(id),
 };

@@ -94,3 +94,17 @@ describe('onReview', () => {
     off();
   });
 });
+
+describe('onNavigate', () => {
+  it('passes a route of the window on, and ignores anything else', async () => {
+    const { onNavigate, NavigateEvent } = await import('./events');
+    const { source, emit } = fakeSource();
+    const got: string[] = [];
+    const off = onNavigate((route) => got.push(route), source);
+    for (const v of ['#/dispatch/runs/3', 'https://example.com', 7]) emit(NavigateEvent, v);
+    expect(got).toEqual(['#/dispatch/runs/3']);
+    off();
+    emit(NavigateEvent, '#/waiting');
+    expect(got).toEqual(['#/dispatch/runs/3']);
+  });
+});

@@ -41,6 +41,19 @@ export function onReview(callback: (id: string) => void, source: Source = wailsS
   });
 }
 
+/**
+ * The window's own event (not a core topic): a notification or a tray line asks the
+ * window to open one place, a route such as "#/dispatch/runs/12" (app/desktop NavigateEvent).
+ */
+export const NavigateEvent = 'window.navigate';
+
+/** onNavigate calls back with the route ("#/…") a notification or the tray asks to open. */
+export function onNavigate(callback: (route: string) => void, source: Source = wailsSource): () => void {
+  return source(NavigateEvent, (route) => {
+    if (typeof route === 'string' && route.startsWith('#/')) callback(route);
+  });
+}
+
 /** isTopic tells whether name is one of the core's topics. */
 export function isTopic(name: string): name is Topic {
   return (allTopics as readonly string[]).includes(name);

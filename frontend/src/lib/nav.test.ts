@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashFor, pageFromHash, pages } from './nav';
+import { dispatchRoute, hashFor, pageFromHash, pages } from './nav';
 
 describe('navigation', () => {
   it('has the five pages of the window, landing on Waiting for you', () => {
@@ -19,5 +19,18 @@ describe('navigation', () => {
 
   it('round-trips', () => {
     for (const p of pages) expect(pageFromHash(hashFor(p.id))).toBe(p.id);
+  });
+});
+
+describe('dispatch routes', () => {
+  it.each([
+    ['#/dispatch', { kind: 'tasks' }],
+    ['#/dispatch/runs', { kind: 'runs', status: '' }],
+    ['#/dispatch/runs?status=failed', { kind: 'runs', status: 'failed' }],
+    ['#/dispatch/runs/12', { kind: 'run', id: 12 }],
+    ['#/dispatch/runs/twelve', { kind: 'tasks' }],
+  ])('%s', (hash, want) => {
+    expect(dispatchRoute(hash)).toEqual(want);
+    expect(pageFromHash(hash)).toBe('dispatch');
   });
 });

@@ -22,3 +22,18 @@ export function pageFromHash(hash: string): PageId {
 export function hashFor(id: PageId): string {
   return `#/${id}`;
 }
+
+/** What a Dispatch route opens: the tasks, the runs (maybe filtered by a status group), or one run. */
+export type DispatchRoute = { kind: 'tasks' } | { kind: 'runs'; status: string } | { kind: 'run'; id: number };
+
+/**
+ * dispatchRoute reads the part of a Dispatch hash after the page: "#/dispatch/runs/12"
+ * is run 12, "#/dispatch/runs?status=failed" the failed runs (the routes notifications
+ * and the tray open); anything else the tasks.
+ */
+export function dispatchRoute(hash: string): DispatchRoute {
+  const m = /^#\/?dispatch\/runs(?:\/(\d+))?\/?(?:\?(.*))?$/.exec(hash);
+  if (!m) return { kind: 'tasks' };
+  if (m[1]) return { kind: 'run', id: Number(m[1]) };
+  return { kind: 'runs', status: new URLSearchParams(m[2] ?? '').get('status') ?? '' };
+}

@@ -261,6 +261,13 @@ export interface DispatchDigest {
   since: string;
   /** a one-paragraph summary for a notification */
   text: string;
+  /** runs waiting for a person now */
+  held_runs: number;
+  /** occurrences that did not run since Since */
+  missed_runs: number;
+  /** runs that failed, timed out, expired or were interrupted since Since */
+  failed_runs: number;
+  paused_tasks?: string[];
 }
 
 /**

@@ -763,6 +763,52 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class DigestCard {
+	    id: number;
+	    // Go type: time
+	    at: any;
+	    // Go type: time
+	    since: any;
+	    text: string;
+	    held_runs: number;
+	    missed_runs: number;
+	    failed_runs: number;
+	    paused_tasks?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DigestCard(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.since = this.convertValues(source["since"], null);
+	        this.text = source["text"];
+	        this.held_runs = source["held_runs"];
+	        this.missed_runs = source["missed_runs"];
+	        this.failed_runs = source["failed_runs"];
+	        this.paused_tasks = source["paused_tasks"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class DispatchState {
 	    paused: boolean;
 	    // Go type: time

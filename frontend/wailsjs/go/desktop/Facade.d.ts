@@ -22,6 +22,10 @@ export function CreateTask(arg1:api.TaskForm):Promise<api.TaskRow>;
 
 export function Departments():Promise<Array<api.DepartmentRow>>;
 
+export function Digest():Promise<api.DigestCard>;
+
+export function DismissDigest(arg1:number):Promise<api.DigestCard>;
+
 export function DispatchState():Promise<api.DispatchState>;
 
 export function EditTask(arg1:string,arg2:api.TaskForm):Promise<api.TaskRow>;

@@ -42,6 +42,14 @@ export function Departments() {
   return window['go']['desktop']['Facade']['Departments']();
 }
 
+export function Digest() {
+  return window['go']['desktop']['Facade']['Digest']();
+}
+
+export function DismissDigest(arg1) {
+  return window['go']['desktop']['Facade']['DismissDigest'](arg1);
+}
+
 export function DispatchState() {
   return window['go']['desktop']['Facade']['DispatchState']();
 }
