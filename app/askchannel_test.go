@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,23 +62,12 @@ func TestAskOnlyChannelOfAScheduledRun(t *testing.T) {
 
 func askOnlyChannelOfARun(t *testing.T, base string) {
 	c, _ := runCoreAt(t, base)
-	ctx := context.Background()
 	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
 	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
 	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("notes\n"), 0o644)
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "asker", Cwd: repo, Argv: []string{"python3", "-c", askProbe}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "asker", Cwd: repo, Argv: []string{"python3", "-c", askProbe}})
 	asked := answerNext(t, c, false)
-	r, err := c.Dispatch.RunNow(ctx, tk.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got dispatch.Run
-	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
-	b, _ := os.ReadFile(got.LogPath)
-	log := string(b)
+	got, log := runTask(t, c, tk.Name)
 	t.Logf("run log:\n%s", log)
 	if got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run %s (%s)", got.Status, got.Reason)
@@ -96,7 +84,7 @@ func askOnlyChannelOfARun(t *testing.T, base string) {
 	if !ok {
 		t.Fatal("the rm -rf never waited for a person")
 	}
-	want := strconv.FormatUint(uint64(r.ID), 10)
+	want := strconv.FormatUint(uint64(got.ID), 10)
 	ctxt := p.Request.Context
 	if p.Request.Tool != "bash" || ctxt.Run != want || ctxt.Task != "asker" || ctxt.Session != "" || ctxt.Cwd != repo ||
 		ctxt.Policy.Mode != "workspace-write" || !strings.Contains(ctxt.Caller.Description, "sandbox of run "+want) {

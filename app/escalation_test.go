@@ -158,6 +158,30 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 	}
 }
 
+// createTask creates a task in c's dispatch, failing the test if it cannot.
+func createTask(t *testing.T, c *Core, spec dispatch.TaskSpec) dispatch.Task {
+	t.Helper()
+	tk, err := c.Dispatch.CreateTask(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// runTask runs the task now, waits until the run has finished, and returns it with its log.
+func runTask(t *testing.T, c *Core, name string) (dispatch.Run, string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := c.Dispatch.RunNow(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	b, _ := os.ReadFile(got.LogPath)
+	return got, string(b)
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -192,10 +216,7 @@ func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
 		})
 		return r
 	}
-	secret, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "overwrite", Cwd: repo, Argv: []string{"sh", "-c", "echo pwned > secret.txt"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret := createTask(t, c, dispatch.TaskSpec{Name: "overwrite", Cwd: repo, Argv: []string{"sh", "-c", "echo pwned > secret.txt"}})
 	r, err := c.Dispatch.RunNow(ctx, secret.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -208,19 +229,13 @@ func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
 		t.Fatalf("secret.txt was overwritten: %q", b)
 	}
 
-	other, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "notes", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt && echo pwned > secret.txt"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := createTask(t, c, dispatch.TaskSpec{Name: "notes", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt && echo pwned > secret.txt"}})
 	// Both writes are denials; one of them no grant can lift: refused, nothing asked.
 	r, _ = c.Dispatch.RunNow(ctx, other.Name)
 	if got := wait(r.ID); got.Status != dispatch.StatusDenied {
 		t.Fatalf("a run that also writes the protected file: %s (%s)", got.Status, got.Reason)
 	}
-	notes, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "notes-only", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	notes := createTask(t, c, dispatch.TaskSpec{Name: "notes-only", Cwd: repo, Argv: []string{"sh", "-c", "echo n > notes.txt"}})
 	asked := answerNext(t, c, true)
 	r, _ = c.Dispatch.RunNow(ctx, notes.Name)
 	p := <-asked
@@ -276,16 +291,8 @@ func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
 		t.Fatalf("hook under the project's deny rule: %s", out.String())
 	}
 	// A scheduled run's own command is refused by the same rule.
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "reader", Cwd: repo, Argv: []string{"cat", "notes.txt"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Dispatch.RunNow(ctx, tk.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got dispatch.Run
-	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "reader", Cwd: repo, Argv: []string{"cat", "notes.txt"}})
+	got, _ := runTask(t, c, tk.Name)
 	if got.Status != dispatch.StatusDenied || !strings.Contains(got.Reason, "cat *") {
 		t.Fatalf("scheduled run under the project's deny rule: %s (%s)", got.Status, got.Reason)
 	}

@@ -48,10 +48,7 @@ func TestEventsAreTheDeclaredOnes(t *testing.T) {
 	}
 
 	// A task run, with output (run.log).
-	task, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "hello", Cwd: repo, Argv: []string{"sh", "-c", "echo hello"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	task := createTask(t, c, dispatch.TaskSpec{Name: "hello", Cwd: repo, Argv: []string{"sh", "-c", "echo hello"}})
 	r, err := c.Dispatch.RunNow(ctx, task.Name)
 	if err != nil {
 		t.Fatal(err)

@@ -100,10 +100,7 @@ func TestCoreStartEndsRunsOfADeadCore(t *testing.T) {
 			ctx := context.Background()
 			c, stop := lifeCore(t, base)
 			dir := filepath.Join(c.getenv("HOME"), "Airlock", "work")
-			task, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "again", Cwd: dir, Argv: []string{"echo", "ran again"}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			task := createTask(t, c, dispatch.TaskSpec{Name: "again", Cwd: dir, Argv: []string{"echo", "ran again"}})
 			started := time.Now().UTC()
 			stuck := dispatch.Run{TaskID: task.ID, TaskName: task.Name, ScheduledAt: started, Trigger: dispatch.TriggerManual,
 				Status: dispatch.StatusRunning, Owner: fmt.Sprintf("%s/%d", host, tt.pid), StartedAt: &started, Cwd: dir}

@@ -52,30 +52,17 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 
 	c, _ := runCoreAt(t, base)
-	ctx := context.Background()
 	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
 	os.MkdirAll(repo, 0o755)
 
 	// A scheduled run.
 	probe := fmt.Sprintf("import socket\ntry:\n    socket.create_connection(('127.0.0.1', %d), timeout=2); print('connected')\nexcept Exception as e:\n    print('unreachable:', e)\n", port)
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "probe", Cwd: repo, Argv: []string{"python3", "-c", probe}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Dispatch.RunNow(ctx, tk.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got dispatch.Run
-	waitFor(t, func() bool {
-		got, _ = c.Dispatch.Run(ctx, r.ID)
-		return dispatch.Finished(got.Status)
-	})
-	log, _ := os.ReadFile(got.LogPath)
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "probe", Cwd: repo, Argv: []string{"python3", "-c", probe}})
+	got, log := runTask(t, c, tk.Name)
 	if got.Policy.Network != api.NetworkAllowlist || got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run: %s (%s), policy %+v\n%s", got.Status, got.Reason, got.Policy, log)
 	}
-	if !strings.Contains(string(log), "network allowlist (only the allowed domains, through Airlock's egress proxy)") || !strings.Contains(string(log), "unreachable:") {
+	if !strings.Contains(log, "network allowlist (only the allowed domains, through Airlock's egress proxy)") || !strings.Contains(log, "unreachable:") {
 		t.Errorf("the run's log:\n%s", log)
 	}
 
@@ -92,11 +79,7 @@ func TestAllowlistThroughTheRealSurfaces(t *testing.T) {
 // domain raises a P1 network_domain request and is refused after Deny without a
 // connection; the result lists each connection, and the audit has a row for each.
 func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
-	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
-	port, hits := reachedServer(t)
-	c, _ := runCoreAt(t, base)
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
+	c, repo, port, hits := allowlistCore(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	cs := mcpSession(t, c, repo)
 	asked := make(chan permission.PendingRequest, 8)
 	done := make(chan struct{})
@@ -160,34 +143,15 @@ func TestAllowlistScheduledRunThroughTheProxy(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
-	port, hits := reachedServer(t)
-
-	c, _ := runCoreAt(t, base)
-	ctx := context.Background()
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
+	c, repo, port, hits := allowlistCore(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
 	script := fmt.Sprintf(`echo "== allowed"; curl -sS --max-time 20 http://127.0.0.1:%[1]d/allowed
 echo "== denied"; curl -sS --max-time 20 http://denied.test/
 echo "== unknown"; curl -sS --max-time 60 http://unknown.test/
 echo "== direct"; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "rc=$?"
 echo "== end"`, port)
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "proxy", Cwd: repo, Argv: []string{"sh", "-c", script}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "proxy", Cwd: repo, Argv: []string{"sh", "-c", script}})
 	asked := answerNext(t, c, false)
-	r, err := c.Dispatch.RunNow(ctx, tk.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got dispatch.Run
-	waitFor(t, func() bool {
-		got, _ = c.Dispatch.Run(ctx, r.ID)
-		return dispatch.Finished(got.Status)
-	})
-	b, _ := os.ReadFile(got.LogPath)
-	log := string(b)
+	got, log := runTask(t, c, tk.Name)
 	t.Logf("run log:\n%s", log)
 	if got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run: %s (%s)", got.Status, got.Reason)
@@ -424,11 +388,7 @@ func newDomainFixture(t *testing.T, config string) *domainFixture {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base := allowlistBase(t, "allow_local = true\n"+config)
-	port, _ := reachedServer(t)
-	c, _ := runCoreAt(t, base)
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
+	c, repo, port, _ := allowlistCore(t, "allow_local = true\n"+config)
 	return &domainFixture{c: c, repo: repo, url: fmt.Sprintf("http://localhost:%d/asked", port)}
 }
 
@@ -516,11 +476,7 @@ func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
-	port, hits := reachedServer(t)
-	c, _ := runCoreAt(t, base)
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
+	c, repo, port, hits := allowlistCore(t, "allowed_domains = [\"127.0.0.1\"]\nallow_local = true\n")
 	r, err := policy.Resolve(c.policyInputs(repo, policy.Flags{}, false))
 	if err != nil {
 		t.Fatal(err)
@@ -595,6 +551,21 @@ func allowlistBase(t *testing.T, network string) string {
 		t.Fatal(err)
 	}
 	return base
+}
+
+// allowlistCore is a real core under network_access = "allowlist" with network as the
+// body of its [network] table, a workspace directory for its tasks, and a test server on
+// loopback (its port, and its count of requests).
+func allowlistCore(t *testing.T, network string) (c *Core, repo string, port int, hits *atomic.Int32) {
+	t.Helper()
+	base := allowlistBase(t, network)
+	port, hits = reachedServer(t)
+	c, _ = runCoreAt(t, base)
+	repo = filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return c, repo, port, hits
 }
 
 // reachedServer is a test HTTP server on loopback that answers "reached PATH" and counts

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -26,39 +24,20 @@ func TestRunNetworkSummary(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	base := allowlistBase(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
-	port, hits := reachedServer(t)
-	c, _ := runCoreAt(t, base)
+	c, repo, port, hits := allowlistCore(t, "allowed_domains = [\"127.0.0.1\"]\ndenied_domains = [\"denied.test\"]\nallow_local = true\n")
 	ctx := context.Background()
 	cl := localapi.NewClient(c.Paths.Socket)
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(repo, 0o755)
 	// localhost is in neither list: it asks, and the person allows it.
 	script := fmt.Sprintf(`curl -sS --max-time 20 http://127.0.0.1:%[1]d/one; curl -sS --max-time 20 http://127.0.0.1:%[1]d/two
 curl -sS --max-time 20 http://denied.test/; curl -sS --max-time 60 http://localhost:%[1]d/asked; true`, port)
-	tk, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "net", Cwd: repo, Argv: []string{"sh", "-c", script}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	quiet, err := c.Dispatch.CreateTask(ctx, dispatch.TaskSpec{Name: "quiet", Cwd: repo, Argv: []string{"true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "net", Cwd: repo, Argv: []string{"sh", "-c", script}})
+	quiet := createTask(t, c, dispatch.TaskSpec{Name: "quiet", Cwd: repo, Argv: []string{"true"}})
 	asked := answerNext(t, c, true)
 	finished := func(name string) dispatch.Run {
 		t.Helper()
-		r, err := c.Dispatch.RunNow(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got dispatch.Run
-		waitFor(t, func() bool {
-			got, _ = c.Dispatch.Run(ctx, r.ID)
-			return dispatch.Finished(got.Status)
-		})
+		got, log := runTask(t, c, name)
 		if got.Status != dispatch.StatusSucceeded {
-			b, _ := os.ReadFile(got.LogPath)
-			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, b)
+			t.Fatalf("run: %s (%s)\n%s", got.Status, got.Reason, log)
 		}
 		return got
 	}
