@@ -25,19 +25,15 @@ func forwardEvents(ctx context.Context, bus *eventbus.Bus, emit emitFunc) {
 	sub := bus.Subscribe(1024)
 	defer sub.Close()
 	for {
-		select {
-		case <-ctx.Done():
+		ev, ok := sub.Next(ctx)
+		if !ok {
 			return
-		case ev, ok := <-sub.C:
-			if !ok {
-				return
-			}
-			var payload any
-			if len(ev.Payload) > 0 {
-				payload = ev.Payload
-			}
-			emit(ev.Topic, payload, EventMeta{Seq: ev.Seq, Time: ev.Time})
 		}
+		var payload any
+		if len(ev.Payload) > 0 {
+			payload = ev.Payload
+		}
+		emit(ev.Topic, payload, EventMeta{Seq: ev.Seq, Time: ev.Time})
 	}
 }
 

@@ -133,17 +133,9 @@ func StartNotifier(opts NotifierOptions) (*Notifier, error) {
 					return
 				}
 				// A burst (a hundred runs failing at once) is handled as one.
-				evs := []eventbus.Event{ev}
-				for drained := false; !drained; {
-					select {
-					case more, ok := <-sub.C:
-						if !ok {
-							return
-						}
-						evs = append(evs, more)
-					default:
-						drained = true
-					}
+				evs, open := sub.Burst(ev)
+				if !open {
+					return
 				}
 				if wait := n.handle(ctx, evs); wait > 0 {
 					flush.Reset(wait)

@@ -147,28 +147,19 @@ func (t *Tray) Stop() {
 func (t *Tray) watch(ctx context.Context, sub *eventbus.Subscription) {
 	defer sub.Close()
 	for {
-		select {
-		case <-ctx.Done():
+		ev, ok := sub.Next(ctx)
+		if !ok {
 			return
-		case ev, ok := <-sub.C:
-			if !ok {
-				return
-			}
-			t.note(ev)
-			// A burst (several requests at once) needs one rebuild.
-			for drained := false; !drained; {
-				select {
-				case ev, ok := <-sub.C:
-					if !ok {
-						return
-					}
-					t.note(ev)
-				default:
-					drained = true
-				}
-			}
-			t.rebuild()
 		}
+		// A burst (several requests at once) needs one rebuild.
+		evs, open := sub.Burst(ev)
+		if !open {
+			return
+		}
+		for _, ev := range evs {
+			t.note(ev)
+		}
+		t.rebuild()
 	}
 }
 

@@ -5,6 +5,7 @@
 package eventbus
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,4 +115,32 @@ func Check(topic string, payload any) error {
 		return fmt.Errorf("topic %q takes an %s payload, not %v: %w", topic, want, got, ErrUndeclared)
 	}
 	return nil
+}
+
+// Next waits for the next event. ok is false when ctx ends or the subscription is closed.
+func (s *Subscription) Next(ctx context.Context) (ev Event, ok bool) {
+	select {
+	case <-ctx.Done():
+		return Event{}, false
+	case ev, ok = <-s.C:
+		return ev, ok
+	}
+}
+
+// Burst returns first and every event already queued after it, so that a burst (a
+// hundred runs failing at once) is handled as one. open is false when the subscription
+// was closed meanwhile.
+func (s *Subscription) Burst(first Event) (evs []Event, open bool) {
+	evs = []Event{first}
+	for {
+		select {
+		case ev, ok := <-s.C:
+			if !ok {
+				return evs, false
+			}
+			evs = append(evs, ev)
+		default:
+			return evs, true
+		}
+	}
 }

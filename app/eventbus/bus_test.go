@@ -1,6 +1,7 @@
 package eventbus
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -89,3 +90,34 @@ func TestPublishRefusesUndeclaredEvents(t *testing.T) {
 }
 
 func reflectZero(e api.EventInfo) any { return reflect.Zero(e.Payload).Interface() }
+
+// Next waits for one event and ends with the context or the subscription; Burst takes
+// with the first every event already queued, and says when the subscription closed.
+func TestNextAndBurst(t *testing.T) {
+	b := New()
+	sub := b.Subscribe(10)
+	for i := uint(1); i <= 3; i++ {
+		b.Publish(api.TopicRunUpdated, api.RunUpdated{ID: i})
+	}
+	ev, ok := sub.Next(context.Background())
+	if !ok || ev.Seq != 1 {
+		t.Fatalf("Next: %+v %v", ev, ok)
+	}
+	evs, open := sub.Burst(ev)
+	if !open || len(evs) != 3 || evs[2].Seq != 3 {
+		t.Fatalf("Burst: %d events, open %v", len(evs), open)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok := sub.Next(ctx); ok {
+		t.Fatal("Next after the context ended")
+	}
+	b.Publish(api.TopicRunUpdated, api.RunUpdated{ID: 4})
+	sub.Close()
+	if ev, ok := sub.Next(context.Background()); !ok || ev.Seq != 4 {
+		t.Fatalf("what was queued before Close: %+v %v", ev, ok)
+	}
+	if _, ok := sub.Next(context.Background()); ok {
+		t.Fatal("Next after Close")
+	}
+}
