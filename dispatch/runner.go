@@ -16,6 +16,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/poll"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/redact"
 	"github.com/airlock-app/airlock/sandbox"
@@ -557,21 +558,14 @@ func commandLine(argv []string) string {
 // watchdog cancels the run when it prints nothing for limit (not while paused for a person).
 func (d *Dispatcher) watchdog(ar *activeRun, lg *runLog, limit time.Duration, done <-chan struct{}) {
 	tick := min(max(limit/4, 10*time.Millisecond), time.Second)
-	tk := time.NewTicker(tick)
-	defer tk.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-tk.C:
-			ar.mu.Lock()
-			paused := ar.paused
-			ar.mu.Unlock()
-			if !paused && lg.idle() > limit {
-				ar.cancel(errNoProgress)
-				return
-			}
-		}
+	silent := poll.Until(done, tick, func() bool {
+		ar.mu.Lock()
+		paused := ar.paused
+		ar.mu.Unlock()
+		return !paused && lg.idle() > limit
+	})
+	if silent {
+		ar.cancel(errNoProgress)
 	}
 }
 

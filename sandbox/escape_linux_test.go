@@ -432,18 +432,7 @@ func TestEscapeSuiteNetworkOn(t *testing.T) {
 	abstractName := "@airlock-escape-" + f.mark
 	abstractL := listenUnix(t, abstractName)
 	defer abstractL.Close()
-	// The session bus of the desktop running the tests, if there is one (by path, or
-	// abstract written with a leading @).
-	realBus := ""
-	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
-		for _, part := range strings.Split(strings.TrimPrefix(addr, "unix:"), ",") {
-			if v, ok := strings.CutPrefix(part, "path="); ok {
-				realBus = v
-			} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
-				realBus = "@" + v
-			}
-		}
-	}
+	realBus := sessionBusSocket() // the session bus of the desktop running the tests, if any
 	out, res := f.run(t, `$PY - <<'PYEOF'
 import os, socket
 port = lambda n: int(os.environ[n])
@@ -1168,3 +1157,18 @@ const (
 	pyProbeUDP = `    ("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port("UDP_PORT")))),
 `
 )
+
+// sessionBusSocket is the socket of the session bus the tests run under
+// (DBUS_SESSION_BUS_ADDRESS): a path, or an abstract name written with a leading @; ""
+// when there is none.
+func sessionBusSocket() string {
+	bus := ""
+	for _, part := range strings.Split(strings.TrimPrefix(os.Getenv("DBUS_SESSION_BUS_ADDRESS"), "unix:"), ",") {
+		if v, ok := strings.CutPrefix(part, "path="); ok {
+			bus = v
+		} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
+			bus = "@" + v
+		}
+	}
+	return bus
+}

@@ -198,6 +198,22 @@ type prepared struct {
 	path   string // resolved Argv[0] on the host
 }
 
+// Exec runs req.Argv under req.Policy (in the micro-VM when the policy's execution mode
+// says so, otherwise on this host under the strongest backend the policy allows:
+// execOnHost), and returns when the command and every process it started are gone. The
+// command's failure is in Result.ExitCode; Airlock's own failures are *ExecError (with
+// the exit code to use) or *ProtectedSymlinkError.
+func Exec(ctx context.Context, req ExecRequest) (Result, error) {
+	if res, ok, err := execMicroVM(ctx, req); ok {
+		return res, err
+	}
+	pr, err := prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	return execOnHost(ctx, pr)
+}
+
 func prepare(req ExecRequest) (*prepared, error) {
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
 		return nil, execErr(ExitSandboxFailed, "exec: no command given")

@@ -39,23 +39,14 @@ var forcedBackend = ""
 // forcedNone makes tests behave as on a machine with no OS backend.
 const forcedNone = "none-available"
 
-// Exec runs req.Argv under req.Policy with the strongest backend the policy
-// allows, and returns when the command and every process it started are gone.
-// The command's failure is in Result.ExitCode; Airlock's own failures are
-// *ExecError (with the exit code to use) or *ProtectedSymlinkError.
-//
-// Without an OS backend (isolation backend "app", or "auto" on a machine without
-// one) the application layer's verdict is enforced: a denial is returned as the
-// *IsolationDeniedError, and a command whose effects the analysis cannot see is
-// refused with an *ExecError (ExitSandboxFailed) wrapping ErrAppLayerCannotCheck.
-func Exec(ctx context.Context, req ExecRequest) (Result, error) {
-	if res, ok, err := execMicroVM(ctx, req); ok {
-		return res, err
-	}
-	pr, err := prepare(req)
-	if err != nil {
-		return Result{}, err
-	}
+// execOnHost runs a prepared request on Linux with the strongest backend the policy
+// allows: bubblewrap, then Landlock. Without an OS backend (isolation backend "app", or
+// "auto" on a machine without one) the application layer's verdict is enforced: a
+// denial is returned as the *IsolationDeniedError, and a command whose effects the
+// analysis cannot see is refused with an *ExecError (ExitSandboxFailed) wrapping
+// ErrAppLayerCannotCheck.
+func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
+	req := pr.req
 	p := req.Policy
 	if p.Mode == ModeFullAccess {
 		if err := refuseFiles(req, BackendNameNone); err != nil {

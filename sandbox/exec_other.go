@@ -11,17 +11,11 @@ import (
 	"syscall"
 )
 
-// Exec runs req.Argv under req.Policy: Seatbelt on macOS, the application
-// layer alone elsewhere (refused when the backend is "os"), whose verdict is then
-// enforced as on Linux (see checkAppOnly).
-func Exec(ctx context.Context, req ExecRequest) (Result, error) {
-	if res, ok, err := execMicroVM(ctx, req); ok {
-		return res, err
-	}
-	pr, err := prepare(req)
-	if err != nil {
-		return Result{}, err
-	}
+// execOnHost runs a prepared request: Seatbelt on macOS, the application layer alone
+// elsewhere (refused when the backend is "os"), whose verdict is then enforced as on
+// Linux (see checkAppOnly).
+func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
+	req := pr.req
 	if err := refuseFiles(req, runtime.GOOS); err != nil {
 		return Result{}, err
 	}

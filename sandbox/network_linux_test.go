@@ -93,17 +93,7 @@ func TestEscapeSuiteAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The session bus of the desktop running the tests, if there is one.
-	realBus := ""
-	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
-		for _, part := range strings.Split(strings.TrimPrefix(addr, "unix:"), ",") {
-			if v, ok := strings.CutPrefix(part, "path="); ok {
-				realBus = v
-			} else if v, ok := strings.CutPrefix(part, "abstract="); ok {
-				realBus = "@" + v
-			}
-		}
-	}
+	realBus := sessionBusSocket() // the session bus of the desktop running the tests, if any
 	abstractName := "@airlock-allowlist-" + f.mark
 	abstractL := listenUnix(t, abstractName)
 	defer abstractL.Close()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/poll"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -80,18 +81,8 @@ func (a *Approvals) Await(ctx context.Context, req dispatch.ApprovalRequest) (di
 		watching.Add(1)
 		go func() {
 			defer watching.Done()
-			tk := time.NewTicker(5 * time.Millisecond)
-			defer tk.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tk.C:
-					if a.isPending(req.ID) {
-						req.OnPending(req.ID)
-						return
-					}
-				}
+			if poll.Until(done, 5*time.Millisecond, func() bool { return a.isPending(req.ID) }) {
+				req.OnPending(req.ID)
 			}
 		}()
 	}

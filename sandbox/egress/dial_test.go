@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
 
 // TestDialContextDecides: a connection this process makes through DialContext gets the
@@ -16,21 +17,7 @@ import (
 // resolving to loopback or a private address is refused before any dial (a local
 // literal before anyone is asked), and UDP is refused. Every attempt is one Record.
 func TestDialContextDecides(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hi"))
-			c.Close()
-		}
-	}()
+	ln := egresstest.Greeter(t, "hi")
 	res := &fakeResolver{answers: map[string][][]netip.Addr{
 		"allowed.test": {addrs("203.0.113.10")},
 		"denied.test":  {addrs("203.0.113.11")},

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
 
 // findImage finds a built image (FindImage with the repo's build/sandbox-image).
@@ -51,21 +53,7 @@ func TestMicroVM(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conn.Write([]byte("hello from the host\n"))
-			conn.Close()
-		}
-	}()
+	ln := egresstest.Greeter(t, "hello from the host\n")
 
 	var v, v2 *VM
 	var err2 error

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"testing"
 )
 
 // DNS answers each test domain with its addresses; any other name does not exist. It is
@@ -53,4 +54,26 @@ func Dial(server string, direct bool) func(ctx context.Context, network, addr st
 		}
 		return nil, fmt.Errorf("test network: no route to %s", addr)
 	}
+}
+
+// Greeter is a TCP server on loopback that writes greeting to every connection and
+// closes it; it stops with the test.
+func Greeter(t testing.TB, greeting string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(greeting))
+			c.Close()
+		}
+	}()
+	return ln
 }
