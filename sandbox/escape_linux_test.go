@@ -440,13 +440,7 @@ def tcp(host="127.0.0.1"):
     return lambda: socket.create_connection((host, port("TCP_PORT")), timeout=2)
 def udp(host="127.0.0.1"):
     return lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (host, port("UDP_PORT")))
-def unix(path):
-    if path.startswith("@"):
-        path = "\0" + path[1:]
-    def f():
-        s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
-    return f
-# 10.0.2.2 is the stack's gateway: it must not lead to the host's loopback.
+`+pyUnixProbe+`# 10.0.2.2 is the stack's gateway: it must not lead to the host's loopback.
 probes = [("tcp", tcp()), ("udp", udp()), ("gateway tcp", tcp("10.0.2.2")), ("gateway udp", udp("10.0.2.2")),
     ("abstract", unix(os.environ["ABSTRACT"])),
     ("path", unix(os.environ["USOCK"])),
@@ -1172,3 +1166,13 @@ func sessionBusSocket() string {
 	}
 	return bus
 }
+
+// pyUnixProbe defines unix(path), a python probe that connects to a unix socket by path,
+// or by abstract name written with a leading @.
+const pyUnixProbe = `def unix(path):
+    if path.startswith("@"):
+        path = "\0" + path[1:]
+    def f():
+        s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
+    return f
+`

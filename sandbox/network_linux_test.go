@@ -135,13 +135,7 @@ echo "== probes"
 $PY - <<'PYEOF'
 import os, socket
 port = lambda n: int(os.environ[n])
-def unix(path):
-    if path.startswith("@"):
-        path = "\0" + path[1:]
-    def f():
-        s = socket.socket(socket.AF_UNIX); s.settimeout(2); s.connect(path)
-    return f
-for what, fn in [
+`+pyUnixProbe+`for what, fn in [
 `+pyProbeTCP+pyProbeUDP+`    ("outside", lambda: socket.create_connection(("`+testPublicIP+`", 80), timeout=2)),
     ("abstract", unix(os.environ["ABSTRACT"])),
     ("path", unix(os.environ["USOCK"])),
