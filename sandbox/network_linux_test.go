@@ -125,6 +125,10 @@ r curl curl -sS --max-time 20 http://allowed.test/curl
 r curl-https-proxy curl -sS --max-time 20 --proxy "$HTTPS_PROXY" http://allowed.test/explicit
 r socks curl -sS --max-time 20 --proxy "$ALL_PROXY" http://allowed.test/socks
 r python $PY -c 'import urllib.request; print(urllib.request.urlopen("http://allowed.test/python", timeout=20).read().decode())'
+if command -v node >/dev/null; then
+r node node -e 'const u = new URL(process.env.HTTP_PROXY); require("http").get({host: u.hostname, port: u.port, path: "http://allowed.test/node"}, r => r.pipe(process.stdout)).on("error", e => console.log("error", e.message))'
+r node-fetch node -e 'fetch("http://allowed.test/node-fetch").then(r => r.text()).then(console.log, e => console.log("error", e.cause ? e.cause.code : e.message))'
+fi
 r denied curl -sS --max-time 20 http://denied.test/
 r unknown curl -sS --max-time 20 http://unknown.test/
 r local curl -sS --max-time 20 http://local.test/
@@ -163,10 +167,14 @@ echo "== end"`, func(r *ExecRequest) {
 		name, body, _ := strings.Cut(sec, "\n")
 		got[name] = body
 	}
-	for name, want := range map[string]string{
+	reached := map[string]string{
 		"curl": "reached allowed.test/curl", "curl-https-proxy": "reached allowed.test/explicit",
 		"socks": "reached allowed.test/socks", "python": "reached allowed.test/python",
-	} {
+	}
+	if _, err := exec.LookPath("node"); err == nil {
+		reached["node"] = "reached allowed.test/node"
+	}
+	for name, want := range reached {
 		if !strings.Contains(got[name], want) {
 			t.Errorf("%s: %q lacks %q", name, got[name], want)
 		}
