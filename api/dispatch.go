@@ -203,7 +203,7 @@ type Run struct {
 	HoldUntil   *time.Time `json:"hold_until,omitempty"`
 	ApprovalID  string     `json:"approval_id,omitempty"`
 	StartedAt   *time.Time `json:"started_at,omitempty"`
-	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	FinishedAt  *time.Time `gorm:"index" json:"finished_at,omitempty"`
 	ExitCode    *int       `json:"exit_code,omitempty"`
 	Signal      string     `json:"signal,omitempty"`
 	PID         int        `gorm:"column:pid" json:"pid,omitempty"`

@@ -19,6 +19,9 @@ const (
 	DefaultLogLimit          = 10 << 20
 	DefaultLogMaxAge         = 30 * 24 * time.Hour
 	DefaultLogMaxTotal       = 1 << 30
+	DefaultRunMaxAge         = 90 * 24 * time.Hour
+	DefaultRunMaxCount       = 10000
+	DefaultMaxBacklog        = 10
 	MaxConsecutiveFailures   = 5
 	MaxSameDenials           = 3
 	defaultMissedGrace       = 2 * time.Minute
@@ -57,6 +60,13 @@ type Options struct {
 	LogLimit    int64
 	LogMaxAge   time.Duration
 	LogMaxTotal int64
+	// RunMaxAge and RunMaxCount prune run records: finished runs older than RunMaxAge
+	// (default 90 days), and beyond RunMaxCount per task (default 10,000) the oldest.
+	RunMaxAge   time.Duration
+	RunMaxCount int
+	// MaxBacklog caps the runs of one task queued, held or running at once under overlap
+	// queue and allow (default 10); an occurrence beyond it is recorded skipped.
+	MaxBacklog int
 	// BaseEnv is the environment every run starts from (default: PATH, HOME, USER,
 	// LOGNAME, LANG, LC_ALL, TZ, SHELL, TMPDIR from this process).
 	BaseEnv []string
@@ -119,6 +129,15 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	if opts.LogMaxTotal <= 0 {
 		opts.LogMaxTotal = DefaultLogMaxTotal
+	}
+	if opts.RunMaxAge <= 0 {
+		opts.RunMaxAge = DefaultRunMaxAge
+	}
+	if opts.RunMaxCount <= 0 {
+		opts.RunMaxCount = DefaultRunMaxCount
+	}
+	if opts.MaxBacklog <= 0 {
+		opts.MaxBacklog = DefaultMaxBacklog
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
