@@ -185,13 +185,15 @@ type Run struct {
 	// the inbox and `runs list --waiting` read it instead of the table; its condition is
 	// dispatch's heldRuns, written the same way (SQLite uses a partial index only for a
 	// query that repeats its condition), in id order as they are listed.
-	ID     uint `gorm:"primaryKey;index:idx_runs_held,where:status = 'waiting_directory' OR status = 'waiting_approval' OR paused" json:"id"`
-	TaskID uint `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:1;index" json:"task_id"`
+	ID uint `gorm:"primaryKey;index:idx_runs_held,where:status = 'waiting_directory' OR status = 'waiting_approval' OR paused" json:"id"`
+	// idx_runs_task_status counts a task's active runs (overlap, the backlog cap) from the
+	// index alone, however many finished runs the task has.
+	TaskID uint `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:1;index;index:idx_runs_task_status,priority:1" json:"task_id"`
 	// ScheduledAt and Trigger identify the occurrence: claimed at most once.
 	ScheduledAt time.Time `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:2" json:"scheduled_at"`
 	Trigger     string    `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:3" json:"trigger"`
 	TaskName    string    `json:"task_name"`
-	Status      string    `gorm:"not null;index" json:"status"`
+	Status      string    `gorm:"not null;index;index:idx_runs_task_status,priority:2" json:"status"`
 	// Reason says why the run is held, was skipped, failed or was denied.
 	Reason     string `json:"reason,omitempty"`
 	SkipReason string `json:"skip_reason,omitempty"`

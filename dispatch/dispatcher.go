@@ -208,3 +208,20 @@ func (d *Dispatcher) taskLock(id uint) chan struct{} {
 	}
 	return m
 }
+
+// backlogFull says whether task t, under overlap queue or allow, already has MaxBacklog
+// runs queued, held or running, and if so the reason its next occurrence is skipped.
+func (d *Dispatcher) backlogFull(ctx context.Context, t Task) (bool, string, error) {
+	if t.Overlap != OverlapQueue && t.Overlap != OverlapAllow {
+		return false, "", nil
+	}
+	var n int64
+	if err := d.db.WithContext(ctx).Model(&Run{}).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Count(&n).Error; err != nil {
+		return false, "", fmt.Errorf("count the backlog of %s: %w", t.Name, err)
+	}
+	if n < int64(d.opts.MaxBacklog) {
+		return false, "", nil
+	}
+	return true, fmt.Sprintf("skipped: backlog full (%d queued, held or running; overlap policy %s keeps at most dispatch.max_backlog = %d)",
+		n, t.Overlap, d.opts.MaxBacklog), nil
+}

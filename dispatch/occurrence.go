@@ -58,6 +58,12 @@ func (d *Dispatcher) fire(ctx context.Context, t Task, at time.Time, trigger str
 			return err
 		}
 	}
+	if full, why, err := d.backlogFull(ctx, t); err != nil || full {
+		if err == nil {
+			_, _, err = d.claim(ctx, t, at, trigger, StatusSkipped, SkipBacklog, why)
+		}
+		return err
+	}
 	reason := ""
 	if catchUp {
 		reason = "missed while the app was closed; running once (missed-run policy: run_once)"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -100,5 +101,41 @@ func TestPruneRunRecords(t *testing.T) {
 	// Pruning again removes nothing more.
 	if res, err := h.d.PruneLogs(ctx); err != nil || res.RunsRemoved != 0 {
 		t.Fatalf("second prune removed %d: %v", res.RunsRemoved, err)
+	}
+}
+
+// Under overlap queue and allow, a task's backlog is capped: the occurrence beyond
+// MaxBacklog leaves a skipped row that says the backlog was full, and runs again once
+// the backlog drains.
+func TestOverlapBacklogIsCapped(t *testing.T) {
+	for _, policy := range []string{OverlapQueue, OverlapAllow} {
+		t.Run(policy, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.MaxBacklog = 2 }))
+			h.start()
+			gate := filepath.Join(h.root, "gate")
+			tk := h.task(TaskSpec{Name: "b", Cwd: h.ws, Schedule: "* * * * *", Overlap: policy,
+				Argv: []string{"sh", "-c", "while [ ! -e " + gate + " ]; do sleep 0.01; done"}})
+			for i := 1; i <= 4; i++ {
+				h.fireAt(t0.Add(time.Duration(i) * time.Minute))
+			}
+			rs := h.runsOf(tk.ID)
+			if len(rs) != 4 {
+				t.Fatalf("%d rows, want 4 (every occurrence leaves a row)", len(rs))
+			}
+			for _, r := range rs[2:] {
+				if r.Status != StatusSkipped || r.SkipReason != SkipBacklog || !strings.Contains(r.Reason, "skipped: backlog full (2 queued") {
+					t.Fatalf("occurrence beyond the cap: %s/%s %q", r.Status, r.SkipReason, r.Reason)
+				}
+			}
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs[:2] {
+				h.wait(r.ID, StatusSucceeded)
+			}
+			h.fireAt(t0.Add(5 * time.Minute))
+			rs = h.runsOf(tk.ID)
+			h.wait(rs[len(rs)-1].ID, StatusSucceeded)
+		})
 	}
 }
