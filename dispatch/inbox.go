@@ -174,7 +174,7 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 // heldRuns selects the runs waiting for a person: held for a directory or an approval,
 // or paused after repeated denials. It is idx_runs_held's condition (api.Run) written
 // the same way, literals included, so that SQLite reads that small index instead of
-// every run ever recorded; TestWaitingQueriesUseTheirIndex checks that it does.
+// every run ever recorded; TestQueriesUseTheirIndex checks that it does.
 const heldRuns = "status = '" + StatusWaitingDirectory + "' OR status = '" + StatusWaitingApproval + "' OR paused"
 
 // pausedTasks selects the tasks that paused themselves (idx_tasks_paused's condition).

@@ -79,7 +79,9 @@ func prunable(tx *gorm.DB) *gorm.DB {
 func (d *Dispatcher) PruneRuns(ctx context.Context) (int, error) {
 	db := d.db.WithContext(ctx)
 	cutoff := d.now().Add(-d.opts.RunMaxAge).UTC()
-	removed, err := d.deleteRuns(ctx, func(tx *gorm.DB) *gorm.DB {
+	// In finished_at order, so that SQLite walks that index over the old runs only
+	// (ordered by id it scans the whole table instead).
+	removed, err := d.deleteRuns(ctx, "finished_at", func(tx *gorm.DB) *gorm.DB {
 		return prunable(tx.Where("finished_at < ?", cutoff))
 	})
 	if err != nil {
@@ -100,7 +102,7 @@ func (d *Dispatcher) PruneRuns(ctx context.Context) (int, error) {
 			Limit(1).Pluck("id", &keepFrom).Error; err != nil {
 			return removed, fmt.Errorf("prune runs of task %d: %w", o.TaskID, err)
 		}
-		n, err := d.deleteRuns(ctx, func(tx *gorm.DB) *gorm.DB {
+		n, err := d.deleteRuns(ctx, "id", func(tx *gorm.DB) *gorm.DB {
 			return prunable(tx.Where("task_id = ? AND id < ?", o.TaskID, keepFrom))
 		})
 		removed += n
@@ -114,16 +116,17 @@ func (d *Dispatcher) PruneRuns(ctx context.Context) (int, error) {
 	return removed, nil
 }
 
-// deleteRuns deletes the runs that where selects, pruneBatch at a time, then their log
-// files (a file left behind is named in the error; its record is gone either way).
-func (d *Dispatcher) deleteRuns(ctx context.Context, where func(*gorm.DB) *gorm.DB) (int, error) {
+// deleteRuns deletes the runs that where selects, pruneBatch at a time in order of the
+// column order, then their log files (a file left behind is named in the error; its
+// record is gone either way).
+func (d *Dispatcher) deleteRuns(ctx context.Context, order string, where func(*gorm.DB) *gorm.DB) (int, error) {
 	removed := 0
 	for {
 		var batch []Run
 		// One write transaction (immediate) per batch: a run released or started between
 		// the select and the delete cannot be removed.
 		err := d.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			if err := where(tx.Model(&Run{})).Select("id", "log_path").Order("id").Limit(pruneBatch).Find(&batch).Error; err != nil {
+			if err := where(tx.Model(&Run{})).Select("id", "log_path").Order(order).Limit(pruneBatch).Find(&batch).Error; err != nil {
 				return err
 			}
 			if len(batch) == 0 {
