@@ -57,7 +57,8 @@ func explainQueries(t *testing.T, db *gorm.DB, table string, f func()) map[strin
 
 // TestQueriesUseTheirIndex: the inbox and `runs list --waiting` read the small index of
 // held runs, never the whole table (at a million runs a scan took 110 ms and more; the
-// aim is 20 ms), and retention reads the old runs only.
+// aim is 20 ms), retention reads the old runs only, and the backlog cap counts a task's
+// active runs from an index.
 func TestQueriesUseTheirIndex(t *testing.T) {
 	h := newHarness(t, withClock(t0))
 	testdb.SeedScale(t, h.db, 100, 20000, h.ws, int64(DefaultHoldDeadline))
@@ -75,6 +76,10 @@ func TestQueriesUseTheirIndex(t *testing.T) {
 		}},
 		{"runs list --waiting --task", "runs", "idx_runs", func() error { _, err := h.d.Runs(ctx, RunFilter{Waiting: true, Task: "t00007"}); return err }},
 		{"retention by age", "runs", "idx_runs_finished_at", func() error { _, err := h.d.PruneRuns(ctx); return err }},
+		{"backlog of a task", "runs", "idx_runs_task_status", func() error {
+			_, _, err := h.d.backlogFull(ctx, Task{ID: 7, Name: "t00007", Overlap: OverlapQueue})
+			return err
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
