@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -76,6 +77,8 @@ func TestQueriesUseTheirIndex(t *testing.T) {
 		}},
 		{"runs list --waiting --task", "runs", "idx_runs", func() error { _, err := h.d.Runs(ctx, RunFilter{Waiting: true, Task: "t00007"}); return err }},
 		{"retention by age", "runs", "idx_runs_finished_at", func() error { _, err := h.d.PruneRuns(ctx); return err }},
+		{"digest at start and wake: runs", "runs", "idx_runs_", func() error { _, err := h.d.Digest(ctx, t0.Add(-time.Hour)); return err }},
+		{"digest at start and wake: paused tasks", "tasks", "idx_tasks_paused", func() error { _, err := h.d.Digest(ctx, t0.Add(-time.Hour)); return err }},
 		{"backlog of a task", "runs", "idx_runs_task_status", func() error {
 			_, _, err := h.d.backlogFull(ctx, Task{ID: 7, Name: "t00007", Overlap: OverlapQueue})
 			return err
