@@ -103,9 +103,7 @@ func BenchmarkRelease1000(b *testing.B) {
 }
 
 func benchRelease(b *testing.B, big bool) {
-	// At t0 none of the seeded runs (January 2026) is past retention: a prune of a million
-	// runs in the background would be measured instead.
-	h := newHarness(b, withClock(t0), withOptions(func(o *Options) { o.Executor = &nopExecutor{} }))
+	h := newHarness(b, withOptions(func(o *Options) { o.Executor = &nopExecutor{} }))
 	if big {
 		testdb.SeedScale(b, h.db, 10000, 1000000, h.ws, int64(DefaultHoldDeadline))
 	}
@@ -150,8 +148,7 @@ func benchRelease(b *testing.B, big bool) {
 // dispatch with 10,000 tasks and 1,000,000 runs, beside the reference: the inbox's query
 // as it was before the index of held runs (a scan of the whole table).
 func BenchmarkQueriesAt1MRuns(b *testing.B) {
-	// The seeded runs are from January 2026: none is past the 90 days of retention at t0.
-	h := newHarness(b, withClock(t0))
+	h := newHarness(b)
 	testdb.SeedScale(b, h.db, 10000, 1000000, h.ws, int64(DefaultHoldDeadline))
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -38,14 +38,15 @@ func Open(t testing.TB, path string, migrate ...func(*gorm.DB) error) *gorm.DB {
 // SeedScale fills db with tasks tasks and runs run records in one transaction of raw
 // inserts (seconds for a million rows, where gorm's Create takes minutes). Runs are
 // spread evenly over the tasks (task by task, so that the indexes grow in order), one
-// hour apart, almost all finished; about one in 20,000 waits for a directory, one in
+// hour apart up to now, almost all finished; about one in 20,000 waits for a directory, one in
 // 50,000 for an approval, one in 200,000 is a paused running run.
 // dir is the tasks' working directory and the held runs' waiting directory; holdDeadline
 // the tasks' (nanoseconds). The tables are dispatch's (migrated before).
 func SeedScale(tb testing.TB, db *gorm.DB, tasks, runs int, dir string, holdDeadline int64) {
 	tb.Helper()
 	per := max(runs/tasks, 1)
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Format("2006-01-02 15:04:05")
+	// The newest runs are of the last hour: none is past retention.
+	base := time.Now().UTC().Truncate(time.Hour).Add(-time.Duration(per) * time.Hour).Format("2006-01-02 15:04:05")
 	err := db.Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ?)
 			INSERT INTO tasks (name, argv, cwd, schedule, time_zone, overlap, missed, enabled, hold_deadline, paused, pause_reason,
