@@ -7,7 +7,8 @@ import (
 
 // Task is a scheduled command (also the tasks table's row).
 type Task struct {
-	ID   uint   `gorm:"primaryKey" json:"id"`
+	// idx_tasks_paused holds only the paused tasks, for the inbox (dispatch's pausedTasks).
+	ID   uint   `gorm:"primaryKey;index:idx_tasks_paused,where:paused" json:"id"`
 	Name string `gorm:"uniqueIndex;not null" json:"name"`
 	// Argv is the exact command; creating or editing the task approves it.
 	Argv []string `gorm:"serializer:json" json:"argv"`
@@ -183,13 +184,19 @@ func (p RunPolicy) Apply(d Defaults) RunPolicy {
 
 // Run is one occurrence of a task, whether it ran or not (also the runs table's row).
 type Run struct {
-	ID     uint `gorm:"primaryKey" json:"id"`
-	TaskID uint `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:1;index" json:"task_id"`
+	// idx_runs_held holds only the runs waiting for a person (a few among millions), so
+	// the inbox and `runs list --waiting` read it instead of the table; its condition is
+	// dispatch's heldRuns, written the same way (SQLite uses a partial index only for a
+	// query that repeats its condition), in id order as they are listed.
+	ID uint `gorm:"primaryKey;index:idx_runs_held,where:status = 'waiting_directory' OR status = 'waiting_approval' OR paused OR waiting_for <> ''" json:"id"`
+	// idx_runs_task_status counts a task's active runs (overlap, the backlog cap) from the
+	// index alone, however many finished runs the task has.
+	TaskID uint `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:1;index;index:idx_runs_task_status,priority:1" json:"task_id"`
 	// ScheduledAt and Trigger identify the occurrence: claimed at most once.
 	ScheduledAt time.Time `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:2" json:"scheduled_at"`
 	Trigger     string    `gorm:"not null;uniqueIndex:idx_run_occurrence,priority:3" json:"trigger"`
 	TaskName    string    `json:"task_name"`
-	Status      string    `gorm:"not null;index" json:"status"`
+	Status      string    `gorm:"not null;index;index:idx_runs_task_status,priority:2" json:"status"`
 	// Reason says why the run is held, was skipped, failed or was denied.
 	Reason     string `json:"reason,omitempty"`
 	SkipReason string `json:"skip_reason,omitempty"`
@@ -209,7 +216,7 @@ type Run struct {
 	HoldUntil   *time.Time `json:"hold_until,omitempty"`
 	ApprovalID  string     `json:"approval_id,omitempty"`
 	StartedAt   *time.Time `json:"started_at,omitempty"`
-	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	FinishedAt  *time.Time `gorm:"index" json:"finished_at,omitempty"`
 	ExitCode    *int       `json:"exit_code,omitempty"`
 	Signal      string     `json:"signal,omitempty"`
 	PID         int        `gorm:"column:pid" json:"pid,omitempty"`

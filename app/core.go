@@ -61,6 +61,9 @@ type Core struct {
 	Departments *departments.Service
 	Dispatch    *dispatch.Dispatcher
 	StartedAt   time.Time
+	// OnReady, when set, is called once Run answers on the socket and dispatch has
+	// started (the daemon says "running" then, not before).
+	OnReady func()
 
 	getenv    func(string) string
 	flags     map[string]any
@@ -294,6 +297,9 @@ func (c *Core) Run(ctx context.Context, extraRoutes func(*localapi.Server)) erro
 		return err
 	}
 	slog.Info("Airlock core running", "kind", c.Kind, "pid", os.Getpid(), "socket", c.Paths.Socket)
+	if c.OnReady != nil {
+		c.OnReady()
+	}
 	<-ctx.Done()
 	return nil
 }

@@ -21,6 +21,8 @@ type DaemonOptions struct {
 
 // RunDaemon hosts the core headless until SIGINT or SIGTERM, then stops it cleanly:
 // requests in flight finish, writes complete, the database is checkpointed and closed.
+// It announces "running" only once the core answers on its socket; a start that fails
+// before that returns the failure and announces nothing.
 func RunDaemon(ctx context.Context, opts DaemonOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -32,13 +34,40 @@ func RunDaemon(ctx context.Context, opts DaemonOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Stderr != nil && opts.JSON {
-		line, _ := json.Marshal(map[string]any{"running": true, "kind": KindDaemon, "pid": os.Getpid(), "socket": core.Paths.Socket})
-		fmt.Fprintln(opts.Stderr, string(line))
-	} else if opts.Stderr != nil {
-		fmt.Fprintf(opts.Stderr, "airlock daemon: running as pid %d, socket %s (stop with Ctrl-C or SIGTERM)\n", os.Getpid(), core.Paths.Socket)
+	ready := make(chan struct{})
+	core.OnReady = func() { close(ready) }
+	done := make(chan error, 1)
+	go func() { done <- core.Run(ctx, nil) }()
+	var runErr error
+	select {
+	case <-ready:
+		announce(opts, core)
+		runErr = <-done
+	case runErr = <-done:
+		if runErr != nil {
+			runErr = fmt.Errorf("the daemon did not start: %w", startFailure(runErr, opts.TCPAddress))
+		}
 	}
-	runErr := core.Run(ctx, nil)
 	slog.Info("airlock daemon: stopping")
 	return errors.Join(runErr, core.Close())
+}
+
+// announce says on opts.Stderr that the daemon runs (one JSON line with opts.JSON).
+func announce(opts DaemonOptions, core *Core) {
+	switch {
+	case opts.Stderr == nil:
+	case opts.JSON:
+		line, _ := json.Marshal(map[string]any{"running": true, "kind": KindDaemon, "pid": os.Getpid(), "socket": core.Paths.Socket})
+		fmt.Fprintln(opts.Stderr, string(line))
+	default:
+		fmt.Fprintf(opts.Stderr, "airlock daemon: running as pid %d, socket %s (stop with Ctrl-C or SIGTERM)\n", os.Getpid(), core.Paths.Socket)
+	}
+}
+
+// startFailure adds the way out to a failure to listen on the TCP address.
+func startFailure(err error, tcp string) error {
+	if tcp != "" && errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: another program listens on %s (another Airlock core, of another AIRLOCK_HOME? `airlock status` with its AIRLOCK_HOME says); stop it or pick another --tcp address", err, tcp)
+	}
+	return err
 }

@@ -71,6 +71,15 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	if v := st.File.Dispatch.LogMaxAge; v != nil {
 		opts.LogMaxAge, _ = time.ParseDuration(*v)
 	}
+	if v := st.File.Dispatch.RunMaxAge; v != nil {
+		opts.RunMaxAge, _ = time.ParseDuration(*v)
+	}
+	if n := st.File.Dispatch.RunMaxCount; n != nil {
+		opts.RunMaxCount = *n
+	}
+	if n := st.File.Dispatch.MaxBacklog; n != nil {
+		opts.MaxBacklog = *n
+	}
 	d, err := dispatch.New(opts)
 	if err != nil {
 		return fmt.Errorf("dispatch: %w", err)

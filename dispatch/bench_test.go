@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/testdb"
 )
 
 // nopExecutor returns at once; it records when each run reached it.
@@ -93,9 +95,18 @@ func BenchmarkScheduler10kTasks(b *testing.B) {
 	}
 }
 
-// BenchmarkRelease1000 measures Authorize → all 1,000 waiting runs queued.
+// BenchmarkRelease1000 measures Authorize → all 1,000 waiting runs queued, in an empty
+// database and in one of 10,000 tasks and 1,000,000 runs.
 func BenchmarkRelease1000(b *testing.B) {
+	b.Run("empty", func(b *testing.B) { benchRelease(b, false) })
+	b.Run("at-1M-runs", func(b *testing.B) { benchRelease(b, true) })
+}
+
+func benchRelease(b *testing.B, big bool) {
 	h := newHarness(b, withOptions(func(o *Options) { o.Executor = &nopExecutor{} }))
+	if big {
+		testdb.SeedScale(b, h.db, 10000, 1000000, h.ws, int64(DefaultHoldDeadline))
+	}
 	h.start()
 	ctx := context.Background()
 	dir := h.mkdir("home/outside/release")
@@ -123,13 +134,45 @@ func BenchmarkRelease1000(b *testing.B) {
 		// Let the released runs finish before the next round.
 		for {
 			var n int64
-			h.db.Model(&Run{}).Where("status IN ?", activeStatuses).Count(&n)
+			h.db.Model(&Run{}).Where("task_id = ? AND status IN ?", tk.ID, activeStatuses).Count(&n)
 			if n == 0 {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		b.StartTimer()
+	}
+}
+
+// BenchmarkQueriesAt1MRuns measures what `airlock inbox` and `airlock runs list` ask of
+// dispatch with 10,000 tasks and 1,000,000 runs, beside the reference: the inbox's query
+// as it was before the index of held runs (a scan of the whole table).
+func BenchmarkQueriesAt1MRuns(b *testing.B) {
+	h := newHarness(b)
+	testdb.SeedScale(b, h.db, 10000, 1000000, h.ws, int64(DefaultHoldDeadline))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"inbox", func() error { _, err := h.d.Inbox(ctx); return err }},
+		{"runs-list", func() error { _, err := h.d.Runs(ctx, RunFilter{Limit: 101}); return err }},
+		{"runs-list-waiting", func() error { _, err := h.d.Runs(ctx, RunFilter{Waiting: true, Limit: 101}); return err }},
+		{"runs-list-task", func() error { _, err := h.d.Runs(ctx, RunFilter{Task: "t05000", Limit: 101}); return err }},
+		{"reference-scan", func() error {
+			var held []Run
+			return h.db.WithContext(ctx).Where("status IN ? OR paused = ?", []string{StatusWaitingDirectory, StatusWaitingApproval}, true).
+				Order("id").Find(&held).Error
+		}},
+		{"prune-nothing-due", func() error { _, err := h.d.PruneRuns(ctx); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := c.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

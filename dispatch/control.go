@@ -253,7 +253,7 @@ func (d *Dispatcher) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		q = q.Where("task_id = ?", t.ID)
 	}
 	if f.Waiting {
-		q = q.Where("status IN ? OR paused = ? OR waiting_for <> ''", []string{StatusWaitingDirectory, StatusWaitingApproval}, true)
+		q = q.Where(heldRuns)
 	}
 	if len(f.Statuses) > 0 {
 		q = q.Where("status IN ?", f.Statuses)

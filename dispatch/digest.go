@@ -51,7 +51,7 @@ func (d *Dispatcher) Digest(ctx context.Context, since time.Time) (Digest, error
 	}
 	var held, missed, failed []Run
 	db := d.db.WithContext(ctx)
-	if err := db.Where("status IN ? OR paused = ?", []string{StatusWaitingDirectory, StatusWaitingApproval}, true).Order("id").Limit(digestLimit).Find(&held).Error; err != nil {
+	if err := db.Where(heldRuns).Order("id").Limit(digestLimit).Find(&held).Error; err != nil {
 		return g, fmt.Errorf("digest: %w", err)
 	}
 	if err := db.Where("status = ? AND created_at >= ?", StatusSkipped, since).Order("id").Limit(digestLimit).Find(&missed).Error; err != nil {
@@ -63,7 +63,7 @@ func (d *Dispatcher) Digest(ctx context.Context, since time.Time) (Digest, error
 	}
 	g.Held, g.Missed, g.Failed = brief(held), brief(missed), brief(failed)
 	var paused []Task
-	if err := db.Where("paused = ?", true).Find(&paused).Error; err == nil {
+	if err := db.Where(pausedTasks).Find(&paused).Error; err == nil {
 		for _, t := range paused {
 			g.PausedTasks = append(g.PausedTasks, t.Name)
 		}

@@ -19,6 +19,9 @@ const (
 	DefaultLogLimit          = 10 << 20
 	DefaultLogMaxAge         = 30 * 24 * time.Hour
 	DefaultLogMaxTotal       = 1 << 30
+	DefaultRunMaxAge         = 90 * 24 * time.Hour
+	DefaultRunMaxCount       = 10000
+	DefaultMaxBacklog        = 10
 	MaxConsecutiveFailures   = 5
 	MaxSameDenials           = 3
 	defaultMissedGrace       = 2 * time.Minute
@@ -59,6 +62,13 @@ type Options struct {
 	LogLimit    int64
 	LogMaxAge   time.Duration
 	LogMaxTotal int64
+	// RunMaxAge and RunMaxCount prune run records: finished runs older than RunMaxAge
+	// (default 90 days), and beyond RunMaxCount per task (default 10,000) the oldest.
+	RunMaxAge   time.Duration
+	RunMaxCount int
+	// MaxBacklog caps the runs of one task queued, held or running at once under overlap
+	// queue and allow (default 10); an occurrence beyond it is recorded skipped.
+	MaxBacklog int
 	// BaseEnv is the environment every run starts from (default: PATH, HOME, USER,
 	// LOGNAME, LANG, LC_ALL, TZ, SHELL, TMPDIR from this process).
 	BaseEnv []string
@@ -147,6 +157,15 @@ func New(opts Options) (*Dispatcher, error) {
 			opts.ReadClock = clockFrom(opts.Now)
 		}
 	}
+	if opts.RunMaxAge <= 0 {
+		opts.RunMaxAge = DefaultRunMaxAge
+	}
+	if opts.RunMaxCount <= 0 {
+		opts.RunMaxCount = DefaultRunMaxCount
+	}
+	if opts.MaxBacklog <= 0 {
+		opts.MaxBacklog = DefaultMaxBacklog
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -216,4 +235,21 @@ func (d *Dispatcher) taskLock(id uint) chan struct{} {
 		d.taskLocks[id] = m
 	}
 	return m
+}
+
+// backlogFull says whether task t, under overlap queue or allow, already has MaxBacklog
+// runs queued, held or running, and if so the reason its next occurrence is skipped.
+func (d *Dispatcher) backlogFull(ctx context.Context, db *gorm.DB, t Task) (bool, string, error) {
+	if t.Overlap != OverlapQueue && t.Overlap != OverlapAllow {
+		return false, "", nil
+	}
+	var n int64
+	if err := db.WithContext(ctx).Model(&Run{}).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Count(&n).Error; err != nil {
+		return false, "", fmt.Errorf("count the backlog of %s: %w", t.Name, err)
+	}
+	if n < int64(d.opts.MaxBacklog) {
+		return false, "", nil
+	}
+	return true, fmt.Sprintf("skipped: backlog full (%d queued, held or running; overlap policy %s keeps at most dispatch.max_backlog = %d)",
+		n, t.Overlap, d.opts.MaxBacklog), nil
 }

@@ -171,16 +171,24 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 	return items
 }
 
+// heldRuns selects the runs waiting for a person: held for a directory or an approval,
+// paused after repeated denials, or running but waiting on an answer (waiting_for). It is idx_runs_held's condition (api.Run) written
+// the same way, literals included, so that SQLite reads that small index instead of
+// every run ever recorded; TestQueriesUseTheirIndex checks that it does.
+const heldRuns = "status = '" + StatusWaitingDirectory + "' OR status = '" + StatusWaitingApproval + "' OR paused OR waiting_for <> ''"
+
+// pausedTasks selects the tasks that paused themselves (idx_tasks_paused's condition).
+const pausedTasks = "paused"
+
 // Inbox returns "Waiting for you": held runs, paused runs and tasks, and the broker's
 // pending approvals (when Options.Pending is set), most urgent first.
 func (d *Dispatcher) Inbox(ctx context.Context) ([]InboxItem, error) {
 	var held []Run
-	if err := d.db.WithContext(ctx).Where("status IN ? OR paused = ? OR waiting_for <> ''", []string{StatusWaitingDirectory, StatusWaitingApproval}, true).
-		Order("id").Find(&held).Error; err != nil {
+	if err := d.db.WithContext(ctx).Where(heldRuns).Order("id").Find(&held).Error; err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}
 	var paused []Task
-	if err := d.db.WithContext(ctx).Where("paused = ?", true).Find(&paused).Error; err != nil {
+	if err := d.db.WithContext(ctx).Where(pausedTasks).Find(&paused).Error; err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}
 	var approvals []InboxApproval

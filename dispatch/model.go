@@ -52,6 +52,9 @@ const (
 	SkipOverlap  = "overlap"
 	SkipSlotBusy = "slot_busy"
 	SkipPaused   = "paused"
+	// SkipBacklog: under overlap queue or allow, the task already had Options.MaxBacklog
+	// runs queued, held or running.
+	SkipBacklog = "backlog_full"
 )
 
 // Run triggers.

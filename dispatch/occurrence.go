@@ -74,6 +74,14 @@ func (d *Dispatcher) claimScheduled(ctx context.Context, db *gorm.DB, st State, 
 		case t.Overlap == OverlapSkip && !errors.Is(err, gorm.ErrRecordNotFound):
 			return Run{}, false, false, fmt.Errorf("overlap check of %s: %w", t.Name, err)
 		default:
+			full, why, ferr := d.backlogFull(ctx, db, t)
+			if ferr != nil {
+				return Run{}, false, false, ferr
+			}
+			if full {
+				r.SkipReason, r.Reason = SkipBacklog, why
+				break
+			}
 			r.Status, r.Reason, r.CatchUp = StatusQueued, catchUp, catchUp
 			launch = true
 		}

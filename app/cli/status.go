@@ -23,6 +23,9 @@ type notRunningReport struct {
 	Message string `json:"message"`
 	Running bool   `json:"running"`
 	Socket  string `json:"socket"`
+	// PID is the core that holds the instance lock but does not answer (starting, or its
+	// socket replaced).
+	PID int `json:"pid,omitempty"`
 }
 
 func newStatusCmd(e *env) *cobra.Command {
@@ -38,6 +41,13 @@ func newStatusCmd(e *env) *cobra.Command {
 					_ = e.print(notRunningReport{Running: false, Socket: nr.Socket, Message: nr.Error()}, nil)
 				}
 				return &exitError{code: ExitNotRunning, err: nr}
+			}
+			var ur *localapi.UnreachableError
+			if errors.As(err, &ur) {
+				if e.json {
+					_ = e.print(notRunningReport{Running: false, Socket: ur.Socket, PID: ur.PID, Message: ur.Error()}, nil)
+				}
+				return &exitError{code: ExitError, err: ur}
 			}
 			if err != nil {
 				return err

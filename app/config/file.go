@@ -161,6 +161,14 @@ type Dispatch struct {
 	LogMaxAge   *string `toml:"log_max_age"`
 	LogMaxTotal *string `toml:"log_max_total"`
 	RunLogCap   *string `toml:"run_log_cap"`
+	// RunMaxAge and RunMaxCount bound the run records kept: finished runs older than the
+	// age go, and beyond the count per task the oldest go (never a run still active or
+	// the last run of its task).
+	RunMaxAge   *string `toml:"run_max_age"`
+	RunMaxCount *int    `toml:"run_max_count"`
+	// MaxBacklog caps the runs of one task queued, held or running at once under overlap
+	// "queue" and "allow"; an occurrence beyond it is recorded skipped.
+	MaxBacklog *int `toml:"max_backlog"`
 }
 
 // API is [api]: the optional loopback TCP listener (off unless an address is given).

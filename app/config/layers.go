@@ -54,6 +54,9 @@ var Defaults = map[string]any{
 	"dispatch.log_max_age":                   "720h",
 	"dispatch.log_max_total":                 "1GiB",
 	"dispatch.run_log_cap":                   "16MiB",
+	"dispatch.run_max_age":                   "2160h",
+	"dispatch.run_max_count":                 10000,
+	"dispatch.max_backlog":                   10,
 	"api.tcp_address":                        "",
 	"limits.memory":                          sandbox.DefaultLimits.Memory,
 	"limits.pids":                            sandbox.DefaultLimits.Pids,
@@ -77,6 +80,7 @@ func fileValues(f File) map[string]any {
 	str("dispatch.log_max_age", f.Dispatch.LogMaxAge)
 	str("dispatch.log_max_total", f.Dispatch.LogMaxTotal)
 	str("dispatch.run_log_cap", f.Dispatch.RunLogCap)
+	str("dispatch.run_max_age", f.Dispatch.RunMaxAge)
 	str("api.tcp_address", f.API.TCPAddress)
 	str("approvals.terminal_proof", f.Approvals.TerminalProof)
 	str("approvals.pam_service", f.Approvals.PAMService)
@@ -108,6 +112,12 @@ func fileValues(f File) map[string]any {
 	}
 	if f.Dispatch.Concurrency != nil {
 		out["dispatch.concurrency"] = *f.Dispatch.Concurrency
+	}
+	if f.Dispatch.RunMaxCount != nil {
+		out["dispatch.run_max_count"] = *f.Dispatch.RunMaxCount
+	}
+	if f.Dispatch.MaxBacklog != nil {
+		out["dispatch.max_backlog"] = *f.Dispatch.MaxBacklog
 	}
 	if f.SandboxWorkspaceWrite.WritableRoots != nil {
 		out["sandbox_workspace_write.writable_roots"] = f.SandboxWorkspaceWrite.WritableRoots

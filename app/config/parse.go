@@ -222,6 +222,17 @@ func validate(f File) []violation {
 	if f.Dispatch.LogMaxAge != nil {
 		out = checkDuration(out, "dispatch.log_max_age", *f.Dispatch.LogMaxAge)
 	}
+	if v := f.Dispatch.RunMaxAge; v != nil {
+		if d, err := time.ParseDuration(*v); err != nil || d < time.Hour {
+			out = append(out, violation{"dispatch.run_max_age", fmt.Sprintf("dispatch.run_max_age = %q: write how long run records are kept, at least an hour (for example \"2160h\" for 90 days)", *v)})
+		}
+	}
+	if c := f.Dispatch.RunMaxCount; c != nil && *c < 1 {
+		out = append(out, violation{"dispatch.run_max_count", fmt.Sprintf("dispatch.run_max_count = %d: keep at least 1 run record per task (the default is 10000)", *c)})
+	}
+	if c := f.Dispatch.MaxBacklog; c != nil && (*c < 1 || *c > 10000) {
+		out = append(out, violation{"dispatch.max_backlog", fmt.Sprintf("dispatch.max_backlog = %d: choose between 1 and 10000 runs of one task waiting their turn (the default is 10)", *c)})
+	}
 	for _, key := range []struct {
 		name string
 		v    *string

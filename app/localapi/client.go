@@ -13,8 +13,12 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/airlock-app/airlock/api"
 )
@@ -22,14 +26,41 @@ import (
 // NotRunningError says no app or daemon answers on the socket.
 type NotRunningError struct {
 	Socket string
+	Found  string // what is at the socket's path when it is not a socket ("" otherwise)
 	Err    error
 }
 
 func (e *NotRunningError) Error() string {
-	return fmt.Sprintf("no Airlock app or daemon is running (nothing answers on %s): open the app, or start the headless core with `airlock daemon`", e.Socket)
+	msg := fmt.Sprintf("no Airlock app or daemon is running (nothing answers on %s): open the app, or start the headless core with `airlock daemon`", e.Socket)
+	if e.Found != "" {
+		msg += fmt.Sprintf("; first move %s away: it is %s, not a socket, and no core could listen there", e.Socket, e.Found)
+	}
+	return msg
 }
 
 func (e *NotRunningError) Unwrap() error { return e.Err }
+
+// UnreachableError says an Airlock core runs (it holds the instance lock beside the
+// socket) but does not answer on the socket: the socket was replaced (Found says by
+// what), or the core is still starting.
+type UnreachableError struct {
+	Socket string
+	PID    int    // the core's pid
+	Found  string // what is at the socket's path when it is not a socket ("" otherwise)
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	if e.Found != "" {
+		return fmt.Sprintf("an Airlock core runs (pid %d) but cannot be reached: %s is %s, not its socket. "+
+			"Move that away (mv %s %s.moved), then restart the core (kill -TERM %d, then open the app or `airlock daemon`) so that it listens again",
+			e.PID, e.Socket, e.Found, e.Socket, e.Socket, e.PID)
+	}
+	return fmt.Sprintf("an Airlock core runs (pid %d, it holds %s.lock) but does not answer on %s: it may still be starting, try again in a moment; "+
+		"if it stays so, restart it (kill -TERM %d)", e.PID, e.Socket, e.Socket, e.PID)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Client talks to the local API over the unix socket, or to a sandbox's ask-only
 // channel (NewAskClient).
@@ -131,7 +162,13 @@ func (c *Client) dialError(err error) error {
 		return fmt.Errorf("%w (AIRLOCK_ASK_SOCKET=%s): %w", ErrAskChannelGone, c.socket, err)
 	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
-		return &NotRunningError{Socket: c.socket, Err: err}
+		// Nothing answers; before saying that no core runs, look at what is there and
+		// whether a core holds the instance lock.
+		found := notASocket(c.socket)
+		if pid, held := lockHolder(c.socket + ".lock"); held {
+			return &UnreachableError{Socket: c.socket, PID: pid, Found: found, Err: err}
+		}
+		return &NotRunningError{Socket: c.socket, Found: found, Err: err}
 	}
 	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EACCES) {
 		return fmt.Errorf("cannot reach %s: permission denied (is it another user's Airlock, or are you inside an Airlock sandbox?): %w", c.socket, err)
@@ -204,4 +241,61 @@ func Call[In, Out any](ctx context.Context, c *Client, r api.Route[In, Out], in 
 	}
 	err = c.Do(ctx, r.Method, path, body, dst)
 	return out, err
+}
+
+// notASocket says what is at path when it exists and is not a socket ("a regular file",
+// "a directory", ...), else "".
+func notASocket(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeSocket != 0:
+		return ""
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	default:
+		return "a " + m.Type().String() + " file"
+	}
+}
+
+// lockHolder reports whether some process holds the flock on path, and its pid, from
+// /proc/locks: reading it takes no lock, so it cannot make a core that is starting fail
+// to take its own. Where /proc/locks does not exist (macOS), it reports none.
+func lockHolder(path string) (int, bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, false
+	}
+	raw, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0, false
+	}
+	dev := uint64(st.Dev) // int32 on macOS
+	for _, line := range strings.Split(string(raw), "\n") {
+		// "1: FLOCK  ADVISORY  WRITE 4242 00:2f:131 0 EOF"; a waiter's line has "->".
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" {
+			continue
+		}
+		id := strings.Split(f[5], ":")
+		if len(id) != 3 {
+			continue
+		}
+		maj, err1 := strconv.ParseUint(id[0], 16, 32)
+		mnr, err2 := strconv.ParseUint(id[1], 16, 32)
+		ino, err3 := strconv.ParseUint(id[2], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || ino != uint64(st.Ino) ||
+			uint32(maj) != unix.Major(dev) || uint32(mnr) != unix.Minor(dev) {
+			continue
+		}
+		pid, _ := strconv.Atoi(f[4])
+		return pid, true
+	}
+	return 0, false
 }

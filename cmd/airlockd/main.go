@@ -26,7 +26,7 @@ func main() {
 	}
 	if err := app.RunDaemon(context.Background(), app.DaemonOptions{TCPAddress: *tcp, Stderr: os.Stderr, JSON: *asJSON}); err != nil {
 		if *asJSON {
-			out, _ := json.Marshal(map[string]string{"error": err.Error()})
+			out, _ := json.Marshal(map[string]any{"running": false, "error": err.Error()})
 			fmt.Fprintln(os.Stderr, string(out))
 		} else {
 			fmt.Fprintf(os.Stderr, "airlock: %v\n", err)

@@ -432,6 +432,7 @@ const skipWords: Record<string, string> = {
   overlap: 'a run of the task was still active',
   slot_busy: 'no free slot',
   paused: 'the task was paused',
+  backlog_full: 'too many runs of the task were already waiting',
 };
 
 // ---------------------------------------------------------------------------------
