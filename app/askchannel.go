@@ -63,7 +63,18 @@ func (c *Core) askRoutes(mux *localapi.Mux, id api.Context, pid int) {
 	})
 	localapi.Handle(mux, api.PermissionAwait, func(r *http.Request, req api.Request) (api.Decision, error) {
 		tagRequest(&req, id, pid)
-		return c.awaitRequest(r.Context(), req)
+		if _, err := c.broker(); err != nil {
+			return api.Decision{}, err
+		}
+		// The run waits for the person, not stuck: its slot goes back meanwhile.
+		d, err := c.awaitForRun(r.Context(), req, "ask", func(rid string) string {
+			return fmt.Sprintf("waiting for you: may it %s %s? (request %s)", req.Tool, req.Subject(), rid)
+		})
+		if err != nil {
+			return api.Decision{}, err
+		}
+		c.noteDenial(r.Context(), req, d)
+		return d, nil
 	})
 	localapi.Handle(mux, api.PermissionAfter, func(r *http.Request, b api.AfterToolUse) (api.Accepted, error) {
 		tagRequest(&b.Request, id, pid)

@@ -1,13 +1,16 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/permission"
 )
 
 // askProbe is a process inside a run's sandbox that talks to its ask-only channel
@@ -89,5 +92,48 @@ func askOnlyChannelOfARun(t *testing.T, base string) {
 	if p.Request.Tool != "bash" || ctxt.Run != want || ctxt.Task != "asker" || ctxt.Session != "" || ctxt.Cwd != repo ||
 		ctxt.Policy.Mode != "workspace-write" || !strings.Contains(ctxt.Caller.Description, "sandbox of run "+want) {
 		t.Errorf("the pending request is not tagged with the run's identity: %+v", p.Request)
+	}
+}
+
+// TestAskFromARunWaitsForThePerson: a request an agent inside a scheduled run raises on
+// its ask-only channel makes the run wait for the person, not look stuck: it shows under
+// runs waiting for you with the question, its no-progress watchdog (here 400 ms) does not
+// end it while the person takes their time, and the answer resumes it.
+func TestAskFromARunWaitsForThePerson(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	c, _ := runCoreAt(t, varTmpBase(t, "airlock-ask-wait-"))
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "agent", Cwd: repo, NoProgressTimeout: 400 * time.Millisecond,
+		Argv: []string{"python3", "-c", askProbe}})
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending []permission.PendingRequest
+	waitFor(t, func() bool {
+		pending = c.Broker.Pending()
+		return len(pending) == 1
+	})
+	time.Sleep(1500 * time.Millisecond) // the person takes their time
+	waiting, err := c.Dispatch.Runs(ctx, dispatch.RunFilter{Waiting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting) != 1 || waiting[0].ID != r.ID || waiting[0].Status != dispatch.StatusRunning || waiting[0].WaitingFor != pending[0].ID ||
+		!strings.Contains(waiting[0].Reason, "rm -rf build") {
+		t.Fatalf("the run does not show as waiting for the person: %+v", waiting)
+	}
+	if _, err := c.Broker.Answer(ctx, pending[0].ID, permission.Answer{Allow: false, By: permission.ByWindow, Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
+	var got dispatch.Run
+	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	if got.Status != dispatch.StatusSucceeded || got.WaitingFor != "" {
+		b, _ := os.ReadFile(got.LogPath)
+		t.Fatalf("run %s (%s), waiting for %q\n%s", got.Status, got.Reason, got.WaitingFor, b)
 	}
 }

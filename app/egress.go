@@ -131,18 +131,9 @@ func networkDomainRequest(base permission.Request, r egress.Request) permission.
 func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.Request, log io.Writer) (egress.Verdict, error) {
 	req := networkDomainRequest(base, r)
 	dest := net.JoinHostPort(r.Domain, strconv.Itoa(r.Port))
-	var resume func(context.Context) error
-	if run, err := strconv.ParseUint(req.Context.Run, 10, 64); err == nil && c.Dispatch != nil && c.asksPerson(ctx, req) {
-		req.ID = "run-" + req.Context.Run + "-domain-" + strings.ToLower(rand.Text())[:12]
-		resume = c.Dispatch.WaitForPerson(uint(run), req.ID,
-			fmt.Sprintf("waiting for you: may it connect to %s? (network_domain request %s)", dest, req.ID))
-	}
-	d, err := c.Broker.Await(ctx, req)
-	if resume != nil {
-		if rerr := resume(ctx); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
+	d, err := c.awaitForRun(ctx, req, "domain", func(id string) string {
+		return fmt.Sprintf("waiting for you: may it connect to %s? (network_domain request %s)", dest, id)
+	})
 	if err != nil {
 		return egress.Deny, fmt.Errorf("network_domain request for %s: %w", dest, err)
 	}
@@ -156,6 +147,26 @@ func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.
 		fmt.Fprintf(log, "airlock: network: %s refused: %s\n", dest, strings.Join(d.Reasons, "; "))
 	}
 	return egress.Deny, nil
+}
+
+// awaitForRun asks the broker about req, a request of the scheduled run req.Context.Run
+// names, and waits for the decision. When a person is asked, the run gives back its
+// concurrency slot meanwhile and shows as waiting for you, with why(request ID) as its
+// reason (Dispatcher.WaitForPerson); its no-progress watchdog counts it as waiting; it
+// takes a slot again before it goes on. kind names the request in its ID.
+func (c *Core) awaitForRun(ctx context.Context, req permission.Request, kind string, why func(id string) string) (permission.Decision, error) {
+	var resume func(context.Context) error
+	if run, err := strconv.ParseUint(req.Context.Run, 10, 64); err == nil && c.Dispatch != nil && c.asksPerson(ctx, req) {
+		req.ID = "run-" + req.Context.Run + "-" + kind + "-" + strings.ToLower(rand.Text())[:12]
+		resume = c.Dispatch.WaitForPerson(uint(run), req.ID, why(req.ID))
+	}
+	d, err := c.Broker.Await(ctx, req)
+	if resume != nil {
+		if rerr := resume(ctx); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return d, err
 }
 
 // asksPerson reports whether the broker would put req to a person (a before_tool_use

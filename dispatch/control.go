@@ -180,9 +180,13 @@ func (d *Dispatcher) endPersonWait(ctx context.Context, id uint, ar *activeRun) 
 	ar.mu.Lock()
 	ar.personWaits--
 	last := ar.personWaits == 0 && !ar.ended
+	lg := ar.log
 	ar.mu.Unlock()
 	if !last {
 		return nil
+	}
+	if lg != nil {
+		_, _ = lg.Write(nil) // restart the no-progress clock: the silence was the wait
 	}
 	d.db.Model(&Run{}).Where("id = ? AND status = ?", id, StatusRunning).Updates(map[string]any{"waiting_for": "", "reason": ""})
 	d.publishRun(id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,4 +79,31 @@ func TestWaitForPersonGivesBackTheSlot(t *testing.T) {
 		t.Errorf("after a late answer, %d slots are taken; want none", n)
 	}
 	h.wait(h.runNow("quick").ID, StatusSucceeded)
+}
+
+// A run waiting for a person's answer is waiting, not stuck: its no-progress watchdog
+// does not end it while it waits, however long, and counts its silence again from the
+// answer; silence after that still ends it.
+func TestWatchdogCountsAWaitForAPersonAsWaiting(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	ctx := context.Background()
+	gate := filepath.Join(h.ws, "answered")
+	h.task(TaskSpec{Name: "agent", Cwd: h.ws, NoProgressTimeout: 300 * time.Millisecond,
+		Argv: []string{"sh", "-c", "while [ ! -e " + gate + " ]; do sleep 0.02; done; sleep 5"}})
+	r := h.runNow("agent")
+	h.wait(r.ID, StatusRunning)
+	resume := h.d.WaitForPerson(r.ID, "q1", "waiting for you: may it rm -rf build?")
+	time.Sleep(1200 * time.Millisecond) // four times the no-progress timeout, waiting
+	if got, _ := h.d.Run(ctx, r.ID); got.Status != StatusRunning {
+		t.Fatalf("a run waiting for a person was ended: %s (%s)", got.Status, got.Reason)
+	}
+	if err := resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	// Silent again after the answer (sleep 5): now the watchdog ends it.
+	if got := h.wait(r.ID, StatusTimedOut, StatusFailed, StatusSucceeded); got.Status != StatusTimedOut || !strings.Contains(got.Reason, "no-progress timeout") {
+		t.Errorf("ended, but not by the watchdog: %s (%s)", got.Status, got.Reason)
+	}
 }

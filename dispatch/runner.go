@@ -555,14 +555,16 @@ func commandLine(argv []string) string {
 	return strings.Join(q, " ")
 }
 
-// watchdog cancels the run when it prints nothing for limit (not while paused for a person).
+// watchdog cancels the run when it prints nothing for limit. A run waiting for a person
+// (paused, or its command waiting on an answer: WaitForPerson) is waiting, not stuck; the
+// end of the wait restarts the clock.
 func (d *Dispatcher) watchdog(ar *activeRun, lg *runLog, limit time.Duration, done <-chan struct{}) {
 	tick := min(max(limit/4, 10*time.Millisecond), time.Second)
 	silent := poll.Until(done, tick, func() bool {
 		ar.mu.Lock()
-		paused := ar.paused
+		waiting := ar.paused || ar.personWaits > 0
 		ar.mu.Unlock()
-		return !paused && lg.idle() > limit
+		return !waiting && lg.idle() > limit
 	})
 	if silent {
 		ar.cancel(errNoProgress)
