@@ -165,19 +165,21 @@ func (s *Server) context(client string) api.Context {
 		Caller: api.Caller{Description: client}}
 }
 
-// progress sends a notification every few seconds while the broker has not answered,
-// if the client gave a progress token. The returned func stops it.
+// progressEvery is how often a call waiting for the person says so.
+var progressEvery = 2 * time.Second
+
+// progress tells the client every few seconds that the call waits for the person, while
+// the broker has not answered: a progress notification when the client gave a progress
+// token, otherwise a logging message (which the client sees if it set a logging level),
+// so that a waiting call never looks hung. The returned func stops it.
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, c call) func() {
 	if req == nil || req.Params == nil || req.Session == nil {
 		return func() {}
 	}
 	token := req.Params.GetProgressToken()
-	if token == nil {
-		return func() {}
-	}
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(2 * time.Second)
+		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
 		n := 0
 		for {
@@ -188,8 +190,15 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, c call)
 				return
 			case <-tick.C:
 				n++
-				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n),
-					Message: fmt.Sprintf("waiting for the person to answer Airlock's request for %s (%s)", c.tool, c.subject)})
+				msg := fmt.Sprintf("waiting for the person to answer Airlock's request for %s (%s)", c.tool, c.subject)
+				if token != nil {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
+				} else {
+					// Deprecated from protocol 2026-07-28 on, but what clients of the versions
+					// before it (today's agents) show for a call without a progress token.
+					//lint:ignore SA1019 logging stays functional through the deprecation window
+					_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "airlock", Data: msg})
+				}
 			}
 		}
 	}()
