@@ -33,6 +33,11 @@ const claudeSettings = JSON.parse(fs.readFileSync(path.join(CONFIG, "claude-sett
 test("the README's configurations for Codex, opencode and Claude Code start the same server", () => {
   const codex = fs.readFileSync(path.join(CONFIG, "codex-config.toml"), "utf8");
   assert.match(codex, /^\[mcp_servers\.airlock\]$/m);
+  // Without it Codex refuses bash, write_file, edit_file and the ops write tools itself.
+  assert.match(codex, /^default_tools_approval_mode = "approve"$/m);
+  const readme = fs.readFileSync(path.join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+  const start = readme.indexOf("[mcp_servers.airlock]");
+  assert.equal(readme.slice(start, readme.indexOf("```", start)), codex, "the README's Codex configuration is config/codex-config.toml");
   assert.equal(JSON.parse(codex.match(/^command = (.*)$/m)[1]), server.command);
   assert.deepEqual(JSON.parse(codex.match(/^args = (.*)$/m)[1]), server.args);
   const opencode = JSON.parse(fs.readFileSync(path.join(CONFIG, "opencode.json"), "utf8")).mcp.airlock;
