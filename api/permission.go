@@ -501,6 +501,11 @@ var (
 	ServeEgress = route[EgressIn, EgressServed]("POST", "/v1/sandboxes/egress")
 	// StopEgress ends that proxy ({pid}); it also ends when the sandbox is gone.
 	StopEgress = route[None, EgressStopped]("DELETE", "/v1/sandboxes/egress/{pid}")
+	// ServeAsk asks the core to serve the ask-only channel inside a sandbox the caller
+	// started (`airlock exec`): the same body and answer as ServeEgress.
+	ServeAsk = route[EgressIn, EgressServed]("POST", "/v1/sandboxes/ask")
+	// StopAsk ends that channel ({pid}); it also ends when the sandbox is gone.
+	StopAsk = route[None, EgressStopped]("DELETE", "/v1/sandboxes/ask/{pid}")
 	// AuditEgress writes to the audit the connections a front-end made through the
 	// egress decision itself (the MCP web_fetch), as the core does for its proxies'.
 	AuditEgress = route[EgressAudit, EgressAudited]("POST", "/v1/egress/connections")

@@ -262,13 +262,9 @@ func (g *egressServers) remove(pid int) {
 func (c *Core) egressRoutes() {
 	servers := &egressServers{stop: map[int]func(){}}
 	handle(c, api.ServeEgress, func(r *http.Request, b api.EgressIn) (api.EgressServed, error) {
-		peer, _ := localapi.PeerFrom(r.Context())
-		if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
-			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
-				fmt.Sprintf("pid %d is not a process the caller started", b.PID), "ask for the proxy of your own sandboxes only")
-		}
-		if !filepath.IsAbs(b.Cwd) {
-			return api.EgressServed{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("cwd %q is not an absolute path", b.Cwd), "")
+		peer, err := callersSandbox(r, b)
+		if err != nil {
+			return api.EgressServed{}, err
 		}
 		allowlist := api.NetworkAllowlist
 		res, err := policy.Resolve(c.policyInputs(b.Cwd, policy.Flags{Sandbox: sandbox.Layer{Network: &allowlist}}, false))
@@ -285,12 +281,52 @@ func (c *Core) egressRoutes() {
 		servers.add(b.PID, stop)
 		return api.EgressServed{Serving: b.PID}, nil
 	})
-	handle(c, api.StopEgress, func(r *http.Request, _ api.None) (api.EgressStopped, error) {
-		pid, err := strconv.Atoi(r.PathValue("pid"))
+	handle(c, api.StopEgress, servers.stopRoute)
+	// The ask-only channel of an `airlock exec` sandbox: its requests are tagged with the
+	// sandbox's directory and the policy the core resolves there, a session of its own.
+	channels := &egressServers{stop: map[int]func(){}}
+	handle(c, api.ServeAsk, func(r *http.Request, b api.EgressIn) (api.EgressServed, error) {
+		peer, err := callersSandbox(r, b)
 		if err != nil {
-			return api.EgressStopped{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("pid %q is not a number", r.PathValue("pid")), "")
+			return api.EgressServed{}, err
 		}
-		servers.remove(pid)
-		return api.EgressStopped{Stopped: pid}, nil
+		res, err := policy.Resolve(c.policyInputs(b.Cwd, policy.Flags{}, false))
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
+		}
+		id := api.Context{Session: "exec-" + strconv.Itoa(b.PID), Cwd: b.Cwd, Workspace: b.Cwd,
+			Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: res.Sandbox.Network}}
+		stop, err := c.askChannel(id)(context.Background(), b.PID, b.Addr)
+		if err != nil {
+			return api.EgressServed{}, fmt.Errorf("serve the ask-only channel for sandbox %d: %w", b.PID, err)
+		}
+		channels.add(b.PID, stop)
+		return api.EgressServed{Serving: b.PID}, nil
 	})
+	handle(c, api.StopAsk, channels.stopRoute)
+}
+
+// callersSandbox checks that the sandbox a ServeEgress or ServeAsk body names descends
+// from the caller (as POST /v1/sandboxes does) and that its directory is absolute.
+func callersSandbox(r *http.Request, b api.EgressIn) (localapi.Peer, error) {
+	peer, _ := localapi.PeerFrom(r.Context())
+	if b.PID <= 0 || !peer.Unix || !proc.DescendsFrom(b.PID, peer.PID) {
+		return peer, api.Errorf(http.StatusBadRequest, api.CodeNotYourSandbox,
+			fmt.Sprintf("pid %d is not a process the caller started", b.PID), "ask for the services of your own sandboxes only")
+	}
+	if !filepath.IsAbs(b.Cwd) {
+		return peer, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("cwd %q is not an absolute path", b.Cwd), "")
+	}
+	return peer, nil
+}
+
+// stopRoute ends the service of the sandbox the path's {pid} names.
+func (g *egressServers) stopRoute(r *http.Request, _ api.None) (api.EgressStopped, error) {
+	pid, err := strconv.Atoi(r.PathValue("pid"))
+	if err != nil {
+		return api.EgressStopped{}, api.Errorf(http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf("pid %q is not a number", r.PathValue("pid")), "")
+	}
+	g.remove(pid)
+	return api.EgressStopped{Stopped: pid}, nil
 }

@@ -141,10 +141,15 @@ func newExecCmd(e *env) *cobra.Command {
 			if err := routeExec(cmd.Context(), e, &req, args); err != nil {
 				return &exitError{code: sandbox.ExitSandboxFailed, err: err}
 			}
-			if req.Policy.Network == sandbox.NetworkAllowlist && coreListening(e) {
-				// Without a running core the run stays off and says so (never more access than
-				// asked); in the micro-VM it is refused.
-				req.Egress = coreEgress(e, req.Policy.Cwd)
+			if coreListening(e) {
+				if req.Policy.Network == sandbox.NetworkAllowlist {
+					// Without a running core the run stays off and says so (never more access
+					// than asked); in the micro-VM it is refused.
+					req.Egress = coreEgress(e, req.Policy.Cwd)
+				}
+				if req.Policy.Mode != sandbox.ModeFullAccess {
+					req.Ask = coreAsk(e, req.Policy.Cwd)
+				}
 			}
 			res, err := sandbox.Exec(cmd.Context(), req)
 			if res.Warning != "" {
@@ -333,17 +338,42 @@ func coreListening(e *env) bool {
 // fails the run (it never starts without its way out).
 func coreEgress(e *env, cwd string) sandbox.Egress {
 	return func(ctx context.Context, pid int, addr string) (func(), error) {
-		c, err := e.client()
+		stop, err := coreService(ctx, e, api.ServeEgress, api.StopEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr})
 		if err != nil {
-			return nil, err
-		}
-		if _, err := localapi.Call(ctx, c, api.ServeEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr}); err != nil {
 			return nil, fmt.Errorf("ask the running Airlock to serve it (%w); start it with `airlock daemon`, or run with --network off", err)
 		}
-		return func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_, _ = localapi.Call(ctx, c, api.StopEgress, api.None{}, strconv.Itoa(pid))
-		}, nil
+		return stop, nil
 	}
+}
+
+// coreAsk is the ask-only channel of `airlock exec`'s sandbox, which the running core
+// serves inside it (POST /v1/sandboxes/ask): an agent run under airlock exec asks the
+// person through it. A core that cannot serve it (an older one) costs the run only its
+// channel, and says so.
+func coreAsk(e *env, cwd string) sandbox.Egress {
+	return func(ctx context.Context, pid int, addr string) (func(), error) {
+		stop, err := coreService(ctx, e, api.ServeAsk, api.StopAsk, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "airlock: warning: this sandbox has no ask-only channel (%v): an agent in it cannot ask you\n", err)
+			return func() {}, nil
+		}
+		return stop, nil
+	}
+}
+
+// coreService asks the running core to serve a service (the egress proxy, the ask-only
+// channel) inside the caller's sandbox, and returns how to stop it.
+func coreService(ctx context.Context, e *env, serve api.Route[api.EgressIn, api.EgressServed], stop api.Route[api.None, api.EgressStopped], in api.EgressIn) (func(), error) {
+	c, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := localapi.Call(ctx, c, serve, in); err != nil {
+		return nil, err
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, _ = localapi.Call(ctx, c, stop, api.None{}, strconv.Itoa(in.PID))
+	}, nil
 }

@@ -129,3 +129,69 @@ func TestHookLetsThroughOnlyAirlocksOwnServer(t *testing.T) {
 		})
 	}
 }
+
+// execAskProbe asks on the sandbox's ask-only channel, as an agent's hook would, and tries
+// to list the approvals there.
+const execAskProbe = `
+import json, os, urllib.request, urllib.error
+addr = os.environ.get("AIRLOCK_ASK_SOCKET", "")
+print("channel", addr or "none")
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+def call(method, path, body=None):
+    req = urllib.request.Request("http://" + addr + path, data=json.dumps(body).encode() if body else None, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with opener.open(req, timeout=60) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+st, d = call("POST", "/v1/permission/await", {"tool": "bash", "params": {"command": "rm -rf build"}, "context": {"session": "lie", "cwd": "/"}})
+print("rm", st, d.get("verdict"), "|".join(d.get("reasons") or []))
+print("list", call("GET", "/v1/approvals")[0])
+`
+
+// TestExecHasAnAskOnlyChannel: a command under `airlock exec` (an agent run in Airlock's
+// sandbox by hand) gets an ask-only channel from the running core, like a scheduled run:
+// its rm -rf waits for the person, tagged with the sandbox's directory and a session of
+// its own whatever it claims, and gets the person's deny; nothing there lists approvals.
+func TestExecHasAnAskOnlyChannel(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	in := newInstance(t)
+	in.startDaemon()
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-exec-ask-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	done := make(chan string, 1)
+	go func() {
+		out, stderr, code := in.run("exec", "--cwd", ws, "--", "python3", "-c", execAskProbe)
+		done <- fmt.Sprintf("exit %d\n%s\n%s", code, out, stderr)
+	}()
+	pending := in.waitPending(1)
+	ctx := pending[0]["request"].(map[string]any)["context"].(map[string]any)
+	if ctx["cwd"] != ws || !strings.HasPrefix(fmt.Sprint(ctx["session"]), "exec-") {
+		t.Errorf("the request is not tagged with the sandbox's identity: %v", ctx)
+	}
+	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not from exec"); code != 0 {
+		t.Fatalf("deny: %s", stderr)
+	}
+	out := <-done
+	t.Log(out)
+	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", "not from exec", "list 403"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("airlock exec's output lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
+		t.Error("the directory is gone")
+	}
+	// Without a core the command runs without a channel.
+	in2 := newInstance(t)
+	out2, _, _ := in2.run("exec", "--cwd", ws, "--", "sh", "-c", "echo channel ${AIRLOCK_ASK_SOCKET:-none}")
+	if !strings.Contains(out2, "channel none") {
+		t.Errorf("without a core: %s", out2)
+	}
+}
