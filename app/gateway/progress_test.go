@@ -33,8 +33,6 @@ func (b *slowPerson) Await(ctx context.Context, r api.Request) (api.Decision, er
 // notifications when the client gave a progress token, logging messages otherwise (to a
 // client that set a logging level). A waiting call never looks hung.
 func TestWaitingCallsTellTheClient(t *testing.T) {
-	defer func(d time.Duration) { progressEvery = d }(progressEvery)
-	progressEvery = 50 * time.Millisecond
 	ws := t.TempDir()
 	b := &slowPerson{answer: make(chan struct{})}
 	var mu sync.Mutex
@@ -54,7 +52,9 @@ func TestWaitingCallsTellTheClient(t *testing.T) {
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = NewServer(Options{Policy: testPolicy(t, ws), Broker: b}).Run(ctx, st) }()
+	go func() {
+		_ = NewServer(Options{Policy: testPolicy(t, ws), Broker: b, ProgressEvery: 50 * time.Millisecond}).Run(ctx, st)
+	}()
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

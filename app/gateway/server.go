@@ -19,6 +19,8 @@ import (
 
 // Options configure the MCP server.
 type Options struct {
+	// ProgressEvery is how often a call waiting for the person says so (0: 2 s).
+	ProgressEvery time.Duration
 	// Policy is the session's sandbox policy; its Cwd is the workspace.
 	Policy     sandbox.Policy
 	Department string
@@ -165,9 +167,6 @@ func (s *Server) context(client string) api.Context {
 		Caller: api.Caller{Description: client}}
 }
 
-// progressEvery is how often a call waiting for the person says so.
-var progressEvery = 2 * time.Second
-
 // progress tells the client every few seconds that the call waits for the person, while
 // the broker has not answered: a progress notification when the client gave a progress
 // token, otherwise a logging message (which the client sees if it set a logging level),
@@ -179,7 +178,11 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, c call)
 	token := req.Params.GetProgressToken()
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(progressEvery)
+		every := s.opts.ProgressEvery
+		if every <= 0 {
+			every = 2 * time.Second
+		}
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		n := 0
 		for {
