@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -415,6 +416,9 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		d.finish(r, StatusFailed, err.Error(), nil)
 		return
 	}
+	// The end's room is reserved before the run is recorded running, so that a run seen
+	// running already has it (a disk filled from then on cannot take it away).
+	reserveErr := reserveEnd(endPath(logPath))
 	p := v.policy
 	res := d.db.Model(&Run{}).Where("id = ? AND status IN ?", r.ID, []string{StatusQueued, StatusWaitingApproval}).Updates(map[string]any{
 		"status": StatusRunning, "started_at": started, "owner": d.opts.Owner, "reason": "", "log_path": logPath, "cwd": v.dir,
@@ -422,7 +426,8 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		"policy_approval_policy": p.ApprovalPolicy, "policy_backend": p.Backend, "policy_execution_mode": p.ExecutionMode,
 	})
 	if res.Error != nil || res.RowsAffected == 0 {
-		return // cancelled meanwhile, or another dispatcher took it
+		_ = os.Remove(endPath(logPath)) // the room reserved for an end that will not come
+		return                          // cancelled meanwhile, or another dispatcher took it
 	}
 	r.Status = StatusRunning
 	d.publishRun(r.ID)
@@ -437,8 +442,8 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	ar.mu.Lock()
 	ar.log = lg
 	ar.mu.Unlock()
-	if err := reserveEnd(endPath(logPath)); err != nil {
-		lg.note("%v: with the disk full at the end, the run's outcome waits for space before it is recorded", err)
+	if reserveErr != nil {
+		lg.note("%v: with the disk full at the end, the run's outcome waits for space before it is recorded", reserveErr)
 	}
 	lg.note("run #%d of task %s (scheduled %s, started %s) in %s; policy: sandbox %s, network %v, approvals %s, backend %s, execution %s",
 		r.ID, t.Name, r.ScheduledAt.Format(time.RFC3339), started.Format(time.RFC3339), v.dir,
