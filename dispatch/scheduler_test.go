@@ -223,7 +223,9 @@ func TestLateTimerNamesNoSleep(t *testing.T) {
 }
 
 func TestConcurrentClaimRunsOnce(t *testing.T) {
-	h := newHarness(t, withClock(t0))
+	// Every occurrence must run: no backlog cap gets in the way of counting them (under
+	// load more than the default ten may be active at once).
+	h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.MaxBacklog = 1000 }))
 	h.start()
 	marker := filepath.Join(h.root, "ran")
 	tk := h.task(TaskSpec{Name: "once", Cwd: h.ws, Schedule: "* * * * *", Overlap: OverlapAllow,
@@ -231,7 +233,7 @@ func TestConcurrentClaimRunsOnce(t *testing.T) {
 	// A second dispatcher on its own connection to the same database file.
 	db2 := openTestDB(t, h.dbPath)
 	d2, err := New(Options{DB: db2, Departments: h.depts, Executor: h.exec, Approvals: h.appr, LogDir: h.logDir,
-		Now: h.clock.Now, NewTimer: newIdleTimer, Owner: "other/1"})
+		Now: h.clock.Now, NewTimer: newIdleTimer, Owner: "other/1", MaxBacklog: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
