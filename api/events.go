@@ -200,15 +200,17 @@ type OpsJournalAppended struct {
 	Event   string `json:"event"`
 }
 
-// SandboxStatusChanged (sandbox.status): the start-up probes finished; the full status
-// is re-read with the sandbox status route.
+// SandboxStatusChanged (sandbox.status): the start-up probes finished, or the
+// configuration changed what they mean (the indicator); the full status is re-read with
+// the sandbox status route.
 type SandboxStatusChanged struct {
 	// Requested is the configured isolation backend (auto, os, app).
 	Requested string `json:"requested"`
 	// Backend is what commands will run under: bwrap, landlock, seatbelt or app.
-	Backend string `json:"backend"`
-	Warning string `json:"warning,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Backend   string           `json:"backend"`
+	Warning   string           `json:"warning,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	Indicator SandboxIndicator `json:"indicator"`
 }
 
 // DispatchStateChanged (dispatch.state): dispatch was paused or resumed, or its counts

@@ -40,6 +40,33 @@ type SandboxStatus struct {
 	// Guarantees are the promises that hold with Backend; Limitations those that do not.
 	Guarantees  []string `json:"guarantees"`
 	Limitations []string `json:"limitations,omitempty"`
+	// Indicator is the sandbox in one colour and a few words, for the policy in force now
+	// (the global sandbox_mode and network_access with this machine's probes).
+	Indicator SandboxIndicator `json:"indicator"`
+}
+
+// Indicator levels, worst last.
+const (
+	// IndicatorGreen: every promise of the policy in force holds.
+	IndicatorGreen = "green"
+	// IndicatorAmber: commands are confined, but a guarantee is missing (Reasons says which).
+	IndicatorAmber = "amber"
+	// IndicatorRed: commands are not sandboxed (full-access, the app-only backend), or
+	// cannot run at all (backend "os" with no OS backend).
+	IndicatorRed = "red"
+)
+
+// SandboxIndicator is what the footer, the tray icon and `airlock status` say about the
+// sandbox: computed once (sandbox.Indicate), shown everywhere alike.
+type SandboxIndicator struct {
+	// Level is IndicatorGreen, IndicatorAmber or IndicatorRed.
+	Level string `json:"level"`
+	// Words is the short label: "bubblewrap", "Landlock (degraded)", "not sandboxed".
+	Words string `json:"words"`
+	// Reasons are the missing guarantees, a sentence each (none when green).
+	Reasons []string `json:"reasons,omitempty"`
+	// Fix is the way out of the first reason.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Probe returns the probe with that name (zero SandboxProbe if absent).

@@ -47,6 +47,8 @@ type SandboxSummary struct {
 	Backend string `json:"backend"`
 	Warning string `json:"warning,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Indicator is the same colour and words as the window's footer and the tray icon.
+	Indicator SandboxIndicator `json:"indicator"`
 }
 
 // ConfigView is the configuration's health and its effective values.

@@ -216,6 +216,7 @@ func (c *Core) onConfigChange(st config.State) {
 	}
 	v := c.ConfigView()
 	c.Bus.Publish(api.TopicConfigChanged, api.ConfigChanged{Path: v.Path, Exists: v.Exists, LoadedAt: v.LoadedAt, Valid: v.Error == nil})
+	c.sandboxConfigChanged()
 }
 
 func (c *Core) apiOptions(ctx context.Context) localapi.Options {

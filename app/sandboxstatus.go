@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/airlock-app/airlock/api"
@@ -30,7 +32,52 @@ func (c *Core) probeSandbox(ctx context.Context) {
 	c.sandbox.status = &st
 	c.sandbox.mu.Unlock()
 	close(c.sandbox.done)
-	c.Bus.Publish(api.TopicSandboxStatus, api.SandboxStatusChanged{Requested: string(st.Requested), Backend: st.Backend, Warning: st.Warning, Error: st.Error})
+	ind := c.publishSandboxStatus(st)
+	logIndicator(ind)
+}
+
+// logIndicator says at start-up, in the core's log, when the sandbox is not all it
+// promises: a missing or degraded OS sandbox, or full-access, with the way out.
+func logIndicator(ind api.SandboxIndicator) {
+	switch ind.Level {
+	case api.IndicatorRed:
+		slog.Error("sandbox: "+ind.Words, "reasons", strings.Join(ind.Reasons, "; "), "fix", ind.Fix)
+	case api.IndicatorAmber:
+		slog.Warn("sandbox: "+ind.Words, "reasons", strings.Join(ind.Reasons, "; "), "fix", ind.Fix)
+	}
+}
+
+// publishSandboxStatus publishes sandbox.status with the indicator for the policy in
+// force now, and returns that indicator.
+func (c *Core) publishSandboxStatus(st sandbox.Status) api.SandboxIndicator {
+	ind := c.indicator(st)
+	c.Bus.Publish(api.TopicSandboxStatus, api.SandboxStatusChanged{Requested: st.Requested, Backend: st.Backend, Warning: st.Warning, Error: st.Error, Indicator: ind})
+	return ind
+}
+
+// sandboxConfigChanged re-publishes sandbox.status after config.toml changed: the
+// indicator follows sandbox_mode and network_access. Nothing while the probes run (their
+// end publishes it).
+func (c *Core) sandboxConfigChanged() {
+	select {
+	case <-c.sandbox.done:
+	default:
+		return
+	}
+	c.sandbox.mu.Lock()
+	st := *c.sandbox.status
+	c.sandbox.mu.Unlock()
+	c.publishSandboxStatus(st)
+}
+
+// indicator is sandbox.Indicate for the global policy in force (flags > environment >
+// config.toml > default). A policy that does not resolve is judged as the defaults'.
+func (c *Core) indicator(st sandbox.Status) api.SandboxIndicator {
+	g, err := policy.Global(c.policyInputs("", policy.Flags{}, false))
+	if err != nil {
+		slog.Warn("sandbox indicator: the global policy does not resolve", "error", err)
+	}
+	return sandbox.Indicate(st, g)
 }
 
 // effectiveSandboxBackend is the backend the one resolution gives (flags > environment
@@ -57,8 +104,10 @@ func (c *Core) SandboxStatus(ctx context.Context) (api.SandboxStatus, error) {
 		return api.SandboxStatus{}, errProbing
 	}
 	c.sandbox.mu.Lock()
-	defer c.sandbox.mu.Unlock()
-	return *c.sandbox.status, nil
+	st := *c.sandbox.status
+	c.sandbox.mu.Unlock()
+	st.Indicator = c.indicator(st)
+	return st, nil
 }
 
 func (c *Core) sandboxRoutes() {

@@ -30,7 +30,7 @@ func (c *Core) Status(ctx context.Context) api.Status {
 	select {
 	case <-c.sandbox.done: // the probes' summary only once they are done: never wait for them here
 		if st, err := c.SandboxStatus(ctx); err == nil {
-			sb = &api.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error}
+			sb = &api.SandboxSummary{Backend: st.Backend, Warning: st.Warning, Error: st.Error, Indicator: st.Indicator}
 		}
 	default:
 	}

@@ -11,17 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Probe names.
-const (
-	ProbeBwrap    = "bubblewrap"
-	ProbeUserNS   = "user namespaces"
-	ProbeLandlock = "landlock"
-	ProbeSeccomp  = "seccomp"
-	ProbeKVM      = "kvm"
-	// ProbeNetStack is the user-mode network stack of network-on runs (slirp4netns).
-	ProbeNetStack = "network stack"
-)
-
 func probePlatform(ctx context.Context, st *Status) {
 	st.Platform = "linux"
 	bw := probeBwrap(ctx)
@@ -152,8 +141,7 @@ func probeBwrap(ctx context.Context) Probe {
 
 // probeUserNS runs bwrap with the real flags: user namespaces must actually work.
 func probeUserNS(ctx context.Context, haveBwrap bool) Probe {
-	p := Probe{Name: ProbeUserNS,
-		Fix: "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu), then persist it in /etc/sysctl.d/"}
+	p := Probe{Name: ProbeUserNS, Fix: userNSFix(readSysctl)}
 	if !haveBwrap {
 		p.Detail = "not tested: bubblewrap is missing"
 		p.Fix = "install bubblewrap: apt install bubblewrap"
@@ -173,6 +161,43 @@ func probeUserNS(ctx context.Context, haveBwrap bool) Probe {
 		return p
 	}
 	return passed(p, "bwrap --unshare-user --unshare-pid --unshare-net … true succeeded")
+}
+
+// AppArmor's restriction of unprivileged user namespaces (Ubuntu 23.10 and later), and
+// the profile AppArmor ships to let bubblewrap alone create them.
+const (
+	sysctlAppArmorUserNS = "kernel/apparmor_restrict_unprivileged_userns"
+	sysctlUserNSClone    = "kernel/unprivileged_userns_clone"
+	bwrapProfileShipped  = "/usr/share/apparmor/extra-profiles/bwrap-userns-restrict"
+	bwrapProfile         = "/etc/apparmor.d/bwrap-userns-restrict"
+)
+
+// userNSFix is the way out when bubblewrap cannot create user namespaces. Where AppArmor
+// restricts them it loads the bwrap profile (only bwrap gets them), and names the global
+// switch only as the last resort: it gives every program unprivileged user namespaces.
+// read reads a /proc/sys entry ("" when absent).
+func userNSFix(read func(string) string) string {
+	if read(sysctlAppArmorUserNS) == "1" {
+		return "AppArmor restricts unprivileged user namespaces here: load AppArmor's bubblewrap profile, which allows them to bwrap alone. " +
+			"On Ubuntu 24.04: sudo apt install apparmor-profiles && sudo install -m 0644 " + bwrapProfileShipped + " " + bwrapProfile +
+			" && sudo apparmor_parser -r " + bwrapProfile + " (Ubuntu 25.04 and later ship " + bwrapProfile + " in the apparmor package: " +
+			"sudo apparmor_parser -r " + bwrapProfile + "). Only as the last resort, since it allows them to every program: " +
+			"sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+	}
+	if read(sysctlUserNSClone) == "0" {
+		return "allow unprivileged user namespaces: sudo sysctl -w kernel.unprivileged_userns_clone=1, then persist it in /etc/sysctl.d/"
+	}
+	return "allow unprivileged user namespaces (user.max_user_namespaces above 0; on Debian kernel.unprivileged_userns_clone=1; " +
+		"under Ubuntu's AppArmor restriction load " + bwrapProfile + " with sudo apparmor_parser -r " + bwrapProfile + ")"
+}
+
+// readSysctl reads /proc/sys/<name>, trimmed ("" when it cannot be read).
+func readSysctl(name string) string {
+	b, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func probeLandlock() Probe {

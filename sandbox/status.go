@@ -14,6 +14,17 @@ type Probe = api.SandboxProbe
 // Requested is a Backend's name.
 type Status = api.SandboxStatus
 
+// Probe names (Linux's; the indicator reads them on every platform).
+const (
+	ProbeBwrap    = "bubblewrap"
+	ProbeUserNS   = "user namespaces"
+	ProbeLandlock = "landlock"
+	ProbeSeccomp  = "seccomp"
+	ProbeKVM      = "kvm"
+	// ProbeNetStack is the user-mode network stack of network-on runs (slirp4netns).
+	ProbeNetStack = "network stack"
+)
+
 // ProbeTimeout bounds each start-up probe.
 const ProbeTimeout = 3 * time.Second
 

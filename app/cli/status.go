@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -65,13 +66,10 @@ func printStatus(w io.Writer, st api.Status) {
 	fmt.Fprintf(tw, "run logs\t%s\n", st.Paths.RunLogs)
 	fmt.Fprintf(tw, "socket\t%s\n", st.Paths.Socket)
 	if st.Sandbox != nil {
-		line := st.Sandbox.Backend
-		if st.Sandbox.Error != "" {
-			line += " — " + st.Sandbox.Error
-		} else if st.Sandbox.Warning != "" {
-			line += " — " + st.Sandbox.Warning
+		fmt.Fprintf(tw, "sandbox\t%s\n", indicatorLine(st.Sandbox.Indicator))
+		if fix := st.Sandbox.Indicator.Fix; fix != "" {
+			fmt.Fprintf(tw, "\tway out: %s\n", fix)
 		}
-		fmt.Fprintf(tw, "sandbox\t%s\n", line)
 	}
 	if p := st.Approvals; p != nil {
 		line := p.TerminalProof
@@ -103,4 +101,14 @@ func configLine(c api.ConfigView) string {
 	default:
 		return c.Path + " (ok)"
 	}
+}
+
+// indicatorLine is the sandbox indicator as the status line prints it: the level in
+// capitals (the footer's and the tray's colour), the words, then every missing guarantee.
+func indicatorLine(ind api.SandboxIndicator) string {
+	line := strings.ToUpper(ind.Level) + " " + ind.Words
+	if len(ind.Reasons) > 0 {
+		line += " — " + strings.Join(ind.Reasons, "; ")
+	}
+	return line
 }
