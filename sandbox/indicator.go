@@ -65,11 +65,12 @@ func Indicate(st Status, p Policy) Indicator {
 	if st.Backend == BackendNameLandlock {
 		reason := "Landlock fallback: bubblewrap cannot create its namespaces, so processes, the network and hidden paths are not isolated as with bubblewrap"
 		fix := "install bubblewrap: apt install bubblewrap"
-		if bw, ok := probe(ProbeBwrap); ok && bw.OK {
-			if ns, ok := probe(ProbeUserNS); ok && !ns.OK {
-				reason = "Landlock fallback: no user namespaces (" + ns.Detail + ")"
-				fix = ns.Fix
-			}
+		if bw, ok := probe(ProbeBwrap); ok && !bw.OK {
+			reason = "Landlock fallback: bubblewrap is missing (" + bw.Detail + "), so processes, the network and hidden paths are not isolated as with bubblewrap"
+			fix = bw.Fix
+		} else if ns, ok := probe(ProbeUserNS); ok && !ns.OK {
+			reason = "Landlock fallback: no user namespaces (" + ns.Detail + ")"
+			fix = ns.Fix
 		}
 		addAmber(reason, fix)
 	}

@@ -51,7 +51,7 @@ func TestIndicate(t *testing.T) {
 		{"backend app requested", requestedApp, ws, api.IndicatorRed, "not sandboxed", "application layer", `backend = "auto"`},
 		{"backend os with none", refused, ws, api.IndicatorRed, "sandbox unavailable", "every run is refused", "fix bubblewrap"},
 		{"Landlock without user namespaces", linuxStatus(BackendNameLandlock, ProbeUserNS), ws, api.IndicatorAmber, "Landlock (degraded)", "no user namespaces", "fix user namespaces"},
-		{"Landlock without bubblewrap", linuxStatus(BackendNameLandlock, ProbeBwrap, ProbeUserNS), ws, api.IndicatorAmber, "Landlock (degraded)", "Landlock fallback", "apt install bubblewrap"},
+		{"Landlock without bubblewrap", linuxStatus(BackendNameLandlock, ProbeBwrap, ProbeUserNS), ws, api.IndicatorAmber, "Landlock (degraded)", "bubblewrap is missing (bubblewrap is missing)", "fix bubblewrap"},
 		{"allowlist under Landlock", linuxStatus(BackendNameLandlock, ProbeUserNS), allow, api.IndicatorAmber, "Landlock (degraded)", `network_access = allowlist needs bubblewrap's network namespace`, ""},
 		{"network on without slirp4netns", linuxStatus(BackendNameBwrap, ProbeNetStack), on, api.IndicatorAmber, "bubblewrap (degraded)", "network stack is missing", "fix network stack"},
 		{"network off needs no slirp4netns", linuxStatus(BackendNameBwrap, ProbeNetStack), ws, api.IndicatorGreen, "bubblewrap", "", ""},
