@@ -6,9 +6,10 @@ import Sidebar from './Sidebar.svelte';
 import PathText from './PathText.svelte';
 import Settings from '../pages/Settings.svelte';
 import SandboxProbes from './SandboxProbes.svelte';
+import SandboxBanner from './SandboxBanner.svelte';
 import Waiting from '../pages/Waiting.svelte';
 import { footerFacts } from '../lib/footer';
-import type { ConfigView } from '../lib/api';
+import type { ConfigView, SandboxStatus } from '../lib/api';
 
 afterEach(() => {
   unmountAll();
@@ -165,5 +166,44 @@ describe('SandboxProbes', () => {
     });
     expect(el.querySelector('.alert')!.textContent).toContain('WARNING: no OS sandbox');
     expect(el.textContent).toContain('app layer only');
+  });
+});
+
+describe('SandboxBanner', () => {
+  const st = (indicator: object) =>
+    ({ platform: 'linux', requested: 'auto', backend: 'landlock', probes: [], guarantees: [], indicator }) as unknown as SandboxStatus;
+
+  it('raises the warning with the way out while the sandbox is degraded', () => {
+    const el = render(SandboxBanner, {
+      status: st({ level: 'amber', words: 'Landlock (degraded)', reasons: ['Landlock fallback: bubblewrap is missing'], fix: 'install bubblewrap: apt install bubblewrap' }),
+    });
+    const banner = el.querySelector('[data-testid="sandbox-banner"]')!;
+    expect(banner.getAttribute('data-level')).toBe('amber');
+    expect(banner.textContent).toContain('bubblewrap is missing');
+    expect(el.querySelector('[data-testid="sandbox-fix"]')!.textContent).toContain('apt install bubblewrap');
+    expect(el.querySelector('a')!.getAttribute('href')).toBe('#/settings/sandbox');
+  });
+
+  it('says red when commands are not sandboxed', () => {
+    const el = render(SandboxBanner, { status: st({ level: 'red', words: 'not sandboxed', reasons: ['sandbox_mode is full-access'] }) });
+    expect(el.querySelector('[data-testid="sandbox-banner"]')!.textContent).toContain('Commands are not sandboxed');
+  });
+
+  it('shows nothing while every promise holds', () => {
+    const el = render(SandboxBanner, { status: st({ level: 'green', words: 'bubblewrap' }) });
+    expect(el.querySelector('[data-testid="sandbox-banner"]')).toBeNull();
+  });
+});
+
+describe('Sidebar sandbox line', () => {
+  it('draws the red indicator as danger', () => {
+    const facts = footerFacts({ path: '/c', exists: false, settings: [] } as unknown as ConfigView, {
+      backend: 'bwrap',
+      indicator: { level: 'red', words: 'not sandboxed' },
+    } as unknown as SandboxStatus);
+    const el = render(Sidebar, { current: 'waiting', waiting: 0, facts });
+    const line = el.querySelector('[data-fact-line="sandbox"]')!;
+    expect(line.getAttribute('data-tone')).toBe('danger');
+    expect(line.textContent).toContain('not sandboxed');
   });
 });

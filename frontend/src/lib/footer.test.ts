@@ -16,13 +16,27 @@ describe('footerFacts', () => {
   });
 
   it.each([
-    [{ backend: 'bwrap', guarantees: ['no network'] }, 'bubblewrap', 'ok'],
-    [{ backend: 'landlock', warning: 'network off relies on seccomp alone' }, 'Landlock', 'warn'],
-    [{ backend: 'app', warning: 'WARNING: no OS sandbox' }, 'app layer only', 'warn'],
-    [{ backend: '', error: 'backend "os" requested and none is available' }, 'unavailable', 'warn'],
-  ])('shows the sandbox backend %o as %s (%s)', (st, value, tone) => {
+    [{ backend: 'bwrap', guarantees: ['no network'], indicator: { level: 'green', words: 'bubblewrap' } }, 'bubblewrap', 'ok'],
+    [{ backend: 'landlock', indicator: { level: 'amber', words: 'Landlock (degraded)', reasons: ['Landlock fallback'] } }, 'Landlock (degraded)', 'warn'],
+    [{ backend: 'app', warning: 'WARNING: no OS sandbox', indicator: { level: 'red', words: 'not sandboxed' } }, 'not sandboxed', 'danger'],
+    [{ backend: 'bwrap', indicator: { level: 'red', words: 'not sandboxed', reasons: ['sandbox_mode is full-access'] } }, 'not sandboxed', 'danger'],
+    [{ backend: '', error: 'backend "os" requested and none is available', indicator: { level: 'red', words: 'sandbox unavailable' } }, 'sandbox unavailable', 'danger'],
+    [{ backend: 'bwrap' }, 'bubblewrap', 'warn'],
+  ])('shows the sandbox %o as %s (%s)', (st, value, tone) => {
     const fact = sandboxFact(st as unknown as SandboxStatus);
     expect(fact).toMatchObject({ value, tone });
+  });
+
+  it('never shows green bubblewrap under full-access', () => {
+    const fact = sandboxFact({
+      backend: 'bwrap',
+      guarantees: ['writes only inside the writable roots'],
+      indicator: { level: 'red', words: 'not sandboxed', reasons: ['sandbox_mode is full-access (config.toml)'], fix: 'set sandbox_mode = "workspace-write"' },
+    } as unknown as SandboxStatus);
+    expect(fact.tone).toBe('danger');
+    expect(fact.value).not.toContain('bubblewrap');
+    expect(fact.hint).toContain('full-access');
+    expect(fact.hint).toContain('Way out: set sandbox_mode');
   });
 
   it('adds an amber line when config.toml is broken', () => {

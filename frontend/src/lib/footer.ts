@@ -7,7 +7,8 @@ import type { ConfigView, DispatchState, SandboxStatus } from './api';
 export interface FooterFact {
   name: string;
   value: string;
-  tone: 'ok' | 'warn' | 'idle';
+  /** ok is green, warn amber, danger red (the sandbox's "not sandboxed"), idle not known yet. */
+  tone: 'ok' | 'warn' | 'danger' | 'idle';
   hint: string;
   /** An action offered beside the fact (the dispatch line's Pause / Resume). */
   action?: 'pause' | 'resume';
@@ -25,17 +26,27 @@ export function backendName(backend: string): string {
   return backendNames[backend] ?? backend;
 }
 
-/** sandboxFact is the footer line for the sandbox: the backend, amber when degraded. */
+const indicatorTones: Record<string, FooterFact['tone']> = { green: 'ok', amber: 'warn', red: 'danger' };
+
+/**
+ * sandboxFact is the footer line for the sandbox: the core's indicator (sandbox.Indicate,
+ * the same colour and words as the tray icon and `airlock status`): red "not sandboxed"
+ * under full-access or the app-only backend, amber when a guarantee is missing, green
+ * only when every promise holds.
+ */
 export function sandboxFact(st: SandboxStatus | undefined): FooterFact {
   if (!st) {
     return { name: 'sandbox', value: 'checking…', tone: 'idle', hint: 'The start-up probes are still running.' };
   }
-  if (st.error) return { name: 'sandbox', value: 'unavailable', tone: 'warn', hint: st.error };
-  const value = backendName(st.backend);
-  if (st.backend === 'app' || st.warning) {
-    return { name: 'sandbox', value, tone: 'warn', hint: st.warning || 'No OS sandbox: only the application layer checks commands.' };
+  const ind = st.indicator;
+  const tone = indicatorTones[ind?.level ?? ''];
+  if (!ind || !tone) {
+    // A core that sends no indicator: never green on a guess.
+    return { name: 'sandbox', value: backendName(st.backend) || 'unknown', tone: 'warn', hint: st.error || st.warning || 'The core did not say whether every promise holds.' };
   }
-  return { name: 'sandbox', value, tone: 'ok', hint: (st.guarantees ?? []).join(' · ') };
+  const reasons = ind.reasons ?? [];
+  const hint = tone === 'ok' ? (st.guarantees ?? []).join(' · ') : [...reasons, ind.fix ? `Way out: ${ind.fix}` : ''].filter(Boolean).join(' · ');
+  return { name: 'sandbox', value: ind.words, tone, hint };
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -96,4 +107,29 @@ export function footerFacts(config: ConfigView | undefined, sandbox?: SandboxSta
     });
   }
   return facts;
+}
+
+/** SandboxBanner is the window's start-up warning about the sandbox, with the way out. */
+export interface SandboxBanner {
+  level: 'red' | 'amber';
+  title: string;
+  reasons: string[];
+  fix: string;
+  /** key tells one warning from another: a hidden banner comes back when it changes. */
+  key: string;
+}
+
+/**
+ * sandboxBanner is the banner the window raises while the sandbox indicator is not green
+ * (the OS sandbox missing or degraded, or full-access): undefined while green or unknown.
+ */
+export function sandboxBanner(st: SandboxStatus | undefined): SandboxBanner | undefined {
+  const ind = st?.indicator;
+  if (!ind || (ind.level !== 'red' && ind.level !== 'amber')) return undefined;
+  const reasons = ind.reasons ?? [];
+  let title = 'The sandbox is degraded: a guarantee is missing on this machine';
+  if (ind.level === 'red') {
+    title = ind.words === 'sandbox unavailable' ? 'The sandbox is unavailable: runs are refused' : 'Commands are not sandboxed';
+  }
+  return { level: ind.level, title, reasons, fix: ind.fix ?? '', key: [ind.level, ind.words, ...reasons].join('\n') };
 }

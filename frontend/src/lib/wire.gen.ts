@@ -160,8 +160,9 @@ export interface OpsJournalAppended {
 }
 
 /**
- * SandboxStatusChanged (sandbox.status): the start-up probes finished; the full status
- * is re-read with the sandbox status route.
+ * SandboxStatusChanged (sandbox.status): the start-up probes finished, or the
+ * configuration changed what they mean (the indicator); the full status is re-read with
+ * the sandbox status route.
  *
  * Go: api.SandboxStatusChanged
  */
@@ -172,6 +173,24 @@ export interface SandboxStatusChanged {
   backend: string;
   warning?: string;
   error?: string;
+  indicator: SandboxIndicator;
+}
+
+/**
+ * SandboxIndicator is what the footer, the tray icon and `airlock status` say about the
+ * sandbox: computed once (sandbox.Indicate), shown everywhere alike.
+ *
+ * Go: api.SandboxIndicator
+ */
+export interface SandboxIndicator {
+  /** Level is IndicatorGreen, IndicatorAmber or IndicatorRed. */
+  level: string;
+  /** Words is the short label: "bubblewrap", "Landlock (degraded)", "not sandboxed". */
+  words: string;
+  /** Reasons are the missing guarantees, a sentence each (none when green). */
+  reasons?: string[];
+  /** Fix is the way out of the first reason. */
+  fix?: string;
 }
 
 /**

@@ -1980,6 +1980,24 @@ export namespace api {
 	        this.limit = source["limit"];
 	    }
 	}
+	export class SandboxIndicator {
+	    level: string;
+	    words: string;
+	    reasons?: string[];
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxIndicator(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.level = source["level"];
+	        this.words = source["words"];
+	        this.reasons = source["reasons"];
+	        this.fix = source["fix"];
+	    }
+	}
 	export class SandboxProbe {
 	    name: string;
 	    ok: boolean;
@@ -2007,6 +2025,7 @@ export namespace api {
 	    error?: string;
 	    guarantees: string[];
 	    limitations?: string[];
+	    indicator: SandboxIndicator;
 	
 	    static createFrom(source: any = {}) {
 	        return new SandboxStatus(source);
@@ -2022,6 +2041,7 @@ export namespace api {
 	        this.error = source["error"];
 	        this.guarantees = source["guarantees"];
 	        this.limitations = source["limitations"];
+	        this.indicator = this.convertValues(source["indicator"], SandboxIndicator);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2046,6 +2066,7 @@ export namespace api {
 	    backend: string;
 	    warning?: string;
 	    error?: string;
+	    indicator: SandboxIndicator;
 	
 	    static createFrom(source: any = {}) {
 	        return new SandboxSummary(source);
@@ -2056,7 +2077,26 @@ export namespace api {
 	        this.backend = source["backend"];
 	        this.warning = source["warning"];
 	        this.error = source["error"];
+	        this.indicator = this.convertValues(source["indicator"], SandboxIndicator);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SchedulePreview {
 	    valid: boolean;
