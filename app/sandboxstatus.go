@@ -110,6 +110,20 @@ func (c *Core) SandboxStatus(ctx context.Context) (api.SandboxStatus, error) {
 	return st, nil
 }
 
+// SandboxIndicator is the sandbox indicator now, without waiting: false while the
+// start-up probes run (their sandbox.status event brings it).
+func (c *Core) SandboxIndicator() (api.SandboxIndicator, bool) {
+	select {
+	case <-c.sandbox.done:
+	default:
+		return api.SandboxIndicator{}, false
+	}
+	c.sandbox.mu.Lock()
+	st := *c.sandbox.status
+	c.sandbox.mu.Unlock()
+	return c.indicator(st), true
+}
+
 func (c *Core) sandboxRoutes() {
 	handle(c, api.GetSandboxStatus, func(r *http.Request, _ api.None) (api.SandboxStatus, error) {
 		return c.SandboxStatus(r.Context())

@@ -49,6 +49,9 @@ type NotifierOptions struct {
 	// Show opens the window on a route ("#/dispatch/runs/12"); nil: Open.
 	Show   func(route string)
 	Review func(id string)
+	// Sandbox reads the sandbox indicator now (false while the probes run); nil: no
+	// notification when the sandbox is not green.
+	Sandbox func() (api.SandboxIndicator, bool)
 }
 
 // Keys of the notifications that are not one request or one held group.
@@ -117,8 +120,13 @@ func StartNotifier(opts NotifierOptions) (*Notifier, error) {
 	signals := make(chan *dbus.Signal, 32)
 	conn.Signal(signals)
 	// Subscribed before the digest is read: one published in between is read either way.
-	sub := opts.Bus.Subscribe(256, api.TopicPermissionRequested, api.TopicInboxChanged, api.TopicDispatchNotify, api.TopicDispatchDigest)
+	sub := opts.Bus.Subscribe(256, api.TopicPermissionRequested, api.TopicInboxChanged, api.TopicDispatchNotify, api.TopicDispatchDigest, api.TopicSandboxStatus)
 	n.digest()
+	if opts.Sandbox != nil {
+		if ind, ok := opts.Sandbox(); ok {
+			n.sandboxWarning(ind)
+		}
+	}
 	go func() {
 		defer close(n.done)
 		defer sub.Close()
@@ -163,6 +171,11 @@ func (n *Notifier) handle(ctx context.Context, evs []eventbus.Event) time.Durati
 		switch ev.Topic {
 		case api.TopicDispatchDigest:
 			digest = true
+		case api.TopicSandboxStatus:
+			var st api.SandboxStatusChanged
+			if err := json.Unmarshal(ev.Payload, &st); err == nil && n.opts.Sandbox != nil {
+				n.sandboxWarning(st.Indicator)
+			}
 		case api.TopicDispatchNotify:
 			var notice api.DispatchNotice
 			if err := json.Unmarshal(ev.Payload, &notice); err != nil {
@@ -247,6 +260,40 @@ func (n *Notifier) digest() {
 		Body:          digestWords(dg),
 		ExpireTimeout: notify.ExpireTimeoutNever,
 		Actions:       []notify.Action{notify.NewDefaultAction("Open Airlock")},
+	})
+}
+
+// routeSandbox is the window's Sandbox tab (its probes and their ways out).
+const routeSandbox = "#/settings/sandbox"
+
+// sandboxWarning notifies, once per distinct warning, that the sandbox is not green: the
+// OS sandbox missing or degraded, or commands not sandboxed at all, with the way out.
+func (n *Notifier) sandboxWarning(ind api.SandboxIndicator) {
+	if ind.Level != api.IndicatorRed && ind.Level != api.IndicatorAmber {
+		return
+	}
+	key := "sandbox:" + ind.Level + ":" + ind.Words + ":" + strings.Join(ind.Reasons, "|")
+	if n.seen(key) {
+		return
+	}
+	summary, icon := "Airlock: the sandbox is degraded ("+ind.Words+")", "dialog-warning"
+	if ind.Level == api.IndicatorRed {
+		summary, icon = "Airlock: commands are not sandboxed", "dialog-error"
+		if ind.Words != "not sandboxed" {
+			summary = "Airlock: " + ind.Words
+		}
+	}
+	body := strings.Join(ind.Reasons, "\n")
+	if ind.Fix != "" {
+		body += "\nWay out: " + ind.Fix
+	}
+	n.mu.Lock()
+	n.routes[key] = routeSandbox
+	n.mu.Unlock()
+	n.send(key, notify.Notification{
+		AppName: "Airlock", AppIcon: icon, Summary: summary, Body: body,
+		ExpireTimeout: notify.ExpireTimeoutNever,
+		Actions:       []notify.Action{notify.NewDefaultAction("Open the Sandbox settings")},
 	})
 }
 

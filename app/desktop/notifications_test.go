@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -382,5 +383,54 @@ func TestNotificationsMergeABurstOfFailures(t *testing.T) {
 	}
 	if got := run(t, addr, "dunstctl", "count", "displayed"); got != "1" {
 		t.Fatalf("dunst displays %s notifications; want 1", got)
+	}
+}
+
+// TestNotificationWhenTheOSSandboxIsMissing: a core whose OS sandbox is missing (backend
+// "app": the application layer only) says so in a desktop notification at start, with
+// the way out, once; a click opens the Sandbox tab.
+func TestNotificationWhenTheOSSandboxIsMissing(t *testing.T) {
+	addr := privateSessionBus(t)
+	startDunst(t, addr)
+	sent := watchNotify(t, addr)
+	core, _ := openTestCore(t, "", map[string]string{"AIRLOCK_SANDBOX_BACKEND": "app"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = core.Run(ctx, nil) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	n, err := StartNotifier(NotifierOptions{Broker: core.Broker, Bus: core.Bus, Sandbox: core.SandboxIndicator})
+	if err != nil {
+		t.Fatalf("start notifications: %v", err)
+	}
+	t.Cleanup(n.Stop)
+	const summary = "Airlock: commands are not sandboxed"
+	waitFor(t, "the sandbox warning", func() bool { return hasSummary(sent(), summary) })
+	for _, s := range sent() {
+		if s.Summary == summary && (!strings.Contains(s.Body, "no OS sandbox confines commands") || !strings.Contains(s.Body, `Way out: set backend = "auto"`)) {
+			t.Errorf("the warning does not say what is missing and the way out: %q", s.Body)
+		}
+	}
+	// The same warning again (a config.toml change re-publishes it) is not told twice.
+	ind, _ := core.SandboxIndicator()
+	n.sandboxWarning(ind)
+	count := 0
+	for _, s := range sent() {
+		if s.Summary == summary {
+			count++
+		}
+	}
+	if count != 1 {
+		t.Errorf("the warning was told %d times", count)
+	}
+	n.mu.Lock()
+	routes := maps.Clone(n.routes)
+	n.mu.Unlock()
+	found := false
+	for k, r := range routes {
+		found = found || strings.HasPrefix(k, "sandbox:") && r == routeSandbox
+	}
+	if !found {
+		t.Errorf("a click on the warning opens no Sandbox tab: %v", routes)
 	}
 }

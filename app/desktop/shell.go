@@ -129,8 +129,9 @@ func (s *Shell) startTray(ctx context.Context) {
 			s.ShowWindow()
 			runtime.EventsEmit(ctx, ReviewEvent, id)
 		},
-		Show: func(route string) { s.navigate(ctx, route) },
-		Quit: s.Quit,
+		Show:    func(route string) { s.navigate(ctx, route) },
+		Quit:    s.Quit,
+		Sandbox: s.core.SandboxIndicator,
 	}
 	if s.core.Dispatch != nil {
 		opts.Dispatch = s.core.Dispatch
@@ -145,9 +146,10 @@ func (s *Shell) startTray(ctx context.Context) {
 	s.mu.Unlock()
 	notifier, err := StartNotifier(NotifierOptions{
 		Broker: s.core.Broker, Inbox: s.core.Dispatch, Bus: s.core.Bus,
-		Digest: func() api.DigestCard { return s.core.Digest(app.WindowCaller()) },
-		Open:   s.ShowWindow,
-		Show:   func(route string) { s.navigate(ctx, route) },
+		Digest:  func() api.DigestCard { return s.core.Digest(app.WindowCaller()) },
+		Sandbox: s.core.SandboxIndicator,
+		Open:    s.ShowWindow,
+		Show:    func(route string) { s.navigate(ctx, route) },
 		Review: func(id string) {
 			s.ShowWindow()
 			runtime.EventsEmit(ctx, ReviewEvent, id)

@@ -40,6 +40,9 @@ type TrayOptions struct {
 	// Dispatch, when set, gives the menu its Pause dispatch / Resume dispatch line.
 	Dispatch trayDispatch
 	Bus      *eventbus.Bus
+	// Sandbox, when set, reads the sandbox indicator at start (false while the probes
+	// run); sandbox.status events keep it current. Amber and red mark the icon.
+	Sandbox func() (api.SandboxIndicator, bool)
 	// Icon is the app icon (PNG); the tray shows it scaled, with the pending count on it.
 	Icon []byte
 	// Open shows the window; Review shows it with the popup on one request; Show shows
@@ -73,6 +76,7 @@ type Tray struct {
 	icons     *trayIcons
 	iconShown trayIconKey // the icon on the bus, when iconSet
 	iconSet   bool
+	sandbox   api.SandboxIndicator // the latest sandbox indicator (zero: not known)
 }
 
 // NewTray returns a tray that is not yet on the bus. An Icon that is not an image is
@@ -107,7 +111,14 @@ func (t *Tray) Start() error {
 		var sub *eventbus.Subscription
 		if t.opts.Bus != nil {
 			sub = t.opts.Bus.Subscribe(256, api.TopicPermissionRequested, api.TopicPermissionDecided, api.TopicDispatchState, api.TopicInboxChanged,
-				api.TopicDispatchNotify)
+				api.TopicDispatchNotify, api.TopicSandboxStatus)
+		}
+		if t.opts.Sandbox != nil {
+			if ind, ok := t.opts.Sandbox(); ok {
+				t.mu.Lock()
+				t.sandbox = ind
+				t.mu.Unlock()
+			}
 		}
 		t.rebuild()
 		if sub != nil {
@@ -163,8 +174,17 @@ func (t *Tray) watch(ctx context.Context, sub *eventbus.Subscription) {
 	}
 }
 
-// note counts a failure the menu tells.
+// note counts a failure the menu tells, and keeps the sandbox indicator.
 func (t *Tray) note(ev eventbus.Event) {
+	if ev.Topic == api.TopicSandboxStatus {
+		var st api.SandboxStatusChanged
+		if err := json.Unmarshal(ev.Payload, &st); err == nil {
+			t.mu.Lock()
+			t.sandbox = st.Indicator
+			t.mu.Unlock()
+		}
+		return
+	}
 	if ev.Topic != api.TopicDispatchNotify {
 		return
 	}
@@ -189,6 +209,35 @@ func (t *Tray) openFailures() {
 		t.open()
 	}
 	t.rebuild()
+}
+
+// traySandboxLine is the menu's sandbox line and its tooltip: the indicator's words,
+// "" while it is not known. A click opens the Sandbox tab.
+func traySandboxLine(ind api.SandboxIndicator) (line, tip string) {
+	if ind.Level == "" {
+		return "", ""
+	}
+	line = "Sandbox: " + ind.Words
+	switch ind.Level {
+	case api.IndicatorRed:
+		line = "⚠ " + line
+	case api.IndicatorAmber:
+		line = "! " + line
+	}
+	tip = strings.Join(ind.Reasons, "; ")
+	if ind.Fix != "" {
+		tip += " — way out: " + ind.Fix
+	}
+	return line + " — Open…", tip
+}
+
+// show opens the window on route (Open when the tray has no Show).
+func (t *Tray) show(route string) {
+	if t.opts.Show != nil {
+		t.opts.Show(route)
+		return
+	}
+	t.open()
 }
 
 // trayTitle is the item's title and the menu's first line.
@@ -241,7 +290,7 @@ func (t *Tray) rebuild() {
 	if t.failures.count > 0 {
 		failures = t.failures.summary()
 	}
-	key := fmt.Sprintf("paused=%t\nfailed=%s\n%s%s", paused, failures, menuKey(pending), heldKey(held))
+	key := fmt.Sprintf("paused=%t\nfailed=%s\nsandbox=%s %s\n%s%s", paused, failures, t.sandbox.Level, t.sandbox.Words, menuKey(pending), heldKey(held))
 	if t.cancelMenu != nil && key == t.shown {
 		return
 	}
@@ -258,6 +307,10 @@ func (t *Tray) rebuild() {
 	systray.SetTooltip(title)
 	head := systray.AddMenuItem(title, "")
 	head.Disable()
+	if line, tip := traySandboxLine(t.sandbox); line != "" {
+		item := systray.AddMenuItem(line, tip)
+		onClick(ctx, item, func() { t.show("#/settings/sandbox") })
+	}
 	systray.AddSeparator()
 	if len(pending)+len(held) == 0 {
 		none := systray.AddMenuItem("Nothing is waiting for you", "")
@@ -312,10 +365,11 @@ func (t *Tray) updateIcon(pending []permission.PendingRequest, held int) {
 		n, tone = n+held, badgeRed
 	}
 	key := iconKey(n, tone)
+	key.sandbox = sandboxMark(t.sandbox.Level)
 	if t.iconSet && key == t.iconShown {
 		return
 	}
-	png, err := t.icons.icon(n, tone)
+	png, err := t.icons.iconFor(key)
 	if err != nil {
 		slog.Error("tray: render the icon", "pending", n, "error", err)
 		return

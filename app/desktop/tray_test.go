@@ -18,8 +18,10 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // privateSessionBus starts a real dbus-daemon that activates nothing and points this
@@ -657,4 +659,86 @@ func TestTrayTellsFailedRuns(t *testing.T) {
 		_, failed := m.find("2 runs failed")
 		return !failed
 	})
+}
+
+// sandboxSpot is a pixel inside the sandbox mark.
+var sandboxSpot = image.Pt(sandboxCX, sandboxCY)
+
+// TestTrayIconMarksTheSandbox: under full-access the tray icon carries a red mark and its
+// menu says "not sandboxed" (the footer's and `airlock status`'s indicator); back in
+// workspace-write the mark goes with the indicator's level.
+func TestTrayIconMarksTheSandbox(t *testing.T) {
+	addr := privateSessionBus(t)
+	base := t.TempDir()
+	core, _ := openTestCoreAt(t, base, "sandbox_mode = \"full-access\"\n", nil)
+	// Run it: the start-up probes and the config.toml watch are the core's services.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = core.Run(ctx, nil) }()
+	t.Cleanup(func() { cancel(); <-done })
+	pctx, pcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer pcancel()
+	conn := connectTestBus(t, addr)
+	icons := iconChanges(t, conn)
+	_, name := startTestTray(t, TrayOptions{Broker: core.Broker, Bus: core.Bus, Icon: appIcon(t), Sandbox: core.SandboxIndicator})
+
+	waitIcon(t, icons, "a red sandbox mark", func(p pixmap) bool { return near(p.at(sandboxSpot.X, sandboxSpot.Y), redPx) })
+	waitMenu(t, conn, name, "the red sandbox line", func(m menuEntry) bool {
+		_, ok := m.find("⚠ Sandbox: not sandboxed — Open…")
+		return ok
+	})
+
+	if err := os.WriteFile(filepath.Join(base, "airlock", "config", "config.toml"), []byte("sandbox_mode = \"workspace-write\"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err := core.SandboxStatus(pctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sandboxMark(sandbox.Indicate(st, sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: sandbox.NetworkOff}).Level)
+	waitMenu(t, conn, name, "the sandbox line without full-access", func(m menuEntry) bool {
+		_, red := m.find("⚠ Sandbox: not sandboxed — Open…")
+		return !red
+	})
+	if want == "" {
+		waitIcon(t, icons, "no sandbox mark", func(p pixmap) bool { return !near(p.at(sandboxSpot.X, sandboxSpot.Y), redPx) })
+	}
+}
+
+// TestSandboxMarkIsDrawnOnlyWhenNotGreen: amber and red mark the icon's bottom-left
+// corner in the badges' colours; green and an unknown level leave the plain icon.
+func TestSandboxMarkIsDrawnOnlyWhenNotGreen(t *testing.T) {
+	ti, err := newTrayIcons(appIcon(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainPNG, _ := ti.icon(0, badgeNone)
+	plain := decodeIcon(t, plainPNG)
+	for _, tc := range []struct {
+		level string
+		want  *color.NRGBA
+	}{
+		{api.IndicatorRed, &redPx}, {api.IndicatorAmber, &amberPx}, {api.IndicatorGreen, nil}, {"", nil},
+	} {
+		key := iconKey(0, badgeNone)
+		key.sandbox = sandboxMark(tc.level)
+		b, err := ti.iconFor(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := decodeIcon(t, b)
+		px := got.NRGBAAt(sandboxSpot.X, sandboxSpot.Y)
+		if tc.want == nil {
+			if !bytes.Equal(b, plainPNG) {
+				t.Errorf("level %q marks the icon", tc.level)
+			}
+			continue
+		}
+		if !near(px, *tc.want) {
+			t.Errorf("level %q: the mark is %v, want %v", tc.level, px, *tc.want)
+		}
+		if got.NRGBAAt(badgeTop.X, badgeTop.Y) != plain.NRGBAAt(badgeTop.X, badgeTop.Y) {
+			t.Errorf("level %q draws on the pending badge's corner", tc.level)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"sync"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -121,10 +122,30 @@ const (
 type trayIconKey struct {
 	label string
 	tone  badgeTone
+	// sandbox is the sandbox indicator's level when it is not green (api.IndicatorAmber,
+	// api.IndicatorRed): a disc in the bottom-left corner. "" draws none.
+	sandbox string
+}
+
+// The sandbox mark: a disc in the bottom-left corner, where the pending badge never is.
+const (
+	sandboxRadius = 14
+	sandboxCX     = sandboxRadius
+	sandboxCY     = trayIconSize - sandboxRadius
+)
+
+// sandboxMark is the level the icon marks: amber and red, never green (the plain icon
+// is the sandbox holding every promise).
+func sandboxMark(level string) string {
+	if level == api.IndicatorAmber || level == api.IndicatorRed {
+		return level
+	}
+	return ""
 }
 
 // trayIcons renders the tray icon for a pending count and keeps every icon it rendered:
-// there are at most 21 (ten labels in two tones, and the plain icon).
+// there are at most 63 (ten labels in two tones, and the plain icon, each with no
+// sandbox mark, an amber or a red one).
 type trayIcons struct {
 	base *image.RGBA // the app icon at trayIconSize, premultiplied
 
@@ -155,9 +176,13 @@ func iconKey(n int, tone badgeTone) trayIconKey {
 	return trayIconKey{label: badgeLabel(n), tone: tone}
 }
 
-// icon returns the PNG for n pending requests in tone.
+// icon returns the PNG for n pending requests in tone, with no sandbox mark.
 func (ti *trayIcons) icon(n int, tone badgeTone) ([]byte, error) {
-	key := iconKey(n, tone)
+	return ti.iconFor(iconKey(n, tone))
+}
+
+// iconFor returns the PNG for key.
+func (ti *trayIcons) iconFor(key trayIconKey) ([]byte, error) {
 	ti.mu.Lock()
 	defer ti.mu.Unlock()
 	if b, ok := ti.cache[key]; ok {
@@ -179,6 +204,12 @@ func (ti *trayIcons) render(key trayIconKey) ([]byte, error) {
 		drawBadge(img, key.tone.colour())
 		drawLabel(img, key.label)
 	}
+	switch key.sandbox {
+	case api.IndicatorRed:
+		drawDisc(img, sandboxCX, sandboxCY, sandboxRadius, badgeRedColour)
+	case api.IndicatorAmber:
+		drawDisc(img, sandboxCX, sandboxCY, sandboxRadius, badgeAmberColour)
+	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, binaryAlpha(img)); err != nil {
 		return nil, fmt.Errorf("tray icon: encode %q: %w", key.label, err)
@@ -186,16 +217,22 @@ func (ti *trayIcons) render(key trayIconKey) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// drawBadge paints the badge disc over img, its edge antialiased by supersampling.
+// drawBadge paints the badge disc over img.
 func drawBadge(img *image.RGBA, c color.RGBA) {
-	const r2 = badgeRadius * badgeRadius
-	for y := badgeCY - badgeRadius; y < badgeCY+badgeRadius; y++ {
-		for x := badgeCX - badgeRadius; x < badgeCX+badgeRadius; x++ {
+	drawDisc(img, badgeCX, badgeCY, badgeRadius, c)
+}
+
+// drawDisc paints a disc of radius r centred on (cx, cy) over img, its edge antialiased
+// by supersampling.
+func drawDisc(img *image.RGBA, cx, cy, r int, c color.RGBA) {
+	r2 := float64(r * r)
+	for y := cy - r; y < cy+r; y++ {
+		for x := cx - r; x < cx+r; x++ {
 			inside := 0
 			for sy := 0; sy < badgeSamples; sy++ {
 				for sx := 0; sx < badgeSamples; sx++ {
-					dx := float64(x) + (float64(sx)+0.5)/badgeSamples - badgeCX
-					dy := float64(y) + (float64(sy)+0.5)/badgeSamples - badgeCY
+					dx := float64(x) + (float64(sx)+0.5)/badgeSamples - float64(cx)
+					dy := float64(y) + (float64(sy)+0.5)/badgeSamples - float64(cy)
 					if dx*dx+dy*dy <= r2 {
 						inside++
 					}
