@@ -99,8 +99,9 @@ function children(pid) {
  * startApp starts Xvfb, then the dev build of airlock-desktop in a private D-Bus
  * session with a private AIRLOCK_HOME, and resolves when its page is served.
  * The returned object's stop() quits the app with SIGTERM and reports its exit code.
+ * env adds to (or replaces in) the app's environment.
  */
-export async function startApp({ timeoutMs = 90_000, tmp: reuse } = {}) {
+export async function startApp({ timeoutMs = 90_000, tmp: reuse, env: extraEnv = {} } = {}) {
   if (!existsSync(appBinary)) {
     throw new Error(`${appBinary} is missing: run scripts/e2e.sh (it builds it), or go build -tags dev,webkit2_41 -o build/bin/airlock-desktop-dev .`);
   }
@@ -131,6 +132,7 @@ export async function startApp({ timeoutMs = 90_000, tmp: reuse } = {}) {
   delete env.DBUS_SESSION_BUS_ADDRESS;
   delete env.XDG_RUNTIME_DIR;
   for (const k of Object.keys(env)) if (k.startsWith('AIRLOCK_') && k !== 'AIRLOCK_HOME') delete env[k];
+  Object.assign(env, extraEnv); // a test's own (PATH without bwrap, say)
   const app = spawn(
     'dbus-run-session',
     [`--config-file=${busConfig}`, '--', appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
