@@ -4,6 +4,11 @@
 // types, event payloads, error codes) is to move here too; see docs/ARCHITECTURE.md.
 package api
 
+import (
+	"slices"
+	"strings"
+)
+
 // Tool names: what a request's "tool" field says, the MCP server's tool names, and the
 // tiers' and rules' keys.
 const (
@@ -32,6 +37,22 @@ const (
 	// {"domain": "example.com", "port": 443}.
 	ToolNetworkDomain = "network_domain"
 )
+
+// networkTools are the tools that reach the network from outside the sandbox (in the
+// agent's process, or Airlock's): web fetches, web searches and code searches, as the
+// agents and MCP servers name them.
+var networkTools = []string{ToolWebFetch, ToolWebSearch, "code_search", "search_code", "web_code_search"}
+
+// IsNetworkTool reports whether tool reaches the network by itself: web_fetch,
+// web_search, a code-search tool, and the same names served by any MCP server
+// ("mcp__github__search_code"). The sandbox's network setting governs them: refused with
+// the network off, allowed by domain under an allowlist.
+func IsNetworkTool(tool string) bool {
+	if i := strings.LastIndex(tool, "__"); strings.HasPrefix(tool, "mcp__") && i > len("mcp_") {
+		tool = tool[i+2:]
+	}
+	return slices.Contains(networkTools, tool)
+}
 
 // Tools lists every tool name above.
 var Tools = []string{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -82,9 +83,45 @@ func (s SandboxIsolation) Check(ctx context.Context, req Request) error {
 		if err != nil || u.Hostname() == "" {
 			return pol.CheckNetwork("")
 		}
+		if pol.Network == sandbox.NetworkAllowlist && !pol.EgressConnected {
+			// The agent's own fetch (the hook): no proxy of Airlock's sees its connection,
+			// so its host is judged by the lists here.
+			return pol.CheckDomains(req.Tool, []string{u.Hostname()})
+		}
 		return pol.CheckNetwork(u.Hostname())
 	}
+	if api.IsNetworkTool(req.Tool) {
+		// A web or code search reaches the network by itself: the network setting
+		// governs it as it governs web_fetch.
+		return pol.CheckDomains(req.Tool, domainsOf(p))
+	}
 	return nil
+}
+
+// domainsOf lists the domains a network tool's parameters name: a search's
+// allowed_domains (a list or one string), or the host of its url.
+func domainsOf(p map[string]any) []string {
+	var out []string
+	switch v := p["allowed_domains"].(type) {
+	case []any:
+		for _, d := range v {
+			if s, ok := d.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	case string:
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		if raw, _ := p["url"].(string); raw != "" {
+			if u, err := url.Parse(raw); err == nil && u.Hostname() != "" {
+				out = append(out, u.Hostname())
+			}
+		}
+	}
+	return out
 }
 
 // RunsInMicroVM reports whether req is a command that runs in the throwaway micro-VM

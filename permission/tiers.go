@@ -22,6 +22,7 @@ func DefaultTiers() map[string]Tier {
 		api.ToolWriteFile:     P1,
 		api.ToolEditFile:      P1,
 		api.ToolWebFetch:      P1,
+		api.ToolWebSearch:     P1,
 		api.ToolNetworkDomain: P1,
 		"skill":               P1,
 		api.ToolOpsApply:      P2,

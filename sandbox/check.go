@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/sandbox/egress/rules"
 )
 
 // alwaysWritable are device paths any mode may write (they store nothing).
@@ -167,6 +168,47 @@ func (p Policy) CheckNetwork(host string) error {
 		hint = "read-only mode has no network; run with --sandbox workspace-write --network"
 	}
 	return &IsolationDeniedError{Reason: ReasonNetwork, Path: host, Why: why, Hint: hint, Grant: &Grant{Network: true}}
+}
+
+// CheckDomains is the sandbox's verdict on a network tool that runs outside Airlock's
+// egress proxy (an agent's own web fetch or web search, through the hook): what it may
+// reach are domains (a fetch's host, a search's allowed_domains). With the network on it
+// passes; off, it is refused as CheckNetwork refuses; under network_access = "allowlist"
+// each domain must be in [network] allowed_domains and none in denied_domains, and a call
+// that names no domain (a search of the whole web) is refused, since it could reach any.
+func (p Policy) CheckDomains(tool string, domains []string) error {
+	if p.Network.On() || p.Network != NetworkAllowlist {
+		return p.CheckNetwork(strings.Join(domains, ","))
+	}
+	src := p.Sources[KeyNetwork].String()
+	deny := func(domain, why, hint string) error {
+		return &IsolationDeniedError{Reason: ReasonNetwork, Path: domain, Why: why, Hint: hint, Grant: &Grant{Network: true}}
+	}
+	if len(domains) == 0 {
+		return deny("", tool+" names no domain, so it may reach any, and network access is an allowlist ("+src+")",
+			"name the domains it may reach (a web search's allowed_domains), each in [network] allowed_domains")
+	}
+	var lists NetworkLists
+	if p.Allowlist != nil {
+		lists = *p.Allowlist
+	}
+	rs, err := lists.Rules()
+	if err != nil {
+		return deny("", "the [network] lists do not compile: "+err.Error(), "fix [network] in config.toml")
+	}
+	for _, d := range domains {
+		name, isIP, err := rules.NormalizeHost(d)
+		if err != nil {
+			return deny(d, fmt.Sprintf("%q is not a domain: %v", d, err), "name a domain such as example.com")
+		}
+		switch rs.Match(name, isIP, 443) {
+		case rules.ListedDenied:
+			return deny(name, name+" is in [network] denied_domains ("+src+")", "denied_domains always win; remove it there to allow it")
+		case rules.Unlisted:
+			return deny(name, name+" is not in [network] allowed_domains ("+src+")", "add it to [network] allowed_domains in config.toml")
+		}
+	}
+	return nil
 }
 
 // isProtected reports whether path (absolute) is, or lies in, a protected path: an
