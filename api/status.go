@@ -58,6 +58,9 @@ type ConfigView struct {
 	LoadedAt time.Time       `json:"loaded_at"`
 	Error    *ConfigError    `json:"error,omitempty"`
 	Settings []ConfigSetting `json:"settings"`
+	// Warnings are red lines of the configuration in words: a shell tool set to P0 in
+	// [permission.tiers] (every command it runs runs without asking).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // KeyringView says whether the OS keyring answers.

@@ -48,10 +48,25 @@ var networkTools = []string{ToolWebFetch, ToolWebSearch, "code_search", "search_
 // ("mcp__github__search_code"). The sandbox's network setting governs them: refused with
 // the network off, allowed by domain under an allowlist.
 func IsNetworkTool(tool string) bool {
+	return slices.Contains(networkTools, mcpToolName(tool))
+}
+
+// shellTools are the tools that run shell commands, as agents and MCP servers name them.
+var shellTools = []string{ToolBash, ToolExec, "shell", "run_command", "run_shell_command"}
+
+// IsShellTool reports whether tool runs shell commands (bash, exec, a shell tool of any
+// MCP server: "mcp__x__shell"): at P0 any command would run without asking.
+func IsShellTool(tool string) bool {
+	return slices.Contains(shellTools, mcpToolName(tool))
+}
+
+// mcpToolName is the tool's own name in an MCP-qualified one ("mcp__github__search_code"
+// → "search_code"); other names are returned as they are.
+func mcpToolName(tool string) string {
 	if i := strings.LastIndex(tool, "__"); strings.HasPrefix(tool, "mcp__") && i > len("mcp_") {
-		tool = tool[i+2:]
+		return tool[i+2:]
 	}
-	return slices.Contains(networkTools, tool)
+	return tool
 }
 
 // Tools lists every tool name above.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
@@ -636,16 +637,8 @@ func (c *Core) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.T
 // taskWarnings are the red lines of a task: the dangerous combination and a
 // home-directory working directory, plus what will hold every run of the task.
 func taskWarnings(t dispatch.Task, eff dispatch.Policy, dept departments.Department, hasDept bool, home string) []string {
-	out := []string{}
 	mode, _ := sandbox.ParseMode(eff.SandboxMode)
-	if mode == sandbox.ModeFullAccess && eff.ApprovalPolicy == string(permission.PolicyNever) {
-		out = append(out, "Full access with approval never: every run may change anything your user can, and nothing asks you first.")
-	}
-	if home != "" && filepath.Clean(t.Cwd) == filepath.Clean(home) {
-		out = append(out, "Runs in your home directory: everything in it is within reach of the command.")
-	} else if t.Cwd == "/" {
-		out = append(out, "Runs in / — the whole file system is within reach of the command.")
-	}
+	out := policy.Warnings("every run", mode, eff.ApprovalPolicy, t.Cwd, home)
 	switch {
 	case t.Department != "" && !hasDept:
 		out = append(out, fmt.Sprintf("Department %s no longer exists: every run waits until you re-create it or change the task's department.", t.Department))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/policy"
 )
 
 func newConfigCmd(e *env) *cobra.Command {
@@ -33,6 +34,9 @@ func newConfigCmd(e *env) *cobra.Command {
 					}
 					return []any{s.Key, formatValue(s.Value), by}
 				})
+				for _, wn := range view.Warnings {
+					fmt.Fprintf(w, "\nWARNING: %s\n", wn)
+				}
 				if view.Error != nil {
 					fmt.Fprintf(w, "\nconfig.toml is broken:\n")
 					for _, p := range view.Error.Problems {
@@ -74,7 +78,8 @@ func localConfigView(_ context.Context, e *env) (api.ConfigView, error) {
 	if err != nil {
 		return api.ConfigView{}, err
 	}
-	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings}, nil
+	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings,
+		Warnings: policy.ShellTierWarnings(st.File.Permission.Tiers)}, nil
 }
 
 func formatValue(v any) string {

@@ -218,6 +218,9 @@ func printTask(w io.Writer, t api.TaskRow) {
 	if t.Paused {
 		fmt.Fprintf(w, "PAUSED     %v\n", t.PauseReason)
 	}
+	for _, wn := range t.Warnings {
+		fmt.Fprintf(w, "WARNING    %s\n", wn)
+	}
 }
 
 func newTaskCmd(e *env) *cobra.Command {

@@ -134,6 +134,7 @@ func newExecCmd(e *env) *cobra.Command {
 					fmt.Fprintf(e.stderr, "airlock: %s\n", ig)
 				}
 			}
+			e.warn(e.policyWarnings(policy, "this command"))
 			req := sandbox.ExecRequest{
 				Policy: policy, Argv: args, Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Timeout: timeout, GrantEnv: grantEnv,
@@ -197,6 +198,8 @@ type checkReport struct {
 	// Preflight is the dangerous-command classifier's view, computed here when no core runs.
 	Preflight *preflightView `json:"preflight,omitempty"`
 	Notes     []string       `json:"notes,omitempty"`
+	// Warnings are the red lines of the policy (policyWarnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type preflightView struct {
@@ -223,7 +226,7 @@ func newCheckCmd(e *env) *cobra.Command {
 				line = shellJoin(args)
 			}
 			an, _ := policy.AnalyzeCommand(line, "")
-			rep := checkReport{Command: line, Policy: policy, Analysis: an, Verdict: "allow"}
+			rep := checkReport{Command: line, Policy: policy, Analysis: an, Verdict: "allow", Warnings: e.policyWarnings(policy, "this command")}
 			for _, d := range an.Denials {
 				rep.Verdict = "deny"
 				rep.Reasons = append(rep.Reasons, d.Error())
@@ -244,6 +247,9 @@ func newCheckCmd(e *env) *cobra.Command {
 func printCheck(w io.Writer, r checkReport) {
 	fmt.Fprintf(w, "command   %s\n", r.Command)
 	fmt.Fprintf(w, "policy    %s, network %s, cwd %s\n", r.Policy.Mode, r.Policy.Network.Describe(), r.Policy.Cwd)
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "WARNING   %s\n", wn)
+	}
 	if len(r.Analysis.Programs) > 0 {
 		fmt.Fprintf(w, "runs      %s\n", strings.Join(r.Analysis.Programs, ", "))
 	}

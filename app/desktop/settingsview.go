@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -317,7 +318,7 @@ func tierRows(eff permission.Effective) []api.TierRow {
 			from = "default"
 		}
 		rows = append(rows, api.TierRow{Tool: t, Tier: string(table.For(t, "")), Default: string(defaults[t]), From: from,
-			Fixed: t == permission.ToolOpsApply || t == permission.ToolOpsApprove})
+			Fixed: t == permission.ToolOpsApply || t == permission.ToolOpsApprove, Warning: policy.ShellTierWarning(t, string(table.For(t, "")))})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Tier != rows[j].Tier {

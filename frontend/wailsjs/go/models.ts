@@ -543,6 +543,7 @@ export namespace api {
 	    loaded_at: any;
 	    error?: ConfigError;
 	    settings: ConfigSetting[];
+	    warnings?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ConfigView(source);
@@ -555,6 +556,7 @@ export namespace api {
 	        this.loaded_at = this.convertValues(source["loaded_at"], null);
 	        this.error = this.convertValues(source["error"], ConfigError);
 	        this.settings = this.convertValues(source["settings"], ConfigSetting);
+	        this.warnings = source["warnings"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1389,6 +1391,7 @@ export namespace api {
 	    default: string;
 	    from: string;
 	    fixed: boolean;
+	    warning?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TierRow(source);
@@ -1401,6 +1404,7 @@ export namespace api {
 	        this.default = source["default"];
 	        this.from = source["from"];
 	        this.fixed = source["fixed"];
+	        this.warning = source["warning"];
 	    }
 	}
 	export class PermissionsView {

@@ -45,6 +45,7 @@ const perms = (over: Partial<PermissionsView> = {}): PermissionsView =>
       { tool: 'read_file', tier: 'P0', default: 'P0', from: 'default', fixed: false },
       { tool: 'bash', tier: 'P2', default: 'P1', from: 'file', fixed: false },
       { tool: 'ops_apply', tier: 'P2', default: 'P2', from: 'default', fixed: true },
+      { tool: 'exec', tier: 'P0', default: 'P1', from: 'file', fixed: false, warning: 'exec is P0: every shell command it runs runs without asking you' },
     ],
     rules: [{ index: 0, tool: 'bash', pattern: 'git status *', action: 'allow' }],
     grants: [
@@ -221,6 +222,13 @@ describe('PermissionsTab', () => {
     expect(api.revokeGrant).toHaveBeenCalledWith('g-1');
     expect(el.querySelector('[data-grant="g-1"]')).toBeNull();
     expect(el.querySelector('[data-testid="no-grants"]')).not.toBeNull();
+  });
+
+  it("draws the core's red line under a shell tool at P0", async () => {
+    const el = render(PermissionsTab, { api: fakeApi(), listen: noListen });
+    await settle();
+    expect(el.querySelector('[data-warning="exec"]')!.textContent).toMatch(/exec is P0: every shell command it runs runs without asking you/);
+    expect(el.querySelector('[data-warning="bash"]')).toBeNull();
   });
 
   it('changes a tier and removes a rule by its index and text', async () => {
