@@ -43,12 +43,15 @@ test('every page shows its true empty state', async () => {
     assert.equal(await page.locator('nav a[aria-current="page"]').getAttribute('data-page'), id);
     assert.equal(new URL(page.url()).hash, `#/${id}`);
   }
-  // The footer says what the core's sandbox probes found, nothing else.
+  // The footer says the core's sandbox indicator (the probes with the policy in force), nothing else.
   const st = await page.evaluate(() => window.go.desktop.Facade.SandboxStatus());
-  const names = { bwrap: 'bubblewrap', landlock: 'Landlock', seatbelt: 'Seatbelt', app: 'app layer only' };
+  const tones = { green: 'ok', amber: 'warn', red: 'danger' };
   await page.waitForFunction(
-    (want) => document.querySelector('[data-fact="sandbox"]')?.textContent === want,
-    st.error ? 'unavailable' : (names[st.backend] ?? st.backend),
+    ([words, tone]) => {
+      const line = document.querySelector('[data-fact-line="sandbox"]');
+      return line?.querySelector('[data-fact="sandbox"]')?.textContent === words && line.getAttribute('data-tone') === tone;
+    },
+    [st.indicator.words, tones[st.indicator.level]],
     { timeout: 10_000 },
   );
   assert.equal(await page.locator('[data-fact="dispatch"]').textContent(), 'on');
