@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -15,22 +14,9 @@ import (
 // that found no agent beside it (TestHookWithoutTheAgentAsks).
 func TestHookRunsInTheAgent(t *testing.T) {
 	in := newInstance(t)
-	in.bin = withAgent
-	c := in.cmd("hook", "claude", "--wait", "1s")
-	c.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"cwd":"/tmp","session_id":"s"}`)
-	out, err := c.Output()
-	var v struct {
-		HookSpecificOutput struct {
-			PermissionDecision       string `json:"permissionDecision"`
-			PermissionDecisionReason string `json:"permissionDecisionReason"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err != nil || json.Unmarshal(out, &v) != nil {
-		t.Fatalf("hook claude: %v, stdout %q", err, out)
-	}
-	if got := v.HookSpecificOutput; got.PermissionDecision != "ask" || !strings.Contains(got.PermissionDecisionReason, "Airlock could not decide") ||
-		!strings.Contains(got.PermissionDecisionReason, "no Airlock app or daemon is running") {
-		t.Fatalf("hook claude answered %+v, want ask from the adapter because no core runs", got)
+	decision, reason := in.hookDecision("1s", "/tmp", "Bash", `{"command":"rm -rf ~"}`)
+	if decision != "ask" || !strings.Contains(reason, "Airlock could not decide") || !strings.Contains(reason, "no Airlock app or daemon is running") {
+		t.Fatalf("hook claude answered %s %q, want ask from the adapter because no core runs", decision, reason)
 	}
 }
 

@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// hookDecision runs `airlock hook claude` on one PreToolUse of tool with input (in dir)
-// and returns Claude Code's decision and its reason.
-func (in *instance) hookDecision(dir, tool, input string) (string, string) {
+// hookDecision runs `airlock hook claude --wait wait` on one PreToolUse of tool with
+// input (in dir) and returns Claude Code's decision and its reason.
+func (in *instance) hookDecision(wait, dir, tool, input string) (string, string) {
 	in.t.Helper()
 	bin := in.bin
 	in.bin = withAgent // the hook runs in airlock-agent
-	c := in.cmd("hook", "claude", "--wait", "5s")
+	c := in.cmd("hook", "claude", "--wait", wait)
 	in.bin = bin
 	c.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input + `,"cwd":"` + dir + `","session_id":"s-web"}`)
 	out, err := c.Output()
@@ -59,7 +59,7 @@ func TestWebSearchIsANetworkTool(t *testing.T) {
 			in := newInstance(t)
 			in.writeConfig(tc.config)
 			in.startDaemon()
-			decision, reason := in.hookDecision(dir, tc.tool, tc.input)
+			decision, reason := in.hookDecision("5s", dir, tc.tool, tc.input)
 			if decision != tc.decision || !strings.Contains(reason, tc.reason) {
 				t.Fatalf("%s %s: %s %q, want %s with %q", tc.tool, tc.input, decision, reason, tc.decision, tc.reason)
 			}
