@@ -52,8 +52,14 @@ func Indicate(st Status, p Policy) Indicator {
 		addRed("no OS sandbox is available and backend \"os\" is required: every run is refused", firstFixOf(st))
 	}
 	if p.Mode == ModeFullAccess {
-		addRed("sandbox_mode is full-access"+sourceSuffix(p, KeyMode)+": commands run with all of your user's access and nothing confines them",
-			`set sandbox_mode = "workspace-write" in config.toml (or pass --sandbox workspace-write)`)
+		fix := `set sandbox_mode = "workspace-write" in config.toml (or pass --sandbox workspace-write)`
+		switch p.Sources[KeyMode].Layer {
+		case LayerEnv:
+			fix = "unset AIRLOCK_SANDBOX_MODE (or set it to workspace-write)"
+		case LayerFlag:
+			fix = "run without --sandbox full-access (--sandbox workspace-write)"
+		}
+		addRed("sandbox_mode is full-access"+sourceSuffix(p, KeyMode)+": commands run with all of your user's access and nothing confines them", fix)
 	}
 	if st.Backend == BackendNameApp {
 		fix := firstFixOf(st)

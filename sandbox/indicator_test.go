@@ -56,6 +56,8 @@ func TestIndicate(t *testing.T) {
 		{"network on without slirp4netns", linuxStatus(BackendNameBwrap, ProbeNetStack), on, api.IndicatorAmber, "bubblewrap (degraded)", "network stack is missing", "fix network stack"},
 		{"network off needs no slirp4netns", linuxStatus(BackendNameBwrap, ProbeNetStack), ws, api.IndicatorGreen, "bubblewrap", "", ""},
 		{"limits not applied", linuxStatus(BackendNameBwrap, ProbeLimits), ws, api.IndicatorAmber, "bubblewrap (degraded)", "resource limits is missing", "fix resource limits"},
+		{"full-access from the environment", linuxStatus(BackendNameBwrap), Policy{Mode: ModeFullAccess, Sources: map[string]Source{KeyMode: {Layer: LayerEnv, Detail: "env AIRLOCK_SANDBOX_MODE"}}},
+			api.IndicatorRed, "not sandboxed", "full-access (env AIRLOCK_SANDBOX_MODE)", "unset AIRLOCK_SANDBOX_MODE"},
 		{"full-access hides nothing behind amber", linuxStatus(BackendNameLandlock, ProbeUserNS), full, api.IndicatorRed, "not sandboxed", "Landlock fallback", `sandbox_mode = "workspace-write"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

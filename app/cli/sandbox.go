@@ -34,6 +34,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 			}
 			requested := g.Backend
 			st := sandbox.ProbeStatus(cmd.Context(), requested)
+			st.Indicator = sandbox.Indicate(st, g)
 			report := sandboxStatusReport{SandboxStatus: st, Network: g.Network.Describe() + " (" + g.Sources[sandbox.KeyNetwork].String() + ")"}
 			if p, err := e.paths(); err == nil {
 				vm := vminstall.New(vminstall.Config{Dir: p.SandboxDir}).Refresh(cmd.Context())
@@ -63,6 +64,10 @@ type sandboxStatusReport struct {
 func printSandboxStatus(w io.Writer, r sandboxStatusReport) {
 	st := r.SandboxStatus
 	fmt.Fprintf(w, "backend   %s (requested: %s, platform %s)\n", st.Backend, st.Requested, st.Platform)
+	fmt.Fprintf(w, "indicator %s\n", indicatorLine(st.Indicator))
+	if st.Indicator.Fix != "" {
+		fmt.Fprintf(w, "          way out: %s\n", st.Indicator.Fix)
+	}
 	if st.Error != "" {
 		fmt.Fprintf(w, "ERROR     %s\n", st.Error)
 	}
