@@ -3,7 +3,7 @@
 // full-access, with a banner saying why and the way out, and comes back when the file
 // is put back (config.changed → sandbox.status; nothing polls). Started where bwrap is
 // not in PATH, the window raises the start-up warning with the way out and the app's log
-// says it too.
+// says it too. A shell tool set to P0 in config.toml gets a red line in the Permissions tab.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -79,5 +79,26 @@ test('the start-up warning is seen in the log and the window with bubblewrap mad
     await browser?.close();
     await stopApp(app);
     rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+test('bash at P0 draws a red line in the Permissions tab, gone once the tier asks again', async () => {
+  const app = await startApp();
+  let browser;
+  let page;
+  try {
+    app.writeConfig('[permission.tiers]\nbash = "P0"\n');
+    ({ browser, page } = await openWindow(app, { hash: '#/settings/permissions' }));
+    const warning = page.locator('[data-warning="bash"]');
+    await warning.waitFor({ timeout: 20_000 });
+    assert.match(await warning.innerText(), /bash is P0: every shell command it runs runs without asking you/);
+    await screenshot(page, 'indicators-bash-p0');
+    // The person sets it back to P1 in the window: the tier asks again, the line goes.
+    await page.locator('tr[data-tool="bash"] select').selectOption('P1');
+    await warning.waitFor({ state: 'detached', timeout: 15_000 });
+    assert.match(app.readConfig(), /bash = "P1"/);
+  } finally {
+    await browser?.close();
+    await stopApp(app);
   }
 });
