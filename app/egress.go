@@ -294,8 +294,15 @@ func (c *Core) egressRoutes() {
 		if err != nil {
 			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
 		}
-		id := api.Context{Session: "exec-" + strconv.Itoa(b.PID), Cwd: b.Cwd, Workspace: b.Cwd,
-			Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+		session, caller := b.Session, b.Caller
+		if session == "" {
+			session = "exec-" + strconv.Itoa(b.PID)
+		}
+		if caller == "" {
+			caller = "airlock exec"
+		}
+		id := api.Context{Session: session, Cwd: b.Cwd, Workspace: b.Cwd,
+			Caller: api.Caller{PID: peer.PID, Description: caller},
 			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: res.Sandbox.Network}}
 		stop, err := c.askChannel(id)(context.Background(), b.PID, b.Addr)
 		if err != nil {

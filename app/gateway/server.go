@@ -53,6 +53,11 @@ type Options struct {
 	// nil: such a call has no network. web_fetch needs no hook: it makes its connections
 	// in this process, each through the egress decision.
 	Egress func(log io.Writer, ask AskDomain) sandbox.Egress
+	// Ask builds the ask-only channel of one bash call's sandbox, for its directory and
+	// this server's session (airlock-agent has the core serve it): an agent the command
+	// starts asks the person there. nil: the sandbox has none (the server itself runs in
+	// a sandbox, whose channel a nested one cannot reach).
+	Ask func(cwd, session string) sandbox.Egress
 }
 
 // AskDomain asks the broker whether a run may connect to domain:port; true is allow.

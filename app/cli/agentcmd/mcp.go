@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/buildinfo"
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/gateway"
@@ -66,6 +67,13 @@ func newMCPCmd(e *env) *cobra.Command {
 			}
 			if policy.Network == sandbox.NetworkAllowlist {
 				opts.Egress = SessionEgress(policy)
+			}
+			if !inSandbox {
+				opts.Ask = func(cwd, session string) sandbox.Egress {
+					return cli.CoreAsk(client, api.EgressIn{Cwd: cwd, Session: session, Caller: "airlock mcp bash"}, func(err error) {
+						log.Warn("this bash call's sandbox has no ask-only channel: an agent in it cannot ask you", "err", err)
+					})
+				}
 			}
 			if policy.ExecutionMode != sandbox.ExecLocal {
 				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)
