@@ -421,6 +421,18 @@ func checkRunpodctl(args []string) error {
 
 var sshShowOptions = []string{"BatchMode=", "ConnectTimeout=", "StrictHostKeyChecking="}
 
+// sshShowOption reports whether an -o value is one of sshShowOptions with a plain value
+// (ssh would read more after a space, as in "BatchMode=yes ProxyCommand=…").
+func sshShowOption(v string) bool {
+	for _, o := range sshShowOptions {
+		if val, ok := strings.CutPrefix(v, o); ok && val != "" &&
+			strings.Trim(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // checkSSHShow allows one operational-mode `show` on a network device. ssh hands the
 // remote words to the device's shell as one line, so each must be a plain word.
 func checkSSHShow(args []string) error {
@@ -433,8 +445,8 @@ func checkSSHShow(args []string) error {
 			if i >= len(args) {
 				return fmt.Errorf("%s needs a value", a)
 			}
-			if a == "-o" && !slices.ContainsFunc(sshShowOptions, func(o string) bool { return strings.HasPrefix(args[i], o) }) {
-				return fmt.Errorf("-o %s is refused (allowed: -o %s…)", args[i], strings.Join(sshShowOptions, "…, -o "))
+			if a == "-o" && !sshShowOption(args[i]) {
+				return fmt.Errorf("-o %s is refused (allowed: -o %s…, with a plain value)", args[i], strings.Join(sshShowOptions, "…, -o "))
 			}
 		default:
 			return fmt.Errorf("option %s is refused (allowed: -p PORT -l USER -i KEY -o BatchMode=… -T -q -4 -6)", a)

@@ -66,6 +66,8 @@ func TestVerifyAllowlistProviders(t *testing.T) {
 		{"ssh", "ssh -o ProxyCommand=evil junos show version", "-o ProxyCommand=evil is refused"},
 		{"ssh", "ssh -oProxyCommand=evil junos show version", "option -oProxyCommand=evil is refused"},
 		{"ssh", "ssh -o LocalCommand=evil -o PermitLocalCommand=yes junos show version", "is refused"},
+		{"ssh", "ssh -o 'BatchMode=yes ProxyCommand=evil' junos show version", "with a plain value"},
+		{"ssh", "ssh -o ConnectTimeout=5 -o StrictHostKeyChecking=yes junos show version", ""},
 		{"ssh", "ssh -F cfg junos show version", "option -F is refused"},
 		{"ssh", "ssh -L 8080:localhost:80 junos show version", "option -L is refused"},
 		{"ssh", "ssh junos", "only `ssh HOST show"},
