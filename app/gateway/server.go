@@ -92,16 +92,14 @@ func NewServer(opts Options) *Server {
 	_, _ = rand.Read(id[:])
 	s := &Server{opts: opts, session: "mcp-" + hex.EncodeToString(id[:])}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Airlock's governed tools. Every call is checked by Airlock's permission broker and may wait for the " +
-			"person to approve it in the Airlock window; a refusal says what was blocked, why and what the person can change. " +
-			"Files are confined to the workspace " + opts.Policy.Cwd + " (and the configured writable roots); bash runs in " +
-			"Airlock's sandbox. Infrastructure changes go through ops_plan → ops_diff → ops_approve → ops_apply → ops_verify.",
-		Logger: opts.Log,
+		Instructions: instructions(opts),
+		Logger:       opts.Log,
 	})
 	s.addFileTools()
 	s.addBashTool()
 	s.addWebFetchTool()
 	s.addOpsTools()
+	s.addCloudOps()
 	return s
 }
 

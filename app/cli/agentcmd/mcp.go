@@ -58,6 +58,18 @@ func newMCPCmd(e *env) *cobra.Command {
 				if err := gateway.EnsureCore(cmd.Context(), p, e.getenv, e.stderr); err != nil {
 					return err
 				}
+				// The department's posture (cloudops: bash P2, network on, the posture's
+				// instructions); inside a sandbox the ask-only channel serves no departments.
+				given := posture
+				if department, posture, err = sessionDepartment(cmd.Context(), client, department, posture, policy.Cwd); err != nil {
+					return err
+				}
+				if posture == "cloudops" && given == "" && !cmd.Flags().Changed("network") {
+					_ = cmd.Flags().Set("network", "true")
+					if policy, err = pf.Resolve(e.getenv, cmd.Flags()); err != nil {
+						return err
+					}
+				}
 			}
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			opts := gateway.Options{
