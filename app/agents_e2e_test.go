@@ -1,0 +1,373 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/cli"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/fakemodel"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
+)
+
+// The fake model host's made-up domain: the proxy resolves it to a documentation address
+// that the test's dialer routes to the fake on loopback, so allow_local stays off and
+// nothing else on this machine is reachable. otherHost is allowed nowhere.
+const (
+	modelHost = "api.model.test"
+	otherHost = "other.test"
+)
+
+var airlockBins struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// airlockBin builds airlock and airlock-agent once, into a directory the sandbox can
+// read, and returns the path of airlock (the hook and the MCP server an agent starts).
+func airlockBin(t *testing.T) string {
+	t.Helper()
+	airlockBins.once.Do(func() {
+		dir, err := os.MkdirTemp("/var/tmp", "airlock-agents-bin-")
+		if err != nil {
+			airlockBins.err = err
+			return
+		}
+		for _, pkg := range []string{"airlock", "airlock-agent"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../cmd/"+pkg)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				airlockBins.err = fmt.Errorf("building %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+		airlockBins.dir = dir
+	})
+	if airlockBins.err != nil {
+		t.Fatal(airlockBins.err)
+	}
+	return filepath.Join(airlockBins.dir, "airlock")
+}
+
+// agentCore is a real core under network_access = "allowlist" that allows only the fake
+// model host, whose proxy routes that host to fake; its workspace repository.
+func agentCore(t *testing.T, fake *fakemodel.Server) (*Core, string) {
+	t.Helper()
+	base := allowlistBase(t, fmt.Sprintf("allowed_domains = [%q]\nask_unknown = false\n", modelHost))
+	c, _ := runCoreAt(t, base)
+	c.egressNet = &egressNet{
+		Resolver: egresstest.DNS{modelHost: {"203.0.113.60"}, otherHost: {"203.0.113.61"}},
+		Dial:     egresstest.Dial(strings.TrimPrefix(fake.URL, "http://"), false),
+	}
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return c, repo
+}
+
+// airlockCLI runs the airlock command line in-process against c, as a person at a
+// terminal would, and returns what it printed.
+func airlockCLI(t *testing.T, c *Core, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := cli.NewRoot(&out, &errb, c.getenv)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("airlock %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// agentWorkspace fills repo with what the agents' scripts touch: a file to read and a
+// directory the agent will try to delete.
+func agentWorkspace(t *testing.T, repo string) {
+	t.Helper()
+	for _, err := range []error{
+		os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("the secret word is heron\n"), 0o644),
+		os.MkdirAll(filepath.Join(repo, "build", "cache"), 0o755),
+		os.WriteFile(filepath.Join(repo, "build", "cache", "keep.txt"), []byte("keep\n"), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// denyReason is what the person tells the agent when refusing its rm -rf.
+const denyReason = "the build directory is shared with the nightly job: keep it"
+
+// agentTurns is the script both agents follow, in each CLI's own tool names: read a
+// file, write one, delete the build directory, then try to get out (a write to the
+// user's home, a connection to a host the allowlist does not name), then finish.
+type agentTurns struct {
+	read, write, bash func(args map[string]any) fakemodel.Turn
+}
+
+func (a agentTurns) script(repo, home string) []fakemodel.Turn {
+	return []fakemodel.Turn{
+		a.read(map[string]any{"path": filepath.Join(repo, "notes.txt")}),
+		a.write(map[string]any{"path": filepath.Join(repo, "out.txt"), "content": "written by the agent\n"}),
+		a.bash(map[string]any{"command": "rm -rf " + filepath.Join(repo, "build")}),
+		a.bash(map[string]any{"command": fmt.Sprintf(`python3 -c "open('%s/escape.txt', 'w').write('escaped')"`, home)}),
+		a.bash(map[string]any{"command": "curl -sS --max-time 20 http://" + otherHost + "/steal"}),
+		{Text: "all done"},
+	}
+}
+
+// answers is the person at the terminal: it denies the rm -rf from the CLI with
+// denyReason and allows everything else (a P1 from the CLI, once; a P2 from the window,
+// as a P2 needs a person's presence there or a typed confirmation), so that what stops
+// the escapes is the sandbox and the proxy, not a refusal. Each request must show its run
+// under `airlock runs list --waiting` while it waits.
+type answers struct {
+	t      *testing.T
+	c      *Core
+	asked  []permission.PendingRequest
+	denied bool
+}
+
+func (a *answers) answer(p permission.PendingRequest) {
+	t, c := a.t, a.c
+	a.asked = append(a.asked, p)
+	if waiting := airlockCLI(t, c, "runs", "list", "--waiting"); !strings.Contains(waiting, p.ID) {
+		t.Errorf("request %s (%s) waits, but `airlock runs list --waiting` does not show it:\n%s", p.ID, p.Summary, waiting)
+	}
+	if p.Request.Tool == api.ToolBash && strings.Contains(p.Summary, "rm -rf") {
+		if list := airlockCLI(t, c, "approvals", "list"); !strings.Contains(list, p.ID) {
+			t.Errorf("`airlock approvals list` lacks %s:\n%s", p.ID, list)
+		}
+		airlockCLI(t, c, "approvals", "deny", p.ID, "--reason", denyReason)
+		a.denied = true
+		return
+	}
+	if p.Tier == permission.P1 {
+		airlockCLI(t, c, "approvals", "allow", p.ID, "--once")
+		return
+	}
+	if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: true, By: permission.ByWindow, Interactive: true}); err != nil {
+		t.Errorf("allowing %s from the window: %v", p.Summary, err)
+	}
+}
+
+// checkAgentRun holds a finished agent run to the promises: the Read raised no
+// question, the write landed, the rm -rf was asked and denied, the model was told the
+// person's reason, the directory is still there, nothing was written outside the
+// workspace and no connection went anywhere but the model host.
+func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatch.Run, log, repo, home string) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
+			for i, r := range fake.Requests() {
+				t.Logf("model request %d: %s turn %d results %q", i, r.Path, r.Turn, r.Results)
+			}
+		}
+	}()
+	if got.Status != dispatch.StatusSucceeded {
+		t.Errorf("the run %s: %s", got.Status, got.Reason)
+	}
+	if n := fake.Turns(); n != 6 {
+		t.Errorf("the agent took %d of the script's 6 turns", n)
+	}
+	for _, p := range a.asked {
+		if p.Request.Tool == api.ToolReadFile {
+			t.Errorf("the Read asked the person: %s", p.Summary)
+		}
+	}
+	if !a.denied {
+		t.Error("the rm -rf never waited for the person")
+	}
+	results := fake.LastResults()
+	if len(results) < 5 {
+		t.Fatalf("the model received %d tool results, want 5: %q", len(results), results)
+	}
+	if !strings.Contains(results[0], "heron") {
+		t.Errorf("the Read's result did not reach the model: %q", results[0])
+	}
+	if b, err := os.ReadFile(filepath.Join(repo, "out.txt")); string(b) != "written by the agent\n" {
+		t.Errorf("the allowed write did not land in the workspace: %q %v", b, err)
+	}
+	if !strings.Contains(results[2], denyReason) {
+		t.Errorf("the model was not told the person's reason: %q", results[2])
+	}
+	if _, err := os.Stat(filepath.Join(repo, "build", "cache", "keep.txt")); err != nil {
+		t.Errorf("ESCAPE: the denied rm -rf deleted the directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "escape.txt")); !os.IsNotExist(err) {
+		t.Errorf("ESCAPE: the agent wrote outside the workspace: %v", err)
+	}
+	// Through the run's proxy the connection is refused by name; a command that does not
+	// take the proxy (Airlock's MCP bash inside a run is not given the run's proxy
+	// variables) finds no DNS and no route in the run's network namespace.
+	if !strings.Contains(results[4], "Airlock refused the connection to "+otherHost) && !strings.Contains(results[4], "Could not resolve host: "+otherHost) {
+		t.Errorf("the connection to %s did not fail: %q", otherHost, results[4])
+	}
+	for _, r := range fake.Requests() {
+		if host := r.Header.Get("Host"); host != "" && host != modelHost {
+			t.Errorf("ESCAPE: a request reached the model server for %s: %s", host, r.Path)
+		}
+	}
+}
+
+// TestAgentTaskClaudeCode: the real Claude Code runs as a scheduled task in the real
+// sandbox, under an allowlist that reaches only the fake model host, its key injected from
+// the real keyring. Its Read is allowed without a question; its Write lands in the
+// workspace; its `rm -rf` of a workspace directory waits under Waiting for you, is denied
+// from the CLI with a reason that the model then receives, and the directory is still
+// there; its write outside the workspace and its connection to another host fail, though
+// the person allowed both.
+func TestAgentTaskClaudeCode(t *testing.T) {
+	claude := fakemodel.CLI(t, "claude")
+	airlock := airlockBin(t)
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	home := c.getenv("HOME")
+	agentWorkspace(t, repo)
+	tool := func(name string, rename map[string]string) func(map[string]any) fakemodel.Turn {
+		return func(args map[string]any) fakemodel.Turn {
+			in := map[string]any{}
+			for k, v := range args {
+				if r, ok := rename[k]; ok {
+					k = r
+				}
+				in[k] = v
+			}
+			return fakemodel.Turn{Tool: name, Input: in}
+		}
+	}
+	fake.SetScript(agentTurns{
+		read:  tool("Read", map[string]string{"path": "file_path"}),
+		write: tool("Write", map[string]string{"path": "file_path"}),
+		bash:  tool("Bash", nil),
+	}.script(repo, home))
+
+	settings := filepath.Join(varTmpBase(t, "airlock-agents-run-"), "claude-settings.json")
+	hook := []any{map[string]any{"type": "command", "command": airlock + " hook claude --wait 590s", "timeout": 600}}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"PreToolUse":  []any{map[string]any{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*", "hooks": hook}},
+		"PostToolUse": []any{map[string]any{"matcher": "Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch", "hooks": hook}},
+	}})
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const key = "sk-fake-claude-e2e-key"
+	if err := c.Secrets.Set(context.Background(), "ANTHROPIC_API_KEY", key); err != nil {
+		t.Fatal(err)
+	}
+	agentHome := filepath.Join(repo, ".agent-home")
+	createTask(t, c, dispatch.TaskSpec{Name: "claude", Cwd: repo, Timeout: 3 * time.Minute,
+		Argv: []string{claude, "-p", "tidy the repository", "--settings", settings, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"},
+		Env: map[string]string{"HOME": agentHome, "CLAUDE_CONFIG_DIR": agentHome, "IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": "http://" + modelHost,
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+		Secrets: []string{"ANTHROPIC_API_KEY"}})
+	a := &answers{t: t, c: c}
+	got, log := runAgentTask(t, c, "claude", a.answer)
+	checkAgentRun(t, fake, a, got, log, repo, home)
+	if !strings.Contains(log, "airlock: network: "+otherHost+":80 deny (not in allowed_domains)") {
+		t.Errorf("the run's log lacks the proxy's refusal of %s:\n%s", otherHost, log)
+	}
+	if strings.Contains(log, key) {
+		t.Error("the API key is in the run's log")
+	}
+	for _, r := range fake.ScriptRequests() {
+		if k := r.Header.Get("X-Api-Key"); k != key {
+			t.Errorf("the model API got key %q, want the keyring's", k)
+			break
+		}
+	}
+}
+
+// TestAgentTaskCodex: the real Codex runs as a scheduled task in the real sandbox, with
+// its own shell tool off, so that every command goes through Airlock's MCP tools, under
+// an allowlist that reaches only the fake model host; the same promises as Claude Code's.
+func TestAgentTaskCodex(t *testing.T) {
+	codex := fakemodel.CLI(t, "codex")
+	airlock := airlockBin(t)
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	home := c.getenv("HOME")
+	agentWorkspace(t, repo)
+	mcpTool := func(name string) func(map[string]any) fakemodel.Turn {
+		return func(args map[string]any) fakemodel.Turn {
+			return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
+		}
+	}
+	fake.SetScript(agentTurns{read: mcpTool(api.ToolReadFile), write: mcpTool(api.ToolWriteFile), bash: mcpTool(api.ToolBash)}.script(repo, home))
+	const key = "sk-fake-codex-e2e-key"
+	if err := c.Secrets.Set(context.Background(), "OPENAI_API_KEY", key); err != nil {
+		t.Fatal(err)
+	}
+	agentHome := filepath.Join(repo, ".agent-home")
+	if err := os.MkdirAll(agentHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	createTask(t, c, dispatch.TaskSpec{Name: "codex", Cwd: repo, Timeout: 3 * time.Minute,
+		Argv: []string{codex, "exec", "--skip-git-repo-check",
+			"-c", "model_provider=fake",
+			"-c", `model_providers.fake={name="fake",base_url="http://` + modelHost + `/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`,
+			"-c", "model=gpt-fake", "-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access",
+			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false",
+			"-c", `mcp_servers.airlock={command="` + airlock + `",args=["mcp"],env_vars=["AIRLOCK_ASK_SOCKET"],default_tools_approval_mode="approve",tool_timeout_sec=600}`,
+			"tidy the repository"},
+		Env:     map[string]string{"HOME": agentHome, "CODEX_HOME": agentHome},
+		Secrets: []string{"OPENAI_API_KEY"}})
+	a := &answers{t: t, c: c}
+	got, log := runAgentTask(t, c, "codex", a.answer)
+	checkAgentRun(t, fake, a, got, log, repo, home)
+	if strings.Contains(log, key) {
+		t.Error("the API key is in the run's log")
+	}
+	for _, r := range fake.ScriptRequests() {
+		if k := r.Header.Get("Authorization"); k != "Bearer "+key {
+			t.Errorf("the model API got %q, want the keyring's key", k)
+			break
+		}
+		for _, tool := range r.Tools {
+			if tool == "exec_command" || tool == "shell" || tool == "local_shell" {
+				t.Errorf("Codex offered the model its own shell tool %q, which runs outside Airlock's broker", tool)
+			}
+		}
+	}
+}
+
+// runAgentTask runs the task now and, until the run has finished, hands each request
+// that waits for a person to answer (once each); it returns the run and its log.
+func runAgentTask(t *testing.T, c *Core, name string, answer func(permission.PendingRequest)) (dispatch.Run, string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := c.Dispatch.RunNow(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var got dispatch.Run
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if got, _ = c.Dispatch.Run(ctx, r.ID); dispatch.Finished(got.Status) {
+			break
+		}
+		for _, p := range c.Broker.Pending() {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				answer(p)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d of %s did not finish in 3 minutes", r.ID, name)
+		}
+	}
+	b, _ := os.ReadFile(got.LogPath)
+	return got, string(b)
+}
