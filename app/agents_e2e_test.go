@@ -169,7 +169,7 @@ func (a *answers) answer(p permission.PendingRequest) {
 func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatch.Run, log, repo, home string) {
 	t.Helper()
 	defer func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("AGENTS_E2E_VERBOSE") != "" {
 			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
 			for i, r := range fake.Requests() {
 				t.Logf("model request %d: %s turn %d results %q", i, r.Path, r.Turn, r.Results)
@@ -214,6 +214,16 @@ func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatc
 	// variables) finds no DNS and no route in the run's network namespace.
 	if !strings.Contains(results[4], "Airlock refused the connection to "+otherHost) && !strings.Contains(results[4], "Could not resolve host: "+otherHost) {
 		t.Errorf("the connection to %s did not fail: %q", otherHost, results[4])
+	}
+	// The agent's CLI tries no other host of its own (an update check, telemetry, a plugin
+	// sync): the allowlist would refuse it, but it would be noise in the run's log and a
+	// question under ask_unknown.
+	for _, line := range strings.Split(log, "\n") {
+		if rest, ok := strings.CutPrefix(line, "airlock: network: "); ok {
+			if host, _, _ := strings.Cut(rest, ":"); host != modelHost && host != otherHost {
+				t.Errorf("the agent connected to %s, which its script never asked for: %s", host, line)
+			}
+		}
 	}
 	for _, r := range fake.Requests() {
 		if host := r.Header.Get("Host"); host != "" && host != modelHost {
@@ -319,7 +329,7 @@ func TestAgentTaskCodex(t *testing.T) {
 			"-c", "model_provider=fake",
 			"-c", `model_providers.fake={name="fake",base_url="http://` + modelHost + `/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`,
 			"-c", "model=gpt-fake", "-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access",
-			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false",
+			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false", "-c", "features.plugins=false", "-c", "analytics.enabled=false",
 			"-c", `mcp_servers.airlock={command="` + airlock + `",args=["mcp"],env_vars=["AIRLOCK_ASK_SOCKET"],default_tools_approval_mode="approve",tool_timeout_sec=600}`,
 			"tidy the repository"},
 		Env:     map[string]string{"HOME": agentHome, "CODEX_HOME": agentHome},
