@@ -22,7 +22,7 @@ import (
 const standInAgent = `#!/bin/sh
 rec="$PWD/record-$(basename "$0")"
 for a in "$@"; do printf 'arg %s\n' "$a"; done > "$rec"
-for v in HOME CLAUDE_CONFIG_DIR CODEX_HOME ANTHROPIC_BASE_URL IS_SANDBOX AIRLOCK_ASK_SOCKET; do eval "printf 'env %s=%s\n' $v \"\$$v\""; done >> "$rec"
+for v in HOME CLAUDE_CONFIG_DIR CODEX_HOME OPENCODE_CONFIG ANTHROPIC_BASE_URL IS_SANDBOX AIRLOCK_ASK_SOCKET; do eval "printf 'env %s=%s\n' $v \"\$$v\""; done >> "$rec"
 printf '%s' "${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}" > "$PWD/key-$(basename "$0")"
 echo "the key is ${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}"
 test -e "$HOME/.claude/settings.json" && echo "saw the user's claude settings"
@@ -38,7 +38,8 @@ case "$(basename "$0")" in claude)
 esac
 `
 
-// TestAgentTaskFromTheCLI: `airlock task add --agent claude --prompt-file F` (and codex)
+// TestAgentTaskFromTheCLI: `airlock task add --agent claude --prompt-file F` (and codex,
+// opencode)
 // creates an agent task that runs, in the real sandbox under network_access =
 // "allowlist", the agent found in PATH with the settings Airlock wrote for that run: in
 // the run's own directory, not the user's ~/.claude or ~/.codex (left as they were);
@@ -75,7 +76,7 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(bin, name), b, 0o755)
 	}
-	for _, name := range []string{"claude", "codex"} {
+	for _, name := range []string{"claude", "codex", "opencode"} {
 		os.WriteFile(filepath.Join(bin, name), []byte(standInAgent), 0o755)
 	}
 	userFiles := map[string]string{filepath.Join(home, ".claude", "settings.json"): `{"permissions":{"allow":["Bash(*)"]}}`,
@@ -132,7 +133,7 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 		}
 	}
 
-	for _, kind := range []string{"claude", "codex"} {
+	for _, kind := range []string{"claude", "codex", "opencode"} {
 		t.Run(kind, func(t *testing.T) {
 			in.t = t
 			name := "nightly-" + kind
@@ -204,6 +205,8 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 				"codex": {"arg exec", "arg --skip-git-repo-check", `arg model_providers.airlock.base_url="` + modelURL + `"`, `arg approval_policy="never"`,
 					"arg features.shell_tool=false", `arg mcp_servers.airlock.command="` + filepath.Join(bin, "airlock") + `"`, "arg Tidy the build directory.",
 					"env CODEX_HOME=" + filepath.Join(runDir, "codex")},
+				"opencode": {"arg run", "arg --model", "arg openai/test-model", "arg Tidy the build directory.",
+					"env OPENCODE_CONFIG=" + filepath.Join(runDir, "opencode.json")},
 			}[kind]
 			wants = append(wants, "env HOME="+filepath.Join(runDir, "home"), "env AIRLOCK_ASK_SOCKET=127.0.0.1:3129")
 			for _, w := range wants {
@@ -237,8 +240,30 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 		})
 	}
 	in.t = t
-	if otherHits.Load() != 0 || modelHits.Load() != 2 {
-		t.Errorf("the model API saw %d requests (want 2), the other host %d (want 0)", modelHits.Load(), otherHits.Load())
+	// An agent that is not installed fails the run, saying how to install it.
+	if _, stderr, code := in.run("task", "add", "--name", "missing", "--cwd", ws, "--agent", "codex", "--prompt-file", prompt,
+		"--agent-bin", filepath.Join(base, "none", "codex"), "--api-key-secret", secret); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "missing"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, _, _ := in.run("runs", "list", "--json", "--task", "missing")
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 1 && runs[0]["status"] == "failed" {
+			if r := fmt.Sprint(runs[0]["reason"]); !strings.Contains(r, "npm i -g @openai/codex") {
+				t.Errorf("the failed run does not say how to install Codex: %s", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never failed: %s", out)
+		}
+	}
+	if otherHits.Load() != 0 || modelHits.Load() != 3 {
+		t.Errorf("the model API saw %d requests (want 3), the other host %d (want 0)", modelHits.Load(), otherHits.Load())
 	}
 	for f, content := range userFiles {
 		if b, _ := os.ReadFile(f); string(b) != content {
