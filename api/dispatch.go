@@ -146,8 +146,10 @@ type TaskPatchIn struct {
 // TaskForm is the window's task editor's content. Durations are text such as "30m" or
 // "2h" ("" or "0" for none); Argv is the command already split into words.
 type TaskForm struct {
-	Name              string            `json:"name"`
-	Argv              []string          `json:"argv"`
+	Name string   `json:"name"`
+	Argv []string `json:"argv"`
+	// Agent makes it an agent task (Argv is then ignored); nil: a command.
+	Agent             *AgentSpec        `json:"agent,omitempty"`
 	Cwd               string            `json:"cwd"`
 	Schedule          string            `json:"schedule"`
 	TimeZone          string            `json:"time_zone"`

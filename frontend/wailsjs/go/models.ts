@@ -24,6 +24,28 @@ export namespace api {
 	        this.install = source["install"];
 	    }
 	}
+	export class AgentSpec {
+	    kind: string;
+	    prompt: string;
+	    model?: string;
+	    api_base?: string;
+	    api_key_secret?: string;
+	    binary?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.model = source["model"];
+	        this.api_base = source["api_base"];
+	        this.api_key_secret = source["api_key_secret"];
+	        this.binary = source["binary"];
+	    }
+	}
 	export class PlanArtifactView {
 	    id: number;
 	    kind: string;
@@ -2132,6 +2154,7 @@ export namespace api {
 	export class TaskForm {
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2154,6 +2177,7 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
@@ -2187,34 +2211,11 @@ export namespace api {
 		    return a;
 		}
 	}
-	export class AgentSpec {
-	    kind: string;
-	    prompt: string;
-	    model?: string;
-	    api_base?: string;
-	    api_key_secret?: string;
-	    binary?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AgentSpec(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.prompt = source["prompt"];
-	        this.model = source["model"];
-	        this.api_base = source["api_base"];
-	        this.api_key_secret = source["api_key_secret"];
-	        this.binary = source["binary"];
-	    }
-	}
 	export class TaskRow {
 	    id: number;
 	    name: string;
 	    argv: string[];
-	    // Go type: AgentSpec
-	    agent?: any;
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2252,7 +2253,7 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.argv = source["argv"];
-	        this.agent = this.convertValues(source["agent"], null);
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
