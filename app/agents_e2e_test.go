@@ -61,12 +61,16 @@ func airlockBin(t *testing.T) string {
 	return filepath.Join(airlockBins.dir, "airlock")
 }
 
-// agentCore is a real core under network_access = "allowlist" that allows only the fake
-// model host, whose proxy routes that host to fake; its workspace repository.
+// agentCore is a real core under network_access = "allowlist" with no domain allowed (an
+// agent task's run adds its model API's host), unknown domains refused, and the proxy's
+// names routed so that the model host reaches fake; its agent tasks' hooks and MCP
+// servers run the airlock built for the test. It returns the core and its workspace
+// repository.
 func agentCore(t *testing.T, fake *fakemodel.Server) (*Core, string) {
 	t.Helper()
-	base := allowlistBase(t, fmt.Sprintf("allowed_domains = [%q]\nask_unknown = false\n", modelHost))
-	c, _ := runCoreAt(t, base)
+	airlock := airlockBin(t)
+	base := allowlistBase(t, "allowed_domains = []\nask_unknown = false\n")
+	c, _ := lifeCoreEnv(t, base, map[string]string{EnvAirlockCLI: airlock})
 	c.egressNet = &egressNet{
 		Resolver: egresstest.DNS{modelHost: {"203.0.113.60"}, otherHost: {"203.0.113.61"}},
 		Dial:     egresstest.Dial(strings.TrimPrefix(fake.URL, "http://"), false),
@@ -76,6 +80,23 @@ func agentCore(t *testing.T, fake *fakemodel.Server) (*Core, string) {
 		t.Fatal(err)
 	}
 	return c, repo
+}
+
+// addAgentTask creates the agent task name from the command line, as a person would: the
+// agent kind and executable, a prompt file, the model API's base and the keyring secret
+// holding its key (set here to key), and extra flags.
+func addAgentTask(t *testing.T, c *Core, name, kind, bin, repo, apiBase, key string, extra ...string) {
+	t.Helper()
+	prompt := filepath.Join(varTmpBase(t, "airlock-agents-prompt-"), "prompt.md")
+	if err := os.WriteFile(prompt, []byte("Tidy the repository.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := strings.ToUpper(name) + "_E2E_KEY"
+	if err := c.Secrets.Set(context.Background(), secret, key); err != nil {
+		t.Fatal(err)
+	}
+	airlockCLI(t, c, append([]string{"task", "add", "--name", name, "--cwd", repo, "--agent", kind, "--agent-bin", bin, "--prompt-file", prompt,
+		"--api-base", apiBase, "--api-key-secret", secret, "--timeout", "3m"}, extra...)...)
 }
 
 // airlockCLI runs the airlock command line in-process against c, as a person at a
@@ -173,6 +194,10 @@ func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatc
 			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
 			for i, r := range fake.Requests() {
 				t.Logf("model request %d: %s turn %d results %q", i, r.Path, r.Turn, r.Results)
+				if os.Getenv("AGENTS_E2E_VERBOSE") != "" {
+					b, _ := json.Marshal(r.Body)
+					t.Logf("%s", b)
+				}
 			}
 		}
 	}()
@@ -232,16 +257,16 @@ func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatc
 	}
 }
 
-// TestAgentTaskClaudeCode: the real Claude Code runs as a scheduled task in the real
-// sandbox, under an allowlist that reaches only the fake model host, its key injected from
-// the real keyring. Its Read is allowed without a question; its Write lands in the
-// workspace; its `rm -rf` of a workspace directory waits under Waiting for you, is denied
-// from the CLI with a reason that the model then receives, and the directory is still
-// there; its write outside the workspace and its connection to another host fail, though
-// the person allowed both.
+// TestAgentTaskClaudeCode: `airlock task add --agent claude --prompt-file F --api-base
+// URL --api-key-secret NAME` runs the real Claude Code as a scheduled task in the real
+// sandbox, with the settings Airlock writes for the run, under an allowlist that names no
+// domain (the run adds its model API's host) and its key from the real keyring. Its Read
+// is allowed without a question; its Write lands in the workspace; its `rm -rf` of a
+// workspace directory waits under Waiting for you, is denied from the CLI with a reason
+// that the model then receives, and the directory is still there; its write outside the
+// workspace and its connection to another host fail, though the person allowed both.
 func TestAgentTaskClaudeCode(t *testing.T) {
 	claude := fakemodel.CLI(t, "claude")
-	airlock := airlockBin(t)
 	fake := fakemodel.Start(t, nil)
 	c, repo := agentCore(t, fake)
 	home := c.getenv("HOME")
@@ -264,25 +289,8 @@ func TestAgentTaskClaudeCode(t *testing.T) {
 		bash:  tool("Bash", nil),
 	}.script(repo, home))
 
-	settings := filepath.Join(varTmpBase(t, "airlock-agents-run-"), "claude-settings.json")
-	hook := []any{map[string]any{"type": "command", "command": airlock + " hook claude --wait 590s", "timeout": 600}}
-	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
-		"PreToolUse":  []any{map[string]any{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*", "hooks": hook}},
-		"PostToolUse": []any{map[string]any{"matcher": "Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch", "hooks": hook}},
-	}})
-	if err := os.WriteFile(settings, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const key = "sk-fake-claude-e2e-key"
-	if err := c.Secrets.Set(context.Background(), "ANTHROPIC_API_KEY", key); err != nil {
-		t.Fatal(err)
-	}
-	agentHome := filepath.Join(repo, ".agent-home")
-	createTask(t, c, dispatch.TaskSpec{Name: "claude", Cwd: repo, Timeout: 3 * time.Minute,
-		Argv: []string{claude, "-p", "tidy the repository", "--settings", settings, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"},
-		Env: map[string]string{"HOME": agentHome, "CLAUDE_CONFIG_DIR": agentHome, "IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": "http://" + modelHost,
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
-		Secrets: []string{"ANTHROPIC_API_KEY"}})
+	addAgentTask(t, c, "claude", "claude", claude, repo, "http://"+modelHost, key)
 	a := &answers{t: t, c: c}
 	got, log := runAgentTask(t, c, "claude", a.answer)
 	checkAgentRun(t, fake, a, got, log, repo, home)
@@ -300,12 +308,11 @@ func TestAgentTaskClaudeCode(t *testing.T) {
 	}
 }
 
-// TestAgentTaskCodex: the real Codex runs as a scheduled task in the real sandbox, with
-// its own shell tool off, so that every command goes through Airlock's MCP tools, under
-// an allowlist that reaches only the fake model host; the same promises as Claude Code's.
+// TestAgentTaskCodex: the same for `airlock task add --agent codex`: the real Codex, its
+// own shell tool off so that every command goes through Airlock's MCP tools, makes the
+// same calls through them, with the same outcome.
 func TestAgentTaskCodex(t *testing.T) {
 	codex := fakemodel.CLI(t, "codex")
-	airlock := airlockBin(t)
 	fake := fakemodel.Start(t, nil)
 	c, repo := agentCore(t, fake)
 	home := c.getenv("HOME")
@@ -317,23 +324,9 @@ func TestAgentTaskCodex(t *testing.T) {
 	}
 	fake.SetScript(agentTurns{read: mcpTool(api.ToolReadFile), write: mcpTool(api.ToolWriteFile), bash: mcpTool(api.ToolBash)}.script(repo, home))
 	const key = "sk-fake-codex-e2e-key"
-	if err := c.Secrets.Set(context.Background(), "OPENAI_API_KEY", key); err != nil {
-		t.Fatal(err)
-	}
-	agentHome := filepath.Join(repo, ".agent-home")
-	if err := os.MkdirAll(agentHome, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	createTask(t, c, dispatch.TaskSpec{Name: "codex", Cwd: repo, Timeout: 3 * time.Minute,
-		Argv: []string{codex, "exec", "--skip-git-repo-check",
-			"-c", "model_provider=fake",
-			"-c", `model_providers.fake={name="fake",base_url="http://` + modelHost + `/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`,
-			"-c", "model=gpt-fake", "-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access",
-			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false", "-c", "features.plugins=false", "-c", "analytics.enabled=false",
-			"-c", `mcp_servers.airlock={command="` + airlock + `",args=["mcp"],env_vars=["AIRLOCK_ASK_SOCKET"],default_tools_approval_mode="approve",tool_timeout_sec=600}`,
-			"tidy the repository"},
-		Env:     map[string]string{"HOME": agentHome, "CODEX_HOME": agentHome},
-		Secrets: []string{"OPENAI_API_KEY"}})
+	// The fake's model: under Codex's default model its requests carried no tools at all
+	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
 	a := &answers{t: t, c: c}
 	got, log := runAgentTask(t, c, "codex", a.answer)
 	checkAgentRun(t, fake, a, got, log, repo, home)

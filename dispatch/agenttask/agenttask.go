@@ -213,6 +213,11 @@ func Prepare(in Input) (Plan, error) {
 			// Its own shell off, so every command goes through Airlock's bash tool.
 			c("features.shell_tool", "false"),
 			c("features.unified_exec", "false"),
+			// Nor does it reach anything but the model API: at start Codex syncs its
+			// plugins (github.com, chatgpt.com) and sends telemetry (ab.chatgpt.com),
+			// connections the allowlist refuses, or asks about under ask_unknown.
+			c("features.plugins", "false"),
+			c("analytics.enabled", "false"),
 			c("mcp_servers.airlock.command", tomlString(in.Airlock)),
 			c("mcp_servers.airlock.args", `["mcp"]`),
 			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME"]`),
