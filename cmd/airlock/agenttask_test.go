@@ -26,6 +26,7 @@ for v in HOME CLAUDE_CONFIG_DIR CODEX_HOME OPENCODE_CONFIG ANTHROPIC_BASE_URL IS
 printf '%s' "${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}" > "$PWD/key-$(basename "$0")"
 echo "the key is ${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}"
 test -e "$HOME/.claude/settings.json" && echo "saw the user's claude settings"
+echo state > "$HOME/agent-state" || echo "the agent's home is not writable"
 curl -sSf --max-time 20 "$MODEL_URL/v1/messages" || echo "model API unreachable"
 curl -sSf --max-time 20 "$OTHER_URL/exfil" || echo "other host unreachable"
 case "$(basename "$0")" in claude)
@@ -213,6 +214,9 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 				if !strings.Contains(string(rec), w+"\n") {
 					t.Errorf("the agent was not started with %q:\n%s", w, rec)
 				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(runDir, "home", "agent-state")); string(b) != "state\n" {
+				t.Errorf("the agent could not write its home in the run's directory")
 			}
 			if got, _ := os.ReadFile(filepath.Join(ws, "key-"+kind)); string(got) != key {
 				t.Errorf("the agent got the key %q, not the keyring's", got)

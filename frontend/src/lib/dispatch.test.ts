@@ -192,7 +192,7 @@ describe('the editor', () => {
     ['task x: overlap "y": use skip, queue or allow', 'overlap'],
     ['task x: missed-run policy "y": use skip or run_once', 'missed'],
     ['task x: invalid agent: the prompt is empty: give a file with the prompt text', 'prompt'],
-    ['task x: invalid agent: API base "api.openai.com" is not an http(s) URL', 'agent'],
+    ['task x: invalid agent: API base "api.openai.com" is not an http(s) URL', 'apiBase'],
     ['task x: API key secret name "a b" must be a valid environment variable name', 'agent'],
     ['task x: an agent task needs its model API (https://api.anthropic.com), and its network is off', 'agent'],
     ['database is locked', undefined],

@@ -131,7 +131,7 @@ export function durationWords(ms: number): string {
 // The editor.
 
 /** Fields of the task editor an error can belong to. */
-export type Field = 'name' | 'command' | 'agent' | 'prompt' | 'cwd' | 'schedule' | 'tz' | 'department' | 'overrides' | 'env' | 'secrets' | 'timeout' | 'noProgress' | 'holdDeadline' | 'overlap' | 'missed';
+export type Field = 'name' | 'command' | 'agent' | 'prompt' | 'apiBase' | 'cwd' | 'schedule' | 'tz' | 'department' | 'overrides' | 'env' | 'secrets' | 'timeout' | 'noProgress' | 'holdDeadline' | 'overlap' | 'missed';
 
 /** AgentKind is what a task runs: '' a command, else a coding agent. */
 export type AgentKind = '' | 'claude' | 'codex' | 'opencode';
@@ -296,7 +296,8 @@ export function errorField(message: string): Field | undefined {
   const rules: [RegExp, Field][] = [
     [/task name|already exists/, 'name'],
     [/the prompt/, 'prompt'],
-    [/invalid agent|agent "|api base|api key secret|model api/, 'agent'],
+    [/api base/, 'apiBase'],
+    [/invalid agent|agent "|api key secret|model api/, 'agent'],
     [/no command/, 'command'],
     [/working directory/, 'cwd'],
     [/invalid schedule|empty schedule|@every/, 'schedule'],
