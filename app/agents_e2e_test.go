@@ -3,13 +3,11 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,36 +27,20 @@ const (
 	otherHost = "other.test"
 )
 
-var airlockBins struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// airlockBin builds airlock and airlock-agent once, into a directory the sandbox can
-// read, and returns the path of airlock (the hook and the MCP server an agent starts).
+// airlockBin builds airlock and airlock-agent into a directory the sandbox can read,
+// removed after the test, and returns the path of airlock (the hook and the MCP server an
+// agent starts).
 func airlockBin(t *testing.T) string {
 	t.Helper()
-	airlockBins.once.Do(func() {
-		dir, err := os.MkdirTemp("/var/tmp", "airlock-agents-bin-")
-		if err != nil {
-			airlockBins.err = err
-			return
+	dir := varTmpBase(t, "airlock-agents-bin-")
+	for _, pkg := range []string{"airlock", "airlock-agent"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../cmd/"+pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", pkg, err, out)
 		}
-		for _, pkg := range []string{"airlock", "airlock-agent"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../cmd/"+pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				airlockBins.err = fmt.Errorf("building %s: %v\n%s", pkg, err, out)
-				return
-			}
-		}
-		airlockBins.dir = dir
-	})
-	if airlockBins.err != nil {
-		t.Fatal(airlockBins.err)
 	}
-	return filepath.Join(airlockBins.dir, "airlock")
+	return filepath.Join(dir, "airlock")
 }
 
 // agentCore is a real core under network_access = "allowlist" with no domain allowed (an
@@ -190,14 +172,10 @@ func (a *answers) answer(p permission.PendingRequest) {
 func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatch.Run, log, repo, home string) {
 	t.Helper()
 	defer func() {
-		if t.Failed() || os.Getenv("AGENTS_E2E_VERBOSE") != "" {
+		if t.Failed() {
 			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
 			for i, r := range fake.Requests() {
-				t.Logf("model request %d: %s turn %d results %q", i, r.Path, r.Turn, r.Results)
-				if os.Getenv("AGENTS_E2E_VERBOSE") != "" {
-					b, _ := json.Marshal(r.Body)
-					t.Logf("%s", b)
-				}
+				t.Logf("model request %d: %s turn %d tools %q results %q", i, r.Path, r.Turn, r.Tools, r.Results)
 			}
 		}
 	}()
