@@ -148,7 +148,10 @@ func Prepare(in Input) (Plan, error) {
 	if in.Airlock == "" {
 		return Plan{}, errors.New("the airlock executable the agent's hook and MCP server run was not found beside Airlock's own nor in PATH")
 	}
-	wait := int(max(in.Wait, time.Minute).Seconds()) + 60
+	// How long a call may wait for the person (the task's hold deadline), and the
+	// agent's timeout of that call, a minute longer: the agent must not give up first.
+	wait := int(max(in.Wait, time.Minute).Seconds())
+	timeout := wait + 60
 	home := filepath.Join(in.Dir, "home")
 	p := Plan{
 		Env: map[string]string{
@@ -162,14 +165,16 @@ func Prepare(in Input) (Plan, error) {
 	mcp := map[string]any{"command": in.Airlock, "args": []string{"mcp"}}
 	switch s.Kind {
 	case api.AgentClaude:
+		// The hook's own --wait is the task's hold deadline (its default, 50 s, would
+		// answer "ask" to a question the person may still answer at breakfast).
 		hook := func(timeout int) []map[string]any {
-			return []map[string]any{{"type": "command", "command": shellQuote(in.Airlock) + " hook claude", "timeout": timeout}}
+			return []map[string]any{{"type": "command", "command": shellQuote(in.Airlock) + " hook claude --wait " + strconv.Itoa(wait) + "s", "timeout": timeout}}
 		}
 		settings := map[string]any{
 			"hooks": map[string]any{
 				// Every tool, Airlock's MCP tools included: the hook asks Airlock, which
 				// may wait for the person as long as the task's hold deadline.
-				"PreToolUse":  []map[string]any{{"matcher": "*", "hooks": hook(wait)}},
+				"PreToolUse":  []map[string]any{{"matcher": "*", "hooks": hook(timeout)}},
 				"PostToolUse": []map[string]any{{"matcher": "*", "hooks": hook(60)}},
 			},
 			// Claude's own prompts are off: nobody is there to answer them, and Airlock
@@ -191,6 +196,7 @@ func Prepare(in Input) (Plan, error) {
 		p.Env["ANTHROPIC_BASE_URL"] = s.APIBase
 		p.Env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 		p.Env["DISABLE_AUTOUPDATER"] = "1"
+		p.Env["MCP_TOOL_TIMEOUT"] = strconv.Itoa(timeout * 1000) // Airlock's tools may wait for the person
 		// Claude refuses bypassPermissions as root outside a sandbox it knows of; this is one.
 		p.Env["IS_SANDBOX"] = "1"
 	case api.AgentCodex:
@@ -213,16 +219,18 @@ func Prepare(in Input) (Plan, error) {
 			// Its own shell off, so every command goes through Airlock's bash tool.
 			c("features.shell_tool", "false"),
 			c("features.unified_exec", "false"),
-			// Nor does it reach anything but the model API: at start Codex syncs its
-			// plugins (github.com, chatgpt.com) and sends telemetry (ab.chatgpt.com),
-			// connections the allowlist refuses, or asks about under ask_unknown.
+			// Nothing but the model API: no plugin sync, no analytics (github.com,
+			// chatgpt.com at start, refused by the allowlist or asked about).
 			c("features.plugins", "false"),
 			c("analytics.enabled", "false"),
 			c("mcp_servers.airlock.command", tomlString(in.Airlock)),
 			c("mcp_servers.airlock.args", `["mcp"]`),
-			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME"]`),
+			// Codex passes an MCP server only these: the ask-only channel, and the run's
+			// egress proxy, without which Airlock's bash has no allowed host either.
+			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME", `+
+				`"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]`),
 			c("mcp_servers.airlock.default_tools_approval_mode", tomlString("approve")),
-			c("mcp_servers.airlock.tool_timeout_sec", strconv.Itoa(wait)),
+			c("mcp_servers.airlock.tool_timeout_sec", strconv.Itoa(timeout)),
 		} {
 			p.Argv = append(p.Argv, kv...)
 		}
@@ -242,7 +250,7 @@ func Prepare(in Input) (Plan, error) {
 			"permission": map[string]any{"edit": "allow", "bash": "allow", "webfetch": "allow"},
 			"tools":      map[string]any{"bash": false, "edit": false, "write": false, "patch": false, "webfetch": false},
 			"mcp": map[string]any{"airlock": map[string]any{
-				"type": "local", "command": []string{in.Airlock, "mcp"}, "enabled": true, "timeout": wait * 1000}},
+				"type": "local", "command": []string{in.Airlock, "mcp"}, "enabled": true, "timeout": timeout * 1000}},
 		}
 		if model != "" {
 			cfg["model"] = model

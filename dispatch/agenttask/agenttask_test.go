@@ -138,7 +138,7 @@ func TestClaudeHookWaitsForThePerson(t *testing.T) {
 	}
 	pre := s.Hooks["PreToolUse"]
 	if len(pre) != 1 || pre[0].Matcher != "*" || pre[0].Hooks[0].Timeout < int((24*time.Hour).Seconds()) ||
-		pre[0].Hooks[0].Command != "'/opt/air lock' hook claude" {
+		pre[0].Hooks[0].Command != "'/opt/air lock' hook claude --wait 86400s" {
 		t.Errorf("PreToolUse hook: %+v", pre)
 	}
 	if s.Permissions.DefaultMode != "bypassPermissions" {
