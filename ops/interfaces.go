@@ -23,7 +23,7 @@ type RunSpec struct {
 	// Network says the plan declared it needs the network. The runner grants it only
 	// as far as the sandbox posture in force allows.
 	Network bool
-	// Purpose is "diff", "snapshot", "apply" or "verify", for the runner's logs and policy.
+	// Purpose is "diff", "snapshot", "apply", "verify" or "confirm", for the runner's logs and policy.
 	Purpose string
 	// PlanID names the plan the run belongs to.
 	PlanID string

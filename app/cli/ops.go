@@ -137,6 +137,10 @@ func confirmPlanOnTTY(p *api.ApprovalPrompt) (string, error) {
 	if p.SnapshotCommand != "" {
 		fmt.Fprintf(tty, "  snapshot  %s\n", p.SnapshotCommand)
 	}
+	if p.ConfirmCommand != "" {
+		fmt.Fprintf(tty, "  confirm   %s (sent by verify only when every assertion passes within %ds of the apply; else the device rolls back)\n",
+			p.ConfirmCommand, p.ConfirmWithinSeconds)
+	}
 	fmt.Fprintf(tty, "  workdir   %s\n  network   %t\n  worst     blast radius %s, %s\n", p.Workdir, p.Network, p.WorstBlastRadius, p.WorstReversibility)
 	for i, s := range p.Steps {
 		fmt.Fprintf(tty, "  step %d    %s (%s, %s, blast %s)\n", i+1, s.Description, s.Effect, s.Reversibility, s.BlastRadius)
@@ -226,6 +230,14 @@ func opsVerifyCmd(e *env) *cobra.Command {
 					fmt.Fprintln(tw, line)
 				}
 				tw.Flush()
+				if c := r.Confirm; c != nil {
+					switch c.Outcome {
+					case api.ConfirmSent:
+						fmt.Fprintf(w, "confirmed  %s  exit 0  → %s\n", c.Command, oneLine(c.Output, 60))
+					default:
+						fmt.Fprintf(w, "%s  %s  (%s)\n", strings.ReplaceAll(string(c.Outcome), "_", " "), c.Command, c.Reason)
+					}
+				}
 				fmt.Fprintf(w, "plan %s is %s\n", r.PlanID, r.Status)
 			}, args[0])
 		},
