@@ -53,7 +53,9 @@ type Core struct {
 	Paths   paths.Paths
 	DB      *gorm.DB
 	Config  *config.Store
-	Secrets *secrets.Store
+	// Secrets is the store `[secrets] store` chose when the core opened (the keyring
+	// unless it says "file"); a change of the key applies at the next start.
+	Secrets secrets.Backend
 	Bus     *eventbus.Bus
 	Broker  *permission.Broker
 	Ops     *ops.Service
@@ -115,6 +117,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	}()
 
 	if err := c.openConfig(); err != nil {
+		return nil, err
+	}
+	if c.Secrets, err = secrets.Open(secrets.Kind(c.Config.State().File.SecretStore()), p.DataDir); err != nil {
 		return nil, err
 	}
 	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
