@@ -49,10 +49,10 @@ type Options struct {
 // Core is the running core: paths, database, configuration, secrets, events and the
 // local API, started and stopped in order.
 type Core struct {
-	Kind    Kind
-	Paths   paths.Paths
-	DB      *gorm.DB
-	Config  *config.Store
+	Kind   Kind
+	Paths  paths.Paths
+	DB     *gorm.DB
+	Config *config.Store
 	// Secrets is the store `[secrets] store` chose when the core opened (the keyring
 	// unless it says "file"); a change of the key applies at the next start.
 	Secrets secrets.Backend
