@@ -53,7 +53,8 @@ type Runner interface {
 	Run(ctx context.Context, spec RunSpec) (RunResult, error)
 }
 
-// KeySource hands out the journal's HMAC key (at least 32 bytes), kept in the OS keyring.
+// KeySource hands out the journal's HMAC key (at least 32 bytes), kept in the secret store
+// (the OS keyring, or the file store chosen by `[secrets] store = "file"`).
 // It creates the key the first time; see [StoredKeySource].
 type KeySource interface {
 	JournalKey(ctx context.Context) ([]byte, error)
