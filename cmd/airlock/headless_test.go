@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // headlessInstance is an instance in a CI-like session: no D-Bus session bus (no
@@ -93,7 +97,8 @@ func TestOpsHeadlessFileStore(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := headlessInstance(t)
-	password := in.pamProof("[secrets]\nstore = \"file\"\n")
+	// The rule lets the MCP bash calls below run without a person; the sandbox still decides what they see.
+	password := in.pamProof("[secrets]\nstore = \"file\"\n\n[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"allow\"\n")
 	in.startDaemon()
 	dev := copyExample(t, "vyos-commit-confirm")
 	router := exec.Command("./fakevyos", "device")
@@ -195,7 +200,44 @@ func TestOpsHeadlessFileStore(t *testing.T) {
 		}
 		t.Logf("sandboxed %v: exit %d %s", argv, code, strings.TrimSpace(stderr))
 	}
-	// The same command outside the sandbox does read it: the refusal above is the sandbox's.
+	// The same through the MCP server's bash tool, as an agent calls it.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	server := in.cmd("mcp", "--cwd", ws)
+	server.Path, server.Args[0] = withAgent, withAgent // the MCP server runs its tools through airlock-agent
+	var serverLog strings.Builder
+	server.Stderr = &serverLog
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "headless-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatalf("airlock mcp: %v\n%s", err, serverLog.String())
+	}
+	defer cs.Close()
+	bash := func(command string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": command}})
+		if err != nil {
+			t.Fatalf("bash %q: %v", command, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	if got := bash("cat plain.txt"); !strings.Contains(got, "plain text") {
+		t.Fatalf("MCP bash control: %s", got)
+	}
+	for _, command := range []string{"cat " + file, "cat innocent.json"} {
+		if got := bash(command); strings.Contains(got, "s3cret-value") || strings.Contains(got, stored["ops.journal-hmac-key"]) {
+			t.Fatalf("MCP bash %q read the store:\n%s", command, got)
+		} else {
+			t.Logf("MCP bash %q: %s", command, strings.TrimSpace(got))
+		}
+	}
+	// The same command outside the sandbox does read it: the refusals above are the sandbox's.
 	if b, err := exec.Command("cat", filepath.Join(ws, "innocent.json")).Output(); err != nil || !strings.Contains(string(b), "s3cret-value") {
 		t.Fatalf("control read: %v", err)
 	}
