@@ -22,19 +22,8 @@ func fakeDevice(t *testing.T, e *env) {
 			t.Skipf("%s is not installed: apt install bash util-linux diffutils", tool)
 		}
 	}
-	src := filepath.Join("testdata", "vyos-commit-confirm")
-	ents, err := os.ReadDir(src)
-	if err != nil {
+	if err := os.CopyFS(e.dir, os.DirFS(filepath.Join("testdata", "vyos-commit-confirm"))); err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range ents {
-		b, err := os.ReadFile(filepath.Join(src, f.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(e.dir, f.Name()), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
 	}
 	dev := exec.Command("./fakevyos", "device")
 	dev.Dir = e.dir

@@ -44,19 +44,8 @@ func copyExample(t *testing.T, example string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	src := filepath.Join("..", "..", "ops", "testdata", example)
-	ents, err := os.ReadDir(src)
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "ops", "testdata", example))); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dir
 }
