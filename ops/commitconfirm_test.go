@@ -281,3 +281,48 @@ func TestCommitConfirmPlanValidation(t *testing.T) {
 		t.Fatal("the confirm step is not covered by the plan hash")
 	}
 }
+
+// TestCommitConfirmConcurrentVerifiesConfirmOnce: of verifies racing after the apply,
+// exactly one sends the confirm; the others only check, and nothing is journaled as a
+// failed confirm.
+func TestCommitConfirmConcurrentVerifiesConfirmOnce(t *testing.T) {
+	e := newEnv(t)
+	fakeDevice(t, e)
+	pv := applyCommitConfirm(t, e, commitConfirmPlan(t, e, 600, ""))
+	const n = 4
+	results := make(chan *VerifyResult, n)
+	for range n {
+		go func() {
+			vr, err := e.svc.OpsVerify(context.Background(), VerifyInput{PlanID: pv.ID})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- vr
+		}()
+	}
+	confirms := 0
+	for range n {
+		vr := <-results
+		if vr == nil {
+			continue
+		}
+		if vr.Confirm != nil {
+			confirms++
+			if vr.Confirm.Outcome != ConfirmSent {
+				t.Errorf("confirm: %+v", vr.Confirm)
+			}
+		}
+	}
+	if confirms != 1 {
+		t.Fatalf("%d verifies confirmed, want exactly 1", confirms)
+	}
+	if log := readFile(t, filepath.Join(e.dir, "device.log")); log != "committed, rollback in 600s unless confirmed\nconfirmed\n" {
+		t.Fatalf("device log: %q", log)
+	}
+	if got := journalEvents(t, e, pv.ID); strings.Count(got, "confirmed") != 1 || strings.Contains(got, "confirm_failed") {
+		t.Fatalf("journal events: %s", got)
+	}
+	if v, _ := e.svc.Plan(context.Background(), pv.ID); v.Status != StatusVerified {
+		t.Fatalf("plan status %s", v.Status)
+	}
+}

@@ -87,8 +87,19 @@ func (s *Service) Verify(ctx context.Context, planID, by string) (*VerifyResult,
 	// Only the first verify after the apply may confirm: a re-verify, or one after a
 	// failed verify, finds the device rolled back (or about to be).
 	confirming := !p.Confirm.IsZero() && rec.Status == StatusApplied
-	if _, err := s.setStatus(ctx, rec, out.Status, verifiable...); err != nil {
-		return nil, err
+	if confirming {
+		// The one confirm belongs to the verify that moves the plan out of applied:
+		// of concurrent verifies, exactly one.
+		won, err := s.setStatus(ctx, rec, out.Status, StatusApplied)
+		if err != nil {
+			return nil, err
+		}
+		confirming = won
+	}
+	if !confirming {
+		if _, err := s.setStatus(ctx, rec, out.Status, verifiable...); err != nil {
+			return nil, err
+		}
 	}
 	event := EventVerified
 	if out.Status == StatusVerifyFailed {
