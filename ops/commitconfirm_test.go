@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,8 +93,10 @@ func applyCommitConfirm(t *testing.T, e *env, in PlanInput) *PlanView {
 	if res, err := e.svc.OpsApply(ctx, ApplyInput{PlanID: pv.ID, Token: ar.Token}); err != nil || res.Status != StatusApplied {
 		t.Fatalf("apply: %+v %v", res, err)
 	}
-	if _, err := os.Stat(filepath.Join(e.dir, "pending")); err != nil {
-		t.Fatalf("the commit is not awaiting its confirm on the device: %v", err)
+	// The device took the commit on probation (with a short window it may already have
+	// rolled it back: its log says which).
+	if log := readFile(t, filepath.Join(e.dir, "device.log")); !strings.HasPrefix(log, fmt.Sprintf("committed, rollback in %ds unless confirmed\n", in.ConfirmWithinSeconds)) {
+		t.Fatalf("the device did not take the commit-confirm: %q", log)
 	}
 	return pv
 }
@@ -174,7 +177,8 @@ func TestCommitConfirmExampleFailedRollsBack(t *testing.T) {
 	if err != nil || vr.Status != StatusVerifyFailed || vr.Confirm == nil || vr.Confirm.Outcome != ConfirmWithheld || vr.Confirm.ExitCode != -1 {
 		t.Fatalf("verify: %+v %+v %v", vr, vr.Confirm, err)
 	}
-	if !strings.Contains(vr.Confirm.Reason, "an assertion failed") || vr.Assertions[1].Passed || !vr.Assertions[0].Passed {
+	// (Assertion 0 passes unless the device already rolled back, on a slow machine.)
+	if !strings.Contains(vr.Confirm.Reason, "an assertion failed") || vr.Assertions[1].Passed {
 		t.Fatalf("verify: %+v %+v", vr.Assertions, vr.Confirm)
 	}
 	waitRolledBack(t, e)

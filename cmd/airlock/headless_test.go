@@ -50,6 +50,99 @@ func copyExample(t *testing.T, example string) string {
 	return dir
 }
 
+// commitConfirmFromTheCLI runs the commit-confirm example (its rollback window set to
+// window seconds; change, when set, is the file committed instead of firewall.conf)
+// against the fake router, through the daemon: plan, diff, approve typed at a terminal,
+// apply, verify. It returns the router's directory, verify's answer and the plan's
+// journal events (the journal verified).
+func (in *instance) commitConfirmFromTheCLI(password string, window int, change string) (string, map[string]any, string) {
+	t := in.t
+	t.Helper()
+	dev := copyExample(t, "vyos-commit-confirm")
+	router := exec.Command("./fakevyos", "device")
+	router.Dir = dev
+	if err := router.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { router.Process.Kill(); router.Wait() })
+	planFile := filepath.Join(dev, "plan.json")
+	b, _ := os.ReadFile(planFile)
+	n := strconv.Itoa(window)
+	os.WriteFile(planFile, []byte(strings.NewReplacer(`"commit-confirm", "2"`, `"commit-confirm", "`+n+`"`,
+		`"confirm_within_seconds": 2`, `"confirm_within_seconds": `+n).Replace(string(b))), 0o644)
+	if change != "" {
+		b, _ := os.ReadFile(filepath.Join(dev, change))
+		os.WriteFile(filepath.Join(dev, "firewall.conf"), b, 0o644)
+	}
+
+	js := func(args ...string) map[string]any { t.Helper(); return in.jsonIn(dev, args...) }
+	plan := js("ops", "plan", "--file", planFile)
+	id, hash := plan["id"].(string), plan["hash"].(string)
+	js("ops", "diff", id, "--run")
+	out := in.onTTY(hash[:8]+"\n"+password+"\n", "ops", "approve", id)
+	if !strings.Contains(out, "confirm   ./fakevyos confirm") {
+		t.Fatalf("the approval does not show the confirm step:\n%s", out)
+	}
+	i := strings.Index(out, "token: ")
+	if i < 0 {
+		t.Fatalf("no token printed:\n%s", out)
+	}
+	token := strings.Fields(out[i+len("token: "):])[0]
+	if applied := js("ops", "apply", id, "--token", token); applied["status"] != "applied" {
+		t.Fatalf("apply: %v", applied)
+	}
+	// The router took the commit on probation (with a short window it may already have
+	// rolled it back: its log says which).
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); !strings.HasPrefix(string(log), "committed, rollback in "+n+"s unless confirmed\n") {
+		t.Fatalf("the router did not take the commit-confirm: %q", log)
+	}
+	v := js("ops", "verify", id)
+	j := js("ops", "journal", "--plan", id, "--verify")
+	if j["verification"].(map[string]any)["ok"] != true {
+		t.Fatalf("journal: %v", j)
+	}
+	var events []string
+	for _, e := range j["entries"].([]any) {
+		events = append(events, e.(map[string]any)["event"].(string))
+	}
+	return dev, v, strings.Join(events, ",")
+}
+
+// TestOpsHeadlessCommitConfirmRollsBack: the failed outcome from the CLI, under the
+// file store with no D-Bus: the change locks management out, an assertion fails, verify
+// withholds the confirm and says why, and the router rolls back by itself.
+func TestOpsHeadlessCommitConfirmRollsBack(t *testing.T) {
+	in := headlessInstance(t)
+	password := in.pamProof("[secrets]\nstore = \"file\"\n")
+	in.startDaemon()
+	dev, v, events := in.commitConfirmFromTheCLI(password, 1, "firewall-lockout.conf")
+	c := v["confirm"].(map[string]any)
+	if v["status"] != "verify_failed" || c["outcome"] != "confirm_withheld" || !strings.Contains(c["reason"].(string), "an assertion failed") {
+		t.Fatalf("verify: %v", v)
+	}
+	if events != "planned,diff_attached,approved,apply_started,apply_finished,verify_failed,confirm_withheld" {
+		t.Fatalf("journal events: %s", events)
+	}
+	want, _ := os.ReadFile(filepath.Join("..", "..", "ops", "testdata", "vyos-commit-confirm", "running.conf"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, _ := os.ReadFile(filepath.Join(dev, "running.conf"))
+		if string(got) == string(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dev, "device.log"))
+			t.Fatalf("the router did not roll back: %q\n%s", got, log)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != "committed, rollback in 1s unless confirmed\nrolled back: no confirm in time\n" {
+		t.Fatalf("router log: %q", log)
+	}
+	// The CLI's words for it.
+	if out, _, _ := in.run("ops", "journal", "--plan", v["plan_id"].(string)); !strings.Contains(out, "confirm_withheld") {
+		t.Fatalf("journal:\n%s", out)
+	}
+}
+
 // TestOpsHeadlessKeyringWithoutDBusNamesTheFileStore: with the default keyring store
 // and no session bus, `airlock ops plan` fails saying how to get out (a Secret Service,
 // or `[secrets] store = "file"`), and `airlock status` says the same.
@@ -89,55 +182,16 @@ func TestOpsHeadlessFileStore(t *testing.T) {
 	// The rule lets the MCP bash calls below run without a person; the sandbox still decides what they see.
 	password := in.pamProof("[secrets]\nstore = \"file\"\n\n[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"allow\"\n")
 	in.startDaemon()
-	dev := copyExample(t, "vyos-commit-confirm")
-	router := exec.Command("./fakevyos", "device")
-	router.Dir = dev
-	if err := router.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { router.Process.Kill(); router.Wait() })
 	// A window no slow machine outlasts: the confirmed outcome must not depend on timing.
-	planFile := filepath.Join(dev, "plan.json")
-	b, _ := os.ReadFile(planFile)
-	b = []byte(strings.ReplaceAll(strings.ReplaceAll(string(b), `"commit-confirm", "2"`, `"commit-confirm", "600"`), `"confirm_within_seconds": 2`, `"confirm_within_seconds": 600`))
-	os.WriteFile(planFile, b, 0o644)
-
-	js := func(args ...string) map[string]any { t.Helper(); return in.jsonIn(dev, args...) }
-	plan := js("ops", "plan", "--file", planFile)
-	id, hash := plan["id"].(string), plan["hash"].(string)
-	js("ops", "diff", id, "--run")
-	out := in.onTTY(hash[:8]+"\n"+password+"\n", "ops", "approve", id)
-	if !strings.Contains(out, "confirm   ./fakevyos confirm") {
-		t.Fatalf("the approval does not show the confirm step:\n%s", out)
-	}
-	i := strings.Index(out, "token: ")
-	if i < 0 {
-		t.Fatalf("no token printed:\n%s", out)
-	}
-	token := strings.Fields(out[i+len("token: "):])[0]
-	if applied := js("ops", "apply", id, "--token", token); applied["status"] != "applied" {
-		t.Fatalf("apply: %v", applied)
-	}
-	if _, err := os.Stat(filepath.Join(dev, "pending")); err != nil {
-		t.Fatal("the commit is not awaiting its confirm on the router")
-	}
-	v := js("ops", "verify", id)
+	dev, v, events := in.commitConfirmFromTheCLI(password, 600, "")
 	if v["status"] != "verified" || v["confirm"].(map[string]any)["outcome"] != "confirmed" {
 		t.Fatalf("verify: %v", v)
 	}
 	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != "committed, rollback in 600s unless confirmed\nconfirmed\n" {
 		t.Fatalf("router log: %q", log)
 	}
-	j := js("ops", "journal", "--plan", id, "--verify")
-	if j["verification"].(map[string]any)["ok"] != true {
-		t.Fatalf("journal: %v", j)
-	}
-	var events []string
-	for _, e := range j["entries"].([]any) {
-		events = append(events, e.(map[string]any)["event"].(string))
-	}
-	if got := strings.Join(events, ","); got != "planned,diff_attached,approved,apply_started,apply_finished,verified,confirmed" {
-		t.Fatalf("journal events: %s", got)
+	if events != "planned,diff_attached,approved,apply_started,apply_finished,verified,confirmed" {
+		t.Fatalf("journal events: %s", events)
 	}
 
 	// The store: a 0700 directory under the data directory, a 0600 file holding the key.
