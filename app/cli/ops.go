@@ -252,6 +252,10 @@ func opsShowCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return printRoute(cmd.Context(), e, api.OpsGetPlan, api.None{}, func(w io.Writer, p *api.PlanView) {
 				fmt.Fprintf(w, "plan     %s (%s)\nhash     %s\nintent   %s\nintact   %t\n", p.ID, p.Status, p.Hash, p.Plan.Intent, p.Intact)
+				if !p.Plan.Confirm.IsZero() {
+					fmt.Fprintf(w, "confirm  %s (commit-confirm: sent by the first verify only when every assertion passes within %ds of the apply)\n",
+						p.Plan.Confirm.String(), p.Plan.ConfirmWithinSeconds)
+				}
 				if t := p.Token; t != nil {
 					fmt.Fprintf(w, "token    approved by %s, expires %s, used %t, live %t\n", t.ApprovedBy, t.ExpiresAt.Format(time.RFC3339Nano), t.Used, t.Live)
 				}

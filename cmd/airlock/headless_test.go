@@ -79,6 +79,9 @@ func (in *instance) commitConfirmFromTheCLI(password string, window int, change 
 	plan := js("ops", "plan", "--file", planFile)
 	id, hash := plan["id"].(string), plan["hash"].(string)
 	js("ops", "diff", id, "--run")
+	if show, _, _ := in.run("ops", "show", id); !strings.Contains(show, "confirm  ./fakevyos confirm (commit-confirm: sent by the first verify only when every assertion passes within "+n+"s") {
+		t.Fatalf("ops show does not show the confirm step:\n%s", show)
+	}
 	out := in.onTTY(hash[:8]+"\n"+password+"\n", "ops", "approve", id)
 	if !strings.Contains(out, "confirm   ./fakevyos confirm") {
 		t.Fatalf("the approval does not show the confirm step:\n%s", out)
