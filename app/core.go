@@ -49,11 +49,13 @@ type Options struct {
 // Core is the running core: paths, database, configuration, secrets, events and the
 // local API, started and stopped in order.
 type Core struct {
-	Kind    Kind
-	Paths   paths.Paths
-	DB      *gorm.DB
-	Config  *config.Store
-	Secrets *secrets.Store
+	Kind   Kind
+	Paths  paths.Paths
+	DB     *gorm.DB
+	Config *config.Store
+	// Secrets is the store `[secrets] store` chose when the core opened (the keyring
+	// unless it says "file"); a change of the key applies at the next start.
+	Secrets secrets.Backend
 	Bus     *eventbus.Bus
 	Broker  *permission.Broker
 	Ops     *ops.Service
@@ -117,6 +119,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	}()
 
 	if err := c.openConfig(); err != nil {
+		return nil, err
+	}
+	if c.Secrets, err = secrets.Open(secrets.Kind(c.Config.State().File.SecretStore()), p.DataDir); err != nil {
 		return nil, err
 	}
 	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
