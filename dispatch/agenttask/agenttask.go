@@ -227,7 +227,7 @@ func Prepare(in Input) (Plan, error) {
 			c("mcp_servers.airlock.args", `["mcp"]`),
 			// Codex passes an MCP server only these: the ask-only channel, and the run's
 			// egress proxy, without which Airlock's bash has no allowed host either.
-			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME", `+
+			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_SANDBOX_NETWORK", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME", `+
 				`"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]`),
 			c("mcp_servers.airlock.default_tools_approval_mode", tomlString("approve")),
 			c("mcp_servers.airlock.tool_timeout_sec", strconv.Itoa(timeout)),

@@ -39,6 +39,7 @@ func newMCPCmd(e *env) *cobra.Command {
 				_ = cmd.Flags().Set("network", "true") // cloudops turns the network on
 			}
 			e.getenv = gateway.AgentEnv(e.getenv)
+			e.getenv = enclosedNetwork(e.getenv, cmd.Flags().Changed("network"))
 			policy, err := pf.Resolve(e.getenv, cmd.Flags())
 			if err != nil {
 				return err
@@ -99,4 +100,20 @@ func newMCPCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&department, "department", "", "the Airlock department this session works for")
 	cmd.Flags().StringVar(&posture, "posture", "", "the department posture: cloudops (bash asks every time, network on)")
 	return cmd
+}
+
+// enclosedNetwork makes a session inside an Airlock sandbox (a run's agent) take that
+// sandbox's network_access unless a flag or AIRLOCK_NETWORK says otherwise: the run's
+// recorded policy is what holds there, and the configuration file may be out of sight.
+func enclosedNetwork(getenv func(string) string, flagged bool) func(string) string {
+	outer := getenv(sandbox.EnvEnclosingNetwork)
+	if flagged || outer == "" || getenv(sandbox.EnvAskSocket) == "" || getenv(sandbox.EnvNetwork) != "" {
+		return getenv
+	}
+	return func(k string) string {
+		if k == sandbox.EnvNetwork {
+			return outer
+		}
+		return getenv(k)
+	}
 }
