@@ -43,7 +43,7 @@ func newMCPTokenCmd(e *env) *cobra.Command {
 		Short: "Print the bearer token `airlock mcp --http` requires (created in the OS keyring on first use)",
 		Long: "Prints the token an MCP client sends as `Authorization: Bearer <token>` to `airlock mcp --http`.\n" +
 			"It is kept in the OS keyring as " + mcpTokenName + " and created the first time it is needed.\n" +
-			"To replace it: airlock secret delete " + mcpTokenName + " (clients then need the new one).",
+			"To replace it: airlock secret rm " + mcpTokenName + " (clients then need the new one).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tok, err := mcpToken(cmd.Context())
