@@ -81,7 +81,7 @@ done
 "$AIRLOCK_BIN" status >/dev/null || fail "airlockd did not answer"
 
 status=0
-(cd test/mcp-e2e && node --test --test-timeout=240000 mcp.test.mjs http.test.mjs) || status=$?
+(cd test/mcp-e2e && node --test --test-concurrency=1 --test-timeout=240000 mcp.test.mjs http.test.mjs) || status=$?
 ((status == 0)) || fail "the MCP end-to-end test failed"
 echo "mcp-e2e: the MCP conformance suite against airlock mcp --http"
 (cd test/mcp-conformance && node run.mjs) || status=$?

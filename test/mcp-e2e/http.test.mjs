@@ -119,6 +119,46 @@ test("each client gets its own session", async () => {
   }
 });
 
+async function pendingWrite(file, ms = 20000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const { stdout } = await run(BIN, ["approvals", "list", "--json"]);
+    const p = (JSON.parse(stdout || "[]") ?? []).find((x) => {
+      const req = typeof x.request === "string" ? JSON.parse(x.request) : x.request;
+      return req?.tool === "write_file" && JSON.stringify(req.params ?? {}).includes(file);
+    });
+    if (p) return p;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no pending write_file of ${file} after ${ms} ms`);
+}
+
+test("each HTTP session is its own broker session: a grant for one does not reach the other", async () => {
+  const a = await connect(headersFor(token));
+  const b = await connect(headersFor(token));
+  try {
+    const file = "http-session.txt";
+    const first = a.callTool({ name: "write_file", arguments: { path: file, content: "a\n" } });
+    const p = await pendingWrite(file);
+    await run(BIN, ["approvals", "allow", p.id, "--session"]);
+    assert.ok(!(await first).isError);
+    const again = await a.callTool({ name: "write_file", arguments: { path: file, content: "a again\n" } });
+    assert.ok(!again.isError, "the session's grant covers its second write");
+    assert.equal(fs.readFileSync(path.join(WS, file), "utf8"), "a again\n");
+
+    const other = b.callTool({ name: "write_file", arguments: { path: file, content: "b\n" } });
+    const q = await pendingWrite(file);
+    assert.notEqual(q.id, p.id);
+    await run(BIN, ["approvals", "deny", q.id, "--reason", "another session"]);
+    const res = await other;
+    assert.ok(res.isError, "the other session was asked, and denied");
+    assert.equal(fs.readFileSync(path.join(WS, file), "utf8"), "a again\n");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
 // post sends one initialize request by hand, so the test sets any header it likes.
 async function post(headers) {
   return fetch(url, {
