@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -100,6 +101,22 @@ func TestMCPOverHTTP(t *testing.T) {
 				t.Fatalf("hint %q does not say where the token is", e.Hint)
 			}
 		})
+	}
+}
+
+// A port another program holds: the failure says so and the way out.
+func TestMCPHTTPBusyPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	in := newInstance(t)
+	in.bin = withAgent
+	_, stderr, code := in.run("mcp", "--http", l.Addr().String())
+	if code != 1 || !strings.Contains(stderr, "address already in use: another program listens there") ||
+		!strings.Contains(stderr, "pick another port") || strings.Contains(stderr, "over stdio") {
+		t.Fatalf("airlock mcp --http on a busy port: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -60,9 +60,15 @@ func newMCPTokenCmd(e *env) *cobra.Command {
 // starts, so a wrong address or a missing keyring fails at once.
 func listenMCPHTTP(ctx context.Context, addr string) (net.Listener, string, error) {
 	ln, err := localapi.ListenLoopback(addr)
-	if err != nil {
+	switch {
+	case errors.Is(err, localapi.ErrNotLoopback):
 		return nil, "", fmt.Errorf("airlock mcp --http: %w (MCP over HTTP is for clients on this machine; a client elsewhere "+
 			"should run `airlock mcp` over stdio where Airlock runs)", err)
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, "", fmt.Errorf("airlock mcp --http: %w: another program listens there (another airlock mcp --http?); "+
+			"stop it or pick another port", err)
+	case err != nil:
+		return nil, "", fmt.Errorf("airlock mcp --http: %w", err)
 	}
 	tok, err := mcpToken(ctx)
 	if err != nil {
