@@ -40,6 +40,9 @@ type Paths struct {
 	SandboxDir string `json:"sandbox_dir"` // micro-VM runtime and images
 	RuntimeDir string `json:"runtime_dir"` // the socket's 0700 directory
 	Socket     string `json:"socket"`      // the local API's unix socket
+	// AgentRuns holds one directory per run of an agent task (the agent's settings and
+	// home): outside the hidden state, as the run's sandbox reads and writes it.
+	AgentRuns string `json:"agent_runs"`
 }
 
 // SandboxSummary is the sandbox's state in one line: the backend and what is wrong.

@@ -72,11 +72,13 @@ type Core struct {
 	presence  *presence // proves a person at a terminal (app/presence.go)
 	cancel    context.CancelFunc
 
-	sandbox  sandboxState
-	digests  digests // the latest dispatch digest and its dismissal (digest.go)
-	vm       *microVM
-	dbLock   *os.File
-	startRow CoreStart
+	sandbox sandboxState
+	// egressNet is set by tests only (egress.go).
+	egressNet *egressNet
+	digests   digests // the latest dispatch digest and its dismissal (digest.go)
+	vm        *microVM
+	dbLock    *os.File
+	startRow  CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
 	Previous *PreviousStart
 

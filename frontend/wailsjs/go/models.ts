@@ -24,6 +24,28 @@ export namespace api {
 	        this.install = source["install"];
 	    }
 	}
+	export class AgentSpec {
+	    kind: string;
+	    prompt: string;
+	    model?: string;
+	    api_base?: string;
+	    api_key_secret?: string;
+	    binary?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.model = source["model"];
+	        this.api_base = source["api_base"];
+	        this.api_key_secret = source["api_key_secret"];
+	        this.binary = source["binary"];
+	    }
+	}
 	export class PlanArtifactView {
 	    id: number;
 	    kind: string;
@@ -1333,6 +1355,7 @@ export namespace api {
 	    sandbox_dir: string;
 	    runtime_dir: string;
 	    socket: string;
+	    agent_runs: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Paths(source);
@@ -1347,6 +1370,7 @@ export namespace api {
 	        this.sandbox_dir = source["sandbox_dir"];
 	        this.runtime_dir = source["runtime_dir"];
 	        this.socket = source["socket"];
+	        this.agent_runs = source["agent_runs"];
 	    }
 	}
 	export class ProjectLayer {
@@ -2130,6 +2154,7 @@ export namespace api {
 	export class TaskForm {
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2152,6 +2177,7 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
@@ -2189,6 +2215,7 @@ export namespace api {
 	    id: number;
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2226,6 +2253,7 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
