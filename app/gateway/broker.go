@@ -1,5 +1,5 @@
-// Package gateway is how agents meet Airlock: the stdio MCP server (`airlock mcp`) with
-// governed tools, and the coding-agent hook adapter (`airlock hook claude`). Every tool
+// Package gateway is how agents meet Airlock: the MCP server (`airlock mcp`, over stdio,
+// or streamable HTTP with `--http`: HTTPHandler) with governed tools, and the coding-agent hook adapter (`airlock hook claude`). Every tool
 // call becomes a broker request over the local API; only an allow runs it.
 //
 // The package lives in the `airlock` CLI binary, so it never imports the core (package
