@@ -62,7 +62,11 @@ type BrokerOptions struct {
 	// RecoveryGrace is how long a request recovered at start-up waits for its caller
 	// to re-attach (Await with the same ID) before it is marked expired. Default 2m.
 	RecoveryGrace time.Duration
-	Logger        *slog.Logger
+	// Attended reports whether anything can answer a person's question now (a window,
+	// the tray, notifications, a terminal watching the approvals). nil: always. A request
+	// with AnswerUnattended is answered at once when it reports false.
+	Attended func() bool
+	Logger   *slog.Logger
 }
 
 // Broker decides every tool call and waits for the person when the decision is ask.
@@ -81,6 +85,7 @@ type Broker struct {
 	log         *slog.Logger
 	audit       *auditWriter
 	grace       time.Duration
+	attended    func() bool
 	// writeMu serialises this broker's writes: SQLite has one writer, and many
 	// connections racing for it spin on the busy timeout.
 	writeMu *sync.Mutex
@@ -135,7 +140,7 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 	}
 	b := &Broker{
 		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight, settingsFor: o.SettingsFor,
-		log: log, grace: o.RecoveryGrace, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
+		log: log, grace: o.RecoveryGrace, attended: o.Attended, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
 		writeMu: &sync.Mutex{},
 	}
 	if b.grace <= 0 {
@@ -234,6 +239,13 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	d := ev.Decision
 	d.RequestID = req.ID
 	if d.Verdict != Ask {
+		b.record(req, d)
+		return d, nil
+	}
+	if req.AnswerUnattended && b.attended != nil && !b.attended() {
+		// Nothing would show the question: the caller answers now rather than wait.
+		d = nobodyAnswers(d, req, api.AnsweredUnattended, "nothing can answer in Airlock now: no window, tray, notification "+
+			"or terminal (`airlock approvals watch`) is following its approvals")
 		b.record(req, d)
 		return d, nil
 	}
@@ -382,7 +394,8 @@ func (b *Broker) waitEntry(ctx context.Context, e *pendingEntry) (Decision, erro
 		return e.final, nil
 	case <-timer:
 		if b.claim(e) {
-			d := denyWith(e.ask, LayerPolicy, fmt.Sprintf("no answer within %s", e.deadline.Sub(e.created).Round(time.Second)))
+			d := nobodyAnswers(e.ask, e.req, api.AnsweredExpired, fmt.Sprintf("expired: nobody answered in Airlock within %s",
+				e.deadline.Sub(e.created).Round(time.Second)))
 			b.complete(e, d, StatusTimedOut)
 		}
 		<-e.done
@@ -444,6 +457,20 @@ func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
 func denyWith(d Decision, l Layer, reason string) Decision {
 	d.Verdict, d.Layer = Deny, l
 	d.Reasons = append(append([]string(nil), d.Reasons...), reason)
+	return d
+}
+
+// nobodyAnswers is the answer to a request that asked when nobody answered it, or
+// could (by says which): the caller's own prompt gets the question when it has one
+// (HandOver), else it is denied with why.
+func nobodyAnswers(d Decision, req Request, by, why string) Decision {
+	if req.HandOver {
+		d.Verdict, d.Layer, d.AnsweredBy = Ask, LayerPolicy, api.AnsweredHandedOver
+		d.Reasons = append(append([]string(nil), d.Reasons...), why+"; handed over to the caller's own prompt")
+		return d
+	}
+	d = denyWith(d, LayerPolicy, why)
+	d.AnsweredBy = by
 	return d
 }
 
@@ -792,9 +819,46 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// AfterToolUse runs the afterToolUse hooks with the outcome of a call the broker allowed.
+// AfterToolUse records the outcome of a call on its decision's audit row and runs the
+// afterToolUse hooks with it.
 func (b *Broker) AfterToolUse(ctx context.Context, req Request, d Decision, out Outcome) {
+	b.recordOutcome(ctx, req, d, out)
 	runAfterHooks(ctx, b.log, b.cfg.Load().eff.AfterHooks, req, d, out)
+}
+
+// recordOutcome writes what the caller reports came of a call (it ran, or failed) on
+// the audit row of its decision: found by the request's ID, else by the caller's call
+// ID (a hook's PostToolUse knows only that), and only within the caller's own session
+// and run, so a caller cannot mark another's calls. A row already marked stays as it is.
+func (b *Broker) recordOutcome(ctx context.Context, req Request, d Decision, out Outcome) {
+	id := d.RequestID
+	if id == "" {
+		id = req.ID
+	}
+	if id == "" && req.CallID == "" {
+		return
+	}
+	if err := b.audit.Flush(ctx); err != nil {
+		b.log.Warn("record a call's outcome", "request", id, "call", req.CallID, "err", err)
+		return
+	}
+	ran := api.OutcomeRan
+	if !out.Ran || out.Error != "" || (out.ExitCode != nil && *out.ExitCode != 0) {
+		ran = api.OutcomeFailed
+	}
+	tx := b.db.WithContext(ctx).Model(&AuditRecord{}).
+		Where("session = ? AND run = ? AND (ran IS NULL OR ran = '')", req.Context.Session, req.Context.Run)
+	if id != "" {
+		tx = tx.Where("request_id = ?", id)
+	} else {
+		tx = tx.Where("call_id = ?", req.CallID)
+	}
+	b.writeMu.Lock()
+	err := tx.Updates(map[string]any{"ran": ran, "ran_error": out.Error, "ran_at": time.Now().UTC()}).Error
+	b.writeMu.Unlock()
+	if err != nil {
+		b.log.Error("record a call's outcome", "request", id, "call", req.CallID, "err", err)
+	}
 }
 
 // FlushAudit waits until every decision so far is in the audit table.

@@ -162,6 +162,42 @@ func AirlockMCPBeside(self int) bool {
 	return false
 }
 
+// ClaudeHeadless reports whether the agent that ran this hook (self's parent, or the
+// parent's parent when a shell ran the hook's command) runs in print mode (claude -p,
+// --print): headless, with no prompt of its own to ask in. Claude Code says so in
+// neither the hook's input nor its environment, so its argument vector is read.
+func ClaudeHeadless(self int) bool {
+	parent, err := proc.ParentPID(self)
+	if err != nil || parent <= 1 {
+		return false
+	}
+	agents := []int{parent}
+	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
+		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
+			agents = append(agents, gp)
+		}
+	}
+	for _, a := range agents {
+		argv, err := proc.Cmdline(a)
+		if err != nil {
+			continue
+		}
+		claude := false // the program is Claude Code's (claude, or node …/claude-code/cli.js)
+		for _, arg := range argv {
+			if arg == "--" {
+				break
+			}
+			if strings.Contains(filepath.Base(arg), "claude") || strings.Contains(arg, "/claude-code/") {
+				claude = true
+			}
+			if claude && (arg == "-p" || arg == "--print" || strings.HasPrefix(arg, "--print=")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // isShell reports whether argv is a shell's (sh -c "airlock hook claude").
 func isShell(argv []string) bool {
 	switch strings.TrimPrefix(filepath.Base(argv[0]), "-") {
