@@ -847,7 +847,7 @@ func (b *Broker) recordOutcome(ctx context.Context, req Request, d Decision, out
 		ran = api.OutcomeFailed
 	}
 	tx := b.db.WithContext(ctx).Model(&AuditRecord{}).
-		Where("session = ? AND run = ? AND (ran IS NULL OR ran = '')", req.Context.Session, req.Context.Run)
+		Where("session = ? AND run = ? AND tool = ? AND (ran IS NULL OR ran = '')", req.Context.Session, req.Context.Run, req.Tool)
 	if id != "" {
 		tx = tx.Where("request_id = ?", id)
 	} else {
