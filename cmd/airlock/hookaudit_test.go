@@ -208,7 +208,7 @@ func TestHookWaitsForAWatcherAndDeniesHeadless(t *testing.T) {
 // TestRunQuestionExpiresAtTheHoldDeadline: the hook inside a scheduled run's sandbox
 // (no --wait) waits for the person until the task's hold deadline; nobody answering, the
 // request expires: the agent is told it expired unanswered and what to do, the run goes
-// on, and the audit says expired.
+// on, and the audit says expired. A call that ran is marked so, as the run's.
 func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
@@ -231,8 +231,10 @@ func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 	}
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
-	script := fmt.Sprintf("printf '%%s' '%s' | bin/airlock hook claude; echo\necho done\n",
-		claudeEvent("c", "PreToolUse", "Bash", `{"command":"rm -rf build"}`, "tu-run", ws))
+	read := `{"file_path":"` + filepath.Join(ws, "agent.sh") + `"}`
+	script := fmt.Sprintf("printf '%%s' '%s' | bin/airlock hook claude; echo\nprintf '%%s' '%s' | bin/airlock hook claude\nprintf '%%s' '%s' | bin/airlock hook claude\necho done\n",
+		claudeEvent("c", "PreToolUse", "Bash", `{"command":"rm -rf build"}`, "tu-run", ws),
+		claudeEvent("c", "PreToolUse", "Read", read, "tu-read", ws), claudeEvent("c", "PostToolUse", "Read", read, "tu-read", ws))
 	os.WriteFile(filepath.Join(ws, "agent.sh"), []byte(script), 0o644)
 	if _, stderr, code := in.run("task", "add", "--name", "agent", "--cwd", ws, "--hold-deadline", "3s", "--", "sh", "agent.sh"); code != 0 {
 		t.Fatalf("task add: %s", stderr)
@@ -264,8 +266,13 @@ func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 			t.Errorf("the run's log lacks %q", want)
 		}
 	}
-	if r := in.auditByCall()["tu-run"]; r == nil || r["verdict"] != "deny" || r["answered_by"] != "expired" || r["run"] == "" {
+	rows := in.auditByCall()
+	if r := rows["tu-run"]; r == nil || r["verdict"] != "deny" || r["answered_by"] != "expired" || r["run"] == "" {
 		t.Errorf("the audit row of the run's request does not say it expired: %v", r)
+	}
+	// Through the run's ask-only channel the outcome is the run's too, and marks its row.
+	if r := rows["tu-read"]; r == nil || r["verdict"] != "allow" || r["ran"] != "ran" || r["run"] != rows["tu-run"]["run"] {
+		t.Errorf("the run's read is not marked as ran: %v", r)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
 		t.Error("the directory is gone")
