@@ -137,17 +137,7 @@ func AirlockMCPBeside(self int) bool {
 	if err != nil {
 		return false
 	}
-	parent, err := proc.ParentPID(self)
-	if err != nil || parent <= 1 {
-		return false
-	}
-	agents := []int{parent}
-	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
-		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
-			agents = append(agents, gp)
-		}
-	}
-	for _, a := range agents {
+	for _, a := range agentPIDs(self) {
 		for _, c := range proc.Children(a) {
 			if c == self {
 				continue
@@ -167,17 +157,7 @@ func AirlockMCPBeside(self int) bool {
 // --print): headless, with no prompt of its own to ask in. Claude Code says so in
 // neither the hook's input nor its environment, so its argument vector is read.
 func ClaudeHeadless(self int) bool {
-	parent, err := proc.ParentPID(self)
-	if err != nil || parent <= 1 {
-		return false
-	}
-	agents := []int{parent}
-	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
-		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
-			agents = append(agents, gp)
-		}
-	}
-	for _, a := range agents {
+	for _, a := range agentPIDs(self) {
 		argv, err := proc.Cmdline(a)
 		if err != nil {
 			continue
@@ -196,6 +176,23 @@ func ClaudeHeadless(self int) bool {
 		}
 	}
 	return false
+}
+
+// agentPIDs are the processes that may be the agent that ran self: its parent, and the
+// parent's parent when the parent is a shell (Claude Code runs a hook's command line
+// through one).
+func agentPIDs(self int) []int {
+	parent, err := proc.ParentPID(self)
+	if err != nil || parent <= 1 {
+		return nil
+	}
+	agents := []int{parent}
+	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
+		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
+			agents = append(agents, gp)
+		}
+	}
+	return agents
 }
 
 // isShell reports whether argv is a shell's (sh -c "airlock hook claude").

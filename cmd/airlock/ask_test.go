@@ -21,21 +21,7 @@ func TestHookInsideAScheduledRunAsksThePerson(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	bin := filepath.Join(ws, "bin")
-	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
-	os.MkdirAll(bin, 0o755)
-	for _, name := range []string{"airlock", "airlock-agent"} { // inside the sandbox /tmp is its own
-		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(bin, name), b, 0o755)
-	}
+	ws := agentWorkspace(t, "airlock-hook-run-")
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()

@@ -205,6 +205,29 @@ func TestHookWaitsForAWatcherAndDeniesHeadless(t *testing.T) {
 	}
 }
 
+// agentWorkspace is a workspace for a scheduled run's agent, under /var/tmp (inside the
+// sandbox /tmp is its own): airlock and airlock-agent in its bin/, a build/ directory
+// for the agent to be refused to delete.
+func agentWorkspace(t *testing.T, prefix string) string {
+	t.Helper()
+	ws, err := os.MkdirTemp("/var/tmp", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	bin := filepath.Join(ws, "bin")
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.MkdirAll(bin, 0o755)
+	for _, name := range []string{"airlock", "airlock-agent"} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(bin, name), b, 0o755)
+	}
+	return ws
+}
+
 // TestRunQuestionExpiresAtTheHoldDeadline: the hook inside a scheduled run's sandbox
 // (no --wait) waits for the person until the task's hold deadline; nobody answering, the
 // request expires: the agent is told it expired unanswered and what to do, the run goes
@@ -214,21 +237,7 @@ func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-expire-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	bin := filepath.Join(ws, "bin")
-	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
-	os.MkdirAll(bin, 0o755)
-	for _, name := range []string{"airlock", "airlock-agent"} { // inside the sandbox /tmp is its own
-		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(bin, name), b, 0o755)
-	}
+	ws := agentWorkspace(t, "airlock-hook-expire-")
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
 	read := `{"file_path":"` + filepath.Join(ws, "agent.sh") + `"}`
