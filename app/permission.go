@@ -65,8 +65,14 @@ func (c *Core) openPermission(ctx context.Context) error {
 
 // attended reports whether anything can put a question to the person now: whatever
 // follows the requests as they are raised — the window (its events), the tray,
-// notifications, or an event stream such as `airlock approvals watch`.
+// notifications, or an event stream such as `airlock approvals watch`. With [approvals]
+// wait_unattended = true it is always so: questions wait for their deadline.
 func (c *Core) attended() bool {
+	if c.Config != nil {
+		if v := c.Config.State().File.Approvals.WaitUnattended; v != nil && *v {
+			return true
+		}
+	}
 	return c.Bus != nil && c.Bus.Watching(api.TopicPermissionRequested) > 0
 }
 

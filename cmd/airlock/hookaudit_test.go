@@ -287,3 +287,21 @@ func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 		t.Error("the directory is gone")
 	}
 }
+
+// TestHookWaitsUnattendedWhenConfigured: with [approvals] wait_unattended = true the hook
+// waits out --wait although nothing can answer, then hands the question over; the audit
+// says so.
+func TestHookWaitsUnattendedWhenConfigured(t *testing.T) {
+	in := newInstance(t)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), "[approvals]\nwait_unattended = true\n")
+	in.startDaemon()
+	in.bin = withAgent
+	ws := t.TempDir()
+	got := in.hook(claudeEvent("s3", "PreToolUse", "Bash", `{"command":"touch a"}`, "tu-waited", ws), "", "--wait", "1s")
+	if got.Decision != "ask" || !strings.Contains(got.Reason, "nobody answered in Airlock within 1s") || !strings.Contains(got.Reason, "handed over") {
+		t.Errorf("the hook answered %+v, want ask after waiting 1s", got)
+	}
+	if r := in.auditByCall()["tu-waited"]; r == nil || r["answered_by"] != "handed-over" {
+		t.Errorf("audit row %v, want handed over", r)
+	}
+}
