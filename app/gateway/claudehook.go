@@ -99,7 +99,8 @@ func (h ClaudeHook) Run(ctx context.Context, in io.Reader, out io.Writer) error 
 	return nil // an event Airlock does not answer
 }
 
-// decide turns one PreToolUse event into the answer. Any failure is "ask", never "allow".
+// decide turns one PreToolUse event into the answer. Any failure is "ask" (a deny where
+// Claude Code has no prompt), never "allow".
 func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	if ev.ToolName == "" {
 		return h.unanswered(ev, "the hook event names no tool (tool_name is empty)")
@@ -183,7 +184,7 @@ func (h ClaudeHook) unanswered(ev ClaudeEvent, why string) ClaudeOutput {
 		return ask("%s; Claude Code asks you instead", why)
 	}
 	return answer(api.Deny, why+". Nobody can answer now: Claude Code runs without a prompt here, so this needs a person in "+
-		"Airlock (the window, the tray, or `airlock approvals` at a terminal). Do not retry it at once: go on without it, "+
+		"Airlock (the window, the tray, or `airlock approvals watch` at a terminal). Do not retry it at once: go on without it, "+
 		"or stop and say what it needs the person to allow.", nil)
 }
 
