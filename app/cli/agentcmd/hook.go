@@ -54,7 +54,7 @@ func newHookCmd(e *env) *cobra.Command {
 		},
 	}
 	claude.Flags().DurationVar(&h.Wait, "wait", 50*time.Second, "how long to wait for a person's answer in Airlock before answering \"ask\"; keep it below the hook's timeout in settings.json (Claude Code's default is 60s), or Claude Code gives up on the hook (inside an Airlock run the default is the task's hold deadline)")
-	claude.Flags().BoolVar(&h.WaitUnattended, "wait-unattended", false, "wait the whole --wait even when nothing in Airlock can answer now (no window, tray, notification or `airlock approvals watch`); by default the hook then answers at once")
+	claude.Flags().BoolVar(&h.WaitUnattended, "wait-unattended", false, "wait the whole --wait even when nothing in Airlock can answer now (no window, tray, notification or airlock approvals watch); by default the hook then answers at once")
 	claude.Flags().StringVar(&h.MCPServer, "mcp-server", "airlock", "the name Airlock's MCP server has in Claude Code (its tools ask Airlock themselves)")
 	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
 	cmd.AddCommand(claude)
