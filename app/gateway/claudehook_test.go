@@ -385,3 +385,21 @@ func TestClaudeHookReportsWhatRan(t *testing.T) {
 		}
 	}
 }
+
+// TestDenialTextWhenNobodyAnswered: what an agent (the hook's model, an MCP tool's
+// caller) reads when nobody answered: that it expired unanswered, or that nobody could
+// answer, and what to do instead of retrying; not the approval_policy remedy of the
+// policy layer that denied it.
+func TestDenialTextWhenNobodyAnswered(t *testing.T) {
+	for _, tt := range []struct {
+		by, want string
+	}{
+		{api.AnsweredExpired, "it expired unanswered"},
+		{api.AnsweredUnattended, "nobody can answer now"},
+	} {
+		got := DenialText("bash", "make deploy", api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "policy", AnsweredBy: tt.by})
+		if !strings.Contains(got, tt.want) || !strings.Contains(got, "Do not retry it at once") || strings.Contains(got, "approval_policy") {
+			t.Errorf("%s: %q", tt.by, got)
+		}
+	}
+}
