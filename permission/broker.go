@@ -474,6 +474,14 @@ func nobodyAnswers(d Decision, req Request, by, why string) Decision {
 	return d
 }
 
+// expiredWith denies a request that expired unanswered (at start-up: its caller gone,
+// or nobody re-attached), and says so in the audit (AnsweredExpired).
+func expiredWith(d Decision, reason string) Decision {
+	d = denyWith(d, LayerPolicy, reason)
+	d.AnsweredBy = api.AnsweredExpired
+	return d
+}
+
 // record audits and publishes a final decision.
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
@@ -764,7 +772,7 @@ func (b *Broker) recover(ctx context.Context) error {
 			e.req = Request{ID: r.ID, Tool: r.Tool}
 			e.ask = Decision{RequestID: r.ID, Verdict: Ask, Tier: P2, InteractiveOnly: true}
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, "the stored request could not be read; expired at start-up"), StatusExpired)
+			b.complete(e, expiredWith(e.ask, "the stored request could not be read; expired at start-up"), StatusExpired)
 			continue
 		}
 		// A row written before the wire became snake_case keeps interactiveOnly and
@@ -784,14 +792,14 @@ func (b *Broker) recover(ctx context.Context) error {
 		e.place = alwaysPlace(e.req.Context, b.preflight.Home)
 		if pid := r.CallerPID; pid > 0 && !processAlive(pid) {
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
+			b.complete(e, expiredWith(e.ask, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
 			continue
 		}
 		if len(e.asked) > 0 && bytes.Contains(e.ask.Params, []byte(redact.Marker)) {
 			// A hook rewrote the params and they carried a credential, which is not kept:
 			// the caller asks again and the hook rewrites them anew.
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, "its parameters, rewritten by a hook, held a credential that is not kept across a restart; expired at start-up, ask again"), StatusExpired)
+			b.complete(e, expiredWith(e.ask, "its parameters, rewritten by a hook, held a credential that is not kept across a restart; expired at start-up, ask again"), StatusExpired)
 			continue
 		}
 		b.pending[r.ID] = e
@@ -809,7 +817,7 @@ func (b *Broker) expireUnattached(e *pendingEntry) {
 	}
 	b.mu.Unlock()
 	if expire {
-		b.complete(e, denyWith(e.ask, LayerPolicy, "nobody was waiting for it after a restart; expired"), StatusExpired)
+		b.complete(e, expiredWith(e.ask, "nobody was waiting for it after a restart; expired"), StatusExpired)
 	}
 }
 

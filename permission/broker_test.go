@@ -367,6 +367,9 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	if dead1.Status != StatusExpired {
 		t.Fatalf("r-dead status %s, want expired", dead1.Status)
 	}
+	if recs, err := b2.Audit(context.Background(), AuditQuery{RequestID: "r-dead"}); err != nil || len(recs) != 1 || recs[0].AnsweredBy != api.AnsweredExpired {
+		t.Fatalf("r-dead's audit = %+v, %v; want answered_by expired", recs, err)
+	}
 
 	ctx := context.Background()
 	// Re-attach (from a caller with another pid, as after a restart), then answer.
