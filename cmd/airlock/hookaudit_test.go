@@ -149,7 +149,8 @@ func TestHookHandsOverAndTheAuditSaysWhatRan(t *testing.T) {
 // terminal (`airlock approvals watch`) the hook waits for them, and their deny reaches
 // Claude Code. Under claude -p, where Claude Code has no prompt, nothing is handed over:
 // with nobody watching the hook denies at once, and with a watcher who does not answer
-// the request expires at --wait; both say so to the model and in the audit.
+// the request expires at --wait; both say so to the model and in the audit. airlock
+// status says whether anything follows the approvals.
 func TestHookWaitsForAWatcherAndDeniesHeadless(t *testing.T) {
 	in := newInstance(t)
 	in.startDaemon()
@@ -163,7 +164,13 @@ func TestHookWaitsForAWatcherAndDeniesHeadless(t *testing.T) {
 		t.Errorf("headless with nobody watching: %+v, want deny at once saying nobody can answer", got)
 	}
 
+	if st, _ := in.status(); st["attended"] != false {
+		t.Errorf("status says attended %v with nothing watching", st["attended"])
+	}
 	lines := in.watch()
+	if st, _ := in.status(); st["attended"] != true {
+		t.Errorf("status says attended %v while airlock approvals watch runs", st["attended"])
+	}
 	done := make(chan hookAnswer, 1)
 	go func() {
 		done <- in.hook(claudeEvent("s2", "PreToolUse", "Bash", `{"command":"touch b"}`, "tu-watched", ws), "", "--wait", "60s")

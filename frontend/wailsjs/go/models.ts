@@ -2167,6 +2167,7 @@ export namespace api {
 	    previous?: PreviousStart;
 	    sandbox?: SandboxSummary;
 	    approvals?: ProofSummary;
+	    attended: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -2185,6 +2186,7 @@ export namespace api {
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	        this.attended = source["attended"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
