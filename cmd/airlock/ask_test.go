@@ -56,22 +56,7 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not at night"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	var log string
-	for {
-		out, _, _ := in.run("runs", "list", "--json", "--task", "agent")
-		var runs []map[string]any
-		json.Unmarshal([]byte(out), &runs)
-		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
-			log, _, _ = in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never ended: %s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("run log:\n%s", log)
+	log := in.succeededRunLog("agent")
 	for _, want := range []string{"socket 127.0.0.1:3129", "core socket hidden", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, "not at night"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)

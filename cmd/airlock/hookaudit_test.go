@@ -235,6 +235,26 @@ func agentWorkspace(t *testing.T, prefix string) string {
 	return ws
 }
 
+// succeededRunLog waits for task's one run to succeed and returns its log.
+func (in *instance) succeededRunLog(task string) string {
+	in.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, _, _ := in.run("runs", "list", "--json", "--task", task)
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
+			log, _, _ := in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
+			in.t.Logf("run log:\n%s", log)
+			return log
+		}
+		if time.Now().After(deadline) {
+			in.t.Fatalf("the run never ended: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // TestRunQuestionExpiresAtTheHoldDeadline: the hook inside a scheduled run's sandbox
 // (no --wait) waits for the person until the task's hold deadline; nobody answering, the
 // request expires: the agent is told it expired unanswered and what to do, the run goes
@@ -261,22 +281,7 @@ func TestRunQuestionExpiresAtTheHoldDeadline(t *testing.T) {
 	if p := in.waitPending(1); p[0]["deadline"] == nil {
 		t.Errorf("the run's request has no deadline: %v", p[0])
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	var log string
-	for {
-		out, _, _ := in.run("runs", "list", "--json", "--task", "agent")
-		var runs []map[string]any
-		json.Unmarshal([]byte(out), &runs)
-		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
-			log, _, _ = in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never ended: %s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("run log:\n%s", log)
+	log := in.succeededRunLog("agent")
 	for _, want := range []string{`"permissionDecision":"deny"`, "expired: nobody answered in Airlock within 3s", "expired unanswered", "done"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
