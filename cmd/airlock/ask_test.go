@@ -28,21 +28,7 @@ func TestHookInsideAScheduledRunAsksThePerson(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	bin := filepath.Join(ws, "bin")
-	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
-	os.MkdirAll(bin, 0o755)
-	for _, name := range []string{"airlock", "airlock-agent"} { // inside the sandbox /tmp is its own
-		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(bin, name), b, 0o755)
-	}
+	ws := agentWorkspace(t, "airlock-hook-run-")
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
@@ -74,8 +60,7 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not at night"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	log := in.runLog("agent")
-	t.Logf("run log:\n%s", log)
+	log := in.succeededRunLog("agent")
 	for _, want := range []string{"socket 127.0.0.1:3129", "core socket hidden", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, "not at night"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
@@ -339,8 +324,7 @@ python3 probe.py'`, port, outside)
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "nested no"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	log := in.runLog("nester")
-	t.Logf("run log:\n%s", log)
+	log := in.succeededRunLog("nester")
 	for _, want := range []string{"reached /nested-proxy", "direct rc=7", "outside refused", "wrote inside", "channel 127.0.0.1:3129", "rm 200 deny", "nested no", "list 403"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
@@ -350,24 +334,5 @@ python3 probe.py'`, port, outside)
 		if strings.Contains(log, bad) {
 			t.Errorf("the run's log has %q", bad)
 		}
-	}
-}
-
-// runLog waits for the task's one run to succeed and returns its log.
-func (in *instance) runLog(task string) string {
-	in.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, _, _ := in.run("runs", "list", "--json", "--task", task)
-		var runs []map[string]any
-		json.Unmarshal([]byte(out), &runs)
-		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
-			log, _, _ := in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
-			return log
-		}
-		if time.Now().After(deadline) {
-			in.t.Fatalf("the run never ended: %s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
