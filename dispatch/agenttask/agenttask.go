@@ -174,8 +174,10 @@ func Prepare(in Input) (Plan, error) {
 			"hooks": map[string]any{
 				// Every tool, Airlock's MCP tools included: the hook asks Airlock, which
 				// may wait for the person as long as the task's hold deadline.
-				"PreToolUse":  []map[string]any{{"matcher": "*", "hooks": hook(timeout)}},
-				"PostToolUse": []map[string]any{{"matcher": "*", "hooks": hook(60)}},
+				"PreToolUse": []map[string]any{{"matcher": "*", "hooks": hook(timeout)}},
+				// What ran, and what failed, goes to the audit beside the decision.
+				"PostToolUse":        []map[string]any{{"matcher": "*", "hooks": hook(60)}},
+				"PostToolUseFailure": []map[string]any{{"matcher": "*", "hooks": hook(60)}},
 			},
 			// Claude's own prompts are off: nobody is there to answer them, and Airlock
 			// (through the hook, which still blocks what it denies) decides.

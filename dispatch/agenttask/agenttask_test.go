@@ -141,6 +141,11 @@ func TestClaudeHookWaitsForThePerson(t *testing.T) {
 		pre[0].Hooks[0].Command != "'/opt/air lock' hook claude --wait 86400s" {
 		t.Errorf("PreToolUse hook: %+v", pre)
 	}
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} { // what ran, or failed, reaches the audit
+		if h := s.Hooks[ev]; len(h) != 1 || h[0].Matcher != "*" || !strings.Contains(h[0].Hooks[0].Command, " hook claude") {
+			t.Errorf("%s hook: %+v", ev, h)
+		}
+	}
 	if s.Permissions.DefaultMode != "bypassPermissions" {
 		t.Errorf("Claude's own prompts are not off: %+v", s.Permissions)
 	}
