@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -51,7 +52,7 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 			m[k] = v
 		}
 	}
-	dir := filepath.Join(d.opts.AgentDir, fmt.Sprintf("run-%d", r.ID))
+	dir := d.agentDir(r.ID)
 	plan, err := agenttask.Prepare(agenttask.Input{
 		Spec: *t.Agent, RunID: r.ID, Dir: dir, Airlock: d.opts.Airlock(), PATH: m["PATH"], Wait: t.HoldDeadline,
 	})
@@ -79,4 +80,21 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 	}
 	sort.Strings(out)
 	return &agentRun{plan: plan, dir: dir, env: out, secrets: []string{key}}, nil
+}
+
+// agentDir is the directory of run id of an agent task.
+func (d *Dispatcher) agentDir(id uint) string {
+	return filepath.Join(d.opts.AgentDir, fmt.Sprintf("run-%d", id))
+}
+
+// removeAgentDir removes an agent task's run directory (if the run had one) with the
+// run's log: what the agent left there goes with the record of what it did.
+func (d *Dispatcher) removeAgentDir(id uint) error {
+	if d.opts.AgentDir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(d.agentDir(id)); err != nil {
+		return fmt.Errorf("remove the agent directory of run #%d: %w", id, err)
+	}
+	return nil
 }

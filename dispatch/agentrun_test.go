@@ -85,3 +85,30 @@ func TestAgentTaskRun(t *testing.T) {
 		})
 	}
 }
+
+// An agent run's directory goes when its log is pruned.
+func TestAgentRunDirPrunedWithItsLog(t *testing.T) {
+	agentDir := filepath.Join(t.TempDir(), "agent-runs")
+	pol := DefaultPolicy()
+	pol.Network = api.NetworkAllowlist
+	h := newHarness(t, withPolicy(pol), withOptions(func(o *Options) {
+		o.Secrets = secretMap{"K": "v"}
+		o.Airlock = func() string { return "/opt/airlock/airlock" }
+		o.AgentDir = agentDir
+		o.LogMaxTotal = 1 // every finished run's log is over the limit
+	}))
+	h.start()
+	bin := filepath.Join(h.root, "codex")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho ran\n"), 0o755)
+	h.task(TaskSpec{Name: "agent", Cwd: h.ws, Agent: &api.AgentSpec{Kind: "codex", Prompt: "x", APIKeySecret: "K", Binary: bin}})
+	r := h.wait(h.runNow("agent").ID, StatusSucceeded, StatusFailed)
+	if r.Status != StatusSucceeded {
+		t.Fatalf("run %s: %s", r.Status, r.Reason)
+	}
+	if _, err := h.d.PruneLogs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(agentDir, "run-1")); !os.IsNotExist(err) {
+		t.Errorf("the agent's run directory outlived its log: %v", err)
+	}
+}
