@@ -43,6 +43,11 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 		return nil, fmt.Errorf("agent task %s needs its model API (%s), and the run's network is off: set network_access = \"allowlist\" (its host is allowed for the run) or \"on\", e.g. `airlock task edit %s --network allowlist`",
 			t.Name, t.Agent.APIBase, t.Name)
 	}
+	if p.ExecutionMode == "sandbox" {
+		// The micro-VM sees the workspace only: not the agent, its settings or Airlock.
+		return nil, fmt.Errorf("agent task %s runs its agent on this machine, in the sandbox, and its execution mode is \"sandbox\" (the micro-VM): set it to local or auto, e.g. `airlock task edit %s --execution-mode local`",
+			t.Name, t.Name)
+	}
 	if d.opts.AgentDir == "" || d.opts.Airlock == nil {
 		return nil, fmt.Errorf("agent task %s: this Airlock has no directory for agent runs configured", t.Name)
 	}

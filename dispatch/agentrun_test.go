@@ -32,17 +32,20 @@ func (s *specRecorder) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 // before starting, saying which setting lets it run.
 func TestAgentTaskRun(t *testing.T) {
 	for _, tc := range []struct {
+		name    string
 		network api.NetworkAccess
+		exec    string
 		status  string
 		reason  string
 	}{
-		{api.NetworkAllowlist, StatusSucceeded, ""},
-		{api.NetworkOff, StatusFailed, `set network_access = "allowlist"`},
+		{"allowlist", api.NetworkAllowlist, "local", StatusSucceeded, ""},
+		{"network off", api.NetworkOff, "local", StatusFailed, `set network_access = "allowlist"`},
+		{"micro-VM", api.NetworkOn, "sandbox", StatusFailed, "--execution-mode local"},
 	} {
-		t.Run(string(tc.network), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			rec := &specRecorder{inner: &procExecutor{}}
 			pol := DefaultPolicy()
-			pol.Network = tc.network
+			pol.Network, pol.ExecutionMode = tc.network, tc.exec
 			agentDir := filepath.Join(t.TempDir(), "agent-runs")
 			h := newHarness(t, withPolicy(pol), withOptions(func(o *Options) {
 				o.Executor = rec
