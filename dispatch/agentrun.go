@@ -92,8 +92,8 @@ func (d *Dispatcher) agentDir(id uint) string {
 	return filepath.Join(d.opts.AgentDir, fmt.Sprintf("run-%d", id))
 }
 
-// removeAgentDir removes an agent task's run directory (if the run had one) with the
-// run's log: what the agent left there goes with the record of what it did.
+// removeAgentDir removes an agent task's run directory (if the run had one): at the
+// run's end, and again with its log (a run the app stopped mid-way left it).
 func (d *Dispatcher) removeAgentDir(id uint) error {
 	if d.opts.AgentDir == "" {
 		return nil

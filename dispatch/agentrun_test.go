@@ -55,7 +55,7 @@ func TestAgentTaskRun(t *testing.T) {
 			}))
 			h.start()
 			bin := filepath.Join(h.root, "claude")
-			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\n"), 0o755)
+			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\ngrep -q PreToolUse \"$3\" && echo settings hooks\n"), 0o755)
 			tk := h.task(TaskSpec{Name: "agent", Cwd: h.ws, Agent: &api.AgentSpec{Kind: "claude", Prompt: "tidy up", APIBase: "https://llm.example:8443", APIKeySecret: "MY_KEY", Binary: bin}})
 			if !slices.Equal(tk.Argv, []string{"claude"}) || tk.Agent.Prompt != "tidy up" {
 				t.Fatalf("task = %q %+v", tk.Argv, tk.Agent)
@@ -78,8 +78,11 @@ func TestAgentTaskRun(t *testing.T) {
 			if !slices.Contains(spec.Env, "ANTHROPIC_API_KEY=sk-agent-secret-value") || !slices.Contains(spec.Env, "HOME="+filepath.Join(runDir, "home")) {
 				t.Errorf("env lacks the key or the run's home: %q", spec.Env)
 			}
-			if _, err := os.Stat(filepath.Join(runDir, "claude-settings.json")); err != nil {
-				t.Errorf("the settings were not written for the run: %v", err)
+			if !strings.Contains(readFile(t, r.LogPath), "settings hooks") {
+				t.Errorf("the settings were not there during the run")
+			}
+			if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+				t.Errorf("the run's directory outlived the run: %v", err)
 			}
 			log := readFile(t, r.LogPath)
 			if strings.Contains(log, "sk-agent-secret-value") || !strings.Contains(log, "agent key [REDACTED") || !strings.Contains(log, "agent task: Claude Code") {
