@@ -245,6 +245,18 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 		})
 	}
 	in.t = t
+	// `task edit --prompt-file` replaces the stored prompt; another flag alone keeps it.
+	os.WriteFile(prompt, []byte("Only list the build directory.\n"), 0o644)
+	if _, stderr, code := in.run("task", "edit", "nightly-claude", "--prompt-file", prompt); code != 0 {
+		t.Fatalf("task edit: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "edit", "nightly-claude", "--model", "other-model"); code != 0 {
+		t.Fatalf("task edit: %s", stderr)
+	}
+	shown := in.jsonIn(ws, "task", "show", "nightly-claude")
+	if a := shown["agent"].(map[string]any); a["prompt"] != "Only list the build directory.\n" || a["model"] != "other-model" || a["api_base"] != modelURL {
+		t.Errorf("after the edits the agent is %v", a)
+	}
 	// An agent that is not installed fails the run, saying how to install it.
 	if _, stderr, code := in.run("task", "add", "--name", "missing", "--cwd", ws, "--agent", "codex", "--prompt-file", prompt,
 		"--agent-bin", filepath.Join(base, "none", "codex"), "--api-key-secret", secret); code != 0 {
