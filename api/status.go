@@ -61,10 +61,14 @@ type ConfigView struct {
 	Settings []ConfigSetting `json:"settings"`
 }
 
-// KeyringView says whether the OS keyring answers.
+// KeyringView says which secret store is in use and whether it answers.
 type KeyringView struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
+	// Store is the secret store in use: "keyring" (the OS keyring) or "file" (chosen by
+	// `[secrets] store = "file"`); Where is the keyring's service or the file's path.
+	Store string `json:"store"`
+	Where string `json:"where"`
 }
 
 // PreviousStart describes the core's start before this one.

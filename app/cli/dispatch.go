@@ -255,7 +255,7 @@ func (f *taskFlags) register(cmd *cobra.Command, add bool) {
 	cmd.Flags().StringVar(&f.tz, "tz", "", "IANA time zone of the schedule (default: local)")
 	cmd.Flags().StringVar(&f.dept, "dept", "", "department")
 	cmd.Flags().StringArrayVar(&f.env, "env", nil, "environment variable K=V (repeatable)")
-	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "secret NAME from the keyring, injected at start as $NAME (repeatable)")
+	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "secret NAME from the secret store (keyring or file), injected at start as $NAME (repeatable)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "hard timeout of a run")
 	cmd.Flags().DurationVar(&f.noProgress, "no-progress", 0, "end a run that prints nothing for this long")
 	cmd.Flags().DurationVar(&f.hold, "hold-deadline", 0, "how long a held run waits for you before it expires (default 24h)")

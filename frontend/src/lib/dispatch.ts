@@ -261,7 +261,7 @@ export function toTaskForm(s: EditorState): { form?: TaskForm; errors: Partial<R
   if (env.error) errors.env = env.error;
   const secrets = parseSecrets(s.secrets);
   const pasted = secrets.find(looksLikeSecretValue);
-  if (pasted) errors.secrets = 'this field takes secret names, not values: store the value in the keyring (airlock secret set NAME) and give its NAME here';
+  if (pasted) errors.secrets = 'this field takes secret names, not values: store the value in the secret store (airlock secret set NAME) and give its NAME here';
   if (s.name.trim() === '') errors.name = 'give the task a name (letters, digits, . _ -)';
   if (s.cwd.trim() === '') errors.cwd = 'choose the directory the command runs in';
   if (Object.keys(errors).length > 0) return { errors };

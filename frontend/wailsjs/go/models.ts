@@ -289,6 +289,8 @@ export namespace api {
 	    intent: string;
 	    apply_command: string;
 	    snapshot_command?: string;
+	    confirm_command?: string;
+	    confirm_within_seconds?: number;
 	    workdir: string;
 	    network: boolean;
 	    steps: OpsStep[];
@@ -311,6 +313,8 @@ export namespace api {
 	        this.intent = source["intent"];
 	        this.apply_command = source["apply_command"];
 	        this.snapshot_command = source["snapshot_command"];
+	        this.confirm_command = source["confirm_command"];
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	        this.workdir = source["workdir"];
 	        this.network = source["network"];
 	        this.steps = this.convertValues(source["steps"], OpsStep);
@@ -577,6 +581,49 @@ export namespace api {
 	        this.loaded_at = this.convertValues(source["loaded_at"], null);
 	        this.error = this.convertValues(source["error"], ConfigError);
 	        this.settings = this.convertValues(source["settings"], ConfigSetting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConfirmResult {
+	    outcome: string;
+	    command: string;
+	    exit_code: number;
+	    output?: string;
+	    sha256?: string;
+	    reason?: string;
+	    // Go type: time
+	    deadline: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfirmResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.outcome = source["outcome"];
+	        this.command = source["command"];
+	        this.exit_code = source["exit_code"];
+	        this.output = source["output"];
+	        this.sha256 = source["sha256"];
+	        this.reason = source["reason"];
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1239,6 +1286,8 @@ export namespace api {
 	export class KeyringView {
 	    ok: boolean;
 	    error?: string;
+	    store: string;
+	    where: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new KeyringView(source);
@@ -1248,6 +1297,8 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.ok = source["ok"];
 	        this.error = source["error"];
+	        this.store = source["store"];
+	        this.where = source["where"];
 	    }
 	}
 	
@@ -1304,6 +1355,8 @@ export namespace api {
 	    steps: OpsStep[];
 	    verify: OpsAssertion[];
 	    inputs?: string[];
+	    confirm: OpsCommand;
+	    confirm_within_seconds?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new OperationPlan(source);
@@ -1323,6 +1376,8 @@ export namespace api {
 	        this.steps = this.convertValues(source["steps"], OpsStep);
 	        this.verify = this.convertValues(source["verify"], OpsAssertion);
 	        this.inputs = source["inputs"];
+	        this.confirm = this.convertValues(source["confirm"], OpsCommand);
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1486,6 +1541,7 @@ export namespace api {
 	    plan_id: string;
 	    status: string;
 	    assertions: AssertionResult[];
+	    confirm?: ConfirmResult;
 	
 	    static createFrom(source: any = {}) {
 	        return new VerifyResult(source);
@@ -1496,6 +1552,7 @@ export namespace api {
 	        this.plan_id = source["plan_id"];
 	        this.status = source["status"];
 	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
+	        this.confirm = this.convertValues(source["confirm"], ConfirmResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
