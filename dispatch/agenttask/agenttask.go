@@ -17,8 +17,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
@@ -269,18 +271,38 @@ func Prepare(in Input) (Plan, error) {
 	return p, nil
 }
 
-// Write creates dir (private to the user) and the plan's files in it.
+// Write makes dir anew (private to the user) and writes the plan's files in it.
+// Whatever was there goes first, and nothing is written through a link: an earlier run
+// with the same id (a database started afresh) had that directory writable, and may
+// have left a claude-settings.json that points at the user's ~/.bashrc.
 func (p Plan) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.RemoveAll(dir); err != nil { // a link itself is removed, not followed
 		return fmt.Errorf("the agent's run directory: %w", err)
 	}
-	for name, content := range p.Files {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("the agent's run directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("the agent's run directory: %w", err)
+	}
+	names := make([]string, 0, len(p.Files))
+	for name := range p.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		path := filepath.Join(dir, name)
+		// Inside the directory just made, nothing is there but what this loop makes.
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fmt.Errorf("the agent's run directory: %w", err)
 		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
 			return fmt.Errorf("the agent's settings: %w", err)
+		}
+		_, werr := f.WriteString(p.Files[name])
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("the agent's settings %s: %w", name, err)
 		}
 	}
 	return nil

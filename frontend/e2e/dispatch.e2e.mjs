@@ -417,4 +417,18 @@ test('an agent task is created in the editor: the agent, its prompt and model ar
   assert.equal(await page.locator('#task-runs').inputValue(), 'claude');
   assert.equal(await page.locator('#task-prompt').inputValue(), 'Tidy the build directory.\nThen stop.');
   await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // Its run shows the agent (here it waits for its directory, outside the known places).
+  const started = await app.api('POST', '/v1/tasks/e2e-agent/run-now', {});
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-agent');
+  const runRow = page.locator(`[data-run-row="${started.body.id}"]`);
+  await runRow.waitFor({ timeout: 20_000 });
+  await runRow.click();
+  const agentLine = page.getByTestId('run-agent');
+  await agentLine.waitFor({ timeout: 10_000 });
+  assert.match(await agentLine.textContent(), /Agent task: Claude Code \(claude-test\) on "Tidy the build directory\."/);
+  await shot('run-agent');
 });
