@@ -47,6 +47,9 @@ func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.R
 			}
 		},
 	}
+	if c.egressNet != nil {
+		cfg.Resolver, cfg.Dial = c.egressNet.Resolver, c.egressNet.Dial
+	}
 	if lists.AskUnknown && ask != nil && c.Broker != nil {
 		base := *ask
 		// One question per destination: the run's concurrent connections to it wait on
@@ -59,6 +62,15 @@ func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.R
 		}
 	}
 	return cfg
+}
+
+// egressNet is how the proxy resolves and dials, for tests only: nil (always, outside a
+// test of this package) is the machine's own DNS and network. A test sets it to route
+// made-up domains to a server on loopback, so allow_local can stay off while the agent
+// reaches its fake model host (sandbox/egress/egresstest).
+type egressNet struct {
+	Resolver egress.Resolver
+	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // sharedAsks runs one question per key at a time: callers asking while it is open wait
@@ -158,6 +170,11 @@ func (c *Core) awaitForRun(ctx context.Context, req permission.Request, kind str
 	var resume func(context.Context) error
 	if run, err := strconv.ParseUint(req.Context.Run, 10, 64); err == nil && c.Dispatch != nil && c.asksPerson(ctx, req) {
 		req.ID = "run-" + req.Context.Run + "-" + kind + "-" + strings.ToLower(rand.Text())[:12]
+		// A run's question is held as the run's own would be: until its task's hold
+		// deadline, past which it expires, denied with the reason.
+		if hold := c.holdDeadline(ctx, uint(run)); req.Timeout <= 0 || req.Timeout > hold {
+			req.Timeout = hold
+		}
 		resume = c.Dispatch.WaitForPerson(uint(run), req.ID, why(req.ID))
 	}
 	d, err := c.Broker.Await(ctx, req)
@@ -167,6 +184,17 @@ func (c *Core) awaitForRun(ctx context.Context, req permission.Request, kind str
 		}
 	}
 	return d, err
+}
+
+// holdDeadline is how long a question of run id is held for the person: its task's
+// hold deadline (dispatch.DefaultHoldDeadline when the task cannot be read).
+func (c *Core) holdDeadline(ctx context.Context, id uint) time.Duration {
+	if r, err := c.Dispatch.Run(ctx, id); err == nil {
+		if t, err := c.Dispatch.Task(ctx, r.TaskName); err == nil && t.HoldDeadline > 0 {
+			return t.HoldDeadline
+		}
+	}
+	return dispatch.DefaultHoldDeadline
 }
 
 // asksPerson reports whether the broker would put req to a person (a before_tool_use
@@ -294,8 +322,15 @@ func (c *Core) egressRoutes() {
 		if err != nil {
 			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
 		}
-		id := api.Context{Session: "exec-" + strconv.Itoa(b.PID), Cwd: b.Cwd, Workspace: b.Cwd,
-			Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+		session, caller := b.Session, b.Caller
+		if session == "" {
+			session = "exec-" + strconv.Itoa(b.PID)
+		}
+		if caller == "" {
+			caller = "airlock exec"
+		}
+		id := api.Context{Session: session, Cwd: b.Cwd, Workspace: b.Cwd,
+			Caller: api.Caller{PID: peer.PID, Description: caller},
 			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: res.Sandbox.Network}}
 		stop, err := c.askChannel(id)(context.Background(), b.PID, b.Addr)
 		if err != nil {

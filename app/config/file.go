@@ -25,6 +25,7 @@ type File struct {
 	Reviewer              Reviewer       `toml:"reviewer"`
 	Dispatch              Dispatch       `toml:"dispatch"`
 	API                   API            `toml:"api"`
+	Secrets               Secrets        `toml:"secrets"`
 }
 
 // WorkspaceWrite is [sandbox_workspace_write].
@@ -119,6 +120,10 @@ type Approvals struct {
 	// PAMService names the PAM service in /etc/pam.d that checks the password; empty:
 	// airlock when installed, else sudo, else login, else other.
 	PAMService *string `toml:"pam_service"`
+	// WaitUnattended makes a hook's question wait for --wait even when nothing can
+	// answer in Airlock now (no window, tray, notification or approvals watcher); by
+	// default the hook then answers at once (handed to the agent's prompt, or denied).
+	WaitUnattended *bool `toml:"wait_unattended"`
 }
 
 // Permission is [permission].
@@ -174,4 +179,19 @@ type Dispatch struct {
 // API is [api]: the optional loopback TCP listener (off unless an address is given).
 type API struct {
 	TCPAddress *string `toml:"tcp_address"`
+}
+
+// Secrets is [secrets]: where Airlock keeps its secrets (package app/secrets).
+type Secrets struct {
+	// Store is "keyring" (the default: the OS keyring) or "file" (a 0600 file in a 0700
+	// directory under the data directory, for a machine without a Secret Service).
+	Store *string `toml:"store"`
+}
+
+// SecretStore is the store chosen, "keyring" when absent.
+func (f File) SecretStore() string {
+	if f.Secrets.Store == nil {
+		return "keyring"
+	}
+	return *f.Secrets.Store
 }

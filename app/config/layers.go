@@ -50,6 +50,7 @@ var Defaults = map[string]any{
 	"ops.strict":                             false,
 	"approvals.terminal_proof":               "os",
 	"approvals.pam_service":                  "",
+	"approvals.wait_unattended":              false,
 	"dispatch.concurrency":                   2,
 	"dispatch.log_max_age":                   "720h",
 	"dispatch.log_max_total":                 "1GiB",
@@ -58,6 +59,7 @@ var Defaults = map[string]any{
 	"dispatch.run_max_count":                 10000,
 	"dispatch.max_backlog":                   10,
 	"api.tcp_address":                        "",
+	"secrets.store":                          "keyring",
 	"limits.memory":                          sandbox.DefaultLimits.Memory,
 	"limits.pids":                            sandbox.DefaultLimits.Pids,
 	"limits.cpu":                             sandbox.DefaultLimits.CPU,
@@ -82,6 +84,7 @@ func fileValues(f File) map[string]any {
 	str("dispatch.run_log_cap", f.Dispatch.RunLogCap)
 	str("dispatch.run_max_age", f.Dispatch.RunMaxAge)
 	str("api.tcp_address", f.API.TCPAddress)
+	str("secrets.store", f.Secrets.Store)
 	str("approvals.terminal_proof", f.Approvals.TerminalProof)
 	str("approvals.pam_service", f.Approvals.PAMService)
 	if f.SandboxWorkspaceWrite.NetworkAccess != nil {
@@ -98,6 +101,9 @@ func fileValues(f File) map[string]any {
 	}
 	if f.Network.AllowLocal != nil {
 		out["network.allow_local"] = *f.Network.AllowLocal
+	}
+	if f.Approvals.WaitUnattended != nil {
+		out["approvals.wait_unattended"] = *f.Approvals.WaitUnattended
 	}
 	if f.Ops.Strict != nil {
 		out["ops.strict"] = *f.Ops.Strict

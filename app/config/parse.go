@@ -121,6 +121,8 @@ var choices = map[string][]string{
 	"isolation.backend":  {"auto", "os", "app"},
 	// tty is the named weaker choice: a terminal is forged by `script` in one line.
 	"approvals.terminal_proof": {"os", "tty"},
+	// file is only ever chosen here, never a fallback (package app/secrets).
+	"secrets.store": {"keyring", "file"},
 }
 
 // owned are the keys whose values the sandbox parses: config checks them with the
@@ -171,6 +173,7 @@ func validate(f File) []violation {
 	out = checkChoice(out, "execution_mode", f.ExecutionMode)
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
+	out = checkChoice(out, "secrets.store", f.Secrets.Store)
 	if v := f.SandboxWorkspaceWrite.NetworkAccess; v != nil {
 		if _, ok := networkValue(v); !ok {
 			out = append(out, violation{"sandbox_workspace_write.network_access", fmt.Sprintf("sandbox_workspace_write.network_access = %s is not one of false (no network), \"allowlist\" (only the domains of [network]) or true (the network on)", tomlText(v))})

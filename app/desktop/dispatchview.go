@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,10 @@ func (f *Facade) EditTask(name string, form TaskForm) (TaskRow, error) {
 	if spec.HoldDeadline > 0 {
 		p.HoldDeadline = &spec.HoldDeadline
 	}
-	if p.Argv == nil {
+	switch {
+	case spec.Agent != nil:
+		p.Agent, p.Argv = spec.Agent, nil
+	case p.Argv == nil:
 		p.Argv = []string{""} // an empty command is refused by the core, not kept
 	}
 	row, err := f.core.EditTask(app.WindowCaller(), name, api.TaskPatchIn{TaskPatch: p})
@@ -192,6 +196,27 @@ func (f *Facade) RunNetwork(id uint) (api.RunNetwork, error) {
 	return f.core.RunNetwork(app.WindowCaller(), id)
 }
 
+// RunDecisions are the permission decisions of run id's requests, newest first (at
+// most maxRunDecisions): what its agent's hook and MCP tools asked, who answered — or
+// that it was handed over, expired or found nobody — and whether the call then ran.
+// Its connections are RunNetwork's.
+func (f *Facade) RunDecisions(id uint) ([]api.AuditRecord, error) {
+	recs, err := f.core.Audit(app.WindowCaller(), api.AuditFilter{Run: strconv.FormatUint(uint64(id), 10), Limit: maxRunDecisions})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.AuditRecord, 0, len(recs))
+	for _, r := range recs {
+		if r.Tool != api.ToolNetworkDomain {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// maxRunDecisions bounds the decisions a run's view lists.
+const maxRunDecisions = 200
+
 // CancelRun cancels a run (queued, held, running or paused), recorded as by the window.
 func (f *Facade) CancelRun(id uint) error {
 	if err := f.dispatcher(); err != nil {
@@ -218,6 +243,12 @@ func formSpec(form TaskForm) (api.TaskSpec, error) {
 		Department: strings.TrimSpace(form.Department), Overrides: form.Overrides,
 		Env: form.Env, Secrets: form.Secrets, Overlap: form.Overlap, Missed: form.Missed,
 		Disabled: form.Disabled,
+	}
+	if form.Agent != nil {
+		a := *form.Agent
+		a.Kind, a.Model = strings.TrimSpace(a.Kind), strings.TrimSpace(a.Model)
+		a.APIBase, a.APIKeySecret, a.Binary = strings.TrimSpace(a.APIBase), strings.TrimSpace(a.APIKeySecret), strings.TrimSpace(a.Binary)
+		spec.Agent, spec.Argv = &a, nil
 	}
 	if spec.Overlap == "" {
 		spec.Overlap = dispatch.OverlapSkip

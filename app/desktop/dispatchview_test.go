@@ -410,3 +410,56 @@ func TestResumePausedRunFromTheRunView(t *testing.T) {
 		t.Errorf("log = %q", piece.Data)
 	}
 }
+
+// The editor's agent choice makes an agent task (its prompt stored, the API's defaults
+// filled in), an edit back to a command makes it a command task again, and a bad API
+// base is the core's error naming it.
+func TestTaskEditorAgentTask(t *testing.T) {
+	_, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-agent-")
+	form := TaskForm{Name: "tidy", Cwd: dir, Agent: &api.AgentSpec{Kind: "codex", Prompt: "Tidy the build.", Model: " m1 "}}
+	row, err := f.CreateTask(form)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if a := row.Agent; a == nil || a.Kind != "codex" || a.Model != "m1" || a.APIBase != "https://api.openai.com/v1" || a.APIKeySecret != "OPENAI_API_KEY" || a.Prompt != "Tidy the build." {
+		t.Fatalf("created agent = %+v", row.Agent)
+	}
+	if len(row.Argv) != 1 || row.Argv[0] != "codex" {
+		t.Errorf("an agent task's command = %q, want the agent's name", row.Argv)
+	}
+	form.Agent.Prompt = "Tidy it again."
+	if row, err = f.EditTask("tidy", form); err != nil || row.Agent == nil || row.Agent.Prompt != "Tidy it again." {
+		t.Fatalf("edit the prompt = %+v, %v", row.Agent, err)
+	}
+	form.Agent.APIBase = "api.openai.com"
+	if _, err := f.EditTask("tidy", form); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+		t.Errorf("a bad API base: %v", err)
+	}
+	form.Agent, form.Argv = nil, []string{"true"}
+	if row, err = f.EditTask("tidy", form); err != nil || row.Agent != nil || row.Argv[0] != "true" {
+		t.Fatalf("back to a command = %+v %q, %v", row.Agent, row.Argv, err)
+	}
+}
+
+// The run view's decisions are the audit rows of that run's requests only, with who
+// answered and what the call's outcome was.
+func TestRunDecisionsFromTheRunView(t *testing.T) {
+	core, f := startedCore(t)
+	ctx := context.Background()
+	dir := varTmpDir(t, "airlock-decisions-")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644)
+	for _, run := range []string{"7", "8"} {
+		req := api.Request{Tool: api.ToolReadFile, Params: []byte(`{"path":"` + filepath.Join(dir, "a") + `"}`), CallID: "c" + run,
+			Context: api.Context{Run: run, Cwd: dir}, Timeout: time.Second}
+		d, err := core.Broker.Await(ctx, req)
+		if err != nil || d.Verdict != api.Allow {
+			t.Fatalf("run %s: %+v, %v", run, d, err)
+		}
+		core.Broker.AfterToolUse(ctx, req, d, api.Outcome{Ran: true})
+	}
+	got, err := f.RunDecisions(7)
+	if err != nil || len(got) != 1 || got[0].Run != "7" || got[0].Ran != api.OutcomeRan || got[0].Tool != api.ToolReadFile {
+		t.Fatalf("decisions of run 7 = %+v, %v", got, err)
+	}
+}

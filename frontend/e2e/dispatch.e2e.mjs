@@ -2,7 +2,8 @@
 // added in the window; a task created in the window in a directory outside known places
 // waits under Waiting for you, is authorized there, and its run streams its log live in
 // the run view; the schedule field shows the core's error for a malformed line and a
-// preview for a good one; a full-access + never task carries the red warning.
+// preview for a good one; a full-access + never task carries the red warning; a run's
+// view lists its decisions, with who answered (or that it was handed over) and what ran.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -176,6 +177,39 @@ test('the Runs view shows a new run and its state changes as they happen', async
   await page.waitForFunction((id) => document.querySelector(`[data-run-row="${id}"] [data-status]`)?.getAttribute('data-status') === 'succeeded', started.body.id, { timeout: 20_000 });
 });
 
+test("a run's view lists what it asked Airlock: who answered, or that it was handed over, and whether it ran", async () => {
+  const runs = await app.api('GET', '/v1/runs?task=e2e-outside');
+  const run = (Array.isArray(runs.body) ? runs.body : runs.body.runs)[0];
+  // As the run's agent asks through its ask-only channel: a read it then reports ran, and
+  // a bash nobody answers before its deadline, which its hook hands to the agent's prompt.
+  // (The run's own command is the third decision.)
+  const context = { run: String(run.id), cwd: join(work, 'legacy') };
+  const read = await app.api('POST', '/v1/permission/await', { tool: 'read_file', params: { path: join(work, 'legacy', 'release') }, context, call_id: 'e2e-read' });
+  assert.equal(read.body.verdict, 'allow', JSON.stringify(read.body));
+  const after = await app.api('POST', '/v1/permission/after', { request: { tool: 'read_file', call_id: 'e2e-read', context }, decision: { verdict: 'allow' }, outcome: { ran: true } });
+  assert.equal(after.status, 200, JSON.stringify(after.body));
+  const handed = await app.api('POST', '/v1/permission/await', { tool: 'bash', params: { command: 'make deploy' }, context, call_id: 'e2e-bash', timeout: 1e9, hand_over: true });
+  assert.equal(handed.body.answered_by, 'handed-over', JSON.stringify(handed.body));
+
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-outside');
+  await page.locator(`[data-run-row="${run.id}"]`).click();
+  await page
+    .waitForFunction(() => document.querySelectorAll('[data-testid="run-decisions"] tr[data-decision]').length === 3, null, { timeout: 20_000 })
+    .catch(async (err) => {
+      throw new Error(`${err.message}; the run view shows: ${await page.locator('.detail').textContent().catch(() => '(no run view)')}`);
+    });
+  const rowOf = (tool) => page.locator('[data-testid="run-decisions"] tr[data-decision]', { hasText: tool });
+  assert.equal((await rowOf('read_file').locator('[data-ran]').textContent()).trim(), 'ran');
+  assert.match(await rowOf('bash').locator('[data-answered]').textContent(), /handed to the agent's own prompt/);
+  assert.equal((await rowOf('bash').locator('[data-verdict]').textContent()).trim(), 'ask');
+  // The run's own command is there too: allowed as its task's, and it ran.
+  assert.equal((await rowOf('exec').locator('[data-ran]').textContent()).trim(), 'ran');
+  assert.match(await rowOf('exec').locator('[data-answered]').textContent(), /by task/);
+  await shot('run-decisions');
+});
+
 test('a full-access + never task carries the red warning, in the editor and in the list', async () => {
   await newTask({ name: 'e2e-danger', command: 'true', cwd: work });
   await page.locator('#task-department').selectOption('e2e-platform');
@@ -343,4 +377,58 @@ test('a department whose directory disappears shows as missing, live, and is rem
   await row.locator('[data-action="confirm-remove"]').click();
   await row.waitFor({ state: 'detached', timeout: 10_000 });
   assert.equal((await app.api('GET', '/v1/departments/e2e-soon-gone')).status, 404);
+});
+
+test('an agent task is created in the editor: the agent, its prompt and model are stored and listed', async () => {
+  await tasksTab();
+  await page.locator('[data-action="new-task"]').first().click();
+  await page.locator('#task-name').fill('e2e-agent');
+  await page.locator('#task-runs').selectOption('claude');
+  assert.equal(await page.locator('#task-command').count(), 0, 'the command field is still shown for an agent');
+  await page.locator('#task-prompt').fill('Tidy the build directory.\nThen stop.');
+  await page.locator('#task-model').fill('claude-test');
+  await page.locator('#task-cwd').fill(work);
+  await page.locator('#task-schedule').fill('');
+  // A bad API base is the core's error, shown by the agent's fields.
+  await page.locator('#task-apibase').fill('api.anthropic.com');
+  await page.locator('[data-action="save-task"]').click();
+  const err = page.locator('[data-field-error="apiBase"]');
+  await err.waitFor({ timeout: 10_000 });
+  assert.match(await err.textContent(), /not an http\(s\) URL/);
+  await page.locator('#task-apibase').fill('');
+  await shot('editor-agent');
+  await page.locator('[data-action="save-task"]').click();
+  const row = page.locator('[data-task="e2e-agent"]');
+  await row.waitFor({ timeout: 10_000 });
+  assert.match(await row.getByTestId('task-runs').textContent(), /Claude Code \(claude-test\) on "Tidy the build directory\."/);
+  const created = await app.api('GET', '/v1/tasks/e2e-agent');
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  assert.deepEqual(created.body.argv, ['claude']);
+  assert.deepEqual(created.body.agent, {
+    kind: 'claude',
+    prompt: 'Tidy the build directory.\nThen stop.',
+    model: 'claude-test',
+    api_base: 'https://api.anthropic.com',
+    api_key_secret: 'ANTHROPIC_API_KEY',
+  });
+  // Opened again, the editor shows the agent, not a command.
+  await row.locator('[data-action="edit"]').click();
+  await page.locator('#task-prompt').waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('#task-runs').inputValue(), 'claude');
+  assert.equal(await page.locator('#task-prompt').inputValue(), 'Tidy the build directory.\nThen stop.');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // Its run shows the agent (here it waits for its directory, outside the known places).
+  const started = await app.api('POST', '/v1/tasks/e2e-agent/run-now', {});
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-agent');
+  const runRow = page.locator(`[data-run-row="${started.body.id}"]`);
+  await runRow.waitFor({ timeout: 20_000 });
+  await runRow.click();
+  const agentLine = page.getByTestId('run-agent');
+  await agentLine.waitFor({ timeout: 10_000 });
+  assert.match(await agentLine.textContent(), /Agent task: Claude Code \(claude-test\) on "Tidy the build directory\."/);
+  await shot('run-agent');
 });

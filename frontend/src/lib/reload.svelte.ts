@@ -43,3 +43,46 @@ export function reloader(load: () => Promise<void>, topics: readonly Topic[]): R
     },
   };
 }
+
+/** A run's part as runReader reads it. */
+export interface RunPart<T> {
+  /** value is the last good read; undefined until the first. */
+  readonly value: T | undefined;
+  /** error is the last read's failure in words, "" after a good read. */
+  readonly error: string;
+}
+
+/**
+ * runReader reads a part of a run (its network, its decisions) now, again whenever the
+ * run's status changes and, while it is live, every few seconds: what it records arrives
+ * with no change of status and no event of its own. Call it while a component initialises.
+ */
+export function runReader<T>(load: () => Promise<T>, run: () => { status: string; live: boolean }): RunPart<T> {
+  let value: T | undefined = $state();
+  let error = $state('');
+  const refresh = coalesce(async () => {
+    try {
+      value = await load();
+      error = '';
+    } catch (err) {
+      error = errorText(err);
+    }
+  });
+  $effect(() => {
+    void run().status;
+    void refresh();
+  });
+  $effect(() => {
+    if (!run().live) return;
+    const timer = setInterval(() => void refresh(), 3000);
+    return () => clearInterval(timer);
+  });
+  return {
+    get value() {
+      return value;
+    },
+    get error() {
+      return error;
+    },
+  };
+}

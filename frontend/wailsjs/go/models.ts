@@ -24,6 +24,28 @@ export namespace api {
 	        this.install = source["install"];
 	    }
 	}
+	export class AgentSpec {
+	    kind: string;
+	    prompt: string;
+	    model?: string;
+	    api_base?: string;
+	    api_key_secret?: string;
+	    binary?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.model = source["model"];
+	        this.api_base = source["api_base"];
+	        this.api_key_secret = source["api_key_secret"];
+	        this.binary = source["binary"];
+	    }
+	}
 	export class PlanArtifactView {
 	    id: number;
 	    kind: string;
@@ -267,6 +289,8 @@ export namespace api {
 	    intent: string;
 	    apply_command: string;
 	    snapshot_command?: string;
+	    confirm_command?: string;
+	    confirm_within_seconds?: number;
 	    workdir: string;
 	    network: boolean;
 	    steps: OpsStep[];
@@ -289,6 +313,8 @@ export namespace api {
 	        this.intent = source["intent"];
 	        this.apply_command = source["apply_command"];
 	        this.snapshot_command = source["snapshot_command"];
+	        this.confirm_command = source["confirm_command"];
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	        this.workdir = source["workdir"];
 	        this.network = source["network"];
 	        this.steps = this.convertValues(source["steps"], OpsStep);
@@ -385,6 +411,84 @@ export namespace api {
 	        this.sha256 = source["sha256"];
 	        this.reason = source["reason"];
 	    }
+	}
+	export class AuditRecord {
+	    id: number;
+	    request_id: string;
+	    tool: string;
+	    subject: string;
+	    tier: string;
+	    verdict: string;
+	    layer: string;
+	    kind: string;
+	    interactive_only: boolean;
+	    reasons: string;
+	    rule: string;
+	    session: string;
+	    run: string;
+	    task: string;
+	    department: string;
+	    cwd: string;
+	    asked_by: string;
+	    answered_by: string;
+	    waited_ms: number;
+	    // Go type: time
+	    created_at: any;
+	    call_id?: string;
+	    ran?: string;
+	    ran_error?: string;
+	    // Go type: time
+	    ran_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuditRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.request_id = source["request_id"];
+	        this.tool = source["tool"];
+	        this.subject = source["subject"];
+	        this.tier = source["tier"];
+	        this.verdict = source["verdict"];
+	        this.layer = source["layer"];
+	        this.kind = source["kind"];
+	        this.interactive_only = source["interactive_only"];
+	        this.reasons = source["reasons"];
+	        this.rule = source["rule"];
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.task = source["task"];
+	        this.department = source["department"];
+	        this.cwd = source["cwd"];
+	        this.asked_by = source["asked_by"];
+	        this.answered_by = source["answered_by"];
+	        this.waited_ms = source["waited_ms"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.call_id = source["call_id"];
+	        this.ran = source["ran"];
+	        this.ran_error = source["ran_error"];
+	        this.ran_at = this.convertValues(source["ran_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class AuthorizedPlace {
 	    id: number;
@@ -557,6 +661,49 @@ export namespace api {
 	        this.error = this.convertValues(source["error"], ConfigError);
 	        this.settings = this.convertValues(source["settings"], ConfigSetting);
 	        this.warnings = source["warnings"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConfirmResult {
+	    outcome: string;
+	    command: string;
+	    exit_code: number;
+	    output?: string;
+	    sha256?: string;
+	    reason?: string;
+	    // Go type: time
+	    deadline: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfirmResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.outcome = source["outcome"];
+	        this.command = source["command"];
+	        this.exit_code = source["exit_code"];
+	        this.output = source["output"];
+	        this.sha256 = source["sha256"];
+	        this.reason = source["reason"];
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1219,6 +1366,8 @@ export namespace api {
 	export class KeyringView {
 	    ok: boolean;
 	    error?: string;
+	    store: string;
+	    where: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new KeyringView(source);
@@ -1228,6 +1377,8 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.ok = source["ok"];
 	        this.error = source["error"];
+	        this.store = source["store"];
+	        this.where = source["where"];
 	    }
 	}
 	
@@ -1284,6 +1435,8 @@ export namespace api {
 	    steps: OpsStep[];
 	    verify: OpsAssertion[];
 	    inputs?: string[];
+	    confirm: OpsCommand;
+	    confirm_within_seconds?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new OperationPlan(source);
@@ -1303,6 +1456,8 @@ export namespace api {
 	        this.steps = this.convertValues(source["steps"], OpsStep);
 	        this.verify = this.convertValues(source["verify"], OpsAssertion);
 	        this.inputs = source["inputs"];
+	        this.confirm = this.convertValues(source["confirm"], OpsCommand);
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1335,6 +1490,7 @@ export namespace api {
 	    sandbox_dir: string;
 	    runtime_dir: string;
 	    socket: string;
+	    agent_runs: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Paths(source);
@@ -1349,6 +1505,7 @@ export namespace api {
 	        this.sandbox_dir = source["sandbox_dir"];
 	        this.runtime_dir = source["runtime_dir"];
 	        this.socket = source["socket"];
+	        this.agent_runs = source["agent_runs"];
 	    }
 	}
 	export class ProjectLayer {
@@ -1466,6 +1623,7 @@ export namespace api {
 	    plan_id: string;
 	    status: string;
 	    assertions: AssertionResult[];
+	    confirm?: ConfirmResult;
 	
 	    static createFrom(source: any = {}) {
 	        return new VerifyResult(source);
@@ -1476,6 +1634,7 @@ export namespace api {
 	        this.plan_id = source["plan_id"];
 	        this.status = source["status"];
 	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
+	        this.confirm = this.convertValues(source["confirm"], ConfirmResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2133,6 +2292,7 @@ export namespace api {
 	    previous?: PreviousStart;
 	    sandbox?: SandboxSummary;
 	    approvals?: ProofSummary;
+	    attended: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -2151,6 +2311,7 @@ export namespace api {
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	        this.attended = source["attended"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2174,6 +2335,7 @@ export namespace api {
 	export class TaskForm {
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2196,6 +2358,7 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
@@ -2233,6 +2396,7 @@ export namespace api {
 	    id: number;
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2270,6 +2434,7 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
