@@ -148,6 +148,9 @@ type SchedulePreview struct {
 
 // RunPolicy is a run's effective policy, recorded when it starts and fixed for the run.
 type RunPolicy struct {
+	// Profile is the profile the run's department or task chose (the task's over the
+	// department's), recorded for what shows where a setting came from.
+	Profile        string        `json:"profile,omitempty"`
 	Posture        string        `json:"posture,omitempty"`
 	SandboxMode    string        `json:"sandbox_mode"`
 	Network        NetworkAccess `json:"network"` // off | allowlist | on; a row of the boolean column reads as off/on
@@ -158,8 +161,12 @@ type RunPolicy struct {
 	Limits Limits `gorm:"embedded;embeddedPrefix:limits_" json:"limits,omitzero"`
 }
 
-// Apply returns p with the fields that d sets replaced.
+// Apply returns p with the fields that d sets replaced. A profile d names must be
+// expanded first (ApplyProfile): Apply only records its name.
 func (p RunPolicy) Apply(d Defaults) RunPolicy {
+	if d.Profile != "" {
+		p.Profile = d.Profile
+	}
 	if d.Posture != "" {
 		p.Posture = d.Posture
 		if d.Posture == "cloudops" && d.Network == nil {
@@ -180,6 +187,12 @@ func (p RunPolicy) Apply(d Defaults) RunPolicy {
 	}
 	p.Limits = p.Limits.Over(d.Limits)
 	return p
+}
+
+// ApplyProfile returns p with d applied over the profile prof that d names: the
+// profile's settings beneath d's own keys (the one resolution's order).
+func (p RunPolicy) ApplyProfile(prof Profile, d Defaults) RunPolicy {
+	return p.Apply(prof.Defaults()).Apply(d)
 }
 
 // Run is one occurrence of a task, whether it ran or not (also the runs table's row).

@@ -42,11 +42,36 @@ func (c *Core) trustProject() bool {
 
 // resolvePermission resolves the broker's trusted configuration (no project files).
 func (c *Core) resolvePermission() (permission.Effective, error) {
+	src, err := c.permissionSources()
+	if err != nil {
+		return permission.Effective{}, err
+	}
+	return permission.Resolve(src)
+}
+
+// permissionSources are the trusted layers of the permission side: config.toml, the
+// profile it chose and the one the core's AIRLOCK_PROFILE chose, the environment.
+func (c *Core) permissionSources() (permission.Sources, error) {
 	st := c.Config.State()
-	return permission.Resolve(permission.Sources{
+	chosen, err := c.policyInputs("", policy.Flags{}, false).Profiles()
+	if err != nil {
+		return permission.Sources{}, err
+	}
+	return permission.Sources{
 		File: permissionSettings(st.File), FilePath: st.Path, TrustProject: c.trustProject(),
-		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
-	})
+		LookupEnv:   func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
+		FileProfile: profileSettings(chosen.File), EnvProfile: profileSettings(chosen.Env),
+	}, nil
+}
+
+// profileSettings is the permission side of profile p (nil: no profile chosen).
+func profileSettings(p *api.Profile) permission.ProfileSettings {
+	if p == nil {
+		return permission.ProfileSettings{}
+	}
+	s := permission.Settings{ApprovalPolicy: p.ApprovalPolicy, ApprovalsReviewer: p.Reviewer}
+	s.Permission.Tiers = p.Tiers
+	return permission.ProfileSettings{Name: p.Name, Settings: s}
 }
 
 // permissionFor is the permission configuration of one request: the trusted one with
@@ -67,10 +92,9 @@ func (c *Core) permissionFor(_ context.Context, req permission.Request) (permiss
 	if len(projects) == 0 {
 		return permission.Effective{}, "", nil
 	}
-	st := c.Config.State()
-	src := permission.Sources{
-		File: permissionSettings(st.File), FilePath: st.Path, TrustProject: c.trustProject(),
-		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
+	src, err := c.permissionSources()
+	if err != nil {
+		return permission.Effective{}, "", err
 	}
 	h := sha256.New()
 	for _, p := range projects {

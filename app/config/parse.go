@@ -109,7 +109,7 @@ type violation struct{ key, message string }
 
 // valueKeys are the keys whose violations are in the value (a value of the wrong kind):
 // their position points at the value.
-var valueKeys = map[string]bool{"sandbox_workspace_write.network_access": true}
+var valueKeys = map[string]bool{"sandbox_workspace_write.network_access": true, "profile": true}
 
 // choices are the accepted values of the enumerated keys. The domain packages parse the
 // same names; these lists only let the file be checked with positions before use.
@@ -171,6 +171,12 @@ func validate(f File) []violation {
 	out = checkChoice(out, "execution_mode", f.ExecutionMode)
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
+	out = append(out, validateProfiles(f.Profiles, true)...)
+	if f.Profile != nil && *f.Profile != "" {
+		if _, err := LookupProfile(f, "", *f.Profile); err != nil {
+			out = append(out, violation{"profile", fmt.Sprintf("profile = %q is not a profile: %s", *f.Profile, knownProfiles(f))})
+		}
+	}
 	if v := f.SandboxWorkspaceWrite.NetworkAccess; v != nil {
 		if _, ok := networkValue(v); !ok {
 			out = append(out, violation{"sandbox_workspace_write.network_access", fmt.Sprintf("sandbox_workspace_write.network_access = %s is not one of false (no network), \"allowlist\" (only the domains of [network]) or true (the network on)", tomlText(v))})
