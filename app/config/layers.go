@@ -14,9 +14,9 @@ type Layer = api.ConfigLayer
 
 // The layers, in precedence order: flag > env > file > default.
 const (
-	LayerFlag    Layer = "flag"
-	LayerEnv     Layer = "env"
-	LayerFile    Layer = "file"
+	LayerFlag Layer = "flag"
+	LayerEnv  Layer = "env"
+	LayerFile Layer = "file"
 	// LayerProfile is a chosen profile's value, beneath the keys of the level that chose it.
 	LayerProfile Layer = "profile"
 	LayerDefault Layer = "default"
