@@ -195,6 +195,17 @@ func (p RunPolicy) ApplyProfile(prof Profile, d Defaults) RunPolicy {
 	return p.Apply(prof.Defaults()).Apply(d)
 }
 
+// AsDefaults is p as defaults that set each of its fields.
+func (p RunPolicy) AsDefaults() Defaults {
+	d := Defaults{Profile: p.Profile, Posture: p.Posture, SandboxMode: p.SandboxMode, ApprovalPolicy: p.ApprovalPolicy,
+		ExecutionMode: p.ExecutionMode, Limits: p.Limits}
+	if p.Network != "" {
+		n := p.Network
+		d.Network = &n
+	}
+	return d
+}
+
 // Run is one occurrence of a task, whether it ran or not (also the runs table's row).
 type Run struct {
 	// idx_runs_held holds only the runs waiting for a person (a few among millions), so

@@ -254,12 +254,7 @@ func (c *Core) needPerson(what, cli string) error {
 func (c *Core) widening(d departments.Defaults) []string {
 	if d.Profile != "" {
 		if prof, err := c.Profile(d.Profile); err == nil {
-			if d.SandboxMode == "" {
-				d.SandboxMode = prof.SandboxMode
-			}
-			if d.ApprovalPolicy == "" {
-				d.ApprovalPolicy = prof.ApprovalPolicy
-			}
+			d = api.RunPolicy{}.ApplyProfile(prof, d).AsDefaults()
 		}
 	}
 	var out []string

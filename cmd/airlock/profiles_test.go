@@ -179,3 +179,84 @@ func TestCommandProfileConfinesExec(t *testing.T) {
 		t.Fatalf("--profile bogus: exit %d: %s", code, stderr)
 	}
 }
+
+// A department's profile and a task's profile are layers of a scheduled run's policy:
+// the task's over the department's, each beneath the keys given beside it; the run
+// itself is confined by it under real bubblewrap. Codex's --ask-for-approval sets the
+// approval policy, and an unknown profile is refused with the known names.
+func TestDepartmentAndTaskProfiles(t *testing.T) {
+	in := newInstance(t)
+	root, err := os.MkdirTemp("/var/tmp", "airlock-dept-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	dir := filepath.Join(root, "docs")
+	os.Mkdir(dir, 0o755)
+	// Inside a workspace root, so the department's directory is a known place already.
+	in.writeConfig("[workspace]\nroots = [\"" + root + "\"]\n")
+	in.startDaemon()
+	if _, stderr, code := in.run("dept", "add", "docs", dir, "--profile", "read-only"); code != 0 {
+		t.Fatalf("dept add --profile read-only: %s", stderr)
+	}
+	if _, stderr, code := in.run("dept", "add", "other", dir, "--profile", "nope"); code == 0 || !strings.Contains(stderr, `unknown profile "nope"`) || !strings.Contains(stderr, "read-only, full-access") {
+		t.Fatalf("dept add --profile nope: exit %d: %s", code, stderr)
+	}
+	target := filepath.Join(dir, "written")
+	if _, stderr, code := in.run("task", "add", "--name", "w", "--cwd", dir, "--dept", "docs", "--ask-for-approval", "untrusted", "--", "sh", "-c", "echo x > "+target); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	effective := func() map[string]any {
+		out, _, _ := in.run("task", "list", "--json")
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+			t.Fatalf("task list: %s", out)
+		}
+		return rows[0]["effective"].(map[string]any)
+	}
+	if eff := effective(); eff["sandbox_mode"] != "read-only" || eff["profile"] != "read-only" || eff["approval_policy"] != "untrusted" {
+		t.Fatalf("effective policy of a task in a read-only department, --ask-for-approval untrusted: %v", eff)
+	}
+	// On-request, so the run (whose command creating the task approved) asks nothing.
+	if _, stderr, code := in.run("task", "edit", "w", "--ask-for-approval", "on-request"); code != 0 {
+		t.Fatalf("task edit --ask-for-approval on-request: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "w"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, _, _ := in.run("runs", "list", "--json", "--task", "w")
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) > 0 && runs[0]["status"] == "waiting_approval" {
+			// The sandbox refuses the write up front and asks to re-run with more access:
+			// the person says no.
+			for _, p := range in.waitPending(1) {
+				in.run("approvals", "deny", fmt.Sprint(p["id"]))
+			}
+		}
+		if len(runs) > 0 && (runs[0]["status"] == "failed" || runs[0]["status"] == "denied") {
+			if reason := fmt.Sprint(runs[0]["reason"]); !strings.Contains(reason, "sandbox_mode is read-only") {
+				t.Fatalf("the run ended %s: %s", runs[0]["status"], reason)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run under read-only never failed: %s", out)
+		}
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("a run under its department's read-only profile wrote its directory")
+	}
+	// The full-access profile widens access as sandbox_mode full-access does: a person's act.
+	if _, stderr, code := in.run("task", "add", "--name", "wide", "--cwd", dir, "--profile", "full-access", "--", "true"); code == 0 || !strings.Contains(stderr, "needs a person") {
+		t.Fatalf("task add --profile full-access with nobody at a terminal: exit %d: %s", code, stderr)
+	}
+	// The task's own profile over the department's.
+	if _, stderr, code := in.run("task", "edit", "w", "--profile", "ask"); code != 0 {
+		t.Fatalf("task edit --profile ask: %s", stderr)
+	}
+	if eff := effective(); eff["sandbox_mode"] != "workspace-write" || eff["profile"] != "ask" {
+		t.Fatalf("effective policy with the task's profile ask over the department's read-only: %v", eff)
+	}
+}
