@@ -173,8 +173,10 @@ func validate(f File) []violation {
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
 	out = append(out, validateProfiles(f.Profiles, true)...)
 	if f.Profile != nil && *f.Profile != "" {
-		if _, err := LookupProfile(f, "", *f.Profile); err != nil {
+		if p, err := LookupProfile(f, "", *f.Profile); err != nil {
 			out = append(out, violation{"profile", fmt.Sprintf("profile = %q is not a profile: %s", *f.Profile, knownProfiles(f))})
+		} else if p.Reviewer == "auto_review" && len(f.Reviewer.Command) == 0 && f.ApprovalsReviewer == nil {
+			out = append(out, violation{"profile", fmt.Sprintf("profile = %q hands your questions to a reviewer command, and [reviewer] command is not set: add [reviewer] command = [\"/path/to/reviewer\"], or choose a profile that asks you (ask)", *f.Profile)})
 		}
 	}
 	if v := f.SandboxWorkspaceWrite.NetworkAccess; v != nil {
