@@ -198,6 +198,12 @@ func LoadProjects(cwd string) ([]Project, error) {
 			if err := toml.Unmarshal(pp.Data, &f); err != nil {
 				return nil, fmt.Errorf("load project policy %s: %w (fix or remove the file)", pp.File, err)
 			}
+			if f.Profile != nil || len(f.Profiles) > 0 {
+				// A profile may loosen as well as tighten: a checkout does not choose one.
+				pp.Ignored = append(pp.Ignored, sandbox.Ignored{File: pp.File, Key: "profile",
+					Reason: "a project policy file may not choose or define a profile; write the keys that tighten instead"})
+				f.Profile, f.Profiles = nil, nil
+			}
 			found = append([]Project{{Sandbox: pp, File: f}}, found...)
 		}
 		parent := filepath.Dir(dir)

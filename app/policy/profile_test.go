@@ -2,6 +2,8 @@ package policy
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,5 +74,27 @@ func TestUnknownProfileIsRefused(t *testing.T) {
 	in := Inputs{Recorded: true, Cwd: t.TempDir(), Getenv: func(k string) string { return map[string]string{config.EnvProfile: "nope"}[k] }}
 	if _, err := Resolve(in); err != nil {
 		t.Errorf("a recorded policy read AIRLOCK_PROFILE: %v", err)
+	}
+}
+
+// A project policy file cannot choose a profile: it is listed as ignored, and the mode
+// stays the trusted configuration's.
+func TestProjectFileCannotChooseAProfile(t *testing.T) {
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".airlock"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".airlock", "policy.toml"), []byte("profile = \"full-access\"\n[profiles.x]\nsandbox_mode = \"full-access\"\n"), 0o644)
+	r, err := Resolve(Inputs{Getenv: func(k string) string { return "" }, Cwd: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sandbox.Mode != sandbox.ModeWorkspaceWrite {
+		t.Fatalf("a project file chose mode %s", r.Sandbox.Mode)
+	}
+	found := false
+	for _, ig := range r.Sandbox.Ignored {
+		found = found || (ig.Key == "profile" && strings.Contains(ig.String(), "may not choose"))
+	}
+	if !found {
+		t.Fatalf("the project file's profile was not said to be ignored: %v", r.Sandbox.Ignored)
 	}
 }
