@@ -18,7 +18,7 @@ APT_PACKAGES := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bu
 	qemu-system-x86 qemu-utils e2fsprogs libpam0g-dev
 
 .PHONY: all deps apt-deps pam-service frontend-deps build build-cli build-desktop run test check-bindings vet staticcheck \
-	test-go test-frontend smoke e2e mcp-e2e bench screenshots sandbox-image sandbox-test-image clean
+	test-go test-frontend smoke e2e mcp-e2e agents-e2e bench screenshots sandbox-image sandbox-test-image clean
 
 all: build
 
@@ -72,8 +72,9 @@ run: deps build
 
 ## test: set up, build, then every check (the committed Wails bindings are current, vet,
 ## staticcheck, Go tests with -race against the real keyring, frontend type check and unit
-## tests, the window smoke test, the browser end-to-end tests, the MCP end-to-end test)
-test: deps check-bindings build vet staticcheck test-go test-frontend smoke e2e mcp-e2e
+## tests, the window smoke test, the browser end-to-end tests, the MCP end-to-end test, the
+## agents end-to-end test)
+test: deps check-bindings build vet staticcheck test-go test-frontend smoke e2e mcp-e2e agents-e2e
 	@echo "make test: all checks passed"
 
 # Before build, which regenerates frontend/wailsjs in place: the committed copy must be what
@@ -117,6 +118,19 @@ e2e: build
 # An MCP agent end to end: the official TypeScript SDK client against `airlock mcp`.
 mcp-e2e: build-cli
 	scripts/mcp-e2e.sh
+
+# The real Claude Code and Codex CLIs (npm packages pinned in test/agents-e2e) against the
+# scripted fake model APIs of internal/fakemodel: first on the host alone, then each as a
+# scheduled task in the real sandbox of a real core, against the real keyring. Plain
+# `go test ./...` skips these tests (AIRLOCK_AGENTS_E2E unset).
+AGENT_CLIS := test/agents-e2e/node_modules
+agents-e2e: $(AGENT_CLIS)/.package-lock.json
+	AIRLOCK_REQUIRE_KEYRING=1 AIRLOCK_AGENTS_E2E=$(CURDIR)/$(AGENT_CLIS)/.bin scripts/with-test-keyring.sh $(GO) test -count=1 -timeout 10m \
+		-run 'TalksToTheFake|TestAgentTask' ./test/agents-e2e ./app
+
+$(AGENT_CLIS)/.package-lock.json: test/agents-e2e/package-lock.json test/agents-e2e/package.json
+	cd test/agents-e2e && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 ## screenshots: PNGs of every page and of the popup, from the real window under Xvfb, in the
 ## light and the dark theme, into artifacts/screenshots/

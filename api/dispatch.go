@@ -10,8 +10,12 @@ type Task struct {
 	// idx_tasks_paused holds only the paused tasks, for the inbox (dispatch's pausedTasks).
 	ID   uint   `gorm:"primaryKey;index:idx_tasks_paused,where:paused" json:"id"`
 	Name string `gorm:"uniqueIndex;not null" json:"name"`
-	// Argv is the exact command; creating or editing the task approves it.
+	// Argv is the exact command; creating or editing the task approves it. An agent
+	// task's is the agent's name (its real command line is built at each start).
 	Argv []string `gorm:"serializer:json" json:"argv"`
+	// Agent makes it an agent task: a coding agent run headless on a prompt (nil: a
+	// plain command).
+	Agent *AgentSpec `gorm:"serializer:json" json:"agent,omitempty"`
 	// Cwd is the working directory as given (absolute); it is resolved at every start.
 	Cwd      string `gorm:"not null" json:"cwd"`
 	Schedule string `json:"schedule"`
@@ -61,7 +65,9 @@ type TaskRow struct {
 type TaskSpec struct {
 	Name string   `json:"name"`
 	Argv []string `json:"argv"`
-	Cwd  string   `json:"cwd"`
+	// Agent makes it an agent task (Argv is then left empty: it is the agent's name).
+	Agent *AgentSpec `json:"agent,omitempty"`
+	Cwd   string     `json:"cwd"`
 	// Schedule is a cron line; "" makes a task that only runs with run-now.
 	Schedule          string            `json:"schedule"`
 	TimeZone          string            `json:"time_zone"`
@@ -80,7 +86,9 @@ type TaskSpec struct {
 
 // TaskPatch changes some fields of a task; nil fields stay as they are.
 type TaskPatch struct {
-	Argv              []string          `json:"argv,omitempty"`
+	Argv []string `json:"argv,omitempty"`
+	// Agent replaces the agent task's agent (its prompt, model, …) as a whole.
+	Agent             *AgentSpec        `json:"agent,omitempty"`
 	Cwd               *string           `json:"cwd,omitempty"`
 	Schedule          *string           `json:"schedule,omitempty"`
 	TimeZone          *string           `json:"time_zone,omitempty"`
@@ -93,6 +101,32 @@ type TaskPatch struct {
 	Overlap           *string           `json:"overlap,omitempty"`
 	Missed            *string           `json:"missed,omitempty"`
 	HoldDeadline      *time.Duration    `json:"hold_deadline,omitempty"`
+}
+
+// Agent kinds: the coding agents an agent task can run.
+const (
+	AgentClaude   = "claude"
+	AgentCodex    = "codex"
+	AgentOpencode = "opencode"
+)
+
+// AgentSpec is what an agent task runs: which agent, on which prompt, against which
+// model API, with which key. Airlock writes the agent's settings for each run itself.
+type AgentSpec struct {
+	// Kind is AgentClaude, AgentCodex or AgentOpencode.
+	Kind string `json:"kind"`
+	// Prompt is the prompt text, stored when the task is created or edited: changing the
+	// file it was read from does not change an approved task.
+	Prompt string `json:"prompt"`
+	// Model is the model's name ("": the agent's default).
+	Model string `json:"model,omitempty"`
+	// APIBase is the model API's base URL ("": the kind's default).
+	APIBase string `json:"api_base,omitempty"`
+	// APIKeySecret is the keyring secret holding the API key ("": the kind's default,
+	// ANTHROPIC_API_KEY or OPENAI_API_KEY).
+	APIKeySecret string `json:"api_key_secret,omitempty"`
+	// Binary is the agent's executable ("": looked up in PATH at each start).
+	Binary string `json:"binary,omitempty"`
 }
 
 // TaskIn creates a task. Creating it approves its command for every run: a task that
@@ -112,8 +146,10 @@ type TaskPatchIn struct {
 // TaskForm is the window's task editor's content. Durations are text such as "30m" or
 // "2h" ("" or "0" for none); Argv is the command already split into words.
 type TaskForm struct {
-	Name              string            `json:"name"`
-	Argv              []string          `json:"argv"`
+	Name string   `json:"name"`
+	Argv []string `json:"argv"`
+	// Agent makes it an agent task (Argv is then ignored); nil: a command.
+	Agent             *AgentSpec        `json:"agent,omitempty"`
 	Cwd               string            `json:"cwd"`
 	Schedule          string            `json:"schedule"`
 	TimeZone          string            `json:"time_zone"`

@@ -193,6 +193,17 @@ type OperationPlan struct {
 	// their bytes are kept, and the apply command, which must name each input as a word,
 	// is run on those copies. An apply refuses if any changed since (drift in "inputs").
 	Inputs []string `json:"inputs,omitempty"`
+	// Confirm, when set, makes the apply a commit-confirm: Apply commits with the
+	// device's own rollback timer (VyOS `commit-confirm N`, Junos `commit confirmed N`),
+	// and the first verify after the apply runs Confirm (VyOS `confirm`, Junos `commit`)
+	// only when every assertion passed and the window has not run out; otherwise Airlock
+	// withholds it and the device rolls back by itself.
+	Confirm OpsCommand `json:"confirm,omitzero"`
+	// ConfirmWithinSeconds is the device's rollback window as the apply command sets it
+	// (required with Confirm). Airlock sends no confirm once that long has passed since
+	// the apply started: by then the device has rolled back, and a late confirm could
+	// confirm someone else's pending commit.
+	ConfirmWithinSeconds int `json:"confirm_within_seconds,omitempty"`
 }
 
 // PlanInput is what ops_plan takes, and the format of a plan file: the plan's content,
@@ -311,18 +322,22 @@ type DiffResult struct {
 // ApprovalPrompt is what a person must see before approving: the hash, the exact change
 // and the diff. The permission popup, the window and the CLI show it.
 type ApprovalPrompt struct {
-	PlanID          string            `json:"plan_id"`
-	Hash            string            `json:"hash"`
-	Status          PlanStatus        `json:"status"`
-	Target          OpsTarget         `json:"target"`
-	Intent          string            `json:"intent"`
-	ApplyCommand    string            `json:"apply_command"`
-	SnapshotCommand string            `json:"snapshot_command,omitempty"`
-	Workdir         string            `json:"workdir"`
-	Network         bool              `json:"network"`
-	Steps           []OpsStep         `json:"steps"`
-	Verify          []OpsAssertion    `json:"verify"`
-	Diff            *PlanArtifactView `json:"diff"`
+	PlanID          string     `json:"plan_id"`
+	Hash            string     `json:"hash"`
+	Status          PlanStatus `json:"status"`
+	Target          OpsTarget  `json:"target"`
+	Intent          string     `json:"intent"`
+	ApplyCommand    string     `json:"apply_command"`
+	SnapshotCommand string     `json:"snapshot_command,omitempty"`
+	// ConfirmCommand is the commit-confirm plan's confirm, sent only after every
+	// assertion passed within ConfirmWithinSeconds of the apply's start.
+	ConfirmCommand       string            `json:"confirm_command,omitempty"`
+	ConfirmWithinSeconds int               `json:"confirm_within_seconds,omitempty"`
+	Workdir              string            `json:"workdir"`
+	Network              bool              `json:"network"`
+	Steps                []OpsStep         `json:"steps"`
+	Verify               []OpsAssertion    `json:"verify"`
+	Diff                 *PlanArtifactView `json:"diff"`
 	// Inputs are the plan's input files as they are now (they must match the diff's).
 	Inputs []InputDigest `json:"inputs,omitempty"`
 	// Worst is the highest blast radius and the least reversible step, for the popup's badge.
@@ -420,6 +435,36 @@ type VerifyResult struct {
 	PlanID     string            `json:"plan_id"`
 	Status     PlanStatus        `json:"status"` // verified or verify_failed
 	Assertions []AssertionResult `json:"assertions"`
+	// Confirm is what became of a commit-confirm plan's confirm (nil for other plans and
+	// for a re-verify, which never confirms).
+	Confirm *ConfirmResult `json:"confirm,omitempty"`
+}
+
+// ConfirmOutcome says what became of a commit-confirm plan's confirm.
+type ConfirmOutcome string
+
+// Confirm outcomes.
+const (
+	// ConfirmSent: every assertion passed and the confirm command succeeded.
+	ConfirmSent ConfirmOutcome = "confirmed"
+	// ConfirmFailed: the confirm command ran and failed; the device rolls back by itself.
+	ConfirmFailed ConfirmOutcome = "confirm_failed"
+	// ConfirmWithheld: an assertion failed or the window ran out; nothing was sent and
+	// the device rolls back by itself.
+	ConfirmWithheld ConfirmOutcome = "confirm_withheld"
+)
+
+// ConfirmResult is the evidence of a commit-confirm plan's confirm.
+type ConfirmResult struct {
+	Outcome  ConfirmOutcome `json:"outcome"`
+	Command  string         `json:"command"`
+	ExitCode int            `json:"exit_code"`        // -1 when it did not run
+	Output   string         `json:"output,omitempty"` // redacted, capped
+	SHA256   string         `json:"sha256,omitempty"` // of the output as produced
+	Reason   string         `json:"reason,omitempty"`
+	// Deadline is when the device's rollback window ends (the apply's start plus
+	// ConfirmWithinSeconds).
+	Deadline time.Time `json:"deadline"`
 }
 
 // JournalQuery selects journal entries. Project is required; the rest filter.
@@ -519,18 +564,20 @@ type PlanDetail struct {
 // request, which an agent's approve-request raises: what the person's popup shows
 // before they approve (fields in sorted order, as the request is audited).
 type ApproveRequestParams struct {
-	ApplyCommand       string            `json:"apply_command"`
-	Diff               *PlanArtifactView `json:"diff"`
-	Hash               string            `json:"hash"`
-	Intent             string            `json:"intent"`
-	PlanID             string            `json:"plan_id"`
-	SnapshotCommand    string            `json:"snapshot_command"`
-	Steps              []OpsStep         `json:"steps"`
-	Target             OpsTarget         `json:"target"`
-	TTL                string            `json:"ttl"`
-	Workdir            string            `json:"workdir"`
-	WorstBlastRadius   BlastRadius       `json:"worst_blast_radius"`
-	WorstReversibility Reversibility     `json:"worst_reversibility"`
+	ApplyCommand         string            `json:"apply_command"`
+	ConfirmCommand       string            `json:"confirm_command,omitempty"`
+	ConfirmWithinSeconds int               `json:"confirm_within_seconds,omitempty"`
+	Diff                 *PlanArtifactView `json:"diff"`
+	Hash                 string            `json:"hash"`
+	Intent               string            `json:"intent"`
+	PlanID               string            `json:"plan_id"`
+	SnapshotCommand      string            `json:"snapshot_command"`
+	Steps                []OpsStep         `json:"steps"`
+	Target               OpsTarget         `json:"target"`
+	TTL                  string            `json:"ttl"`
+	Workdir              string            `json:"workdir"`
+	WorstBlastRadius     BlastRadius       `json:"worst_blast_radius"`
+	WorstReversibility   Reversibility     `json:"worst_reversibility"`
 }
 
 // OpsApproveRequest is an agent asking the person to approve a plan (the MCP ops_approve

@@ -430,6 +430,11 @@ type EgressIn struct {
 	PID  int    `json:"pid"`
 	Cwd  string `json:"cwd"`
 	Addr string `json:"addr"`
+	// Session and Caller name, for ServeAsk, the session the sandbox's requests belong to
+	// and who started it (an MCP session's bash call); "" is `airlock exec`'s own. They are
+	// taken from the unsandboxed process that starts the sandbox, never from inside it.
+	Session string `json:"session,omitempty"`
+	Caller  string `json:"caller,omitempty"`
 }
 
 // EgressServed is ServeEgress's answer.

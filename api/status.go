@@ -40,6 +40,9 @@ type Paths struct {
 	SandboxDir string `json:"sandbox_dir"` // micro-VM runtime and images
 	RuntimeDir string `json:"runtime_dir"` // the socket's 0700 directory
 	Socket     string `json:"socket"`      // the local API's unix socket
+	// AgentRuns holds one directory per run of an agent task (the agent's settings and
+	// home): outside the hidden state, as the run's sandbox reads and writes it.
+	AgentRuns string `json:"agent_runs"`
 }
 
 // SandboxSummary is the sandbox's state in one line: the backend and what is wrong.
@@ -58,10 +61,14 @@ type ConfigView struct {
 	Settings []ConfigSetting `json:"settings"`
 }
 
-// KeyringView says whether the OS keyring answers.
+// KeyringView says which secret store is in use and whether it answers.
 type KeyringView struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
+	// Store is the secret store in use: "keyring" (the OS keyring) or "file" (chosen by
+	// `[secrets] store = "file"`); Where is the keyring's service or the file's path.
+	Store string `json:"store"`
+	Where string `json:"where"`
 }
 
 // PreviousStart describes the core's start before this one.

@@ -102,10 +102,14 @@ func tagRequest(req *api.Request, id api.Context, pid int) {
 	if len(desc) > 64 {
 		desc = desc[:64]
 	}
+	who := "sandbox of " + id.Caller.Description // airlock exec, an MCP session's bash call
+	if id.Run != "" {
+		who = "sandbox of run " + id.Run
+	}
 	req.Context = id
 	req.Context.Cwd = cwd
 	req.Context.TaskArgv = nil // the task's approval is of its own command, not of what an agent in it asks
-	req.Context.Caller = api.Caller{PID: pid, Description: "sandbox of run " + id.Run}
+	req.Context.Caller = api.Caller{PID: pid, Description: who}
 	if desc != "" {
 		req.Context.Caller.Description += " (" + desc + ")"
 	}

@@ -97,7 +97,7 @@ func askOnlyChannelOfARun(t *testing.T, base string) {
 
 // TestAskFromARunWaitsForThePerson: a request an agent inside a scheduled run raises on
 // its ask-only channel makes the run wait for the person, not look stuck: it shows under
-// runs waiting for you with the question, its no-progress watchdog (here 400 ms) does not
+// runs waiting for you with the question, its no-progress watchdog (here 3 s) does not
 // end it while the person takes their time, and the answer resumes it.
 func TestAskFromARunWaitsForThePerson(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
@@ -107,7 +107,7 @@ func TestAskFromARunWaitsForThePerson(t *testing.T) {
 	ctx := context.Background()
 	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
 	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
-	tk := createTask(t, c, dispatch.TaskSpec{Name: "agent", Cwd: repo, NoProgressTimeout: 400 * time.Millisecond,
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "agent", Cwd: repo, NoProgressTimeout: 3 * time.Second,
 		Argv: []string{"python3", "-c", askProbe}})
 	r, err := c.Dispatch.RunNow(ctx, tk.Name)
 	if err != nil {
@@ -118,7 +118,9 @@ func TestAskFromARunWaitsForThePerson(t *testing.T) {
 		pending = c.Broker.Pending()
 		return len(pending) == 1
 	})
-	time.Sleep(1500 * time.Millisecond) // the person takes their time
+	// The person takes longer than the watchdog's timeout. (A shorter timeout ended the
+	// run under load before python had even asked.)
+	time.Sleep(4500 * time.Millisecond)
 	waiting, err := c.Dispatch.Runs(ctx, dispatch.RunFilter{Waiting: true})
 	if err != nil {
 		t.Fatal(err)

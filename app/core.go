@@ -49,11 +49,13 @@ type Options struct {
 // Core is the running core: paths, database, configuration, secrets, events and the
 // local API, started and stopped in order.
 type Core struct {
-	Kind    Kind
-	Paths   paths.Paths
-	DB      *gorm.DB
-	Config  *config.Store
-	Secrets *secrets.Store
+	Kind   Kind
+	Paths  paths.Paths
+	DB     *gorm.DB
+	Config *config.Store
+	// Secrets is the store `[secrets] store` chose when the core opened (the keyring
+	// unless it says "file"); a change of the key applies at the next start.
+	Secrets secrets.Backend
 	Bus     *eventbus.Bus
 	Broker  *permission.Broker
 	Ops     *ops.Service
@@ -72,11 +74,13 @@ type Core struct {
 	presence  *presence // proves a person at a terminal (app/presence.go)
 	cancel    context.CancelFunc
 
-	sandbox  sandboxState
-	digests  digests // the latest dispatch digest and its dismissal (digest.go)
-	vm       *microVM
-	dbLock   *os.File
-	startRow CoreStart
+	sandbox sandboxState
+	// egressNet is set by tests only (egress.go).
+	egressNet *egressNet
+	digests   digests // the latest dispatch digest and its dismissal (digest.go)
+	vm        *microVM
+	dbLock    *os.File
+	startRow  CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
 	Previous *PreviousStart
 
@@ -115,6 +119,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	}()
 
 	if err := c.openConfig(); err != nil {
+		return nil, err
+	}
+	if c.Secrets, err = secrets.Open(secrets.Kind(c.Config.State().File.SecretStore()), p.DataDir); err != nil {
 		return nil, err
 	}
 	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,6 +58,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
 		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: digestTap{c},
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy, Profile: c.Profile,
+		AgentDir: c.Paths.AgentRuns, Airlock: c.airlockCLI,
 		// Open holds the database's lock: a run this core does not run is dead.
 		Exclusive: true,
 	}
@@ -86,6 +89,33 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	}
 	c.Dispatch = d
 	return nil
+}
+
+// EnvAirlockCLI names the airlock executable agent tasks' hooks and MCP servers run,
+// where the one beside this executable is not the one to use (a test's copy the
+// sandbox can see).
+const EnvAirlockCLI = "AIRLOCK_CLI"
+
+// airlockCLI is the airlock executable an agent task's hook and MCP server run: $AIRLOCK_CLI,
+// else the one installed beside this executable, else airlock in PATH ("": none).
+func (c *Core) airlockCLI() string {
+	if p := c.getenv(EnvAirlockCLI); p != "" {
+		return p
+	}
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		if p, err := exec.LookPath(filepath.Join(filepath.Dir(self), "airlock")); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("airlock"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
 }
 
 func workspaceRoots(f config.File) []string {

@@ -47,6 +47,9 @@ func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.R
 			}
 		},
 	}
+	if c.egressNet != nil {
+		cfg.Resolver, cfg.Dial = c.egressNet.Resolver, c.egressNet.Dial
+	}
 	if lists.AskUnknown && ask != nil && c.Broker != nil {
 		base := *ask
 		// One question per destination: the run's concurrent connections to it wait on
@@ -59,6 +62,15 @@ func (c *Core) egressConfig(pol sandbox.Policy, log io.Writer, ask *permission.R
 		}
 	}
 	return cfg
+}
+
+// egressNet is how the proxy resolves and dials, for tests only: nil (always, outside a
+// test of this package) is the machine's own DNS and network. A test sets it to route
+// made-up domains to a server on loopback, so allow_local can stay off while the agent
+// reaches its fake model host (sandbox/egress/egresstest).
+type egressNet struct {
+	Resolver egress.Resolver
+	Dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // sharedAsks runs one question per key at a time: callers asking while it is open wait
@@ -294,8 +306,15 @@ func (c *Core) egressRoutes() {
 		if err != nil {
 			return api.EgressServed{}, fmt.Errorf("the sandbox policy for %s: %w", b.Cwd, err)
 		}
-		id := api.Context{Session: "exec-" + strconv.Itoa(b.PID), Cwd: b.Cwd, Workspace: b.Cwd,
-			Caller: api.Caller{PID: peer.PID, Description: "airlock exec"},
+		session, caller := b.Session, b.Caller
+		if session == "" {
+			session = "exec-" + strconv.Itoa(b.PID)
+		}
+		if caller == "" {
+			caller = "airlock exec"
+		}
+		id := api.Context{Session: session, Cwd: b.Cwd, Workspace: b.Cwd,
+			Caller: api.Caller{PID: peer.PID, Description: caller},
 			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: res.Sandbox.Network}}
 		stop, err := c.askChannel(id)(context.Background(), b.PID, b.Addr)
 		if err != nil {

@@ -27,7 +27,16 @@ import (
 // next start).
 func lifeCore(t *testing.T, base string) (*Core, func()) {
 	t.Helper()
+	return lifeCoreEnv(t, base, nil)
+}
+
+// lifeCoreEnv is lifeCore with extra variables in the core's environment.
+func lifeCoreEnv(t *testing.T, base string, extra map[string]string) (*Core, func()) {
+	t.Helper()
 	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
+	for k, v := range extra {
+		env[k] = v
+	}
 	for _, d := range []string{env["HOME"], env["XDG_RUNTIME_DIR"], filepath.Join(env["HOME"], "Airlock", "work")} {
 		os.MkdirAll(d, 0o700)
 	}

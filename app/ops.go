@@ -228,6 +228,7 @@ func (c *Core) OpsApproveRequest(cl Caller, id, ttl string, rc permission.Contex
 	params, err := json.Marshal(api.ApproveRequestParams{
 		PlanID: prompt.PlanID, Hash: prompt.Hash, Intent: prompt.Intent, Target: prompt.Target,
 		ApplyCommand: prompt.ApplyCommand, SnapshotCommand: prompt.SnapshotCommand, Workdir: prompt.Workdir,
+		ConfirmCommand: prompt.ConfirmCommand, ConfirmWithinSeconds: prompt.ConfirmWithinSeconds,
 		Steps: prompt.Steps, Diff: prompt.Diff, WorstBlastRadius: prompt.WorstBlastRadius,
 		WorstReversibility: prompt.WorstReversibility, TTL: ttl,
 	})

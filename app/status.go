@@ -20,11 +20,11 @@ import (
 // Status gathers the status: what runs, where its data lives, and what is wrong (GET
 // /v1/status and the window's Settings). ctx bounds the keyring's check.
 func (c *Core) Status(ctx context.Context) api.Status {
-	kr := api.KeyringView{OK: true}
+	kr := api.KeyringView{OK: true, Store: string(c.Secrets.Kind()), Where: c.Secrets.Where()}
 	kctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := c.Secrets.Check(kctx); err != nil {
-		kr = api.KeyringView{Error: err.Error()}
+		kr.OK, kr.Error = false, err.Error()
 	}
 	var sb *api.SandboxSummary
 	select {
@@ -59,8 +59,8 @@ func (c *Core) ConfigView() api.ConfigView {
 	return v
 }
 
-// apiToken returns the loopback listener's bearer token, minting it in the keyring the
-// first time.
+// apiToken returns the loopback listener's bearer token, minting it in the secret store
+// the first time.
 func (c *Core) apiToken(ctx context.Context) (string, error) {
 	tok, err := c.Secrets.Get(ctx, "api.token")
 	if err == nil {

@@ -76,6 +76,14 @@ type Options struct {
 	// BaseEnv is the environment every run starts from (default: PATH, HOME, USER,
 	// LOGNAME, LANG, LC_ALL, TZ, SHELL, TMPDIR from this process).
 	BaseEnv []string
+	// AgentDir holds one directory per run of an agent task (run-<id>), with the
+	// settings Airlock writes for the agent and the agent's home: it must be outside
+	// Airlock's hidden state, as the run's sandbox reads and writes it. Required as soon
+	// as a task has an agent.
+	AgentDir string
+	// Airlock returns the path of the airlock executable an agent's hook and MCP server
+	// run ("": none found). Required as soon as a task has an agent.
+	Airlock func() string
 	// Now and NewTimer are the clock and the scheduler's timer (tests inject fakes).
 	Now      func() time.Time
 	NewTimer func(time.Duration) Timer

@@ -37,6 +37,13 @@ type ExecSpec struct {
 	// Grant is the extra access a person allowed for this one run (an escalation):
 	// exactly these paths writable or the network on, on top of Policy.
 	Grant *sandbox.Grant
+	// AllowHosts are allowlist rules this run gains under network_access = "allowlist"
+	// (an agent task's model API), on top of the [network] lists; never written to the
+	// configuration.
+	AllowHosts []string
+	// AgentDir is an agent task's run directory (its settings and home): writable for
+	// this run, on top of Policy ("": none).
+	AgentDir string
 }
 
 // ExecResult is how a command ended.

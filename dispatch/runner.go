@@ -17,6 +17,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/dispatch/agenttask"
 	"github.com/airlock-app/airlock/internal/poll"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/redact"
@@ -411,6 +412,14 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		d.finish(r, StatusFailed, err.Error(), nil)
 		return
 	}
+	var agent *agentRun
+	if t.Agent != nil {
+		if agent, err = d.prepareAgent(ctx, t, r, v.policy, env); err != nil {
+			d.finish(r, StatusFailed, err.Error(), nil)
+			return
+		}
+		env, secrets = agent.env, append(secrets, agent.secrets...)
+	}
 	logPath, err := newLogPath(d.opts.LogDir, r.ID)
 	if err != nil {
 		d.finish(r, StatusFailed, err.Error(), nil)
@@ -452,7 +461,11 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		lg.note("escalation allowed by the person for this run only: %s", grant)
 	}
 	argv := ap.argv()
-	if !slices.Equal(argv, t.Argv) {
+	if agent != nil {
+		lg.note("agent task: %s in %s (model API %s allowed for this run under an allowlist; key from the keyring secret %s): %s",
+			agenttask.Name(t.Agent.Kind), agent.dir, agent.plan.Host, t.Agent.APIKeySecret, redact.StringWithSecrets(agent.plan.Describe(), secrets))
+		argv = agent.plan.Argv
+	} else if !slices.Equal(argv, t.Argv) {
 		lg.note("a before_tool_use hook rewrote the command: %s → %s",
 			commandLine(redact.Argv(t.Argv)), commandLine(redact.Argv(argv))) // note hides the injected values
 	}
@@ -474,6 +487,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	spec := ExecSpec{
 		RunID: r.ID, Argv: argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan, Grant: ap.dec.Grant,
+		AllowHosts: agent.hosts(), AgentDir: agent.directory(),
 		OnStart: func(pid int) {
 			ar.mu.Lock()
 			ar.pid = pid

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch/agenttask"
 	"github.com/airlock-app/airlock/internal/refusal"
 )
 
@@ -43,6 +44,11 @@ var (
 func (d *Dispatcher) validate(ctx context.Context, t *Task) error {
 	if !taskNameRE.MatchString(t.Name) {
 		return invalidf("task name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", t.Name)
+	}
+	if t.Agent != nil {
+		if err := d.validateAgent(t); err != nil {
+			return err
+		}
 	}
 	if len(t.Argv) == 0 || t.Argv[0] == "" {
 		return invalidf("task %s: no command: give it after `--`, e.g. airlock task add ... -- /usr/bin/backup --full", t.Name)
@@ -99,11 +105,30 @@ func (d *Dispatcher) validate(ctx context.Context, t *Task) error {
 	return nil
 }
 
+// validateAgent checks an agent task's agent (filling in its defaults) and makes the
+// task's command the agent's name: that is what creating the task approves, and what
+// the broker is asked about at each start.
+func (d *Dispatcher) validateAgent(t *Task) error {
+	a := *t.Agent
+	if err := agenttask.Validate(&a); err != nil {
+		return invalidf("task %s: %w", t.Name, err)
+	}
+	if !envNameRE.MatchString(a.APIKeySecret) || strings.HasPrefix(a.APIKeySecret, "AIRLOCK_") {
+		return invalidf("task %s: API key secret name %q must be a valid environment variable name (the one `airlock secret set NAME` stored)", t.Name, a.APIKeySecret)
+	}
+	if t.Overrides.Network != nil && *t.Overrides.Network == api.NetworkOff {
+		return invalidf("task %s: an agent task needs its model API (%s), and its network is off: use --network allowlist (the API's host is allowed for its runs) or --network on", t.Name, a.APIBase)
+	}
+	t.Agent = &a
+	t.Argv = []string{a.Kind}
+	return nil
+}
+
 // CreateTask validates and stores a task. Creating it is the person's approval of its
 // exact argv.
 func (d *Dispatcher) CreateTask(ctx context.Context, spec TaskSpec) (Task, error) {
 	t := Task{
-		Name: spec.Name, Argv: spec.Argv, Cwd: spec.Cwd, Schedule: strings.TrimSpace(spec.Schedule), TimeZone: spec.TimeZone,
+		Name: spec.Name, Argv: spec.Argv, Agent: spec.Agent, Cwd: spec.Cwd, Schedule: strings.TrimSpace(spec.Schedule), TimeZone: spec.TimeZone,
 		Department: spec.Department, Overrides: spec.Overrides, Env: spec.Env, Secrets: spec.Secrets,
 		Timeout: spec.Timeout, NoProgressTimeout: spec.NoProgressTimeout, Overlap: spec.Overlap, Missed: spec.Missed,
 		HoldDeadline: spec.HoldDeadline, Enabled: !spec.Disabled,
@@ -140,6 +165,10 @@ func (d *Dispatcher) EditTask(ctx context.Context, name string, p TaskPatch) (Ta
 	}
 	if p.Argv != nil {
 		t.Argv = p.Argv
+		t.Agent = nil // a command in place of the agent
+	}
+	if p.Agent != nil {
+		t.Agent = p.Agent
 	}
 	setStr := func(dst *string, v *string) {
 		if v != nil {

@@ -39,6 +39,17 @@ import (
 //     a local file or print a credential (get-object, get-secret-value,
 //     get-login-password, get-session-token, …) and --with-decryption.
 //   - gcloud … list | describe.
+//   - wrangler (Cloudflare) whoami, `deployments list|status`, `versions list|view`,
+//     `kv namespace list`, `kv key list`, `r2 bucket list|info`, `d1 list|info`,
+//     `queues list`, `secret list`, `pages project list`, `pages deployment list`
+//     (not `tail`, which never ends, nor `kv key get`, which prints a stored value).
+//   - doctl (DigitalOcean) … list | ls | get | g (and `account get|ratelimit`), with
+//     no word that changes state (create, delete, ssh, kubeconfig save, auth init, …).
+//   - runpodctl get … and version.
+//   - ssh HOST show … for VyOS and Junos operational mode (also through VyOS's
+//     /opt/vyatta/bin/vyatta-op-cmd-wrapper): options only -p PORT, -l USER, -i KEY,
+//     -o BatchMode|ConnectTimeout|StrictHostKeyChecking=…, -T -q -4 -6; every remote word
+//     plain (letters, digits, . _ - / : @ = , +), since the device's shell reads them again.
 //   - curl GET only: -s -S -f -L -I -i (also combined, e.g. -sSf), --silent, --show-error,
 //     --fail, --location, --head, --include, --compressed, -m/--max-time N,
 //     -H/--header V, -X/--request GET, and http(s) URLs; everything else (-d, -F, -T, -o,
@@ -48,8 +59,9 @@ import (
 //     list-timers.
 //   - ping with -c N (N ≤ 10).
 //
-// Not allowlisted on purpose: shells, env, xargs, awk, sed, tee, sort (-o), ssh (runs
-// anything remotely), date (-s), file (-C writes), and anything not listed.
+// Not allowlisted on purpose: shells, env, xargs, awk, sed, tee, sort (-o), ssh with any
+// remote command but `show` (it runs anything remotely), date (-s), file (-C writes), and
+// anything not listed.
 var readOnlyPrograms = map[string]func(args []string) error{}
 
 func init() {
@@ -66,6 +78,10 @@ func init() {
 	readOnlyPrograms["kubectl"] = checkKubectl
 	readOnlyPrograms["aws"] = checkAWS
 	readOnlyPrograms["gcloud"] = checkGcloud
+	readOnlyPrograms["wrangler"] = checkWrangler
+	readOnlyPrograms["doctl"] = checkDoctl
+	readOnlyPrograms["runpodctl"] = checkRunpodctl
+	readOnlyPrograms["ssh"] = checkSSHShow
 	readOnlyPrograms["curl"] = checkCurl
 	readOnlyPrograms["systemctl"] = checkSystemctl
 	readOnlyPrograms["ping"] = checkPing
@@ -347,6 +363,112 @@ func checkGcloud(args []string) error {
 	}
 	if !read {
 		return fmt.Errorf("command %q is refused (only `… list` and `… describe`)", strings.Join(pos, " "))
+	}
+	return nil
+}
+
+// wranglerReads are the read-only wrangler commands, as their leading words.
+var wranglerReads = [][]string{{"whoami"}, {"deployments", "list"}, {"deployments", "status"}, {"versions", "list"},
+	{"versions", "view"}, {"kv", "namespace", "list"}, {"kv", "key", "list"}, {"r2", "bucket", "list"}, {"r2", "bucket", "info"},
+	{"d1", "list"}, {"d1", "info"}, {"queues", "list"}, {"secret", "list"}, {"pages", "project", "list"}, {"pages", "deployment", "list"}}
+
+func checkWrangler(args []string) error {
+	pos := positionals(args, "-c", "--config", "-e", "--env", "--name", "--namespace-id", "--binding", "--prefix", "--project-name")
+	for _, read := range wranglerReads {
+		if len(pos) >= len(read) && slices.Equal(pos[:len(read)], read) {
+			return nil
+		}
+	}
+	var names []string
+	for _, read := range wranglerReads {
+		names = append(names, strings.Join(read, " "))
+	}
+	return fmt.Errorf("command %q is refused (allowed: %s)", strings.Join(pos[:min(3, len(pos))], " "), strings.Join(names, ", "))
+}
+
+// doctlChanges are doctl words that change state, run a program or write a file.
+var doctlChanges = []string{"create", "c", "delete", "d", "del", "rm", "update", "u", "ssh", "save", "init", "switch",
+	"remove", "add", "tag", "untag", "power-on", "power-off", "power-cycle", "shutdown", "reboot", "rebuild", "resize",
+	"restore", "snapshot", "attach", "detach", "assign", "unassign", "import", "apply", "deploy", "login", "logout",
+	"connect", "run", "exec", "console", "upgrade", "recycle", "flush", "purge", "reset", "enable", "disable", "propose"}
+
+func checkDoctl(args []string) error {
+	pos := positionals(args, "-t", "--access-token", "-u", "--api-url", "-c", "--config", "--context", "-o", "--output",
+		"--format", "--region", "--tag-name", "--type")
+	if len(pos) == 0 {
+		return errors.New("needs a command, e.g. `doctl compute droplet list`")
+	}
+	read := false
+	for _, p := range pos {
+		if slices.Contains(doctlChanges, p) || strings.HasPrefix(p, "add-") || strings.HasPrefix(p, "remove-") {
+			return fmt.Errorf("%q changes state: refused (only `… list` and `… get`)", p)
+		}
+		read = read || p == "list" || p == "ls" || p == "get" || p == "g" || p == "ratelimit"
+	}
+	if !read {
+		return fmt.Errorf("command %q is refused (only `… list` and `… get`)", strings.Join(pos, " "))
+	}
+	return nil
+}
+
+func checkRunpodctl(args []string) error {
+	pos := positionals(args)
+	if len(pos) > 0 && (pos[0] == "get" || pos[0] == "version") {
+		return nil
+	}
+	return errors.New("only `runpodctl get …` and `runpodctl version` are allowed")
+}
+
+var sshShowOptions = []string{"BatchMode=", "ConnectTimeout=", "StrictHostKeyChecking="}
+
+// sshShowOption reports whether an -o value is one of sshShowOptions with a plain value
+// (ssh would read more after a space, as in "BatchMode=yes ProxyCommand=…").
+func sshShowOption(v string) bool {
+	for _, o := range sshShowOptions {
+		if val, ok := strings.CutPrefix(v, o); ok && val != "" &&
+			strings.Trim(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSSHShow allows one operational-mode `show` on a network device. ssh hands the
+// remote words to the device's shell as one line, so each must be a plain word.
+func checkSSHShow(args []string) error {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch a := args[i]; a {
+		case "-T", "-q", "-4", "-6":
+		case "-p", "-l", "-i", "-o":
+			i++
+			if i >= len(args) {
+				return fmt.Errorf("%s needs a value", a)
+			}
+			if a == "-o" && !sshShowOption(args[i]) {
+				return fmt.Errorf("-o %s is refused (allowed: -o %s…, with a plain value)", args[i], strings.Join(sshShowOptions, "…, -o "))
+			}
+		default:
+			return fmt.Errorf("option %s is refused (allowed: -p PORT -l USER -i KEY -o BatchMode=… -T -q -4 -6)", a)
+		}
+	}
+	if i >= len(args) {
+		return errors.New("needs a host and a `show …` command")
+	}
+	remote := args[i+1:]
+	if len(remote) > 0 && remote[0] == "/opt/vyatta/bin/vyatta-op-cmd-wrapper" {
+		remote = remote[1:]
+	}
+	if len(remote) < 2 || remote[0] != "show" {
+		return errors.New("only `ssh HOST show …` (a device's operational mode) is allowed")
+	}
+	for _, w := range remote {
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=,+") != "" {
+			return fmt.Errorf("remote word %q is refused: only letters, digits and . _ - / : @ = , + (the device's shell reads it again)", w)
+		}
+	}
+	if strings.HasPrefix(args[i], "-") || args[i] == "" {
+		return fmt.Errorf("host %q is not a host", args[i])
 	}
 	return nil
 }

@@ -142,7 +142,9 @@ func TestReadOnlyAllowlistRefusesInjection(t *testing.T) {
 // allowlist with no shell control character anywhere, and that parsing never panics.
 func FuzzParseReadOnlyCommand(f *testing.F) {
 	for _, s := range []string{"cat x", `sqlite3 -readonly db "SELECT 1"`, "git log", "curl -sS https://x", "a;b", "cat $(x)",
-		"cat 'a\"b'", `cat "a\"b"`, "find . -name x", "aws ec2 describe-x", "kubectl get po"} {
+		"cat 'a\"b'", `cat "a\"b"`, "find . -name x", "aws ec2 describe-x", "kubectl get po",
+		"ssh vyos show configuration", "ssh -p 22 junos show system commit", "wrangler versions list", "doctl compute droplet list",
+		"runpodctl get pod"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -162,6 +164,18 @@ func FuzzParseReadOnlyCommand(f *testing.F) {
 		for _, a := range cmd.Argv {
 			if strings.ContainsAny(a, shellControl) {
 				t.Fatalf("accepted %q: word %q has a control character", line, a)
+			}
+		}
+		if cmd.Program == "ssh" {
+			// One operational-mode show, every remote word one the device's shell keeps as is.
+			i := slices.Index(cmd.Argv, "show")
+			if i < 2 {
+				t.Fatalf("accepted ssh without a remote show: %q", line)
+			}
+			for _, w := range cmd.Argv[i:] {
+				if strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=,+") != "" {
+					t.Fatalf("accepted ssh remote word %q: %q", w, line)
+				}
 			}
 		}
 		if cmd.Program == "sqlite3" && !slices.Contains(cmd.Argv, "-readonly") {

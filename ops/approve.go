@@ -64,7 +64,8 @@ func (s *Service) ApprovalPrompt(ctx context.Context, planID string) (*ApprovalP
 		return nil, drift
 	}
 	pr := &ApprovalPrompt{PlanID: rec.ID, Hash: rec.Hash, Status: rec.Status, Target: p.Target, Intent: p.Intent, Inputs: inputs,
-		ApplyCommand: p.Apply.String(), SnapshotCommand: p.Snapshot.String(), Workdir: p.Workdir, Network: p.Network,
+		ApplyCommand: p.Apply.String(), SnapshotCommand: p.Snapshot.String(),
+		ConfirmCommand: p.Confirm.String(), ConfirmWithinSeconds: p.ConfirmWithinSeconds, Workdir: p.Workdir, Network: p.Network,
 		Steps: p.Steps, Verify: p.Verify, Diff: artifactView(d), WorstBlastRadius: BlastLow, WorstReversibility: Reversible}
 	for _, st := range p.Steps {
 		if rank(st.BlastRadius) > rank(pr.WorstBlastRadius) {

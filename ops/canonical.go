@@ -37,6 +37,9 @@ const canonicalVersion = "airlock-ops-plan/v1"
 //	verify.count, then per assertion i: verify.<i>.name verify.<i>.command
 //	    verify.<i>.expect_text verify.<i>.expect_exit (the effective value, 0 when unset)
 //	inputs.count inputs.<i>...
+//	confirm.kind confirm.argv.count confirm.argv.<i>... confirm.shell confirm_within_seconds
+//	    (only when the plan has a confirm step: a plan without one hashes as it did
+//	    before commit-confirm plans existed)
 //
 // (The contents of the input files are not part of the plan hash; their sha256 is pinned
 // separately when the diff is attached and when the plan is approved.)
@@ -78,6 +81,12 @@ func CanonicalBytes(p *OperationPlan) []byte {
 	e.field("inputs.count", strconv.Itoa(len(p.Inputs)))
 	for i, in := range p.Inputs {
 		e.field("inputs."+strconv.Itoa(i), in)
+	}
+	// Last and only when set: the fields before are counted or length-prefixed, so the
+	// encoding stays injective, and older plans keep their hash.
+	if !p.Confirm.IsZero() || p.ConfirmWithinSeconds != 0 {
+		e.command("confirm", p.Confirm)
+		e.field("confirm_within_seconds", strconv.Itoa(p.ConfirmWithinSeconds))
 	}
 	return e.buf
 }

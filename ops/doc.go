@@ -37,7 +37,7 @@
 //
 // The package reaches the outside world only through small interfaces taken by [New]:
 // [Runner] (the sandbox; package ops/sandboxrunner implements it with sandbox.Exec, and
-// [LocalRunner] is an unconfined fallback), [KeySource] (the OS keyring; see
+// [LocalRunner] is an unconfined fallback), [KeySource] (the secret store: the OS keyring or a file; see
 // [StoredKeySource]), [Publisher] (the event bus) and a clock. Call [Service.Recover] (or
 // use [Open]) when the app starts, so that an apply cut short by a crash is recorded.
 package ops

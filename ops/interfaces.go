@@ -23,7 +23,7 @@ type RunSpec struct {
 	// Network says the plan declared it needs the network. The runner grants it only
 	// as far as the sandbox posture in force allows.
 	Network bool
-	// Purpose is "diff", "snapshot", "apply" or "verify", for the runner's logs and policy.
+	// Purpose is "diff", "snapshot", "apply", "verify" or "confirm", for the runner's logs and policy.
 	Purpose string
 	// PlanID names the plan the run belongs to.
 	PlanID string
@@ -53,7 +53,8 @@ type Runner interface {
 	Run(ctx context.Context, spec RunSpec) (RunResult, error)
 }
 
-// KeySource hands out the journal's HMAC key (at least 32 bytes), kept in the OS keyring.
+// KeySource hands out the journal's HMAC key (at least 32 bytes), kept in the secret store
+// (the OS keyring, or the file store chosen by `[secrets] store = "file"`).
 // It creates the key the first time; see [StoredKeySource].
 type KeySource interface {
 	JournalKey(ctx context.Context) ([]byte, error)

@@ -34,6 +34,10 @@ const (
 	EventApplyUnknown   = "apply_outcome_unknown"
 	EventVerified       = "verified"
 	EventVerifyFailed   = "verify_failed"
+	// A commit-confirm plan's confirm: sent, failed, or withheld (the device rolls back).
+	EventConfirmed       = string(api.ConfirmSent)
+	EventConfirmFailed   = string(api.ConfirmFailed)
+	EventConfirmWithheld = string(api.ConfirmWithheld)
 	// EventHeadMissing is written by the journal itself when it finds its head row gone.
 	EventHeadMissing = "journal_head_missing"
 )

@@ -11,7 +11,7 @@ import (
 // JournalKeyName is the keyring entry (service "airlock") holding the journal's HMAC key.
 const JournalKeyName = "ops.journal-hmac-key"
 
-// SecretStore reads and writes named secrets; the app's keyring store implements it.
+// SecretStore reads and writes named secrets; the app's secret stores (keyring, file) implement it.
 type SecretStore interface {
 	Get(ctx context.Context, name string) (string, error)
 	Set(ctx context.Context, name, value string) error
@@ -60,7 +60,7 @@ func (k StoredKeySource) JournalKey(ctx context.Context) ([]byte, error) {
 	}
 	key, err := base64.RawURLEncoding.DecodeString(v)
 	if err != nil || len(key) < 32 {
-		return nil, fmt.Errorf("the journal key %s in the keyring is not 32+ bytes of base64url: restore it, or move the journal aside and delete the key to start a new one", name)
+		return nil, fmt.Errorf("the journal key %s in the secret store is not 32+ bytes of base64url: restore it, or move the journal aside and delete the key to start a new one", name)
 	}
 	return key, nil
 }

@@ -66,6 +66,7 @@ const (
 	ArtifactSnapshotAfter  = "snapshot_after"
 	ArtifactApplyOutput    = "apply_output"
 	ArtifactVerify         = "verify"
+	ArtifactConfirm        = "confirm"
 )
 
 // Artifact is evidence kept for a plan (table ops_artifacts): a diff, a snapshot, the

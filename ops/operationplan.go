@@ -105,6 +105,17 @@ func Validate(p *OperationPlan) error {
 	if err := validateCommand(p.Diff, "diff", false); err != nil {
 		return err
 	}
+	if err := validateCommand(p.Confirm, "confirm", false); err != nil {
+		return err
+	}
+	switch {
+	case !p.Confirm.IsZero() && p.ConfirmWithinSeconds <= 0:
+		return fieldErr("confirm_within_seconds", "is required with confirm: the device's rollback window in seconds, as the apply command sets it (VyOS commit-confirm 5 is 300)")
+	case p.Confirm.IsZero() && p.ConfirmWithinSeconds != 0:
+		return fieldErr("confirm", "is required with confirm_within_seconds: the command that confirms the commit (VyOS confirm, Junos commit)")
+	case time.Duration(p.ConfirmWithinSeconds)*time.Second > MaxPlanTimeout:
+		return fieldErr("confirm_within_seconds", fmt.Sprintf("must be at most %d", int(MaxPlanTimeout.Seconds())))
+	}
 	if p.Workdir == "" {
 		return fieldErr("workdir", "is required")
 	}

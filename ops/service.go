@@ -150,10 +150,10 @@ func (s *Service) journalKey(ctx context.Context) ([]byte, error) {
 	}
 	k, err := s.keys.JournalKey(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("journal key from the keyring: %w", err)
+		return nil, fmt.Errorf("journal key from the secret store: %w", err)
 	}
 	if len(k) < 32 {
-		return nil, fmt.Errorf("journal key from the keyring is %d bytes: at least 32 are needed", len(k))
+		return nil, fmt.Errorf("journal key from the secret store is %d bytes: at least 32 are needed", len(k))
 	}
 	s.key = k
 	return k, nil

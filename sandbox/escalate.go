@@ -70,6 +70,38 @@ func writeGrant(target string) *Grant {
 // they are, also inside the granted paths; a grant that would reach a hidden path, or
 // a path that no longer exists, is refused.
 func (p Policy) Escalate(g Grant) (Policy, error) {
+	return p.Widen(g, Source{Layer: LayerEscalation, Detail: "allowed once by the person: " + g.String()})
+}
+
+// LayerRun names what one run adds to its own policy (an agent task's run directory
+// and model API).
+const LayerRun = "run"
+
+// WithRunAllowed returns the policy with hosts added to its allowlist (under
+// network_access = "allowlist"; other settings are unchanged), for one run: the
+// [network] lists stay as configured, denied_domains still win.
+func (p Policy) WithRunAllowed(hosts []string, why string) Policy {
+	if len(hosts) == 0 || p.Network != NetworkAllowlist {
+		return p
+	}
+	lists := DefaultNetworkLists()
+	if p.Allowlist != nil {
+		lists = *p.Allowlist
+	}
+	lists.AllowedDomains = append(slices.Clone(lists.AllowedDomains), hosts...)
+	out := p
+	out.Allowlist = &lists
+	out.Sources = maps.Clone(p.Sources)
+	if out.Sources == nil {
+		out.Sources = map[string]Source{}
+	}
+	out.Sources[KeyNetworkLists] = Source{Layer: LayerRun, Detail: why}
+	return out
+}
+
+// Widen is Escalate with the source to record: it gives g's access, and only that,
+// on top of p.
+func (p Policy) Widen(g Grant, src Source) (Policy, error) {
 	if g.IsZero() || p.Mode == ModeFullAccess {
 		return p, nil
 	}
@@ -78,7 +110,6 @@ func (p Policy) Escalate(g Grant) (Policy, error) {
 	if out.Sources == nil {
 		out.Sources = map[string]Source{}
 	}
-	src := Source{Layer: LayerEscalation, Detail: "allowed once by the person: " + g.String()}
 	for _, r := range g.Readable {
 		if !slices.Contains(out.Revealed, r) {
 			out.Revealed = append(slices.Clone(out.Revealed), r)

@@ -170,6 +170,83 @@ type taskFlags struct {
 	timeout, noProgress, hold                      time.Duration
 	disabled                                       bool
 	df                                             defaultsFlags
+	agent                                          agentFlags
+}
+
+// agentFlags make a task an agent task (`--agent claude --prompt-file F`).
+type agentFlags struct {
+	kind, promptFile, model, apiBase, keySecret, bin string
+}
+
+func (a *agentFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.kind, "agent", "", "run a coding agent on a prompt instead of a command: claude | codex | opencode")
+	cmd.Flags().StringVar(&a.promptFile, "prompt-file", "", "the agent's prompt: the file's text is stored with the task (editing the file later changes nothing)")
+	cmd.Flags().StringVar(&a.model, "model", "", "the agent's model (default: the agent's own)")
+	cmd.Flags().StringVar(&a.apiBase, "api-base", "", "the model API's base URL (default: https://api.anthropic.com for claude, https://api.openai.com/v1 for codex and opencode)")
+	cmd.Flags().StringVar(&a.keySecret, "api-key-secret", "", "the keyring secret holding the API key (default ANTHROPIC_API_KEY for claude, OPENAI_API_KEY otherwise; set it with `airlock secret set NAME`)")
+	cmd.Flags().StringVar(&a.bin, "agent-bin", "", "the agent's executable (default: looked up in PATH at each run)")
+}
+
+// changed says whether any agent flag was given.
+func (a *agentFlags) changed(cmd *cobra.Command) bool {
+	for _, n := range []string{"agent", "prompt-file", "model", "api-base", "api-key-secret", "agent-bin"} {
+		if cmd.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPromptBytes bounds a prompt file: a prompt, not a data set.
+const maxPromptBytes = 1 << 20
+
+// spec is the agent the flags describe, over cur (the task's agent when editing; nil
+// when adding).
+func (a *agentFlags) spec(cmd *cobra.Command, cur *api.AgentSpec) (*api.AgentSpec, error) {
+	s := api.AgentSpec{}
+	if cur != nil {
+		s = *cur
+	}
+	set := func(name string, dst *string, v string) {
+		if cmd.Flags().Changed(name) {
+			*dst = v
+		}
+	}
+	set("agent", &s.Kind, a.kind)
+	set("model", &s.Model, a.model)
+	set("api-base", &s.APIBase, a.apiBase)
+	set("api-key-secret", &s.APIKeySecret, a.keySecret)
+	set("agent-bin", &s.Binary, a.bin)
+	if s.Kind == "" {
+		return nil, errors.New("--prompt-file, --model, --api-base, --api-key-secret and --agent-bin are for an agent task: give --agent claude|codex|opencode too")
+	}
+	if a.promptFile != "" {
+		st, err := os.Stat(a.promptFile)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-file: %w", err)
+		}
+		if st.Size() > maxPromptBytes {
+			return nil, fmt.Errorf("--prompt-file %s is %d bytes: a prompt is at most %d; shorten it, or have the prompt tell the agent to read the file", a.promptFile, st.Size(), maxPromptBytes)
+		}
+		b, err := os.ReadFile(a.promptFile)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-file: %w", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return nil, fmt.Errorf("--prompt-file %s is empty: write the agent's prompt in it", a.promptFile)
+		}
+		s.Prompt = string(b)
+	} else if cur == nil {
+		return nil, errors.New("an agent task needs its prompt: give --prompt-file FILE")
+	}
+	if s.Binary != "" {
+		abs, err := filepath.Abs(s.Binary)
+		if err != nil {
+			return nil, fmt.Errorf("--agent-bin: %w", err)
+		}
+		s.Binary = abs
+	}
+	return &s, nil
 }
 
 func (f *taskFlags) register(cmd *cobra.Command, add bool) {
@@ -182,13 +259,14 @@ func (f *taskFlags) register(cmd *cobra.Command, add bool) {
 	cmd.Flags().StringVar(&f.tz, "tz", "", "IANA time zone of the schedule (default: local)")
 	cmd.Flags().StringVar(&f.dept, "dept", "", "department")
 	cmd.Flags().StringArrayVar(&f.env, "env", nil, "environment variable K=V (repeatable)")
-	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "secret NAME from the keyring, injected at start as $NAME (repeatable)")
+	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "secret NAME from the secret store (keyring or file), injected at start as $NAME (repeatable)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "hard timeout of a run")
 	cmd.Flags().DurationVar(&f.noProgress, "no-progress", 0, "end a run that prints nothing for this long")
 	cmd.Flags().DurationVar(&f.hold, "hold-deadline", 0, "how long a held run waits for you before it expires (default 24h)")
 	cmd.Flags().StringVar(&f.overlap, "overlap", "", "when a run is still going at the next occurrence: skip | queue | allow")
 	cmd.Flags().StringVar(&f.missed, "missed", "", "occurrences missed while Airlock was closed: skip | run_once")
 	f.df.register(cmd)
+	f.agent.register(cmd)
 }
 
 func (f *taskFlags) envMap() (map[string]string, error) {
@@ -208,7 +286,17 @@ func (f *taskFlags) envMap() (map[string]string, error) {
 
 func printTask(w io.Writer, t api.TaskRow) {
 	argv, _ := json.Marshal(t.Argv)
-	fmt.Fprintf(w, "task       %v (enabled %v)\ncommand    %s\ncwd        %v\nschedule   %v\n", t.Name, t.Enabled, argv, t.Cwd, t.Description)
+	fmt.Fprintf(w, "task       %v (enabled %v)\n", t.Name, t.Enabled)
+	if a := t.Agent; a != nil {
+		model := a.Model
+		if model == "" {
+			model = "the agent's default"
+		}
+		fmt.Fprintf(w, "agent      %s, model %s, API %s, key from secret %s\nprompt     %s\n", a.Kind, model, a.APIBase, a.APIKeySecret, promptLine(a.Prompt))
+	} else {
+		fmt.Fprintf(w, "command    %s\n", argv)
+	}
+	fmt.Fprintf(w, "cwd        %v\nschedule   %v\n", t.Cwd, t.Description)
 	if t.Department != "" {
 		fmt.Fprintf(w, "department %s\n", t.Department)
 	}
@@ -224,16 +312,52 @@ func printTask(w io.Writer, t api.TaskRow) {
 	}
 }
 
+// promptLine is a prompt's first line, shortened, for a listing.
+func promptLine(p string) string {
+	line, _, more := strings.Cut(strings.TrimSpace(p), "\n")
+	if len(line) > 70 {
+		line, more = line[:67], true
+	}
+	if more {
+		line += "..."
+	}
+	return line
+}
+
+// taskWhat is what a task runs, in a table cell: its command, or its agent.
+func taskWhat(t api.TaskRow) string {
+	if t.Agent != nil {
+		if t.Agent.Model != "" {
+			return t.Agent.Kind + " (" + t.Agent.Model + ")"
+		}
+		return t.Agent.Kind
+	}
+	return strings.Join(t.Argv, " ")
+}
+
 func newTaskCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Scheduled tasks: a command, a directory and a cron schedule"}
 	var af taskFlags
 	add := &cobra.Command{
-		Use:   "add --name N --cwd DIR --schedule CRON [flags] -- CMD...",
-		Short: "Create a task; creating it is your approval of its exact command",
-		Args:  cobra.MinimumNArgs(1),
+		Use:   "add --name N --cwd DIR --schedule CRON [flags] (-- CMD... | --agent KIND --prompt-file F)",
+		Short: "Create a task; creating it is your approval of its exact command (or its agent and prompt)",
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if af.name == "" || af.cwd == "" {
 				return errors.New("a task needs --name and --cwd (and usually --schedule)")
+			}
+			var agent *api.AgentSpec
+			if af.agent.changed(cmd) {
+				if len(args) > 0 {
+					return errors.New("an agent task runs its agent, not a command: give --agent and --prompt-file, or a command after --, not both")
+				}
+				a, err := af.agent.spec(cmd, nil)
+				if err != nil {
+					return err
+				}
+				agent = a
+			} else if len(args) == 0 {
+				return errors.New("a task needs its command after -- (e.g. -- /usr/bin/backup --full), or an agent (--agent claude --prompt-file FILE)")
 			}
 			cwd, err := absDir(af.cwd)
 			if err != nil {
@@ -247,7 +371,7 @@ func newTaskCmd(e *env) *cobra.Command {
 			if tz == "" {
 				tz = localZone()
 			}
-			in := api.TaskIn{TaskSpec: api.TaskSpec{Name: af.name, Argv: args, Cwd: cwd, Schedule: af.schedule, TimeZone: tz,
+			in := api.TaskIn{TaskSpec: api.TaskSpec{Name: af.name, Argv: args, Agent: agent, Cwd: cwd, Schedule: af.schedule, TimeZone: tz,
 				Department: af.dept, Overrides: af.df.value(cmd), Env: envm, Secrets: af.secrets,
 				Timeout: af.timeout, NoProgressTimeout: af.noProgress, Overlap: af.overlap, Missed: af.missed,
 				HoldDeadline: af.hold, Disabled: af.disabled}}
@@ -293,6 +417,18 @@ func newTaskCmd(e *env) *cobra.Command {
 			if ov := ef.df.value(cmd); ov != (api.Defaults{}) {
 				p.Overrides = &ov
 			}
+			if ef.agent.changed(cmd) {
+				if p.Argv != nil {
+					return errors.New("give the task a command (after --) or agent flags, not both")
+				}
+				cur, err := call(cmd.Context(), e, api.GetTask, api.None{}, args[0])
+				if err != nil {
+					return err
+				}
+				if p.Agent, err = ef.agent.spec(cmd, cur.Agent); err != nil {
+					return err
+				}
+			}
 			if changed("env") {
 				m, err := ef.envMap()
 				if err != nil {
@@ -318,12 +454,12 @@ func newTaskCmd(e *env) *cobra.Command {
 		Use: "list", Short: "List tasks with their schedule in words and next run", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return printRoute(cmd.Context(), e, api.ListTasks, api.None{}, func(w io.Writer, ts []api.TaskRow) {
-				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD"}, func(t api.TaskRow) []any {
+				printTable(w, ts, "No tasks yet: create one with `airlock task add --name N --cwd DIR --schedule CRON -- CMD`.", []string{"NAME", "ENABLED", "SCHEDULE", "NEXT", "CWD", "RUNS"}, func(t api.TaskRow) []any {
 					next := "—"
 					if len(t.NextRuns) > 0 {
 						next = t.NextRuns[0]
 					}
-					return []any{t.Name, t.Enabled, t.Description, next, t.Cwd}
+					return []any{t.Name, t.Enabled, t.Description, next, t.Cwd, taskWhat(t)}
 				})
 			})
 		},

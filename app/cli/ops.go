@@ -137,6 +137,10 @@ func confirmPlanOnTTY(p *api.ApprovalPrompt) (string, error) {
 	if p.SnapshotCommand != "" {
 		fmt.Fprintf(tty, "  snapshot  %s\n", p.SnapshotCommand)
 	}
+	if p.ConfirmCommand != "" {
+		fmt.Fprintf(tty, "  confirm   %s (sent by verify only when every assertion passes within %ds of the apply; else the device rolls back)\n",
+			p.ConfirmCommand, p.ConfirmWithinSeconds)
+	}
 	fmt.Fprintf(tty, "  workdir   %s\n  network   %t\n  worst     blast radius %s, %s\n", p.Workdir, p.Network, p.WorstBlastRadius, p.WorstReversibility)
 	for i, s := range p.Steps {
 		fmt.Fprintf(tty, "  step %d    %s (%s, %s, blast %s)\n", i+1, s.Description, s.Effect, s.Reversibility, s.BlastRadius)
@@ -226,6 +230,14 @@ func opsVerifyCmd(e *env) *cobra.Command {
 					fmt.Fprintln(tw, line)
 				}
 				tw.Flush()
+				if c := r.Confirm; c != nil {
+					switch c.Outcome {
+					case api.ConfirmSent:
+						fmt.Fprintf(w, "confirmed  %s  exit 0  → %s\n", c.Command, oneLine(c.Output, 60))
+					default:
+						fmt.Fprintf(w, "%s  %s  (%s)\n", strings.ReplaceAll(string(c.Outcome), "_", " "), c.Command, c.Reason)
+					}
+				}
 				fmt.Fprintf(w, "plan %s is %s\n", r.PlanID, r.Status)
 			}, args[0])
 		},
@@ -240,6 +252,10 @@ func opsShowCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return printRoute(cmd.Context(), e, api.OpsGetPlan, api.None{}, func(w io.Writer, p *api.PlanView) {
 				fmt.Fprintf(w, "plan     %s (%s)\nhash     %s\nintent   %s\nintact   %t\n", p.ID, p.Status, p.Hash, p.Plan.Intent, p.Intact)
+				if !p.Plan.Confirm.IsZero() {
+					fmt.Fprintf(w, "confirm  %s (commit-confirm: sent by the first verify only when every assertion passes within %ds of the apply)\n",
+						p.Plan.Confirm.String(), p.Plan.ConfirmWithinSeconds)
+				}
 				if t := p.Token; t != nil {
 					fmt.Fprintf(w, "token    approved by %s, expires %s, used %t, live %t\n", t.ApprovedBy, t.ExpiresAt.Format(time.RFC3339Nano), t.Used, t.Live)
 				}

@@ -340,7 +340,11 @@ func coreListening(e *env) bool {
 // fails the run (it never starts without its way out).
 func coreEgress(e *env, cwd string) sandbox.Egress {
 	return func(ctx context.Context, pid int, addr string) (func(), error) {
-		stop, err := coreService(ctx, e, api.ServeEgress, api.StopEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr})
+		c, err := e.client()
+		if err != nil {
+			return nil, err
+		}
+		stop, err := CoreService(ctx, c, api.ServeEgress, api.StopEgress, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr})
 		if err != nil {
 			return nil, fmt.Errorf("ask the running Airlock to serve it (%w); start it with `airlock daemon`, or run with --network off", err)
 		}
@@ -353,23 +357,34 @@ func coreEgress(e *env, cwd string) sandbox.Egress {
 // person through it. A core that cannot serve it (an older one) costs the run only its
 // channel, and says so.
 func coreAsk(e *env, cwd string) sandbox.Egress {
+	c, err := e.client()
+	if err != nil {
+		return func(context.Context, int, string) (func(), error) { return nil, err }
+	}
+	return CoreAsk(c, api.EgressIn{Cwd: cwd}, func(err error) {
+		fmt.Fprintf(e.stderr, "airlock: warning: this sandbox has no ask-only channel (%v): an agent in it cannot ask you\n", err)
+	})
+}
+
+// CoreAsk is the ask-only channel of a sandbox this process starts, served by the core c
+// (POST /v1/sandboxes/ask) with in's directory and session; the pid and address come from
+// the sandbox. A core that cannot serve it costs the sandbox only its channel: warn hears
+// why, and the command still runs.
+func CoreAsk(c *localapi.Client, in api.EgressIn, warn func(error)) sandbox.Egress {
 	return func(ctx context.Context, pid int, addr string) (func(), error) {
-		stop, err := coreService(ctx, e, api.ServeAsk, api.StopAsk, api.EgressIn{PID: pid, Cwd: cwd, Addr: addr})
+		in.PID, in.Addr = pid, addr
+		stop, err := CoreService(ctx, c, api.ServeAsk, api.StopAsk, in)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "airlock: warning: this sandbox has no ask-only channel (%v): an agent in it cannot ask you\n", err)
+			warn(err)
 			return func() {}, nil
 		}
 		return stop, nil
 	}
 }
 
-// coreService asks the running core to serve a service (the egress proxy, the ask-only
+// CoreService asks the running core c to serve a service (the egress proxy, the ask-only
 // channel) inside the caller's sandbox, and returns how to stop it.
-func coreService(ctx context.Context, e *env, serve api.Route[api.EgressIn, api.EgressServed], stop api.Route[api.None, api.EgressStopped], in api.EgressIn) (func(), error) {
-	c, err := e.client()
-	if err != nil {
-		return nil, err
-	}
+func CoreService(ctx context.Context, c *localapi.Client, serve api.Route[api.EgressIn, api.EgressServed], stop api.Route[api.None, api.EgressStopped], in api.EgressIn) (func(), error) {
 	if _, err := localapi.Call(ctx, c, serve, in); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/app/secrets"
 )
 
@@ -19,7 +20,8 @@ import (
 // --json. The value itself is never printed.
 type (
 	secretStored struct {
-		Stored string `json:"stored"`
+		Stored string       `json:"stored"`
+		Store  secrets.Kind `json:"store"`
 	}
 	secretRemoved struct {
 		Removed string `json:"removed"`
@@ -27,7 +29,7 @@ type (
 )
 
 func newSecretCmd(e *env) *cobra.Command {
-	cmd := &cobra.Command{Use: "secret", Short: "Secrets in the OS keyring, injected into runs by name (never logged)"}
+	cmd := &cobra.Command{Use: "secret", Short: "Secrets in the store [secrets] store chooses (the OS keyring by default), injected into runs by name (never logged)"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "set NAME",
 		Short: "Store a secret: the value is read from standard input, or asked for without echo on a terminal",
@@ -39,10 +41,14 @@ func newSecretCmd(e *env) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			if err := secrets.New().Set(ctx, args[0], value); err != nil {
+			store, err := e.secretStore()
+			if err != nil {
 				return err
 			}
-			return e.print(secretStored{Stored: args[0]}, func(w io.Writer) { fmt.Fprintf(w, "stored %s in the keyring\n", args[0]) })
+			if err := store.Set(ctx, args[0], value); err != nil {
+				return err
+			}
+			return e.print(secretStored{Stored: args[0], Store: store.Kind()}, func(w io.Writer) { fmt.Fprintf(w, "stored %s in %s\n", args[0], store.Where()) })
 		},
 	}, &cobra.Command{
 		Use:   "rm NAME",
@@ -51,13 +57,30 @@ func newSecretCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
-			if err := secrets.New().Delete(ctx, args[0]); err != nil {
+			store, err := e.secretStore()
+			if err != nil {
+				return err
+			}
+			if err := store.Delete(ctx, args[0]); err != nil {
 				return err
 			}
 			return e.print(secretRemoved{Removed: args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
 		},
 	})
 	return cmd
+}
+
+// secretStore is the store config.toml's `[secrets] store` chooses, as the core opens it.
+func (e *env) secretStore() (secrets.Backend, error) {
+	in, err := e.policyInputs(policy.Flags{}, "/")
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.paths()
+	if err != nil {
+		return nil, err
+	}
+	return secrets.Open(secrets.Kind(in.File.SecretStore()), p.DataDir)
 }
 
 func readSecretValue(name string) (string, error) {

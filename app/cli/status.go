@@ -81,9 +81,9 @@ func printStatus(w io.Writer, st api.Status) {
 		fmt.Fprintf(tw, "terminal proof\t%s — %s\n", line, p.Note)
 	}
 	if st.Keyring.OK {
-		fmt.Fprintf(tw, "keyring\tok\n")
+		fmt.Fprintf(tw, "secrets\t%s store, ok (%s)\n", st.Keyring.Store, st.Keyring.Where)
 	} else {
-		fmt.Fprintf(tw, "keyring\tUNAVAILABLE: %s\n", st.Keyring.Error)
+		fmt.Fprintf(tw, "secrets\t%s store UNAVAILABLE: %s\n", st.Keyring.Store, st.Keyring.Error)
 	}
 	tw.Flush()
 	if st.Config.Error != nil {

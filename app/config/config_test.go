@@ -25,6 +25,7 @@ func TestParseReportsLineAndColumn(t *testing.T) {
 		{"wrong type", "[sandbox_workspace_write]\nnetwork_access = \"yes\"\n", 2, 18, ""},
 		{"tcp not loopback", "[api]\ntcp_address = \"0.0.0.0:8080\"\n", 2, 1, "loopback"},
 		{"bad terminal proof", "[approvals]\nterminal_proof = \"none\"\n", 2, 1, "is not one of os, tty"},
+		{"bad secret store", "[secrets]\n\nstore = \"plaintext\"\n", 3, 1, "secrets.store = \"plaintext\" is not one of keyring, file"},
 		{"pam service as a path", "[approvals]\npam_service = \"../tmp/permit\"\n", 2, 1, "name a service of /etc/pam.d"},
 	}
 	for _, tc := range cases {

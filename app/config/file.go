@@ -29,6 +29,7 @@ type File struct {
 	Reviewer              Reviewer               `toml:"reviewer"`
 	Dispatch              Dispatch               `toml:"dispatch"`
 	API                   API                    `toml:"api"`
+	Secrets               Secrets                `toml:"secrets"`
 }
 
 // WorkspaceWrite is [sandbox_workspace_write].
@@ -178,4 +179,19 @@ type Dispatch struct {
 // API is [api]: the optional loopback TCP listener (off unless an address is given).
 type API struct {
 	TCPAddress *string `toml:"tcp_address"`
+}
+
+// Secrets is [secrets]: where Airlock keeps its secrets (package app/secrets).
+type Secrets struct {
+	// Store is "keyring" (the default: the OS keyring) or "file" (a 0600 file in a 0700
+	// directory under the data directory, for a machine without a Secret Service).
+	Store *string `toml:"store"`
+}
+
+// SecretStore is the store chosen, "keyring" when absent.
+func (f File) SecretStore() string {
+	if f.Secrets.Store == nil {
+		return "keyring"
+	}
+	return *f.Secrets.Store
 }

@@ -62,6 +62,7 @@ var Defaults = map[string]any{
 	"dispatch.run_max_count":                 10000,
 	"dispatch.max_backlog":                   10,
 	"api.tcp_address":                        "",
+	"secrets.store":                          "keyring",
 	"limits.memory":                          sandbox.DefaultLimits.Memory,
 	"limits.pids":                            sandbox.DefaultLimits.Pids,
 	"limits.cpu":                             sandbox.DefaultLimits.CPU,
@@ -87,6 +88,7 @@ func fileValues(f File) map[string]any {
 	str("dispatch.run_log_cap", f.Dispatch.RunLogCap)
 	str("dispatch.run_max_age", f.Dispatch.RunMaxAge)
 	str("api.tcp_address", f.API.TCPAddress)
+	str("secrets.store", f.Secrets.Store)
 	str("approvals.terminal_proof", f.Approvals.TerminalProof)
 	str("approvals.pam_service", f.Approvals.PAMService)
 	if f.SandboxWorkspaceWrite.NetworkAccess != nil {

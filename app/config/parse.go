@@ -121,6 +121,8 @@ var choices = map[string][]string{
 	"isolation.backend":  {"auto", "os", "app"},
 	// tty is the named weaker choice: a terminal is forged by `script` in one line.
 	"approvals.terminal_proof": {"os", "tty"},
+	// file is only ever chosen here, never a fallback (package app/secrets).
+	"secrets.store": {"keyring", "file"},
 }
 
 // owned are the keys whose values the sandbox parses: config checks them with the
@@ -171,6 +173,7 @@ func validate(f File) []violation {
 	out = checkChoice(out, "execution_mode", f.ExecutionMode)
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
+	out = checkChoice(out, "secrets.store", f.Secrets.Store)
 	out = append(out, validateProfiles(f.Profiles, true)...)
 	if f.Profile != nil && *f.Profile != "" {
 		if p, err := LookupProfile(f, "", *f.Profile); err != nil {

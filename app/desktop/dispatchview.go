@@ -106,7 +106,10 @@ func (f *Facade) EditTask(name string, form TaskForm) (TaskRow, error) {
 	if spec.HoldDeadline > 0 {
 		p.HoldDeadline = &spec.HoldDeadline
 	}
-	if p.Argv == nil {
+	switch {
+	case spec.Agent != nil:
+		p.Agent, p.Argv = spec.Agent, nil
+	case p.Argv == nil:
 		p.Argv = []string{""} // an empty command is refused by the core, not kept
 	}
 	row, err := f.core.EditTask(app.WindowCaller(), name, api.TaskPatchIn{TaskPatch: p})
@@ -218,6 +221,12 @@ func formSpec(form TaskForm) (api.TaskSpec, error) {
 		Department: strings.TrimSpace(form.Department), Overrides: form.Overrides,
 		Env: form.Env, Secrets: form.Secrets, Overlap: form.Overlap, Missed: form.Missed,
 		Disabled: form.Disabled,
+	}
+	if form.Agent != nil {
+		a := *form.Agent
+		a.Kind, a.Model = strings.TrimSpace(a.Kind), strings.TrimSpace(a.Model)
+		a.APIBase, a.APIKeySecret, a.Binary = strings.TrimSpace(a.APIBase), strings.TrimSpace(a.APIKeySecret), strings.TrimSpace(a.Binary)
+		spec.Agent, spec.Argv = &a, nil
 	}
 	if spec.Overlap == "" {
 		spec.Overlap = dispatch.OverlapSkip

@@ -410,3 +410,34 @@ func TestResumePausedRunFromTheRunView(t *testing.T) {
 		t.Errorf("log = %q", piece.Data)
 	}
 }
+
+// The editor's agent choice makes an agent task (its prompt stored, the API's defaults
+// filled in), an edit back to a command makes it a command task again, and a bad API
+// base is the core's error naming it.
+func TestTaskEditorAgentTask(t *testing.T) {
+	_, f := startedCore(t)
+	dir := varTmpDir(t, "airlock-agent-")
+	form := TaskForm{Name: "tidy", Cwd: dir, Agent: &api.AgentSpec{Kind: "codex", Prompt: "Tidy the build.", Model: " m1 "}}
+	row, err := f.CreateTask(form)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if a := row.Agent; a == nil || a.Kind != "codex" || a.Model != "m1" || a.APIBase != "https://api.openai.com/v1" || a.APIKeySecret != "OPENAI_API_KEY" || a.Prompt != "Tidy the build." {
+		t.Fatalf("created agent = %+v", row.Agent)
+	}
+	if len(row.Argv) != 1 || row.Argv[0] != "codex" {
+		t.Errorf("an agent task's command = %q, want the agent's name", row.Argv)
+	}
+	form.Agent.Prompt = "Tidy it again."
+	if row, err = f.EditTask("tidy", form); err != nil || row.Agent == nil || row.Agent.Prompt != "Tidy it again." {
+		t.Fatalf("edit the prompt = %+v, %v", row.Agent, err)
+	}
+	form.Agent.APIBase = "api.openai.com"
+	if _, err := f.EditTask("tidy", form); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+		t.Errorf("a bad API base: %v", err)
+	}
+	form.Agent, form.Argv = nil, []string{"true"}
+	if row, err = f.EditTask("tidy", form); err != nil || row.Agent != nil || row.Argv[0] != "true" {
+		t.Fatalf("back to a command = %+v %q, %v", row.Agent, row.Argv, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
@@ -61,10 +62,15 @@ func (f *Facade) OpsPlanDetail(id string) (*api.PlanDetail, error) {
 // assertion come from its journal entry, the output from the verify artifacts it stored
 // (the last len(assertions) of them, in order). A detail it cannot read gives nil.
 func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.ArtifactView) *ops.VerifyResult {
-	var last *ops.JournalEntryView
+	var last, confirm *ops.JournalEntryView
 	for i := range entries {
-		if entries[i].Event == ops.EventVerified || entries[i].Event == ops.EventVerifyFailed {
-			last = &entries[i]
+		switch entries[i].Event {
+		case ops.EventVerified, ops.EventVerifyFailed:
+			last, confirm = &entries[i], nil
+		case ops.EventConfirmed, ops.EventConfirmFailed, ops.EventConfirmWithheld:
+			if last != nil {
+				confirm = &entries[i]
+			}
 		}
 	}
 	if last == nil {
@@ -109,7 +115,26 @@ func lastVerification(p *ops.PlanView, entries []ops.JournalEntryView, ev []ops.
 		}
 		res.Assertions = append(res.Assertions, r)
 	}
+	if confirm != nil {
+		res.Confirm, res.Status = confirmFromJournal(confirm), ops.Status(confirm.Status)
+	}
 	return res
+}
+
+// confirmFromJournal rebuilds a commit-confirm plan's confirm from its journal entry
+// (the outcome is the event; the output stays in the evidence).
+func confirmFromJournal(e *ops.JournalEntryView) *ops.ConfirmResult {
+	var d struct {
+		Command  string `json:"command"`
+		ExitCode int    `json:"exit_code"`
+		SHA256   string `json:"output_sha256"`
+		Reason   string `json:"reason"`
+		Deadline string `json:"deadline"`
+	}
+	_ = json.Unmarshal(e.Detail, &d) // an edited detail shows what it still says
+	r := &ops.ConfirmResult{Outcome: api.ConfirmOutcome(e.Event), Command: d.Command, ExitCode: d.ExitCode, SHA256: d.SHA256, Reason: d.Reason}
+	r.Deadline, _ = time.Parse(time.RFC3339Nano, d.Deadline)
+	return r
 }
 
 // OpsRunDiff runs the plan's own diff command read-only and attaches its output: no

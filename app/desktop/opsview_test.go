@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/ops"
 )
@@ -440,4 +441,45 @@ func FuzzLastVerification(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLastVerificationCarriesTheConfirm: a commit-confirm plan's confirm outcome (the
+// journal entry after its verify) reaches the window with the status it left; a later
+// re-verify, which never confirms, shows none.
+func TestLastVerificationCarriesTheConfirm(t *testing.T) {
+	p := &ops.PlanView{ID: "op-1", Plan: ops.OperationPlan{Verify: []ops.Assertion{{Command: "grep -c x running.conf"}}}}
+	verified := ops.JournalEntryView{Seq: 6, Event: ops.EventVerified, Status: ops.StatusVerified,
+		Detail: json.RawMessage(`{"assertions":[{"index":0,"command":"grep -c x running.conf","passed":true}]}`)}
+	for _, tc := range []struct {
+		name       string
+		entries    []ops.JournalEntryView
+		outcome    api.ConfirmOutcome
+		status     ops.Status
+		wantReason string
+	}{
+		{"confirmed", []ops.JournalEntryView{verified, {Seq: 7, Event: ops.EventConfirmed, Status: ops.StatusVerified,
+			Detail: json.RawMessage(`{"command":"./fakevyos confirm","exit_code":0,"deadline":"2026-09-04T12:10:00Z"}`)}}, api.ConfirmSent, ops.StatusVerified, ""},
+		{"withheld", []ops.JournalEntryView{verified, {Seq: 7, Event: ops.EventConfirmWithheld, Status: ops.StatusVerifyFailed,
+			Detail: json.RawMessage(`{"command":"./fakevyos confirm","exit_code":-1,"reason":"the rollback window ended"}`)}}, api.ConfirmWithheld, ops.StatusVerifyFailed, "the rollback window ended"},
+		{"re-verified after the confirm", []ops.JournalEntryView{verified, {Seq: 7, Event: ops.EventConfirmed, Status: ops.StatusVerified,
+			Detail: json.RawMessage(`{}`)}, {Seq: 8, Event: ops.EventVerified, Status: ops.StatusVerified, Detail: verified.Detail}}, "", ops.StatusVerified, ""},
+		{"edited detail", []ops.JournalEntryView{verified, {Seq: 7, Event: ops.EventConfirmFailed, Status: ops.StatusVerifyFailed,
+			Detail: json.RawMessage(`[1]`)}}, api.ConfirmFailed, ops.StatusVerifyFailed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := lastVerification(p, tc.entries, nil)
+			if res == nil || res.Status != tc.status {
+				t.Fatalf("result %+v", res)
+			}
+			if tc.outcome == "" {
+				if res.Confirm != nil {
+					t.Fatalf("a re-verify shows a confirm: %+v", res.Confirm)
+				}
+				return
+			}
+			if res.Confirm == nil || res.Confirm.Outcome != tc.outcome || res.Confirm.Reason != tc.wantReason {
+				t.Fatalf("confirm %+v", res.Confirm)
+			}
+		})
+	}
 }

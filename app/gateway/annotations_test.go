@@ -30,7 +30,7 @@ func TestToolAnnotations(t *testing.T) {
 		api.ToolOpsDiff:     {},
 		api.ToolOpsApprove:  {},
 		api.ToolOpsApply:    {destructive: true, openWorld: true},
-		api.ToolOpsVerify:   {readOnly: true, idempotent: true, openWorld: true},
+		api.ToolOpsVerify:   {idempotent: true, openWorld: true}, // a commit-confirm plan's verify sends its confirm
 		api.ToolOpsJournal:  {readOnly: true, idempotent: true},
 	}
 	seen := map[string]bool{}

@@ -68,8 +68,12 @@ func (s *Server) addBashTool() {
 			if s.egressFor(pol) {
 				egress, pol.EgressConnected = s.opts.Egress(netLog, s.askDomain), true
 			}
+			var ask sandbox.Egress
+			if s.opts.Ask != nil {
+				ask = s.opts.Ask(pol.Cwd, s.session)
+			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
-				Policy: pol, MicroVM: s.opts.MicroVM, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
+				Policy: pol, MicroVM: s.opts.MicroVM, Ask: ask, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
 				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
 				HiddenPaths: s.opts.HiddenPaths, Egress: egress,
 				OnStart: func(pid int) {

@@ -171,8 +171,13 @@ func (s *Server) addOpsTools() {
 			}
 			return res, out
 		})
-	governed(s, &mcp.Tool{Name: api.ToolOpsVerify, Annotations: annotations("Verify an applied plan", toolKind{ReadOnly: true, Idempotent: true, OpenWorld: true}),
-		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal."},
+	// Not read-only: for a commit-confirm plan the first verify sends the confirm the
+	// person approved with the plan (only when every assertion passed).
+	governed(s, &mcp.Tool{Name: api.ToolOpsVerify, Annotations: annotations("Verify an applied plan", toolKind{Idempotent: true, OpenWorld: true}),
+		Description: "Run a plan's read-only verify assertions after the apply and record the evidence in the journal. For a " +
+			"commit-confirm plan (one with a confirm step), the first verify after the apply also sends the approved confirm, " +
+			"only when every assertion passed within the device's rollback window; otherwise none is sent and the device rolls " +
+			"back by itself. A re-verify never confirms."},
 		func(in *opsVerifyIn) (string, error) { return in.PlanID, needPlan(in.PlanID) },
 		func(ctx context.Context, in opsVerifyIn) (*mcp.CallToolResult, api.Outcome) {
 			_, res, out := callOps(ctx, s, api.OpsVerify, api.VerifyInput{}, in.PlanID)

@@ -53,6 +53,11 @@ type Options struct {
 	// nil: such a call has no network. web_fetch needs no hook: it makes its connections
 	// in this process, each through the egress decision.
 	Egress func(log io.Writer, ask AskDomain) sandbox.Egress
+	// Ask builds the ask-only channel of one bash call's sandbox, for its directory and
+	// this server's session (airlock-agent has the core serve it): an agent the command
+	// starts asks the person there. nil: the sandbox has none (the server itself runs in
+	// a sandbox, whose channel a nested one cannot reach).
+	Ask func(cwd, session string) sandbox.Egress
 }
 
 // AskDomain asks the broker whether a run may connect to domain:port; true is allow.
@@ -87,16 +92,14 @@ func NewServer(opts Options) *Server {
 	_, _ = rand.Read(id[:])
 	s := &Server{opts: opts, session: "mcp-" + hex.EncodeToString(id[:])}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Airlock's governed tools. Every call is checked by Airlock's permission broker and may wait for the " +
-			"person to approve it in the Airlock window; a refusal says what was blocked, why and what the person can change. " +
-			"Files are confined to the workspace " + opts.Policy.Cwd + " (and the configured writable roots); bash runs in " +
-			"Airlock's sandbox. Infrastructure changes go through ops_plan → ops_diff → ops_approve → ops_apply → ops_verify.",
-		Logger: opts.Log,
+		Instructions: instructions(opts),
+		Logger:       opts.Log,
 	})
 	s.addFileTools()
 	s.addBashTool()
 	s.addWebFetchTool()
 	s.addOpsTools()
+	s.addCloudOps()
 	return s
 }
 

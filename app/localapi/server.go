@@ -206,7 +206,7 @@ func (s *Server) checkTCP(r *http.Request) error {
 	auth := r.Header.Get("Authorization")
 	given, found := strings.CutPrefix(auth, "Bearer ")
 	if !found || subtle.ConstantTimeCompare([]byte(given), []byte(s.token)) != 1 {
-		return &api.Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token from `airlock secret` (kept in the OS keyring as api.token)"}
+		return &api.Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token api.token from the secret store `airlock status` names (the OS keyring: secret-tool lookup service airlock username api.token; the file store: its secrets.json)"}
 	}
 	return nil
 }

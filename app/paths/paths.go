@@ -33,6 +33,7 @@ func Resolve(getenv func(string) string) (Paths, error) {
 			SandboxDir: filepath.Join(home, "data", "sandbox"),
 			RuntimeDir: filepath.Join(home, "run"),
 			Socket:     filepath.Join(home, "run", "airlock.sock"),
+			AgentRuns:  filepath.Join(home, "agent-runs"),
 		}, nil
 	}
 	userHome := getenv("HOME")
@@ -63,6 +64,9 @@ func Resolve(getenv func(string) string) (Paths, error) {
 		SandboxDir: filepath.Join(data, "sandbox"),
 		RuntimeDir: runtime,
 		Socket:     filepath.Join(runtime, "airlock.sock"),
+		// A cache, not the data directory: every sandbox has Airlock's state hidden, and
+		// an agent task's run must see its own directory.
+		AgentRuns: filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "airlock", "agent-runs"),
 	}, nil
 }
 

@@ -1,5 +1,15 @@
-// Package secrets keeps named secrets in the OS keyring (Secret Service on Linux,
-// Keychain on macOS) under the service "airlock". It never falls back to a file.
+// Package secrets keeps named secrets (the ops journal's key, the API token, the
+// secrets injected into runs) in one of two stores, chosen by `[secrets] store` in
+// config.toml:
+//
+//   - "keyring", the default: the OS keyring (Secret Service on Linux, Keychain on
+//     macOS) under the service "airlock" ([Store]);
+//   - "file": a 0600 file in a 0700 directory under the data directory, for a machine
+//     without a Secret Service, such as a headless `airlock daemon` ([FileStore]).
+//
+// The file store is only ever an explicit choice: when the keyring does not answer,
+// the keyring store fails with an [UnavailableError] that names both ways out, and
+// nothing falls back to a file.
 package secrets
 
 import (
@@ -25,13 +35,51 @@ type UnavailableError struct{ Err error }
 
 func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("the OS keyring is not available (%v): start a Secret Service such as gnome-keyring "+
-		"(`gnome-keyring-daemon --start --components=secrets`, or log in to a desktop session) and try again; "+
-		"Airlock never writes secrets to disk in clear instead", e.Err)
+		"(`gnome-keyring-daemon --start --components=secrets`, or log in to a desktop session) and try again, "+
+		"or, on a machine without one (a headless daemon, CI), choose the file store: add `[secrets]` with "+
+		"`store = \"file\"` to config.toml, which keeps secrets in a 0600 file under the data directory; "+
+		"Airlock never switches to the file by itself", e.Err)
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
 var validName = lazyre.New(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// Kind names a secret store: the value of `[secrets] store`.
+type Kind string
+
+// The stores.
+const (
+	KindKeyring Kind = "keyring"
+	KindFile    Kind = "file"
+)
+
+// Kinds lists the stores, the default first.
+var Kinds = []Kind{KindKeyring, KindFile}
+
+// Backend is a secret store.
+type Backend interface {
+	Get(ctx context.Context, name string) (string, error)
+	Set(ctx context.Context, name, value string) error
+	Delete(ctx context.Context, name string) error
+	// Check reports whether the store answers.
+	Check(ctx context.Context) error
+	Kind() Kind
+	// Where says where the secrets are, for people: the keyring's service or the file.
+	Where() string
+}
+
+// Open returns the store of that kind; "" is the keyring. dataDir is the data
+// directory the file store lives under.
+func Open(kind Kind, dataDir string) (Backend, error) {
+	switch kind {
+	case "", KindKeyring:
+		return New(), nil
+	case KindFile:
+		return NewFileStore(dataDir), nil
+	}
+	return nil, fmt.Errorf("secret store %q: use \"keyring\" (the OS keyring) or \"file\" (a 0600 file under the data directory)", kind)
+}
 
 // Store reads and writes secrets in the keyring.
 type Store struct {
@@ -40,6 +88,12 @@ type Store struct {
 
 // New returns the store for the "airlock" service.
 func New() *Store { return &Store{service: Service} }
+
+// Kind is KindKeyring.
+func (s *Store) Kind() Kind { return KindKeyring }
+
+// Where names the keyring service.
+func (s *Store) Where() string { return "the OS keyring, service " + s.service }
 
 // NewForService returns a store for another service name (tests keep their own).
 func NewForService(service string) *Store { return &Store{service: service} }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestHookInsideAScheduledRunAsksThePerson: Claude Code's hook, the real `airlock hook
@@ -193,5 +196,89 @@ func TestExecHasAnAskOnlyChannel(t *testing.T) {
 	out2, _, _ := in2.run("exec", "--cwd", ws, "--", "sh", "-c", "echo channel ${AIRLOCK_ASK_SOCKET:-none}")
 	if !strings.Contains(out2, "channel none") {
 		t.Errorf("without a core: %s", out2)
+	}
+}
+
+// TestMCPBashHasAnAskOnlyChannel: a command the MCP server's bash tool runs (an agent an
+// agent starts, say) gets an ask-only channel too, served by the core for the MCP
+// session: its rm -rf waits for the person tagged with the session and the sandbox's
+// directory, whatever the command claims, and gets the person's deny; it lists nothing.
+func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-mcp-ask-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.WriteFile(filepath.Join(ws, "probe.py"), []byte(execAskProbe), 0o644)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
+	in.startDaemon()
+	in.bin = withAgent // airlock mcp is airlock-agent's
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ask-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: in.cmd("mcp", "--cwd", ws)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	done := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "python3 probe.py"}})
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		done <- b.String()
+	}()
+	// The bash call itself may ask first (allow it); then the command's own request.
+	var inner map[string]any
+	for deadline := time.Now().Add(60 * time.Second); inner == nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the command's request never became pending")
+		}
+		out, _, _ := in.run("approvals", "list", "--json")
+		var list []map[string]any
+		json.Unmarshal([]byte(out), &list)
+		for _, p := range list {
+			req := p["request"].(map[string]any)
+			if fmt.Sprint(req["params"].(map[string]any)["command"]) == "rm -rf build" {
+				inner = p
+			} else if _, stderr, code := in.run("approvals", "allow", p["id"].(string)); code != 0 {
+				t.Fatalf("allow the bash call: %s", stderr)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rc := inner["request"].(map[string]any)["context"].(map[string]any)
+	if rc["cwd"] != ws || strings.HasPrefix(fmt.Sprint(rc["session"]), "exec-") || rc["session"] == "lie" || rc["session"] == "" {
+		t.Errorf("the request is not tagged with the MCP session and the sandbox's directory: %v", rc)
+	}
+	if c, _ := rc["caller"].(map[string]any); !strings.HasPrefix(fmt.Sprint(c["description"]), "sandbox of airlock mcp bash") {
+		t.Errorf("caller %v", rc["caller"])
+	}
+	if _, stderr, code := in.run("approvals", "deny", inner["id"].(string), "--reason", "not from a bash call"); code != 0 {
+		t.Fatalf("deny: %s", stderr)
+	}
+	out := <-done
+	t.Log(out)
+	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", "not from a bash call", "list 403"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the bash call's output lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
+		t.Error("the directory is gone")
 	}
 }

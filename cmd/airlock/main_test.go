@@ -598,7 +598,7 @@ func (in *instance) onTTY(input string, args ...string) string {
 		cmdline += " '" + a + "'"
 	}
 	c := exec.Command("script", "-qec", cmdline, "/dev/null")
-	c.Env = append(os.Environ(), "AIRLOCK_HOME="+in.home)
+	c.Env = append(append(os.Environ(), "AIRLOCK_HOME="+in.home), in.env...)
 	c.Stdin = strings.NewReader(input)
 	out, err := c.CombinedOutput()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 func main() {
 	fs := flag.NewFlagSet("airlock daemon", flag.ContinueOnError)
-	tcp := fs.String("tcp", "", "also listen on this loopback address (for example 127.0.0.1:7391), guarded by a bearer token kept in the OS keyring")
+	tcp := fs.String("tcp", "", "also listen on this loopback address (for example 127.0.0.1:7391), guarded by a bearer token kept in the secret store")
 	asJSON := fs.Bool("json", false, "announce the start as one JSON line on stderr")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)

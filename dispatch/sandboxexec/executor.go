@@ -138,6 +138,14 @@ func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
+	if spec.AgentDir != "" {
+		// The agent's settings and home, written for this run alone.
+		if pol, err = pol.Widen(sandbox.Grant{Writable: []string{spec.AgentDir}},
+			sandbox.Source{Layer: sandbox.LayerRun, Detail: "the agent task's run directory " + spec.AgentDir}); err != nil {
+			return sandbox.Policy{}, err
+		}
+	}
+	pol = pol.WithRunAllowed(spec.AllowHosts, "the agent task's model API, for this run")
 	if spec.Grant != nil {
 		// The person allowed exactly this for this run: nothing else widens.
 		if pol, err = pol.Escalate(*spec.Grant); err != nil {

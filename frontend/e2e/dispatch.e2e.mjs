@@ -344,3 +344,43 @@ test('a department whose directory disappears shows as missing, live, and is rem
   await row.waitFor({ state: 'detached', timeout: 10_000 });
   assert.equal((await app.api('GET', '/v1/departments/e2e-soon-gone')).status, 404);
 });
+
+test('an agent task is created in the editor: the agent, its prompt and model are stored and listed', async () => {
+  await tasksTab();
+  await page.locator('[data-action="new-task"]').first().click();
+  await page.locator('#task-name').fill('e2e-agent');
+  await page.locator('#task-runs').selectOption('claude');
+  assert.equal(await page.locator('#task-command').count(), 0, 'the command field is still shown for an agent');
+  await page.locator('#task-prompt').fill('Tidy the build directory.\nThen stop.');
+  await page.locator('#task-model').fill('claude-test');
+  await page.locator('#task-cwd').fill(work);
+  await page.locator('#task-schedule').fill('');
+  // A bad API base is the core's error, shown by the agent's fields.
+  await page.locator('#task-apibase').fill('api.anthropic.com');
+  await page.locator('[data-action="save-task"]').click();
+  const err = page.locator('[data-field-error="apiBase"]');
+  await err.waitFor({ timeout: 10_000 });
+  assert.match(await err.textContent(), /not an http\(s\) URL/);
+  await page.locator('#task-apibase').fill('');
+  await shot('editor-agent');
+  await page.locator('[data-action="save-task"]').click();
+  const row = page.locator('[data-task="e2e-agent"]');
+  await row.waitFor({ timeout: 10_000 });
+  assert.match(await row.getByTestId('task-runs').textContent(), /Claude Code \(claude-test\) on "Tidy the build directory\."/);
+  const created = await app.api('GET', '/v1/tasks/e2e-agent');
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  assert.deepEqual(created.body.argv, ['claude']);
+  assert.deepEqual(created.body.agent, {
+    kind: 'claude',
+    prompt: 'Tidy the build directory.\nThen stop.',
+    model: 'claude-test',
+    api_base: 'https://api.anthropic.com',
+    api_key_secret: 'ANTHROPIC_API_KEY',
+  });
+  // Opened again, the editor shows the agent, not a command.
+  await row.locator('[data-action="edit"]').click();
+  await page.locator('#task-prompt').waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('#task-runs').inputValue(), 'claude');
+  assert.equal(await page.locator('#task-prompt').inputValue(), 'Tidy the build directory.\nThen stop.');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+});

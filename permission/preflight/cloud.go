@@ -61,6 +61,8 @@ func (a *analyzer) cloud(cl call, depth int) {
 		if _, remote := sshRemote(cl.args); remote != "" {
 			if r, ok := remoteCommit(remote); ok {
 				a.add(CategoryCloud, r, cl.src)
+			} else if r, ok := remoteDeviceOp(remote); ok {
+				a.add(CategoryCloud, r, cl.src)
 			}
 		}
 	case p == "curl":
@@ -95,7 +97,7 @@ func (a *analyzer) cloud(cl call, depth int) {
 }
 
 var cloudCLIs = set("gcloud", "az", "doctl", "hcloud", "linode-cli", "vultr-cli", "oci", "ibmcloud", "scw",
-	"exo", "runpodctl", "upctl", "civo", "ovhcloud", "aliyun", "tccli")
+	"exo", "runpodctl", "upctl", "civo", "ovhcloud", "aliyun", "tccli", "flarectl")
 
 var cloudVerbs = set("delete", "destroy", "terminate", "remove", "rm", "rb", "purge")
 
@@ -211,11 +213,29 @@ var (
 	commitWord    = lazyre.New(`(?i)(^|[^\w-])commit\b`)
 	commitConfirm = lazyre.New(`(?i)commit-confirm|commit\s+confirm`)
 	gitCommit     = lazyre.New(`(?i)\bgit(\s+-\S+)*\s+commit\b`)
+	// Junos `commit check` validates the candidate and activates nothing; `show system
+	// commit` (both devices) lists the commits.
+	commitCheck = lazyre.New(`(?i)(^|[^\w-])commit\s+check\b`)
+	showCommit  = lazyre.New(`(?i)(^|[^\w-])show(\s+[\w./-]+)*?\s+commit\b`)
+	// Device operational-mode commands that erase, remove an image or stop the device:
+	// Junos `request system zeroize|reboot|halt|power-off|software delete`, VyOS
+	// `delete system image`.
+	deviceOp = lazyre.New(`(?i)(^|[^\w-])(request\s+system\s+(zeroize|reboot|halt|power-off|software\s+delete)|delete\s+system\s+image)\b`)
 )
+
+// remoteDeviceOp reports a device operational command that cannot be undone.
+func remoteDeviceOp(remote string) (string, bool) {
+	if m := deviceOp().FindStringSubmatch(remote); m != nil {
+		return "runs `" + strings.Join(strings.Fields(m[2]), " ") + "` on a network device over ssh: it erases the device, removes a software image or stops the device", true
+	}
+	return "", false
+}
 
 // remoteCommit reports a network device commit without an automatic rollback timer.
 func remoteCommit(remote string) (string, bool) {
 	r := gitCommit().ReplaceAllString(remote, "")
+	r = commitCheck().ReplaceAllString(r, "$1")
+	r = showCommit().ReplaceAllString(r, "$1")
 	if commitWord().MatchString(r) && !commitConfirm().MatchString(r) {
 		return "commits a remote device configuration over ssh without commit-confirm (no automatic rollback)", true
 	}
@@ -329,6 +349,8 @@ func (a *analyzer) crossSegment(src string, s *shellcmd.Script) {
 	}
 	if ssh != "" {
 		if r, ok := remoteCommit(src); ok {
+			a.add(CategoryCloud, r, ssh)
+		} else if r, ok := remoteDeviceOp(src); ok {
 			a.add(CategoryCloud, r, ssh)
 		}
 	}

@@ -103,8 +103,14 @@ async function silently(name, args) {
 // typeOnTTY answers like a person at a terminal: `airlock approvals allow ID [flags]`
 // under a pseudo-terminal, typing the login password when asked.
 function typeOnTTY(id, flags = "", password = process.env.AIRLOCK_E2E_PASSWORD) {
+  return onTTY(`${BIN} approvals allow ${id} ${flags}`, password);
+}
+
+// onTTY runs an airlock command line under a pseudo-terminal, typing the login password
+// when it asks for it.
+function onTTY(cmdline, password = process.env.AIRLOCK_E2E_PASSWORD) {
   return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qec", `${BIN} approvals allow ${id} ${flags}`, "/dev/null"], { env: process.env });
+    const child = spawn("script", ["-qec", cmdline, "/dev/null"], { env: process.env });
     let out = "";
     let typed = false;
     child.stdout.on("data", (d) => {
@@ -116,7 +122,7 @@ function typeOnTTY(id, flags = "", password = process.env.AIRLOCK_E2E_PASSWORD) 
     });
     child.on("exit", (code) => {
       child.stdin.destroy();
-      code === 0 ? resolve(out) : reject(new Error(`approvals allow on a TTY exited ${code}: ${out}`));
+      code === 0 ? resolve(out) : reject(new Error(`${cmdline} on a TTY exited ${code}: ${out}`));
     });
   });
 }
@@ -325,6 +331,76 @@ test("the ops tools walk a plan to apply with a token a person approved on a TTY
     assert.ok(events.includes(ev), `journal has ${ev}: ${events}`);
   }
   assert.equal(journal.structuredContent.entries.find((e) => e.event === "approved").actor, "cli-os-proof");
+});
+
+const PROVIDERS = ["aws", "cloudflare", "digitalocean", "gcp", "junos", "runpod", "vyos"];
+
+test("the Cloud Ops posture and each provider's runbook are listed and read as prompts and resources", async () => {
+  const { prompts } = await client.listPrompts();
+  const names = prompts.map((p) => p.name);
+  assert.ok(names.includes("cloudops") && names.includes("runbook"), `prompts: ${names}`);
+  const posture = await client.getPrompt({ name: "cloudops" });
+  const postureText = posture.messages[0].content.text;
+  assert.match(postureText, /^# Cloud Ops posture/);
+  assert.match(postureText, /Apply only with `ops_apply`/);
+  for (const provider of PROVIDERS) {
+    const rb = await client.getPrompt({ name: "runbook", arguments: { provider } });
+    assert.match(rb.messages[0].content.text, /## What is irreversible/, `runbook ${provider}`);
+  }
+  await assert.rejects(client.getPrompt({ name: "runbook", arguments: { provider: "azure" } }), /no runbook for "azure"/);
+
+  const { resources } = await client.listResources();
+  const uris = resources.map((r) => r.uri);
+  assert.deepEqual(uris, ["airlock://cloudops/posture", ...PROVIDERS.map((p) => `airlock://runbooks/${p}`)]);
+  for (const uri of uris) {
+    const { contents } = await client.readResource({ uri });
+    assert.equal(contents[0].uri, uri);
+    assert.equal(contents[0].mimeType, "text/markdown");
+    assert.match(contents[0].text, /^# /);
+  }
+  const read = await client.readResource({ uri: "airlock://cloudops/posture" });
+  assert.equal(read.contents[0].text, postureText, "the prompt and the resource are one text");
+});
+
+// session starts `airlock mcp` with extra arguments in cwd, as an agent configured so would.
+async function session(args, cwd) {
+  const transport = new StdioClientTransport({ command: server.command, args: [...server.args, ...args], cwd, env: { ...process.env }, stderr: "pipe" });
+  const c = new Client({ name: "airlock-e2e-cloudops", version: "1.0.0" });
+  await c.connect(transport);
+  return c;
+}
+
+test("a cloudops department's session receives the posture, by --department or by its directory; a standard one does not", async () => {
+  const infra = path.join(WS, "infra");
+  const web = path.join(WS, "web");
+  fs.mkdirSync(infra, { recursive: true });
+  fs.mkdirSync(web, { recursive: true });
+  // A department in a directory that is not a known place yet is a person's act.
+  await onTTY(`${BIN} dept add infra ${infra} --posture cloudops`);
+  await onTTY(`${BIN} dept add web ${web}`);
+  const posture = /This session works under the Cloud Ops posture[\s\S]*Apply only with `ops_apply`/;
+
+  assert.doesNotMatch(client.getInstructions(), posture, "the workspace's session is standard");
+  assert.match(client.getInstructions(), /ops_plan → ops_diff → ops_approve → ops_apply → ops_verify/);
+  for (const [args, cwd, want] of [[["--department", "infra"], WS, true], [[], infra, true], [["--department", "web"], WS, false], [[], web, false]]) {
+    const c = await session(args, cwd);
+    try {
+      const got = c.getInstructions();
+      want ? assert.match(got, posture, `${args} in ${cwd}`) : assert.doesNotMatch(got, posture, `${args} in ${cwd}`);
+      if (want && args.length === 0) {
+        // The posture is the session's: bash is P2 there.
+        const calling = c.callTool({ name: "bash", arguments: { command: "true" } });
+        const p = await waitPending("bash");
+        assert.equal(p.tier, "P2");
+        await run(BIN, ["approvals", "deny", p.id]);
+        assert.ok((await calling).isError);
+      }
+    } finally {
+      await c.close();
+    }
+  }
+  await assert.rejects(run(BIN, ["mcp", "--department", "nosuch"], { cwd: WS }),
+    (err) => /there is no department "nosuch": `airlock dept list` shows them/.test(err.stderr));
 });
 
 // The hook adapter, against the same daemon, with Claude Code's documented event shapes.

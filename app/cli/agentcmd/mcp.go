@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/buildinfo"
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/gateway"
@@ -57,6 +58,18 @@ func newMCPCmd(e *env) *cobra.Command {
 				if err := gateway.EnsureCore(cmd.Context(), p, e.getenv, e.stderr); err != nil {
 					return err
 				}
+				// The department's posture (cloudops: bash P2, network on, the posture's
+				// instructions); inside a sandbox the ask-only channel serves no departments.
+				given := posture
+				if department, posture, err = sessionDepartment(cmd.Context(), client, department, posture, policy.Cwd); err != nil {
+					return err
+				}
+				if posture == "cloudops" && given == "" && !cmd.Flags().Changed("network") {
+					_ = cmd.Flags().Set("network", "true")
+					if policy, err = pf.Resolve(e.getenv, cmd.Flags()); err != nil {
+						return err
+					}
+				}
 			}
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			opts := gateway.Options{
@@ -66,6 +79,13 @@ func newMCPCmd(e *env) *cobra.Command {
 			}
 			if policy.Network == sandbox.NetworkAllowlist {
 				opts.Egress = SessionEgress(policy)
+			}
+			if !inSandbox {
+				opts.Ask = func(cwd, session string) sandbox.Egress {
+					return cli.CoreAsk(client, api.EgressIn{Cwd: cwd, Session: session, Caller: "airlock mcp bash"}, func(err error) {
+						log.Warn("this bash call's sandbox has no ask-only channel: an agent in it cannot ask you", "err", err)
+					})
+				}
 			}
 			if policy.ExecutionMode != sandbox.ExecLocal {
 				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)

@@ -26,6 +26,7 @@ import {
   statusTone,
   statusWords,
   toTaskForm,
+  taskRuns,
 } from './dispatch';
 import type { Run, TaskRow } from './api-dispatch';
 
@@ -157,6 +158,18 @@ describe('the editor', () => {
     expect(toTaskForm({ ...emptyEditor('UTC'), name: 'x', cwd: '/srv' }).errors.command).toMatch(/write the command/);
   });
 
+  it('builds an agent task from the editor and loads it back', () => {
+    const s = { ...emptyEditor('UTC'), name: 'tidy', cwd: '/srv/x', agent: 'claude' as const, prompt: 'Tidy the build.\nThen stop.', model: 'm1', keySecret: 'MY_KEY' };
+    const { form, errors } = toTaskForm(s);
+    expect(errors).toEqual({});
+    expect(form?.argv).toEqual([]);
+    expect(form?.agent).toEqual({ kind: 'claude', prompt: 'Tidy the build.\nThen stop.', model: 'm1', api_base: '', api_key_secret: 'MY_KEY' });
+    const back = editorFromTask(row({ argv: ['claude'], agent: form?.agent }));
+    expect(back).toMatchObject({ agent: 'claude', command: '', prompt: 'Tidy the build.\nThen stop.', model: 'm1', keySecret: 'MY_KEY' });
+    expect(taskRuns({ argv: ['claude'], agent: form?.agent })).toBe('Claude Code (m1) on "Tidy the build."');
+    expect(toTaskForm({ ...s, prompt: '  ' }).errors.prompt).toMatch(/prompt/);
+  });
+
   it('starts a new task daily at 02:00 in the given zone', () => {
     expect(emptyEditor('Europe/Madrid')).toMatchObject({ schedule: '0 2 * * *', tz: 'Europe/Madrid', overlap: 'skip', missed: 'skip', enabled: true });
   });
@@ -178,6 +191,10 @@ describe('the editor', () => {
     ['hold deadline "x": give a duration', 'holdDeadline'],
     ['task x: overlap "y": use skip, queue or allow', 'overlap'],
     ['task x: missed-run policy "y": use skip or run_once', 'missed'],
+    ['task x: invalid agent: the prompt is empty: give a file with the prompt text', 'prompt'],
+    ['task x: invalid agent: API base "api.openai.com" is not an http(s) URL', 'apiBase'],
+    ['task x: API key secret name "a b" must be a valid environment variable name', 'agent'],
+    ['task x: an agent task needs its model API (https://api.anthropic.com), and its network is off', 'agent'],
     ['database is locked', undefined],
   ])('%s → %s', (msg, field) => expect(errorField(msg)).toBe(field));
 });

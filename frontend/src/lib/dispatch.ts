@@ -131,12 +131,37 @@ export function durationWords(ms: number): string {
 // The editor.
 
 /** Fields of the task editor an error can belong to. */
-export type Field = 'name' | 'command' | 'cwd' | 'schedule' | 'tz' | 'department' | 'overrides' | 'env' | 'secrets' | 'timeout' | 'noProgress' | 'holdDeadline' | 'overlap' | 'missed';
+export type Field = 'name' | 'command' | 'agent' | 'prompt' | 'apiBase' | 'cwd' | 'schedule' | 'tz' | 'department' | 'overrides' | 'env' | 'secrets' | 'timeout' | 'noProgress' | 'holdDeadline' | 'overlap' | 'missed';
+
+/** AgentKind is what a task runs: '' a command, else a coding agent. */
+export type AgentKind = '' | 'claude' | 'codex' | 'opencode';
+
+/** agentKinds are the editor's choices of what a task runs, with their names. */
+export const agentKinds: { kind: AgentKind; label: string; base: string; key: string }[] = [
+  { kind: '', label: 'Command', base: '', key: '' },
+  { kind: 'claude', label: 'Claude Code', base: 'https://api.anthropic.com', key: 'ANTHROPIC_API_KEY' },
+  { kind: 'codex', label: 'Codex', base: 'https://api.openai.com/v1', key: 'OPENAI_API_KEY' },
+  { kind: 'opencode', label: 'opencode', base: 'https://api.openai.com/v1', key: 'OPENAI_API_KEY' },
+];
+
+/** taskRuns is what a task runs, in words: its command, or its agent, model and prompt's first line. */
+export function taskRuns(t: Pick<TaskRow, 'argv' | 'agent'>): string {
+  if (!t.agent) return joinCommand(t.argv);
+  const name = agentKinds.find((k) => k.kind === t.agent?.kind)?.label ?? t.agent.kind;
+  const first = t.agent.prompt.trim().split('\n')[0] ?? '';
+  return `${name}${t.agent.model ? ` (${t.agent.model})` : ''} on "${first.length > 70 ? first.slice(0, 67) + '…' : first}"`;
+}
 
 /** EditorState is what the editor's inputs hold (text, as typed). */
 export interface EditorState {
   name: string;
   command: string;
+  /** agent is '' for a command, else the agent kind (claude, codex, opencode). */
+  agent: AgentKind;
+  prompt: string;
+  model: string;
+  apiBase: string;
+  keySecret: string;
   cwd: string;
   schedule: string;
   tz: string;
@@ -166,6 +191,11 @@ export function emptyEditor(tz = localZone()): EditorState {
   return {
     name: '',
     command: '',
+    agent: '',
+    prompt: '',
+    model: '',
+    apiBase: '',
+    keySecret: '',
     cwd: '',
     schedule: '0 2 * * *',
     tz,
@@ -186,7 +216,12 @@ export function emptyEditor(tz = localZone()): EditorState {
 export function editorFromTask(t: TaskRow): EditorState {
   return {
     name: t.name,
-    command: joinCommand(t.argv),
+    command: t.agent ? '' : joinCommand(t.argv),
+    agent: (t.agent?.kind ?? '') as AgentKind,
+    prompt: t.agent?.prompt ?? '',
+    model: t.agent?.model ?? '',
+    apiBase: t.agent?.api_base ?? '',
+    keySecret: t.agent?.api_key_secret ?? '',
     cwd: t.cwd,
     schedule: t.schedule,
     tz: t.time_zone,
@@ -219,14 +254,15 @@ export function cleanDefaults(d: Defaults): Defaults {
 /** toTaskForm checks what the window can check itself and builds the core's form; errors name their field. */
 export function toTaskForm(s: EditorState): { form?: TaskForm; errors: Partial<Record<Field, string>> } {
   const errors: Partial<Record<Field, string>> = {};
-  const cmd = splitCommand(s.command.trim());
+  const cmd = s.agent ? { argv: [] as string[] } : splitCommand(s.command.trim());
   if (cmd.error) errors.command = cmd.error;
-  else if (cmd.argv.length === 0) errors.command = 'write the command to run, e.g. /usr/bin/backup --full';
+  else if (!s.agent && cmd.argv.length === 0) errors.command = 'write the command to run, e.g. /usr/bin/backup --full';
+  if (s.agent && s.prompt.trim() === '') errors.prompt = 'write the prompt the agent runs on';
   const env = parseEnv(s.env);
   if (env.error) errors.env = env.error;
   const secrets = parseSecrets(s.secrets);
   const pasted = secrets.find(looksLikeSecretValue);
-  if (pasted) errors.secrets = 'this field takes secret names, not values: store the value in the keyring (airlock secret set NAME) and give its NAME here';
+  if (pasted) errors.secrets = 'this field takes secret names, not values: store the value in the secret store (airlock secret set NAME) and give its NAME here';
   if (s.name.trim() === '') errors.name = 'give the task a name (letters, digits, . _ -)';
   if (s.cwd.trim() === '') errors.cwd = 'choose the directory the command runs in';
   if (Object.keys(errors).length > 0) return { errors };
@@ -235,6 +271,9 @@ export function toTaskForm(s: EditorState): { form?: TaskForm; errors: Partial<R
     form: {
       name: s.name.trim(),
       argv: cmd.argv,
+      agent: s.agent
+        ? { kind: s.agent, prompt: s.prompt, model: s.model.trim(), api_base: s.apiBase.trim(), api_key_secret: s.keySecret.trim() }
+        : undefined,
       cwd: s.cwd.trim(),
       schedule: s.schedule.trim(),
       time_zone: s.tz.trim(),
@@ -257,6 +296,9 @@ export function errorField(message: string): Field | undefined {
   const m = message.toLowerCase();
   const rules: [RegExp, Field][] = [
     [/task name|already exists/, 'name'],
+    [/the prompt/, 'prompt'],
+    [/api base/, 'apiBase'],
+    [/invalid agent|agent "|api key secret|model api/, 'agent'],
     [/no command/, 'command'],
     [/working directory/, 'cwd'],
     [/invalid schedule|empty schedule|@every/, 'schedule'],

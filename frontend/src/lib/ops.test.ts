@@ -189,6 +189,11 @@ describe('the journal', () => {
     expect(entrySummary({ event: 'rejected', detail: { reason: 'wrong window' } })).toBe('wrong window');
     expect(entrySummary({ event: 'diff_attached', detail: { sha256: '9107a4ddd189219f', exit_code: 1 } })).toBe('sha256 9107a4ddd189 · exit 1');
     expect(entrySummary({ event: 'planned' })).toBe('');
+    expect(eventTone('confirmed')).toBe('green');
+    expect(eventTone('confirm_withheld')).toBe('red');
+    expect(eventTitle('confirm_withheld')).toMatch(/rolls back/);
+    expect(entrySummary({ event: 'confirmed', detail: { command: './fakevyos confirm', exit_code: 0 } })).toBe('./fakevyos confirm · exit 0');
+    expect(entrySummary({ event: 'confirm_withheld', detail: { command: 'c', exit_code: -1, reason: 'an assertion failed' } })).toBe('c · an assertion failed');
   });
 });
 

@@ -349,6 +349,9 @@ const eventTitles: Record<string, string> = {
   apply_outcome_unknown: 'Apply outcome unknown',
   verified: 'Verified',
   verify_failed: 'Verification failed',
+  confirmed: 'Commit confirmed',
+  confirm_failed: 'Confirm failed: the device rolls back',
+  confirm_withheld: 'Confirm withheld: the device rolls back',
   journal_head_missing: 'Journal head was missing',
 };
 
@@ -359,8 +362,8 @@ export function eventTitle(event: string): string {
 
 /** eventTone colours a journal event: refusals and failures red, successes green. */
 export function eventTone(event: string): Tone {
-  if (/failed|refused|rejected|unknown|missing|expired/.test(event)) return 'red';
-  if (event === 'apply_finished' || event === 'verified') return 'green';
+  if (/failed|refused|rejected|unknown|missing|expired|withheld/.test(event)) return 'red';
+  if (event === 'apply_finished' || event === 'verified' || event === 'confirmed') return 'green';
   if (event === 'approved' || event === 'apply_started') return 'amber';
   return 'grey';
 }
@@ -394,6 +397,12 @@ export function entrySummary(e: Pick<JournalEntryLike, 'event' | 'detail'>): str
       const passed = list.filter((a) => a.passed === true).length;
       return `${passed}/${list.length} assertions passed`;
     }
+    case 'confirmed':
+    case 'confirm_failed':
+    case 'confirm_withheld':
+      return [str(d.command), d.exit_code !== undefined && d.exit_code !== -1 ? `exit ${str(d.exit_code)}` : '', str(d.reason)]
+        .filter(Boolean)
+        .join(' · ');
   }
   return str(d.reason);
 }

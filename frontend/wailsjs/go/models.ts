@@ -24,6 +24,28 @@ export namespace api {
 	        this.install = source["install"];
 	    }
 	}
+	export class AgentSpec {
+	    kind: string;
+	    prompt: string;
+	    model?: string;
+	    api_base?: string;
+	    api_key_secret?: string;
+	    binary?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.model = source["model"];
+	        this.api_base = source["api_base"];
+	        this.api_key_secret = source["api_key_secret"];
+	        this.binary = source["binary"];
+	    }
+	}
 	export class PlanArtifactView {
 	    id: number;
 	    kind: string;
@@ -267,6 +289,8 @@ export namespace api {
 	    intent: string;
 	    apply_command: string;
 	    snapshot_command?: string;
+	    confirm_command?: string;
+	    confirm_within_seconds?: number;
 	    workdir: string;
 	    network: boolean;
 	    steps: OpsStep[];
@@ -289,6 +313,8 @@ export namespace api {
 	        this.intent = source["intent"];
 	        this.apply_command = source["apply_command"];
 	        this.snapshot_command = source["snapshot_command"];
+	        this.confirm_command = source["confirm_command"];
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	        this.workdir = source["workdir"];
 	        this.network = source["network"];
 	        this.steps = this.convertValues(source["steps"], OpsStep);
@@ -555,6 +581,49 @@ export namespace api {
 	        this.loaded_at = this.convertValues(source["loaded_at"], null);
 	        this.error = this.convertValues(source["error"], ConfigError);
 	        this.settings = this.convertValues(source["settings"], ConfigSetting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConfirmResult {
+	    outcome: string;
+	    command: string;
+	    exit_code: number;
+	    output?: string;
+	    sha256?: string;
+	    reason?: string;
+	    // Go type: time
+	    deadline: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfirmResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.outcome = source["outcome"];
+	        this.command = source["command"];
+	        this.exit_code = source["exit_code"];
+	        this.output = source["output"];
+	        this.sha256 = source["sha256"];
+	        this.reason = source["reason"];
+	        this.deadline = this.convertValues(source["deadline"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1219,6 +1288,8 @@ export namespace api {
 	export class KeyringView {
 	    ok: boolean;
 	    error?: string;
+	    store: string;
+	    where: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new KeyringView(source);
@@ -1228,6 +1299,8 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.ok = source["ok"];
 	        this.error = source["error"];
+	        this.store = source["store"];
+	        this.where = source["where"];
 	    }
 	}
 	
@@ -1284,6 +1357,8 @@ export namespace api {
 	    steps: OpsStep[];
 	    verify: OpsAssertion[];
 	    inputs?: string[];
+	    confirm: OpsCommand;
+	    confirm_within_seconds?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new OperationPlan(source);
@@ -1303,6 +1378,8 @@ export namespace api {
 	        this.steps = this.convertValues(source["steps"], OpsStep);
 	        this.verify = this.convertValues(source["verify"], OpsAssertion);
 	        this.inputs = source["inputs"];
+	        this.confirm = this.convertValues(source["confirm"], OpsCommand);
+	        this.confirm_within_seconds = source["confirm_within_seconds"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1335,6 +1412,7 @@ export namespace api {
 	    sandbox_dir: string;
 	    runtime_dir: string;
 	    socket: string;
+	    agent_runs: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Paths(source);
@@ -1349,6 +1427,7 @@ export namespace api {
 	        this.sandbox_dir = source["sandbox_dir"];
 	        this.runtime_dir = source["runtime_dir"];
 	        this.socket = source["socket"];
+	        this.agent_runs = source["agent_runs"];
 	    }
 	}
 	export class ProjectLayer {
@@ -1464,6 +1543,7 @@ export namespace api {
 	    plan_id: string;
 	    status: string;
 	    assertions: AssertionResult[];
+	    confirm?: ConfirmResult;
 	
 	    static createFrom(source: any = {}) {
 	        return new VerifyResult(source);
@@ -1474,6 +1554,7 @@ export namespace api {
 	        this.plan_id = source["plan_id"];
 	        this.status = source["status"];
 	        this.assertions = this.convertValues(source["assertions"], AssertionResult);
+	        this.confirm = this.convertValues(source["confirm"], ConfirmResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2196,6 +2277,7 @@ export namespace api {
 	export class TaskForm {
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2218,6 +2300,7 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];
@@ -2255,6 +2338,7 @@ export namespace api {
 	    id: number;
 	    name: string;
 	    argv: string[];
+	    agent?: AgentSpec;
 	    cwd: string;
 	    schedule: string;
 	    time_zone: string;
@@ -2292,6 +2376,7 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.argv = source["argv"];
+	        this.agent = this.convertValues(source["agent"], AgentSpec);
 	        this.cwd = source["cwd"];
 	        this.schedule = source["schedule"];
 	        this.time_zone = source["time_zone"];

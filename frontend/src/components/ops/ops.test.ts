@@ -99,6 +99,16 @@ const prompt = (): ApprovalPrompt =>
   }) as unknown as ApprovalPrompt;
 
 describe('ApprovePanel', () => {
+  it("shows a commit-confirm plan's confirm step before approving", async () => {
+    const p = { ...prompt(), confirm_command: './fakevyos confirm', confirm_within_seconds: 300 } as ApprovalPrompt;
+    const el = render(ApprovePanel, { onprompt: vi.fn().mockResolvedValue(p), onapprove: vi.fn() });
+    click(el.querySelector('[data-action="approve"]'));
+    await settle();
+    const row = text(el.querySelector('[data-testid="approve-confirm-step"]')!);
+    expect(row).toContain('./fakevyos confirm');
+    expect(row).toContain('within 300s');
+    expect(row).toContain('the device rolls back by itself');
+  });
   it('shows the full hash and the exact command before approving, and approves that hash', async () => {
     const onapprove = vi.fn().mockResolvedValue(undefined);
     const el = render(ApprovePanel, { onprompt: vi.fn().mockResolvedValue(prompt()), onapprove });
@@ -108,6 +118,7 @@ describe('ApprovePanel', () => {
     expect(text(el.querySelector('[data-testid="approve-hash"]')!)).toBe('d802596c'.repeat(8));
     expect(text(el)).toContain('cp new.conf app.conf');
     expect(text(el)).toContain('cannot be undone');
+    expect(el.querySelector('[data-testid="approve-confirm-step"]')).toBeNull();
     click(el.querySelector('[data-action="approve-confirm"]'));
     await settle();
     expect(onapprove).toHaveBeenCalledWith('d802596c'.repeat(8), '10m');
@@ -197,6 +208,28 @@ describe('VerifyEvidence', () => {
     expect(rows.map((r) => r.getAttribute('data-passed'))).toEqual(['true', 'false']);
     expect(text(rows[0]!)).toContain('output containing port=8080');
     expect(text(rows[1]!)).toContain('exit status 1, expected 0');
+    expect(el.querySelector('[data-testid="verify-confirm"]')).toBeNull();
+  });
+  it("shows a commit-confirm plan's confirm: sent, or withheld with the reason", () => {
+    const base = { plan_id: 'op-1', assertions: [] };
+    let el = render(VerifyEvidence, {
+      result: { ...base, status: 'verified', confirm: { outcome: 'confirmed', command: './fakevyos confirm', exit_code: 0, output: 'commit confirmed\n' } } as unknown as VerifyResult,
+    });
+    let row = el.querySelector('[data-testid="verify-confirm"]')!;
+    expect(row.getAttribute('data-outcome')).toBe('confirmed');
+    expect(text(row)).toContain('the device keeps the change');
+    expect(text(el)).toContain('commit confirmed');
+    unmountAll();
+    el = render(VerifyEvidence, {
+      result: {
+        ...base,
+        status: 'verify_failed',
+        confirm: { outcome: 'confirm_withheld', command: './fakevyos confirm', exit_code: -1, reason: 'an assertion failed: nothing was sent' },
+      } as unknown as VerifyResult,
+    });
+    row = el.querySelector('[data-testid="verify-confirm"]')!;
+    expect(text(row)).toContain('confirm withheld');
+    expect(text(row)).toContain('an assertion failed: nothing was sent');
   });
 });
 

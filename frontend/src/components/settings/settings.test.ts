@@ -343,4 +343,36 @@ describe('GeneralTab', () => {
     remove.click();
     expect(api.setSetting).toHaveBeenCalledWith('workspace.roots', []);
   });
+
+  it('says which secret store is in use: the file store names its file', () => {
+    const status = (keyring: object) =>
+      ({
+        kind: 'daemon',
+        pid: 7,
+        started_at: '2026-11-29T12:00:00Z',
+        paths: { database: '/d/airlock.db', run_logs: '/d/runs', socket: '/r/airlock.sock' },
+        keyring,
+      }) as never;
+    let el = render(Settings, {
+      config: config(),
+      status: status({ ok: true, store: 'file', where: '/home/ana/.local/share/airlock/secrets/secrets.json' }),
+      home: '/home/ana',
+      api: fakeApi(),
+    });
+    let row = el.querySelector('[data-testid="secret-store"]')!.textContent!;
+    expect(row).toContain('file store');
+    expect(row).toContain('~/.local/share/airlock/secrets/secrets.json');
+    expect(row).toContain('answers');
+    unmountAll();
+    el = render(Settings, {
+      config: config(),
+      status: status({ ok: false, store: 'keyring', where: 'the OS keyring, service airlock', error: 'no D-Bus session bus' }),
+      home: '/home/ana',
+      api: fakeApi(),
+    });
+    row = el.querySelector('[data-testid="secret-store"]')!.textContent!;
+    expect(row).toContain('OS keyring');
+    expect(row).toContain('unavailable');
+    expect(row).toContain('no D-Bus session bus');
+  });
 });

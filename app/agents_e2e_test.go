@@ -1,0 +1,354 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/cli"
+	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/fakemodel"
+	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
+)
+
+// The fake model host's made-up domain: the proxy resolves it to a documentation address
+// that the test's dialer routes to the fake on loopback, so allow_local stays off and
+// nothing else on this machine is reachable. otherHost is allowed nowhere.
+const (
+	modelHost = "api.model.test"
+	otherHost = "other.test"
+)
+
+// airlockBin builds airlock and airlock-agent into a directory the sandbox can read,
+// removed after the test, and returns the path of airlock (the hook and the MCP server an
+// agent starts).
+func airlockBin(t *testing.T) string {
+	t.Helper()
+	dir := varTmpBase(t, "airlock-agents-bin-")
+	for _, pkg := range []string{"airlock", "airlock-agent"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../cmd/"+pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return filepath.Join(dir, "airlock")
+}
+
+// agentCore is a real core under network_access = "allowlist" with no domain allowed (an
+// agent task's run adds its model API's host), unknown domains refused, and the proxy's
+// names routed so that the model host reaches fake; its agent tasks' hooks and MCP
+// servers run the airlock built for the test. It returns the core and its workspace
+// repository.
+func agentCore(t *testing.T, fake *fakemodel.Server) (*Core, string) {
+	t.Helper()
+	airlock := airlockBin(t)
+	base := allowlistBase(t, "allowed_domains = []\nask_unknown = false\n")
+	c, _ := lifeCoreEnv(t, base, map[string]string{EnvAirlockCLI: airlock})
+	c.egressNet = &egressNet{
+		Resolver: egresstest.DNS{modelHost: {"203.0.113.60"}, otherHost: {"203.0.113.61"}},
+		Dial:     egresstest.Dial(strings.TrimPrefix(fake.URL, "http://"), false),
+	}
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return c, repo
+}
+
+// addAgentTask creates the agent task name from the command line, as a person would: the
+// agent kind and executable, a prompt file, the model API's base and the keyring secret
+// holding its key (set here to key), and extra flags.
+func addAgentTask(t *testing.T, c *Core, name, kind, bin, repo, apiBase, key string, extra ...string) {
+	t.Helper()
+	prompt := filepath.Join(varTmpBase(t, "airlock-agents-prompt-"), "prompt.md")
+	if err := os.WriteFile(prompt, []byte("Tidy the repository.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := strings.ToUpper(name) + "_E2E_KEY"
+	if err := c.Secrets.Set(context.Background(), secret, key); err != nil {
+		t.Fatal(err)
+	}
+	airlockCLI(t, c, append([]string{"task", "add", "--name", name, "--cwd", repo, "--agent", kind, "--agent-bin", bin, "--prompt-file", prompt,
+		"--api-base", apiBase, "--api-key-secret", secret, "--timeout", "3m"}, extra...)...)
+}
+
+// airlockCLI runs the airlock command line in-process against c, as a person at a
+// terminal would, and returns what it printed.
+func airlockCLI(t *testing.T, c *Core, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := cli.NewRoot(&out, &errb, c.getenv)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("airlock %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// agentWorkspace fills repo with what the agents' scripts touch: a file to read and a
+// directory the agent will try to delete.
+func agentWorkspace(t *testing.T, repo string) {
+	t.Helper()
+	for _, err := range []error{
+		os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("the secret word is heron\n"), 0o644),
+		os.MkdirAll(filepath.Join(repo, "build", "cache"), 0o755),
+		os.WriteFile(filepath.Join(repo, "build", "cache", "keep.txt"), []byte("keep\n"), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// denyReason is what the person tells the agent when refusing its rm -rf.
+const denyReason = "the build directory is shared with the nightly job: keep it"
+
+// agentTurns is the script both agents follow, in each CLI's own tool names: read a
+// file, write one, delete the build directory, then try to get out (a write to the
+// user's home, a connection to a host the allowlist does not name), then finish.
+type agentTurns struct {
+	read, write, bash func(args map[string]any) fakemodel.Turn
+}
+
+func (a agentTurns) script(repo, home string) []fakemodel.Turn {
+	return []fakemodel.Turn{
+		a.read(map[string]any{"path": filepath.Join(repo, "notes.txt")}),
+		a.write(map[string]any{"path": filepath.Join(repo, "out.txt"), "content": "written by the agent\n"}),
+		a.bash(map[string]any{"command": "rm -rf " + filepath.Join(repo, "build")}),
+		a.bash(map[string]any{"command": fmt.Sprintf(`python3 -c "open('%s/escape.txt', 'w').write('escaped')"`, home)}),
+		a.bash(map[string]any{"command": "curl -sS --max-time 20 http://" + otherHost + "/steal"}),
+		{Text: "all done"},
+	}
+}
+
+// answers is the person at the terminal: it denies the rm -rf from the CLI with
+// denyReason and allows everything else (a P1 from the CLI, once; a P2 from the window,
+// as a P2 needs a person's presence there or a typed confirmation), so that what stops
+// the escapes is the sandbox and the proxy, not a refusal. Each request must show its run
+// under `airlock runs list --waiting` while it waits.
+type answers struct {
+	t      *testing.T
+	c      *Core
+	asked  []permission.PendingRequest
+	denied bool
+}
+
+func (a *answers) answer(p permission.PendingRequest) {
+	t, c := a.t, a.c
+	a.asked = append(a.asked, p)
+	if waiting := airlockCLI(t, c, "runs", "list", "--waiting"); !strings.Contains(waiting, p.ID) {
+		t.Errorf("request %s (%s) waits, but `airlock runs list --waiting` does not show it:\n%s", p.ID, p.Summary, waiting)
+	}
+	if p.Request.Tool == api.ToolBash && strings.Contains(p.Summary, "rm -rf") {
+		if list := airlockCLI(t, c, "approvals", "list"); !strings.Contains(list, p.ID) {
+			t.Errorf("`airlock approvals list` lacks %s:\n%s", p.ID, list)
+		}
+		airlockCLI(t, c, "approvals", "deny", p.ID, "--reason", denyReason)
+		a.denied = true
+		return
+	}
+	if p.Tier == permission.P1 {
+		airlockCLI(t, c, "approvals", "allow", p.ID, "--once")
+		return
+	}
+	if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: true, By: permission.ByWindow, Interactive: true}); err != nil {
+		t.Errorf("allowing %s from the window: %v", p.Summary, err)
+	}
+}
+
+// checkAgentRun holds a finished agent run to the promises: the Read raised no
+// question, the write landed, the rm -rf was asked and denied, the model was told the
+// person's reason, the directory is still there, nothing was written outside the
+// workspace and no connection went anywhere but the model host.
+func checkAgentRun(t *testing.T, fake *fakemodel.Server, a *answers, got dispatch.Run, log, repo, home string) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
+			for i, r := range fake.Requests() {
+				t.Logf("model request %d: %s turn %d tools %q results %q", i, r.Path, r.Turn, r.Tools, r.Results)
+			}
+		}
+	}()
+	if got.Status != dispatch.StatusSucceeded {
+		t.Errorf("the run %s: %s", got.Status, got.Reason)
+	}
+	if n := fake.Turns(); n != 6 {
+		t.Errorf("the agent took %d of the script's 6 turns", n)
+	}
+	for _, p := range a.asked {
+		if p.Request.Tool == api.ToolReadFile {
+			t.Errorf("the Read asked the person: %s", p.Summary)
+		}
+	}
+	if !a.denied {
+		t.Error("the rm -rf never waited for the person")
+	}
+	results := fake.LastResults()
+	if len(results) < 5 {
+		t.Fatalf("the model received %d tool results, want 5: %q", len(results), results)
+	}
+	if !strings.Contains(results[0], "heron") {
+		t.Errorf("the Read's result did not reach the model: %q", results[0])
+	}
+	if b, err := os.ReadFile(filepath.Join(repo, "out.txt")); string(b) != "written by the agent\n" {
+		t.Errorf("the allowed write did not land in the workspace: %q %v", b, err)
+	}
+	if !strings.Contains(results[2], denyReason) {
+		t.Errorf("the model was not told the person's reason: %q", results[2])
+	}
+	if _, err := os.Stat(filepath.Join(repo, "build", "cache", "keep.txt")); err != nil {
+		t.Errorf("ESCAPE: the denied rm -rf deleted the directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "escape.txt")); !os.IsNotExist(err) {
+		t.Errorf("ESCAPE: the agent wrote outside the workspace: %v", err)
+	}
+	// Through the run's proxy the connection is refused by name. Airlock's MCP bash inside
+	// a run cannot nest its own sandbox and falls back to Landlock, whose allowlist has no
+	// network at all: curl fails before any connection (its "curl: (N)" error).
+	if !strings.Contains(results[4], "Airlock refused the connection to "+otherHost) && !strings.Contains(results[4], "curl: (") {
+		t.Errorf("the connection to %s did not fail: %q", otherHost, results[4])
+	}
+	// The agent's CLI tries no other host of its own (an update check, telemetry, a plugin
+	// sync): the allowlist would refuse it, but it would be noise in the run's log and a
+	// question under ask_unknown.
+	for _, line := range strings.Split(log, "\n") {
+		if rest, ok := strings.CutPrefix(line, "airlock: network: "); ok {
+			if host, _, _ := strings.Cut(rest, ":"); host != modelHost && host != otherHost {
+				t.Errorf("the agent connected to %s, which its script never asked for: %s", host, line)
+			}
+		}
+	}
+	for _, r := range fake.Requests() {
+		if host := r.Header.Get("Host"); host != "" && host != modelHost {
+			t.Errorf("ESCAPE: a request reached the model server for %s: %s", host, r.Path)
+		}
+	}
+}
+
+// TestAgentTaskClaudeCode: `airlock task add --agent claude --prompt-file F --api-base
+// URL --api-key-secret NAME` runs the real Claude Code as a scheduled task in the real
+// sandbox, with the settings Airlock writes for the run, under an allowlist that names no
+// domain (the run adds its model API's host) and its key from the real keyring. Its Read
+// is allowed without a question; its Write lands in the workspace; its `rm -rf` of a
+// workspace directory waits under Waiting for you, is denied from the CLI with a reason
+// that the model then receives, and the directory is still there; its write outside the
+// workspace and its connection to another host fail, though the person allowed both.
+func TestAgentTaskClaudeCode(t *testing.T) {
+	claude := fakemodel.CLI(t, "claude")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	home := c.getenv("HOME")
+	agentWorkspace(t, repo)
+	tool := func(name string, rename map[string]string) func(map[string]any) fakemodel.Turn {
+		return func(args map[string]any) fakemodel.Turn {
+			in := map[string]any{}
+			for k, v := range args {
+				if r, ok := rename[k]; ok {
+					k = r
+				}
+				in[k] = v
+			}
+			return fakemodel.Turn{Tool: name, Input: in}
+		}
+	}
+	fake.SetScript(agentTurns{
+		read:  tool("Read", map[string]string{"path": "file_path"}),
+		write: tool("Write", map[string]string{"path": "file_path"}),
+		bash:  tool("Bash", nil),
+	}.script(repo, home))
+
+	const key = "sk-fake-claude-e2e-key"
+	addAgentTask(t, c, "claude", "claude", claude, repo, "http://"+modelHost, key)
+	a := &answers{t: t, c: c}
+	got, log := runAgentTask(t, c, "claude", a.answer)
+	checkAgentRun(t, fake, a, got, log, repo, home)
+	if !strings.Contains(log, "airlock: network: "+otherHost+":80 deny (not in allowed_domains)") {
+		t.Errorf("the run's log lacks the proxy's refusal of %s:\n%s", otherHost, log)
+	}
+	if strings.Contains(log, key) {
+		t.Error("the API key is in the run's log")
+	}
+	for _, r := range fake.ScriptRequests() {
+		if k := r.Header.Get("X-Api-Key"); k != key {
+			t.Errorf("the model API got key %q, want the keyring's", k)
+			break
+		}
+	}
+}
+
+// TestAgentTaskCodex: the same for `airlock task add --agent codex`: the real Codex, its
+// own shell tool off so that every command goes through Airlock's MCP tools, makes the
+// same calls through them, with the same outcome.
+func TestAgentTaskCodex(t *testing.T) {
+	codex := fakemodel.CLI(t, "codex")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	home := c.getenv("HOME")
+	agentWorkspace(t, repo)
+	mcpTool := func(name string) func(map[string]any) fakemodel.Turn {
+		return func(args map[string]any) fakemodel.Turn {
+			return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
+		}
+	}
+	fake.SetScript(agentTurns{read: mcpTool(api.ToolReadFile), write: mcpTool(api.ToolWriteFile), bash: mcpTool(api.ToolBash)}.script(repo, home))
+	const key = "sk-fake-codex-e2e-key"
+	// The fake's model: under Codex's default model its requests carried no tools at all
+	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
+	a := &answers{t: t, c: c}
+	got, log := runAgentTask(t, c, "codex", a.answer)
+	checkAgentRun(t, fake, a, got, log, repo, home)
+	if strings.Contains(log, key) {
+		t.Error("the API key is in the run's log")
+	}
+	for _, r := range fake.ScriptRequests() {
+		if k := r.Header.Get("Authorization"); k != "Bearer "+key {
+			t.Errorf("the model API got %q, want the keyring's key", k)
+			break
+		}
+		for _, tool := range r.Tools {
+			if tool == "exec_command" || tool == "shell" || tool == "local_shell" {
+				t.Errorf("Codex offered the model its own shell tool %q, which runs outside Airlock's broker", tool)
+			}
+		}
+	}
+}
+
+// runAgentTask runs the task now and, until the run has finished, hands each request
+// that waits for a person to answer (once each); it returns the run and its log.
+func runAgentTask(t *testing.T, c *Core, name string, answer func(permission.PendingRequest)) (dispatch.Run, string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := c.Dispatch.RunNow(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var got dispatch.Run
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if got, _ = c.Dispatch.Run(ctx, r.ID); dispatch.Finished(got.Status) {
+			break
+		}
+		for _, p := range c.Broker.Pending() {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				answer(p)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d of %s did not finish in 3 minutes", r.ID, name)
+		}
+	}
+	b, _ := os.ReadFile(got.LogPath)
+	return got, string(b)
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// headlessInstance is an instance in a CI-like session: no D-Bus session bus (no
+// DBUS_SESSION_BUS_ADDRESS, a runtime directory without a bus socket), its home under
+// /var/tmp so that a sandbox would see its data directory unless it hides it (/tmp is
+// private inside the sandbox, which would hide it for the wrong reason).
+func headlessInstance(t *testing.T) *instance {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "bus")); err == nil {
+		t.Skip("a session bus socket exists in /run/user: a D-Bus-less session cannot be made here")
+	}
+	base, err := os.MkdirTemp("/var/tmp", "airlock-headless-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	runtime := filepath.Join(base, "run")
+	os.MkdirAll(runtime, 0o700)
+	in := newInstance(t)
+	in.home = filepath.Join(base, "home")
+	in.env = append(in.env, "DBUS_SESSION_BUS_ADDRESS=", "XDG_RUNTIME_DIR="+runtime)
+	return in
+}
+
+// copyExample copies an example of ops/testdata into a fresh directory under /var/tmp.
+func copyExample(t *testing.T, example string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "airlock-example-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "ops", "testdata", example))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// commitConfirmFromTheCLI runs the commit-confirm example (its rollback window set to
+// window seconds; change, when set, is the file committed instead of firewall.conf)
+// against the fake router, through the daemon: plan, diff, approve typed at a terminal,
+// apply, verify. It returns the router's directory, verify's answer and the plan's
+// journal events (the journal verified).
+func (in *instance) commitConfirmFromTheCLI(password string, window int, change string) (string, map[string]any, string) {
+	t := in.t
+	t.Helper()
+	dev := copyExample(t, "vyos-commit-confirm")
+	router := exec.Command("./fakevyos", "device")
+	router.Dir = dev
+	if err := router.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { router.Process.Kill(); router.Wait() })
+	planFile := filepath.Join(dev, "plan.json")
+	b, _ := os.ReadFile(planFile)
+	n := strconv.Itoa(window)
+	os.WriteFile(planFile, []byte(strings.NewReplacer(`"commit-confirm", "2"`, `"commit-confirm", "`+n+`"`,
+		`"confirm_within_seconds": 2`, `"confirm_within_seconds": `+n).Replace(string(b))), 0o644)
+	if change != "" {
+		b, _ := os.ReadFile(filepath.Join(dev, change))
+		os.WriteFile(filepath.Join(dev, "firewall.conf"), b, 0o644)
+	}
+
+	js := func(args ...string) map[string]any { t.Helper(); return in.jsonIn(dev, args...) }
+	plan := js("ops", "plan", "--file", planFile)
+	id, hash := plan["id"].(string), plan["hash"].(string)
+	js("ops", "diff", id, "--run")
+	if show, _, _ := in.run("ops", "show", id); !strings.Contains(show, "confirm  ./fakevyos confirm (commit-confirm: sent by the first verify only when every assertion passes within "+n+"s") {
+		t.Fatalf("ops show does not show the confirm step:\n%s", show)
+	}
+	out := in.onTTY(hash[:8]+"\n"+password+"\n", "ops", "approve", id)
+	if !strings.Contains(out, "confirm   ./fakevyos confirm") {
+		t.Fatalf("the approval does not show the confirm step:\n%s", out)
+	}
+	i := strings.Index(out, "token: ")
+	if i < 0 {
+		t.Fatalf("no token printed:\n%s", out)
+	}
+	token := strings.Fields(out[i+len("token: "):])[0]
+	if applied := js("ops", "apply", id, "--token", token); applied["status"] != "applied" {
+		t.Fatalf("apply: %v", applied)
+	}
+	// The router took the commit on probation (with a short window it may already have
+	// rolled it back: its log says which).
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); !strings.HasPrefix(string(log), "committed, rollback in "+n+"s unless confirmed\n") {
+		t.Fatalf("the router did not take the commit-confirm: %q", log)
+	}
+	v := js("ops", "verify", id)
+	j := js("ops", "journal", "--plan", id, "--verify")
+	if j["verification"].(map[string]any)["ok"] != true {
+		t.Fatalf("journal: %v", j)
+	}
+	var events []string
+	for _, e := range j["entries"].([]any) {
+		events = append(events, e.(map[string]any)["event"].(string))
+	}
+	return dev, v, strings.Join(events, ",")
+}
+
+// TestOpsHeadlessCommitConfirmRollsBack: the failed outcome from the CLI, under the
+// file store with no D-Bus: the change locks management out, an assertion fails, verify
+// withholds the confirm and says why, and the router rolls back by itself.
+func TestOpsHeadlessCommitConfirmRollsBack(t *testing.T) {
+	in := headlessInstance(t)
+	password := in.pamProof("[secrets]\nstore = \"file\"\n")
+	in.startDaemon()
+	dev, v, events := in.commitConfirmFromTheCLI(password, 1, "firewall-lockout.conf")
+	c := v["confirm"].(map[string]any)
+	if v["status"] != "verify_failed" || c["outcome"] != "confirm_withheld" || !strings.Contains(c["reason"].(string), "an assertion failed") {
+		t.Fatalf("verify: %v", v)
+	}
+	if events != "planned,diff_attached,approved,apply_started,apply_finished,verify_failed,confirm_withheld" {
+		t.Fatalf("journal events: %s", events)
+	}
+	want, _ := os.ReadFile(filepath.Join("..", "..", "ops", "testdata", "vyos-commit-confirm", "running.conf"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got, _ := os.ReadFile(filepath.Join(dev, "running.conf"))
+		if string(got) == string(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dev, "device.log"))
+			t.Fatalf("the router did not roll back: %q\n%s", got, log)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != "committed, rollback in 1s unless confirmed\nrolled back: no confirm in time\n" {
+		t.Fatalf("router log: %q", log)
+	}
+	// The CLI's words for it.
+	if out, _, _ := in.run("ops", "journal", "--plan", v["plan_id"].(string)); !strings.Contains(out, "confirm_withheld") {
+		t.Fatalf("journal:\n%s", out)
+	}
+}
+
+// TestOpsHeadlessKeyringWithoutDBusNamesTheFileStore: with the default keyring store
+// and no session bus, `airlock ops plan` fails saying how to get out (a Secret Service,
+// or `[secrets] store = "file"`), and `airlock status` says the same.
+func TestOpsHeadlessKeyringWithoutDBusNamesTheFileStore(t *testing.T) {
+	in := headlessInstance(t)
+	in.startDaemon()
+	dev := copyExample(t, "vyos-commit-confirm")
+	_, stderr, code := in.run("ops", "plan", "--file", filepath.Join(dev, "plan.json"))
+	if code == 0 {
+		t.Fatal("ops plan journaled without a journal key")
+	}
+	for _, want := range []string{"no D-Bus session bus", "gnome-keyring-daemon", "[secrets]", `store = "file"`, "config.toml"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("ops plan's error lacks %q:\n%s", want, stderr)
+		}
+	}
+	out, _, _ := in.run("status")
+	if !strings.Contains(out, "keyring store UNAVAILABLE") || !strings.Contains(out, `store = "file"`) {
+		t.Fatalf("status does not say the keyring is unavailable and how to get out:\n%s", out)
+	}
+	// The way out offered exists: the file store, chosen in config.toml, works (below).
+	if _, err := os.Stat(filepath.Join(in.home, "data", "secrets")); !os.IsNotExist(err) {
+		t.Fatalf("a file store was created without being chosen: %v", err)
+	}
+}
+
+// TestOpsHeadlessFileStore: in a session with no D-Bus, under `[secrets] store = "file"`,
+// the commit-confirm example runs plan → diff → approve (typed at a terminal) → apply →
+// verify → confirm through the daemon against the fake router, the journal verifies,
+// the store's file and directory are 0600 and 0700, `airlock status` names the store,
+// and a sandboxed command cannot read the file.
+func TestOpsHeadlessFileStore(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	in := headlessInstance(t)
+	// The rule lets the MCP bash calls below run without a person; the sandbox still decides what they see.
+	password := in.pamProof("[secrets]\nstore = \"file\"\n\n[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"allow\"\n")
+	in.startDaemon()
+	// A window no slow machine outlasts: the confirmed outcome must not depend on timing.
+	dev, v, events := in.commitConfirmFromTheCLI(password, 600, "")
+	if v["status"] != "verified" || v["confirm"].(map[string]any)["outcome"] != "confirmed" {
+		t.Fatalf("verify: %v", v)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != "committed, rollback in 600s unless confirmed\nconfirmed\n" {
+		t.Fatalf("router log: %q", log)
+	}
+	if events != "planned,diff_attached,approved,apply_started,apply_finished,verified,confirmed" {
+		t.Fatalf("journal events: %s", events)
+	}
+
+	// The store: a 0700 directory under the data directory, a 0600 file holding the key.
+	dir := filepath.Join(in.home, "data", "secrets")
+	file := filepath.Join(dir, "secrets.json")
+	for path, want := range map[string]os.FileMode{dir: 0o700, file: 0o600} {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v %v, want %04o", path, fi.Mode(), err, want)
+		}
+	}
+	var stored map[string]string
+	data, _ := os.ReadFile(file)
+	if err := json.Unmarshal(data, &stored); err != nil || stored["ops.journal-hmac-key"] == "" {
+		t.Fatalf("the journal key is not in the file store: %v %s", err, data)
+	}
+	st, _ := in.status()
+	kr := st["keyring"].(map[string]any)
+	if kr["store"] != "file" || kr["where"] != file || kr["ok"] != true {
+		t.Fatalf("status --json keyring: %v", kr)
+	}
+	if text, _, _ := in.run("status"); !strings.Contains(text, "file store, ok ("+file+")") {
+		t.Fatalf("status does not name the file store:\n%s", text)
+	}
+
+	// `airlock secret set` writes where the core reads: the same file.
+	c := in.cmd("secret", "set", "db.password")
+	c.Stdin = strings.NewReader("s3cret-value\n")
+	if out, err := c.CombinedOutput(); err != nil || !strings.Contains(string(out), "stored db.password in "+file) {
+		t.Fatalf("secret set: %v %s", err, out)
+	}
+
+	// A sandboxed command sees neither the file nor, through a symlink, its bytes.
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-headless-ws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.Symlink(file, filepath.Join(ws, "innocent.json"))
+	os.WriteFile(filepath.Join(ws, "plain.txt"), []byte("plain text\n"), 0o644)
+	// Control: the sandbox runs, and reads what it may.
+	if out, stderr, code := in.run("exec", "--cwd", ws, "--", "cat", "plain.txt"); code != 0 || out != "plain text\n" {
+		t.Fatalf("sandboxed cat of a plain file: exit %d %q %s", code, out, stderr)
+	}
+	for _, argv := range [][]string{{"cat", file}, {"cat", "innocent.json"}, {"ls", "-la", dir}} {
+		out, stderr, code := in.run(append([]string{"exec", "--cwd", ws, "--"}, argv...)...)
+		if code == 0 || strings.Contains(out, "s3cret-value") || strings.Contains(out, stored["ops.journal-hmac-key"]) || strings.Contains(out, "secrets.json") {
+			t.Fatalf("sandboxed %v read the store: exit %d\n%s%s", argv, code, out, stderr)
+		}
+		t.Logf("sandboxed %v: exit %d %s", argv, code, strings.TrimSpace(stderr))
+	}
+	// The same through the MCP server's bash tool, as an agent calls it.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	server := in.cmd("mcp", "--cwd", ws)
+	server.Path, server.Args[0] = withAgent, withAgent // the MCP server runs its tools through airlock-agent
+	var serverLog strings.Builder
+	server.Stderr = &serverLog
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "headless-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatalf("airlock mcp: %v\n%s", err, serverLog.String())
+	}
+	defer cs.Close()
+	bash := func(command string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": command}})
+		if err != nil {
+			t.Fatalf("bash %q: %v", command, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	if got := bash("cat plain.txt"); !strings.Contains(got, "plain text") {
+		t.Fatalf("MCP bash control: %s", got)
+	}
+	for _, command := range []string{"cat " + file, "cat innocent.json"} {
+		if got := bash(command); strings.Contains(got, "s3cret-value") || strings.Contains(got, stored["ops.journal-hmac-key"]) {
+			t.Fatalf("MCP bash %q read the store:\n%s", command, got)
+		} else {
+			t.Logf("MCP bash %q: %s", command, strings.TrimSpace(got))
+		}
+	}
+	// The same command outside the sandbox does read it: the refusals above are the sandbox's.
+	if b, err := exec.Command("cat", filepath.Join(ws, "innocent.json")).Output(); err != nil || !strings.Contains(string(b), "s3cret-value") {
+		t.Fatalf("control read: %v", err)
+	}
+}

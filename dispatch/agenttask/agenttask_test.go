@@ -1,0 +1,185 @@
+package agenttask
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-app/airlock/api"
+)
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec api.AgentSpec
+		want string // "" for valid
+		base string // the API base after defaults
+	}{
+		{"claude defaults", api.AgentSpec{Kind: "claude", Prompt: "fix it"}, "", "https://api.anthropic.com"},
+		{"codex defaults", api.AgentSpec{Kind: "codex", Prompt: "fix it"}, "", "https://api.openai.com/v1"},
+		{"unknown kind", api.AgentSpec{Kind: "gemini", Prompt: "x"}, "use claude, codex or opencode", ""},
+		{"empty prompt", api.AgentSpec{Kind: "claude", Prompt: " \n"}, "--prompt-file", ""},
+		{"not a URL", api.AgentSpec{Kind: "codex", Prompt: "x", APIBase: "api.openai.com"}, "not an http(s) URL", ""},
+		{"user in URL", api.AgentSpec{Kind: "codex", Prompt: "x", APIBase: "https://me:pw@api.test"}, "no user name", ""},
+		{"relative binary", api.AgentSpec{Kind: "claude", Prompt: "x", Binary: "bin/claude"}, "not an absolute path", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.spec
+			err := Validate(&s)
+			if tc.want == "" {
+				if err != nil || s.APIBase != tc.base || s.APIKeySecret == "" {
+					t.Fatalf("Validate = %v, spec %+v", err, s)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate = %v, want an ErrInvalid saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// fakeBin makes an executable named name in a new directory and returns the directory.
+func fakeBin(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPreparePerKind(t *testing.T) {
+	run := t.TempDir()
+	for _, tc := range []struct {
+		kind string
+		// want are arguments the command line has, in order; env its variables.
+		want  []string
+		env   []string
+		files []string
+	}{
+		{api.AgentClaude, []string{"-p", "--settings", filepath.Join(run, "claude-settings.json"), "--mcp-config", filepath.Join(run, "mcp.json"), "--strict-mcp-config", "--model", "m1", "--", "do it"},
+			[]string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "IS_SANDBOX", "HOME"}, []string{"claude-settings.json", "mcp.json"}},
+		{api.AgentCodex, []string{"exec", "--skip-git-repo-check", "-m", "m1", `model_providers.airlock.base_url="http://127.0.0.1:9/v1"`, `approval_policy="never"`,
+			`sandbox_mode="danger-full-access"`, "features.shell_tool=false", "features.plugins=false", "analytics.enabled=false", `mcp_servers.airlock.command="/opt/airlock"`, `mcp_servers.airlock.default_tools_approval_mode="approve"`, "--", "do it"},
+			[]string{"CODEX_HOME", "HOME"}, nil},
+		{api.AgentOpencode, []string{"run", "--model", "openai/m1", "--", "do it"}, []string{"OPENCODE_CONFIG", "HOME"}, []string{"opencode.json"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			bin := fakeBin(t, tc.kind)
+			p, err := Prepare(Input{Spec: api.AgentSpec{Kind: tc.kind, Prompt: "do it", Model: "m1", APIBase: "http://127.0.0.1:9/v1"},
+				RunID: 7, Dir: run, Airlock: "/opt/airlock", PATH: "relative:" + bin, Wait: 2 * time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Argv[0] != filepath.Join(bin, tc.kind) {
+				t.Errorf("the agent is %s, not the one in PATH", p.Argv[0])
+			}
+			i := 0
+			for _, a := range p.Argv {
+				if i < len(tc.want) && a == tc.want[i] {
+					i++
+				}
+			}
+			if i != len(tc.want) {
+				t.Errorf("the command line lacks %q (in order): %q", tc.want[i], p.Argv)
+			}
+			for _, k := range tc.env {
+				if !strings.HasPrefix(p.Env[k], run) && k != "ANTHROPIC_BASE_URL" && k != "IS_SANDBOX" {
+					t.Errorf("%s=%q is not in the run's directory", k, p.Env[k])
+				}
+			}
+			for _, f := range tc.files {
+				var v any
+				if err := json.Unmarshal([]byte(p.Files[f]), &v); err != nil {
+					t.Errorf("%s is not JSON: %v", f, err)
+				}
+				if !strings.Contains(p.Files[f], "/opt/airlock") {
+					t.Errorf("%s does not run Airlock: %s", f, p.Files[f])
+				}
+			}
+			if p.Host != "127.0.0.1:9" {
+				t.Errorf("allowed host %q, want 127.0.0.1:9", p.Host)
+			}
+			for _, v := range p.Env {
+				if strings.Contains(v, "sk-") {
+					t.Errorf("a key in the plan's environment: %q", v)
+				}
+			}
+		})
+	}
+}
+
+// The hook may wait as long as the task's hold deadline, else Claude would give up on a
+// question the person is still allowed to answer.
+func TestClaudeHookWaitsForThePerson(t *testing.T) {
+	bin := fakeBin(t, "claude")
+	p, err := Prepare(Input{Spec: api.AgentSpec{Kind: "claude", Prompt: "x"}, Dir: t.TempDir(), Airlock: "/opt/air lock", PATH: bin, Wait: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Command string
+				Timeout int
+			}
+		}
+		Permissions struct{ DefaultMode string }
+	}
+	if err := json.Unmarshal([]byte(p.Files["claude-settings.json"]), &s); err != nil {
+		t.Fatal(err)
+	}
+	pre := s.Hooks["PreToolUse"]
+	if len(pre) != 1 || pre[0].Matcher != "*" || pre[0].Hooks[0].Timeout < int((24*time.Hour).Seconds()) ||
+		pre[0].Hooks[0].Command != "'/opt/air lock' hook claude --wait 86400s" {
+		t.Errorf("PreToolUse hook: %+v", pre)
+	}
+	if s.Permissions.DefaultMode != "bypassPermissions" {
+		t.Errorf("Claude's own prompts are not off: %+v", s.Permissions)
+	}
+}
+
+func TestMissingAgentSaysHowToInstall(t *testing.T) {
+	_, err := Prepare(Input{Spec: api.AgentSpec{Kind: "codex", Prompt: "x"}, Dir: t.TempDir(), Airlock: "/opt/airlock", PATH: t.TempDir()})
+	if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "npm i -g @openai/codex") || !strings.Contains(err.Error(), "--agent-bin") {
+		t.Fatalf("Prepare = %v", err)
+	}
+	_, err = Prepare(Input{Spec: api.AgentSpec{Kind: "claude", Prompt: "x", Binary: "/nonexistent/claude"}, Dir: t.TempDir(), Airlock: "/opt/airlock"})
+	if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "@anthropic-ai/claude-code") {
+		t.Fatalf("Prepare = %v", err)
+	}
+}
+
+func TestWriteKeepsToTheRunDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run-1")
+	bin := fakeBin(t, "claude")
+	p, err := Prepare(Input{Spec: api.AgentSpec{Kind: "claude", Prompt: "x"}, Dir: dir, Airlock: "/opt/airlock", PATH: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	filepath.WalkDir(filepath.Dir(dir), func(path string, d os.DirEntry, _ error) error {
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"claude-settings.json", "claude/.keep", "home/.keep", "mcp.json"}) {
+		t.Errorf("files written: %q", names)
+	}
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
+		t.Errorf("the run directory is %v, want private", st.Mode().Perm())
+	}
+}
