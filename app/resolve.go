@@ -89,7 +89,8 @@ func (c *Core) permissionFor(_ context.Context, req permission.Request) (permiss
 	if err != nil {
 		return permission.Effective{}, "", err
 	}
-	if len(projects) == 0 {
+	runProfile := req.Context.Policy.Profile
+	if len(projects) == 0 && runProfile == "" {
 		return permission.Effective{}, "", nil
 	}
 	src, err := c.permissionSources()
@@ -97,6 +98,14 @@ func (c *Core) permissionFor(_ context.Context, req permission.Request) (permiss
 		return permission.Effective{}, "", err
 	}
 	h := sha256.New()
+	if runProfile != "" {
+		prof, err := c.Profile(runProfile)
+		if err != nil {
+			return permission.Effective{}, "", fmt.Errorf("the run's profile: %w", err)
+		}
+		src.RunProfile = profileSettings(&prof)
+		fmt.Fprintf(h, "profile=%s\x00", runProfile)
+	}
 	for _, p := range projects {
 		src.Projects = append(src.Projects, permission.ProjectPolicy{Path: p.Path(), Settings: permissionSettings(p.File)})
 		fmt.Fprintf(h, "%s\x00%d\x00", p.Path(), len(p.Sandbox.Data))

@@ -45,3 +45,27 @@ func TestProfileSettingsLayers(t *testing.T) {
 		t.Fatalf("approve-for-me without a reviewer: %v", err)
 	}
 }
+
+// A run's profile only tightens: its raised tiers and stricter policy hold, what it
+// would lower is ignored and said so.
+func TestRunProfileOnlyTightens(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	run := ProfileSettings{Name: "mixed", Settings: Settings{ApprovalPolicy: "untrusted", Permission: PermissionSection{Tiers: map[string]string{"bash": "P2", "write_file": "P0"}}}}
+	e, err := Resolve(Sources{RunProfile: run, LookupEnv: none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Tiers["bash"] != P2 || e.ApprovalPolicy != PolicyUntrusted {
+		t.Fatalf("bash %s, policy %s: the raises did not hold", e.Tiers["bash"], e.ApprovalPolicy)
+	}
+	if _, lowered := e.Tiers["write_file"]; lowered {
+		t.Fatalf("a run's profile lowered write_file to %s", e.Tiers["write_file"])
+	}
+	if len(e.IgnoredFromProjects) != 1 || !strings.Contains(e.IgnoredFromProjects[0], "a run's profile may only tighten") {
+		t.Fatalf("ignored: %v", e.IgnoredFromProjects)
+	}
+	loose := ProfileSettings{Name: "full-access", Settings: Settings{ApprovalPolicy: "never"}}
+	if e, _ := Resolve(Sources{RunProfile: loose, LookupEnv: none}); e.ApprovalPolicy != PolicyOnRequest {
+		t.Fatalf("a run's profile loosened the approval policy to %s", e.ApprovalPolicy)
+	}
+}

@@ -110,6 +110,10 @@ type Sources struct {
 	// AIRLOCK_PROFILE and by --profile (or a run's department or task): each sits just
 	// beneath the keys of its level.
 	FileProfile, EnvProfile, FlagProfile ProfileSettings
+	// RunProfile is the profile a request's run recorded (its department's or task's).
+	// A request names its run itself, which proves nothing, so this profile may only
+	// tighten: tiers raised, a stricter approval policy; the rest is ignored.
+	RunProfile ProfileSettings
 	// TrustProject applies the project files in full (AIRLOCK_TRUST_PROJECT_CONFIG=1,
 	// parsed once by the caller); otherwise they may only tighten.
 	TrustProject bool
@@ -253,6 +257,12 @@ func Resolve(src Sources) (Effective, error) {
 			e.Reviewer, e.ReviewerFrom = m, FromFlag
 		}
 	}
+	if p := src.RunProfile; p.Name != "" {
+		e.Profile = p.Name
+		if err := e.apply(p.Settings, "profile "+p.Name, FromProfile, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if !e.ProjectTrusted {
 		// After the environment and the flags: what a checkout tightens stays tight.
 		for _, p := range src.Projects {
@@ -280,7 +290,11 @@ func (e *Effective) apply(s Settings, path, layer string, trusted bool) error {
 	var errs []error
 	keyErr := func(key string, err error) { errs = append(errs, fmt.Errorf("%s: %s %w", path, key, err)) }
 	ignore := func(what string) {
-		e.IgnoredFromProjects = append(e.IgnoredFromProjects, path+": "+what+" (project policy files may only tighten)")
+		why := " (project policy files may only tighten)"
+		if layer == FromProfile {
+			why = " (a run's profile may only tighten what the configuration says)"
+		}
+		e.IgnoredFromProjects = append(e.IgnoredFromProjects, path+": "+what+why)
 	}
 
 	if s.ApprovalPolicy != "" {

@@ -260,3 +260,48 @@ func TestDepartmentAndTaskProfiles(t *testing.T) {
 		t.Fatalf("effective policy with the task's profile ask over the department's read-only: %v", eff)
 	}
 }
+
+// A task's preset reaches the broker for its runs, but only to tighten (a request names
+// its run itself, which proves nothing): under demo every command asks every time, so
+// the run's own command waits for the person at P2; under personal, which would lower
+// tiers, the run goes as the configuration says.
+func TestTaskPresetTightensItsRuns(t *testing.T) {
+	in := newInstance(t)
+	root, err := os.MkdirTemp("/var/tmp", "airlock-task-preset-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	in.writeConfig("[workspace]\nroots = [\"" + root + "\"]\n")
+	in.startDaemon()
+	for _, name := range []string{"demo", "personal"} {
+		if _, stderr, code := in.run("task", "add", "--name", name, "--cwd", root, "--profile", name, "--", "true"); code != 0 {
+			t.Fatalf("task add --profile %s: %s", name, stderr)
+		}
+	}
+	status := func(task string) (string, string) {
+		out, _, _ := in.run("runs", "list", "--json", "--task", task)
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 0 {
+			return "", out
+		}
+		return fmt.Sprint(runs[0]["status"]), out
+	}
+	in.run("task", "run-now", "personal")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if st, out := status("personal"); st == "succeeded" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the run under personal never succeeded: %s", out)
+		}
+	}
+	in.run("task", "run-now", "demo")
+	pending := in.waitPending(1)
+	if pending[0]["tier"] != "P2" {
+		t.Fatalf("the run under demo asked at %v: %v", pending[0]["tier"], pending[0])
+	}
+	if st, out := status("demo"); st != "waiting_approval" {
+		t.Fatalf("the run under demo is %s: %s", st, out)
+	}
+}
