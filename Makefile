@@ -115,7 +115,8 @@ smoke: build
 e2e: build
 	scripts/e2e.sh
 
-# An MCP agent end to end: the official TypeScript SDK client against `airlock mcp`.
+# An MCP agent end to end: the official TypeScript SDK client against `airlock mcp` (stdio
+# and --http), then the official MCP conformance suite against `airlock mcp --http`.
 mcp-e2e: build-cli
 	scripts/mcp-e2e.sh
 

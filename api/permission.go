@@ -201,7 +201,33 @@ type Request struct {
 	// Timeout bounds the wait for the person (0: the configured request_timeout, which
 	// defaults to waiting until the caller gives up).
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// CallID is the caller's own name of this tool call (Claude Code's tool_use_id): the
+	// outcome reported later (PermissionAfter) names it, so the audit row of the
+	// decision says whether the call ran.
+	CallID string `json:"call_id,omitempty"`
+	// HandOver says the caller has a prompt of its own (Claude Code's) to put the
+	// question to: when nobody answers in Airlock before Timeout, or nobody can
+	// (AnswerUnattended), the answer is ask (AnsweredBy AnsweredHandedOver) instead of
+	// deny, and the audit says it was handed over.
+	HandOver bool `json:"hand_over,omitempty"`
+	// AnswerUnattended asks for an answer at once when nothing can answer in Airlock now
+	// (no window, tray, notification or terminal watching the approvals): ask when
+	// HandOver, else deny (AnsweredBy AnsweredUnattended). Otherwise the request waits.
+	AnswerUnattended bool `json:"answer_unattended,omitempty"`
 }
+
+// Who answered a request that no person or surface answered (Decision.AnsweredBy,
+// AuditRecord.AnsweredBy).
+const (
+	// AnsweredExpired: its deadline passed with nobody answering; it was denied.
+	AnsweredExpired = "expired"
+	// AnsweredHandedOver: nobody answered (or could) in Airlock, and the caller put the
+	// question to its own prompt (Claude Code's); the audit's Ran says what came of it.
+	AnsweredHandedOver = "handed-over"
+	// AnsweredUnattended: nothing could answer in Airlock when it was asked, and the
+	// caller wanted an answer at once; it was denied.
+	AnsweredUnattended = "unattended"
+)
 
 // Decision is the answer for one request.
 type Decision struct {
@@ -216,7 +242,8 @@ type Decision struct {
 	Rule string `json:"rule,omitempty"`
 	// Params are the parameters to run with (a before-hook may have rewritten them).
 	Params json.RawMessage `json:"params,omitempty"`
-	// AnsweredBy says who answered an ask: window, tray, cli-tty, api, reviewer, policy.
+	// AnsweredBy says who answered an ask: window, tray, cli-tty, api, reviewer, policy,
+	// or nobody (AnsweredExpired, AnsweredHandedOver, AnsweredUnattended).
 	AnsweredBy string        `json:"answered_by,omitempty"`
 	Waited     time.Duration `json:"waited,omitempty"`
 	// Scope is the grant scope the person chose when they allowed (once, session, task,
@@ -397,7 +424,21 @@ type AuditRecord struct {
 	AnsweredBy      string    `json:"answered_by"`
 	WaitedMs        int64     `json:"waited_ms"`
 	CreatedAt       time.Time `gorm:"index" json:"created_at"`
+	// CallID is the caller's name of the call (Request.CallID), which its outcome names.
+	CallID string `gorm:"index" json:"call_id,omitempty"`
+	// Ran is what the caller reported after the decision (PermissionAfter): OutcomeRan,
+	// OutcomeFailed, or "" when nothing was reported.
+	Ran string `json:"ran,omitempty"`
+	// RanError is the failure the caller reported (redacted).
+	RanError string     `json:"ran_error,omitempty"`
+	RanAt    *time.Time `json:"ran_at,omitempty"`
 }
+
+// What a call's reported outcome was (AuditRecord.Ran).
+const (
+	OutcomeRan    = "ran"
+	OutcomeFailed = "failed"
+)
 
 // AuditFilter is ListAudit's query: each field narrows the listing.
 type AuditFilter struct {

@@ -28,6 +28,10 @@ type Status struct {
 	Sandbox *SandboxSummary `json:"sandbox,omitempty"`
 	// Approvals is how a person at a terminal proves presence.
 	Approvals *ProofSummary `json:"approvals,omitempty"`
+	// Attended says whether anything follows the approvals now (the window, the tray,
+	// notifications, `airlock approvals watch`, or [approvals] wait_unattended): when
+	// false, a hook's question that needs a person is answered at once instead of waiting.
+	Attended bool `json:"attended"`
 }
 
 // Paths are the places on disk (README, "Where data lives"): under AIRLOCK_HOME when it

@@ -170,6 +170,11 @@ func (c *Core) awaitForRun(ctx context.Context, req permission.Request, kind str
 	var resume func(context.Context) error
 	if run, err := strconv.ParseUint(req.Context.Run, 10, 64); err == nil && c.Dispatch != nil && c.asksPerson(ctx, req) {
 		req.ID = "run-" + req.Context.Run + "-" + kind + "-" + strings.ToLower(rand.Text())[:12]
+		// A run's question is held as the run's own would be: until its task's hold
+		// deadline, past which it expires, denied with the reason.
+		if hold := c.holdDeadline(ctx, uint(run)); req.Timeout <= 0 || req.Timeout > hold {
+			req.Timeout = hold
+		}
 		resume = c.Dispatch.WaitForPerson(uint(run), req.ID, why(req.ID))
 	}
 	d, err := c.Broker.Await(ctx, req)
@@ -179,6 +184,17 @@ func (c *Core) awaitForRun(ctx context.Context, req permission.Request, kind str
 		}
 	}
 	return d, err
+}
+
+// holdDeadline is how long a question of run id is held for the person: its task's
+// hold deadline (dispatch.DefaultHoldDeadline when the task cannot be read).
+func (c *Core) holdDeadline(ctx context.Context, id uint) time.Duration {
+	if r, err := c.Dispatch.Run(ctx, id); err == nil {
+		if t, err := c.Dispatch.Task(ctx, r.TaskName); err == nil && t.HoldDeadline > 0 {
+			return t.HoldDeadline
+		}
+	}
+	return dispatch.DefaultHoldDeadline
 }
 
 // asksPerson reports whether the broker would put req to a person (a before_tool_use

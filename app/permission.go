@@ -58,9 +58,22 @@ func (c *Core) openPermission(ctx context.Context) error {
 	}
 	c.Broker, err = permission.NewBroker(ctx, permission.BrokerOptions{
 		DB: c.DB, Settings: eff, Publisher: c.Bus, Preflight: c.preflightOptions(), SettingsFor: c.permissionFor,
-		Isolation: permission.SandboxIsolation{PolicyFor: c.sandboxPolicyFor},
+		Isolation: permission.SandboxIsolation{PolicyFor: c.sandboxPolicyFor}, Attended: c.attended,
 	})
 	return err
+}
+
+// attended reports whether anything can put a question to the person now: whatever
+// follows the requests as they are raised — the window (its events), the tray,
+// notifications, or an event stream such as `airlock approvals watch`. With [approvals]
+// wait_unattended = true it is always so: questions wait for their deadline.
+func (c *Core) attended() bool {
+	if c.Config != nil {
+		if v := c.Config.State().File.Approvals.WaitUnattended; v != nil && *v {
+			return true
+		}
+	}
+	return c.Bus != nil && c.Bus.Watching(api.TopicPermissionRequested) > 0
 }
 
 // errNoBroker says the broker is not running (the core is still starting, or failed

@@ -2,10 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"time"
@@ -39,6 +35,7 @@ func (c *Core) Status(ctx context.Context) api.Status {
 		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
 		Config: c.ConfigView(), Keyring: kr, Previous: c.Previous, Sandbox: sb, Approvals: &proof,
+		Attended: c.attended(),
 	}
 }
 
@@ -62,22 +59,7 @@ func (c *Core) ConfigView() api.ConfigView {
 // apiToken returns the loopback listener's bearer token, minting it in the secret store
 // the first time.
 func (c *Core) apiToken(ctx context.Context) (string, error) {
-	tok, err := c.Secrets.Get(ctx, "api.token")
-	if err == nil {
-		return tok, nil
-	}
-	if !errors.Is(err, secrets.ErrNotFound) {
-		return "", err
-	}
-	buf := make([]byte, 32)
-	if _, err := rand.Read(buf); err != nil {
-		return "", fmt.Errorf("mint API token: %w", err)
-	}
-	tok = base64.RawURLEncoding.EncodeToString(buf)
-	if err := c.Secrets.Set(ctx, "api.token", tok); err != nil {
-		return "", err
-	}
-	return tok, nil
+	return secrets.Token(ctx, c.Secrets, "api.token")
 }
 
 func (c *Core) routes() {

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,6 +43,11 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 		return nil, fmt.Errorf("agent task %s needs its model API (%s), and the run's network is off: set network_access = \"allowlist\" (its host is allowed for the run) or \"on\", e.g. `airlock task edit %s --network allowlist`",
 			t.Name, t.Agent.APIBase, t.Name)
 	}
+	if p.ExecutionMode == "sandbox" {
+		// The micro-VM sees the workspace only: not the agent, its settings or Airlock.
+		return nil, fmt.Errorf("agent task %s runs its agent on this machine, in the sandbox, and its execution mode is \"sandbox\" (the micro-VM): set it to local or auto, e.g. `airlock task edit %s --execution-mode local`",
+			t.Name, t.Name)
+	}
 	if d.opts.AgentDir == "" || d.opts.Airlock == nil {
 		return nil, fmt.Errorf("agent task %s: this Airlock has no directory for agent runs configured", t.Name)
 	}
@@ -51,7 +57,7 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 			m[k] = v
 		}
 	}
-	dir := filepath.Join(d.opts.AgentDir, fmt.Sprintf("run-%d", r.ID))
+	dir := d.agentDir(r.ID)
 	plan, err := agenttask.Prepare(agenttask.Input{
 		Spec: *t.Agent, RunID: r.ID, Dir: dir, Airlock: d.opts.Airlock(), PATH: m["PATH"], Wait: t.HoldDeadline,
 	})
@@ -79,4 +85,21 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 	}
 	sort.Strings(out)
 	return &agentRun{plan: plan, dir: dir, env: out, secrets: []string{key}}, nil
+}
+
+// agentDir is the directory of run id of an agent task.
+func (d *Dispatcher) agentDir(id uint) string {
+	return filepath.Join(d.opts.AgentDir, fmt.Sprintf("run-%d", id))
+}
+
+// removeAgentDir removes an agent task's run directory (if the run had one): at the
+// run's end, and again with its log (a run the app stopped mid-way left it).
+func (d *Dispatcher) removeAgentDir(id uint) error {
+	if d.opts.AgentDir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(d.agentDir(id)); err != nil {
+		return fmt.Errorf("remove the agent directory of run #%d: %w", id, err)
+	}
+	return nil
 }

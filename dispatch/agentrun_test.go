@@ -32,17 +32,20 @@ func (s *specRecorder) Exec(ctx context.Context, spec ExecSpec) (ExecResult, err
 // before starting, saying which setting lets it run.
 func TestAgentTaskRun(t *testing.T) {
 	for _, tc := range []struct {
+		name    string
 		network api.NetworkAccess
+		exec    string
 		status  string
 		reason  string
 	}{
-		{api.NetworkAllowlist, StatusSucceeded, ""},
-		{api.NetworkOff, StatusFailed, `set network_access = "allowlist"`},
+		{"allowlist", api.NetworkAllowlist, "local", StatusSucceeded, ""},
+		{"network off", api.NetworkOff, "local", StatusFailed, `set network_access = "allowlist"`},
+		{"micro-VM", api.NetworkOn, "sandbox", StatusFailed, "--execution-mode local"},
 	} {
-		t.Run(string(tc.network), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			rec := &specRecorder{inner: &procExecutor{}}
 			pol := DefaultPolicy()
-			pol.Network = tc.network
+			pol.Network, pol.ExecutionMode = tc.network, tc.exec
 			agentDir := filepath.Join(t.TempDir(), "agent-runs")
 			h := newHarness(t, withPolicy(pol), withOptions(func(o *Options) {
 				o.Executor = rec
@@ -52,7 +55,7 @@ func TestAgentTaskRun(t *testing.T) {
 			}))
 			h.start()
 			bin := filepath.Join(h.root, "claude")
-			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\n"), 0o755)
+			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\ngrep -q PreToolUse \"$3\" && echo settings hooks\n"), 0o755)
 			tk := h.task(TaskSpec{Name: "agent", Cwd: h.ws, Agent: &api.AgentSpec{Kind: "claude", Prompt: "tidy up", APIBase: "https://llm.example:8443", APIKeySecret: "MY_KEY", Binary: bin}})
 			if !slices.Equal(tk.Argv, []string{"claude"}) || tk.Agent.Prompt != "tidy up" {
 				t.Fatalf("task = %q %+v", tk.Argv, tk.Agent)
@@ -75,13 +78,43 @@ func TestAgentTaskRun(t *testing.T) {
 			if !slices.Contains(spec.Env, "ANTHROPIC_API_KEY=sk-agent-secret-value") || !slices.Contains(spec.Env, "HOME="+filepath.Join(runDir, "home")) {
 				t.Errorf("env lacks the key or the run's home: %q", spec.Env)
 			}
-			if _, err := os.Stat(filepath.Join(runDir, "claude-settings.json")); err != nil {
-				t.Errorf("the settings were not written for the run: %v", err)
+			if !strings.Contains(readFile(t, r.LogPath), "settings hooks") {
+				t.Errorf("the settings were not there during the run")
+			}
+			if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+				t.Errorf("the run's directory outlived the run: %v", err)
 			}
 			log := readFile(t, r.LogPath)
 			if strings.Contains(log, "sk-agent-secret-value") || !strings.Contains(log, "agent key [REDACTED") || !strings.Contains(log, "agent task: Claude Code") {
 				t.Errorf("log:\n%s", log)
 			}
 		})
+	}
+}
+
+// An agent run's directory goes when its log is pruned.
+func TestAgentRunDirPrunedWithItsLog(t *testing.T) {
+	agentDir := filepath.Join(t.TempDir(), "agent-runs")
+	pol := DefaultPolicy()
+	pol.Network = api.NetworkAllowlist
+	h := newHarness(t, withPolicy(pol), withOptions(func(o *Options) {
+		o.Secrets = secretMap{"K": "v"}
+		o.Airlock = func() string { return "/opt/airlock/airlock" }
+		o.AgentDir = agentDir
+		o.LogMaxTotal = 1 // every finished run's log is over the limit
+	}))
+	h.start()
+	bin := filepath.Join(h.root, "codex")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho ran\n"), 0o755)
+	h.task(TaskSpec{Name: "agent", Cwd: h.ws, Agent: &api.AgentSpec{Kind: "codex", Prompt: "x", APIKeySecret: "K", Binary: bin}})
+	r := h.wait(h.runNow("agent").ID, StatusSucceeded, StatusFailed)
+	if r.Status != StatusSucceeded {
+		t.Fatalf("run %s: %s", r.Status, r.Reason)
+	}
+	if _, err := h.d.PruneLogs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(agentDir, "run-1")); !os.IsNotExist(err) {
+		t.Errorf("the agent's run directory outlived its log: %v", err)
 	}
 }

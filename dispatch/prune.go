@@ -57,6 +57,9 @@ func (d *Dispatcher) PruneLogs(ctx context.Context) (PruneResult, error) {
 		if err := os.Remove(r.LogPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return res, fmt.Errorf("prune log of run #%d: %w", r.ID, err)
 		}
+		if err := d.removeAgentDir(r.ID); err != nil {
+			return res, err
+		}
 		total -= sizes[i]
 		res.Removed++
 		res.FreedBytes += sizes[i]
@@ -144,6 +147,9 @@ func (d *Dispatcher) deleteRuns(ctx context.Context, order string, where func(*g
 		removed += len(batch)
 		var errs []error
 		for _, r := range batch {
+			if err := d.removeAgentDir(r.ID); err != nil {
+				errs = append(errs, err)
+			}
 			if r.LogPath == "" {
 				continue
 			}

@@ -497,6 +497,13 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	result, execErr := d.opts.Executor.Exec(execCtx, spec)
 	close(wdDone)
+	if agent != nil {
+		// What the agent kept there (its transcripts: what it read) is not left for
+		// other sandboxes to read; the run's log has its output.
+		if err := d.removeAgentDir(r.ID); err != nil {
+			lg.note("%v", err)
+		}
+	}
 
 	status, reason := StatusSucceeded, ""
 	cause := context.Cause(execCtx)

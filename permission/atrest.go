@@ -45,7 +45,7 @@ func (r *AuditRecord) BeforeSave(tx *gorm.DB) error {
 	}
 	redactMap(tx, map[string]func(string) string{
 		"subject": redact.String, "reasons": redactJSONText, "rule": redact.String, "cwd": redact.String,
-		"asked_by": redact.String, "answered_by": redact.String, "task": redact.String,
+		"asked_by": redact.String, "answered_by": redact.String, "task": redact.String, "ran_error": redact.String,
 	})
 	return nil
 }
@@ -58,6 +58,7 @@ func (r *AuditRecord) redact() {
 	r.AskedBy = redact.String(r.AskedBy)
 	r.AnsweredBy = redact.String(r.AnsweredBy)
 	r.Task = redact.String(r.Task)
+	r.RanError = redact.String(r.RanError)
 }
 
 // BeforeSave redacts a grant's pattern before it is written: a grant for a command with

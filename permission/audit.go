@@ -140,7 +140,7 @@ func auditRecord(req Request, d Decision, now time.Time) *AuditRecord {
 		Verdict: d.Verdict, Layer: d.Layer, Kind: d.Kind, InteractiveOnly: d.InteractiveOnly,
 		Reasons: string(reasons), Rule: d.Rule, Session: req.Context.Session, Run: req.Context.Run,
 		Task: req.Context.Task, Department: req.Context.Department, Cwd: req.Context.Cwd,
-		AskedBy: asked, AnsweredBy: d.AnsweredBy, WaitedMs: d.Waited.Milliseconds(), CreatedAt: now,
+		AskedBy: asked, AnsweredBy: d.AnsweredBy, WaitedMs: d.Waited.Milliseconds(), CreatedAt: now, CallID: req.CallID,
 	}}
 }
 

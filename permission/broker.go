@@ -62,7 +62,11 @@ type BrokerOptions struct {
 	// RecoveryGrace is how long a request recovered at start-up waits for its caller
 	// to re-attach (Await with the same ID) before it is marked expired. Default 2m.
 	RecoveryGrace time.Duration
-	Logger        *slog.Logger
+	// Attended reports whether anything can answer a person's question now (a window,
+	// the tray, notifications, a terminal watching the approvals). nil: always. A request
+	// with AnswerUnattended is answered at once when it reports false.
+	Attended func() bool
+	Logger   *slog.Logger
 }
 
 // Broker decides every tool call and waits for the person when the decision is ask.
@@ -81,6 +85,7 @@ type Broker struct {
 	log         *slog.Logger
 	audit       *auditWriter
 	grace       time.Duration
+	attended    func() bool
 	// writeMu serialises this broker's writes: SQLite has one writer, and many
 	// connections racing for it spin on the busy timeout.
 	writeMu *sync.Mutex
@@ -135,7 +140,7 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 	}
 	b := &Broker{
 		db: o.DB, pub: o.Publisher, grants: grants, preflight: o.Preflight, settingsFor: o.SettingsFor,
-		log: log, grace: o.RecoveryGrace, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
+		log: log, grace: o.RecoveryGrace, attended: o.Attended, pending: map[string]*pendingEntry{}, stop: make(chan struct{}),
 		writeMu: &sync.Mutex{},
 	}
 	if b.grace <= 0 {
@@ -234,6 +239,13 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	d := ev.Decision
 	d.RequestID = req.ID
 	if d.Verdict != Ask {
+		b.record(req, d)
+		return d, nil
+	}
+	if req.AnswerUnattended && b.attended != nil && !b.attended() {
+		// Nothing would show the question: the caller answers now rather than wait.
+		d = nobodyAnswers(d, req, api.AnsweredUnattended, "nothing can answer in Airlock now: no window, tray, notification "+
+			"or terminal (`airlock approvals watch`) is following its approvals")
 		b.record(req, d)
 		return d, nil
 	}
@@ -382,7 +394,8 @@ func (b *Broker) waitEntry(ctx context.Context, e *pendingEntry) (Decision, erro
 		return e.final, nil
 	case <-timer:
 		if b.claim(e) {
-			d := denyWith(e.ask, LayerPolicy, fmt.Sprintf("no answer within %s", e.deadline.Sub(e.created).Round(time.Second)))
+			d := nobodyAnswers(e.ask, e.req, api.AnsweredExpired, fmt.Sprintf("expired: nobody answered in Airlock within %s",
+				e.deadline.Sub(e.created).Round(time.Second)))
 			b.complete(e, d, StatusTimedOut)
 		}
 		<-e.done
@@ -444,6 +457,28 @@ func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
 func denyWith(d Decision, l Layer, reason string) Decision {
 	d.Verdict, d.Layer = Deny, l
 	d.Reasons = append(append([]string(nil), d.Reasons...), reason)
+	return d
+}
+
+// nobodyAnswers is the answer to a request that asked when nobody answered it, or
+// could (by says which): the caller's own prompt gets the question when it has one
+// (HandOver), else it is denied with why.
+func nobodyAnswers(d Decision, req Request, by, why string) Decision {
+	if req.HandOver {
+		d.Verdict, d.Layer, d.AnsweredBy = Ask, LayerPolicy, api.AnsweredHandedOver
+		d.Reasons = append(append([]string(nil), d.Reasons...), why+"; handed over to the caller's own prompt")
+		return d
+	}
+	d = denyWith(d, LayerPolicy, why)
+	d.AnsweredBy = by
+	return d
+}
+
+// expiredWith denies a request that expired unanswered (at start-up: its caller gone,
+// or nobody re-attached), and says so in the audit (AnsweredExpired).
+func expiredWith(d Decision, reason string) Decision {
+	d = denyWith(d, LayerPolicy, reason)
+	d.AnsweredBy = api.AnsweredExpired
 	return d
 }
 
@@ -737,7 +772,7 @@ func (b *Broker) recover(ctx context.Context) error {
 			e.req = Request{ID: r.ID, Tool: r.Tool}
 			e.ask = Decision{RequestID: r.ID, Verdict: Ask, Tier: P2, InteractiveOnly: true}
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, "the stored request could not be read; expired at start-up"), StatusExpired)
+			b.complete(e, expiredWith(e.ask, "the stored request could not be read; expired at start-up"), StatusExpired)
 			continue
 		}
 		// A row written before the wire became snake_case keeps interactiveOnly and
@@ -757,14 +792,14 @@ func (b *Broker) recover(ctx context.Context) error {
 		e.place = alwaysPlace(e.req.Context, b.preflight.Home)
 		if pid := r.CallerPID; pid > 0 && !processAlive(pid) {
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
+			b.complete(e, expiredWith(e.ask, fmt.Sprintf("the caller (pid %d) is gone; expired at start-up", pid)), StatusExpired)
 			continue
 		}
 		if len(e.asked) > 0 && bytes.Contains(e.ask.Params, []byte(redact.Marker)) {
 			// A hook rewrote the params and they carried a credential, which is not kept:
 			// the caller asks again and the hook rewrites them anew.
 			e.claimed = true
-			b.complete(e, denyWith(e.ask, LayerPolicy, "its parameters, rewritten by a hook, held a credential that is not kept across a restart; expired at start-up, ask again"), StatusExpired)
+			b.complete(e, expiredWith(e.ask, "its parameters, rewritten by a hook, held a credential that is not kept across a restart; expired at start-up, ask again"), StatusExpired)
 			continue
 		}
 		b.pending[r.ID] = e
@@ -782,7 +817,7 @@ func (b *Broker) expireUnattached(e *pendingEntry) {
 	}
 	b.mu.Unlock()
 	if expire {
-		b.complete(e, denyWith(e.ask, LayerPolicy, "nobody was waiting for it after a restart; expired"), StatusExpired)
+		b.complete(e, expiredWith(e.ask, "nobody was waiting for it after a restart; expired"), StatusExpired)
 	}
 }
 
@@ -792,9 +827,46 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// AfterToolUse runs the afterToolUse hooks with the outcome of a call the broker allowed.
+// AfterToolUse records the outcome of a call on its decision's audit row and runs the
+// afterToolUse hooks with it.
 func (b *Broker) AfterToolUse(ctx context.Context, req Request, d Decision, out Outcome) {
+	b.recordOutcome(ctx, req, d, out)
 	runAfterHooks(ctx, b.log, b.cfg.Load().eff.AfterHooks, req, d, out)
+}
+
+// recordOutcome writes what the caller reports came of a call (it ran, or failed) on
+// the audit row of its decision: found by the request's ID, else by the caller's call
+// ID (a hook's PostToolUse knows only that), and only within the caller's own session
+// and run, so a caller cannot mark another's calls. A row already marked stays as it is.
+func (b *Broker) recordOutcome(ctx context.Context, req Request, d Decision, out Outcome) {
+	id := d.RequestID
+	if id == "" {
+		id = req.ID
+	}
+	if id == "" && req.CallID == "" {
+		return
+	}
+	if err := b.audit.Flush(ctx); err != nil {
+		b.log.Warn("record a call's outcome", "request", id, "call", req.CallID, "err", err)
+		return
+	}
+	ran := api.OutcomeRan
+	if !out.Ran || out.Error != "" || (out.ExitCode != nil && *out.ExitCode != 0) {
+		ran = api.OutcomeFailed
+	}
+	tx := b.db.WithContext(ctx).Model(&AuditRecord{}).
+		Where("session = ? AND run = ? AND tool = ? AND (ran IS NULL OR ran = '')", req.Context.Session, req.Context.Run, req.Tool)
+	if id != "" {
+		tx = tx.Where("request_id = ?", id)
+	} else {
+		tx = tx.Where("call_id = ?", req.CallID)
+	}
+	b.writeMu.Lock()
+	err := tx.Updates(map[string]any{"ran": ran, "ran_error": out.Error, "ran_at": time.Now().UTC()}).Error
+	b.writeMu.Unlock()
+	if err != nil {
+		b.log.Error("record a call's outcome", "request", id, "call", req.CallID, "err", err)
+	}
 }
 
 // FlushAudit waits until every decision so far is in the audit table.

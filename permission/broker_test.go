@@ -281,7 +281,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	req.ID = "r-timeout"
 	req.Timeout = 50 * time.Millisecond
 	d, err := b.Await(context.Background(), req)
-	if err != nil || d.Verdict != Deny || !strings.Contains(strings.Join(d.Reasons, " "), "no answer within") {
+	if err != nil || d.Verdict != Deny || !strings.Contains(strings.Join(d.Reasons, " "), "expired: nobody answered") || d.AnsweredBy != api.AnsweredExpired {
 		t.Fatalf("timeout = %+v, %v", d, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -366,6 +366,9 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	db.First(&dead1, "id = ?", "r-dead")
 	if dead1.Status != StatusExpired {
 		t.Fatalf("r-dead status %s, want expired", dead1.Status)
+	}
+	if recs, err := b2.Audit(context.Background(), AuditQuery{RequestID: "r-dead"}); err != nil || len(recs) != 1 || recs[0].AnsweredBy != api.AnsweredExpired {
+		t.Fatalf("r-dead's audit = %+v, %v; want answered_by expired", recs, err)
 	}
 
 	ctx := context.Background()
@@ -535,5 +538,79 @@ func TestRecoveredOldRowStaysInteractiveOnly(t *testing.T) {
 	_, err := b.Answer(context.Background(), "r-old", Answer{Allow: true, By: ByTray})
 	if !errors.Is(err, ErrInteractiveOnly) && !errors.Is(err, ErrNeedsPerson) {
 		t.Fatalf("a tray allow of the recovered interactive-only request: %v, want refused", err)
+	}
+}
+
+// TestNobodyAnswers: a request that asks ends without a person in the ways its caller
+// chose: at its deadline, handed over to the caller's own prompt (HandOver) or expired;
+// at once when nothing can answer (AnswerUnattended), handed over or denied as
+// unattended. Whatever the caller asks for, something attending makes it wait.
+func TestNobodyAnswers(t *testing.T) {
+	for _, tt := range []struct {
+		name                 string
+		handOver, unattended bool
+		attended             bool
+		verdict              Verdict
+		by, reason           string
+	}{
+		{"expires", false, false, false, Deny, api.AnsweredExpired, "expired: nobody answered"},
+		{"handed over at the deadline", true, false, true, Ask, api.AnsweredHandedOver, "handed over to the caller's own prompt"},
+		{"handed over at once", true, true, false, Ask, api.AnsweredHandedOver, "nothing can answer in Airlock now"},
+		{"denied at once", false, true, false, Deny, api.AnsweredUnattended, "nothing can answer in Airlock now"},
+		{"attended: waits, then expires", false, true, true, Deny, api.AnsweredExpired, "expired: nobody answered"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openDB(t, t.TempDir())
+			b, _ := newBroker(t, db, effective(t, Settings{}), func(o *BrokerOptions) { o.Attended = func() bool { return tt.attended } })
+			req := bash("make")
+			req.Timeout, req.HandOver, req.AnswerUnattended, req.CallID = 30*time.Millisecond, tt.handOver, tt.unattended, "call-1"
+			d, err := b.Await(context.Background(), req)
+			if err != nil || d.Verdict != tt.verdict || d.AnsweredBy != tt.by || !strings.Contains(strings.Join(d.Reasons, " "), tt.reason) {
+				t.Fatalf("Await = %+v, %v; want %s by %s (%q)", d, err, tt.verdict, tt.by, tt.reason)
+			}
+			recs, err := b.Audit(context.Background(), AuditQuery{})
+			if err != nil || len(recs) != 1 || recs[0].Verdict != tt.verdict || recs[0].AnsweredBy != tt.by || recs[0].CallID != "call-1" {
+				t.Fatalf("audit = %+v, %v", recs, err)
+			}
+		})
+	}
+}
+
+// TestOutcomeMarksItsOwnRow: a reported outcome marks the audit row of its call, found
+// by request id or call id, and only within the caller's session and run; a later
+// report does not overwrite the first.
+func TestOutcomeMarksItsOwnRow(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}))
+	ids := map[string]string{}
+	for _, call := range []string{"by-id", "by-call", "other-session", "other-run", "twice"} {
+		req := Request{Tool: ToolReadFile, Params: params("path", "/work/"+call), CallID: call,
+			Context: Context{Session: "s1", Run: "7", Cwd: "/work"}}
+		d, err := b.Await(ctx, req)
+		if err != nil || d.Verdict != Allow {
+			t.Fatalf("%s: %+v, %v", call, d, err)
+		}
+		ids[call] = d.RequestID
+	}
+	report := func(id, call, session, run, failure string) {
+		req := Request{ID: id, Tool: ToolReadFile, CallID: call, Context: Context{Session: session, Run: run}}
+		b.AfterToolUse(ctx, req, Decision{RequestID: id, Verdict: Allow}, Outcome{Ran: true, Error: failure})
+	}
+	report(ids["by-id"], "", "s1", "7", "")
+	report("", "by-call", "s1", "7", "no such file")
+	report("", "other-session", "s2", "7", "")
+	report(ids["other-run"], "", "s1", "8", "")
+	report("", "twice", "s1", "7", "")
+	report("", "twice", "s1", "7", "later")
+	recs, err := b.Audit(ctx, AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{"by-id": {api.OutcomeRan, ""}, "by-call": {api.OutcomeFailed, "no such file"},
+		"other-session": {"", ""}, "other-run": {"", ""}, "twice": {api.OutcomeRan, ""}}
+	for _, r := range recs {
+		if w := want[r.CallID]; r.Ran != w[0] || r.RanError != w[1] || (w[0] != "") != (r.RanAt != nil) {
+			t.Errorf("%s: ran %q (%q) at %v, want %q (%q)", r.CallID, r.Ran, r.RanError, r.RanAt, w[0], w[1])
+		}
 	}
 }

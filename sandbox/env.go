@@ -58,3 +58,9 @@ func ScrubEnv(env, grant []string) []string {
 	}
 	return out
 }
+
+// setEnv returns a copy of env with name set to value, whatever env had for it.
+func setEnv(env []string, name, value string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+	return append(out, name+"="+value)
+}

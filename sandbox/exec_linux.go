@@ -64,6 +64,11 @@ func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
 		return runDirect(ctx, pr, BackendNameApp, appRanWarning)
 	}
 	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
+	if _, nested := enclosingSandbox(); nested && forcedBackend == "" && landlockAvailable() {
+		// bubblewrap refuses to nest in an Airlock sandbox (--disable-userns): trying
+		// would only print its failure into every command's stderr.
+		useBwrap = false
+	}
 	if forcedBackend == forcedNone {
 		useBwrap = false
 	}
@@ -205,6 +210,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 		// The proxy's address is fixed, so its variables go in before bwrap starts.
 		pr.env = ProxyEnv(pr.env, EgressAddr)
 	}
+	pr.env = setEnv(pr.env, EnvEnclosingNetwork, string(p.Network))
 	ask := pr.req.Ask
 	if ask != nil {
 		pr.env = AskEnv(pr.env)

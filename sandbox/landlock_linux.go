@@ -27,11 +27,15 @@ const innerStageMarker = "landlock-v1"
 
 // innerSpec is what the outer stage hands the inner stage (on fd 3, never argv or env).
 type innerSpec struct {
-	Argv           []string `json:"argv"`
-	Path           string   `json:"path"`
-	Cwd            string   `json:"cwd"`
-	Mode           Mode     `json:"mode"`
-	Network        bool     `json:"network"`
+	Argv    []string `json:"argv"`
+	Path    string   `json:"path"`
+	Cwd     string   `json:"cwd"`
+	Mode    Mode     `json:"mode"`
+	Network bool     `json:"network"`
+	// ConnectPorts, when Network is false, are the TCP ports the command may still
+	// connect to (a sandbox nested in an Airlock sandbox: the enclosing one's egress
+	// proxy and ask-only channel, in the enclosing network namespace).
+	ConnectPorts   []uint16 `json:"connect_ports,omitempty"`
 	Writable       []string `json:"writable"`
 	Protected      []string `json:"protected"`
 	ProtectedNames []string `json:"protected_names"`
@@ -60,11 +64,21 @@ func landlockAvailable() bool {
 func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	res := Result{Backend: BackendNameLandlock}
 	p := pr.req.Policy
-	if p.Network.On() {
+	outer, nested := enclosingSandbox()
+	var ports []uint16
+	network := false
+	switch {
+	case nested:
+		// Inside an Airlock sandbox the enclosing network namespace is the boundary:
+		// nothing but its own services, or the network it was given.
+		network, ports = nestedNetwork(p.Network, outer)
+		if p.Network.On() && !network {
+			res.Warning = fmt.Sprintf("network_access = %q asked inside a sandbox whose network_access is %q: the enclosing sandbox's rules apply", p.Network, outer)
+		}
+	case p.Network.On():
 		// No network namespace here: "on" would be the host's, loopback services and all.
 		return res, &ExecError{Code: ExitSandboxFailed, Err: ErrNetworkNeedsNamespace}
-	}
-	if p.Network == NetworkAllowlist {
+	case p.Network == NetworkAllowlist:
 		// No namespace to put the proxy in: the run stays off, and says so.
 		res.Warning = EgressNotConnected
 	}
@@ -81,7 +95,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 		return res, execErr(ExitSandboxFailed, "exec: private temp dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: p.Network.On(),
+	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: network, ConnectPorts: ports,
 		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
 		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...)}
 	if p.Mode == ModeWorkspaceWrite {
@@ -175,7 +189,7 @@ func innerStage() (int, error) {
 	if err := applyLandlock(spec); err != nil {
 		return 0, err
 	}
-	filter, err := seccompProgram(seccompOptions{socketsOnlyNetlink: !spec.Network, denyUnix: true, denySysVIPC: true})
+	filter, err := seccompProgram(seccompOptions{socketsOnlyNetlink: !spec.Network && len(spec.ConnectPorts) == 0, denyUnix: true, denySysVIPC: true})
 	if err != nil {
 		return 0, err
 	}
@@ -266,6 +280,9 @@ func applyLandlock(spec innerSpec) error {
 	cfg := landlock.Config{HandledAccessFS: all, Scoped: landlock.V7.Scoped}
 	if !spec.Network {
 		cfg.HandledAccessNet = landlock.V7.HandledAccessNet
+		for _, port := range spec.ConnectPorts {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
 	}
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("apply Landlock: %w", err)

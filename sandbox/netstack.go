@@ -45,6 +45,12 @@ const AskAddr = "127.0.0.1:3129"
 // (AskAddr). airlock hook and airlock mcp use it when it is set.
 const EnvAskSocket = "AIRLOCK_ASK_SOCKET"
 
+// EnvEnclosingNetwork tells the processes of a bubblewrap sandbox that they are inside
+// one, and its network_access. A sandbox started inside it (an MCP server's bash call in
+// a run) cannot nest bubblewrap, which refuses new user namespaces there: it nests with
+// Landlock, its TCP reaching only the ports the enclosing network namespace serves.
+const EnvEnclosingNetwork = "AIRLOCK_SANDBOX_NETWORK"
+
 // ErrAskFailed wraps a failure to serve a sandbox's ask-only channel: the run is refused
 // rather than started with an agent that has nobody to ask.
 var ErrAskFailed = errors.New("the sandbox's ask-only channel could not be served")
@@ -78,6 +84,5 @@ func ProxyEnv(env []string, addr string) []string {
 
 // AskEnv returns env with EnvAskSocket pointing at AskAddr (whatever the caller had set).
 func AskEnv(env []string) []string {
-	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, EnvAskSocket+"=") })
-	return append(out, EnvAskSocket+"="+AskAddr)
+	return setEnv(env, EnvAskSocket, AskAddr)
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end test of `airlock mcp` with the official TypeScript MCP SDK client
-# (@modelcontextprotocol/sdk, test/mcp-e2e). Builds build/bin/airlock (CGO_ENABLED=0) and
+# (@modelcontextprotocol/sdk, test/mcp-e2e: over stdio, and over streamable HTTP with
+# `airlock mcp --http`), then the official MCP conformance suite against `airlock mcp --http`
+# (@modelcontextprotocol/conformance, test/mcp-conformance). Builds build/bin/airlock (CGO_ENABLED=0) and
 # build/bin/airlockd, starts the daemon with its own temporary AIRLOCK_HOME inside a
 # private D-Bus session with an unlocked test keyring, runs the node test (which spawns
-# `airlock mcp` over stdio, exactly as the README configures it), and stops the daemon.
+# `airlock mcp` over stdio and `airlock mcp --http`, exactly as the README configures them),
+# runs the conformance suite, and stops the daemon.
 #
 #   scripts/mcp-e2e.sh                     # the test
 #   MCP_E2E_BENCH=1 scripts/mcp-e2e.sh     # then the round-trip latency figures
@@ -22,6 +25,8 @@ if [[ ${1:-} != --inner ]]; then
 	done
 	echo "mcp-e2e: npm ci in test/mcp-e2e"
 	(cd test/mcp-e2e && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci failed"
+	echo "mcp-e2e: npm ci in test/mcp-conformance"
+	(cd test/mcp-conformance && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in test/mcp-conformance failed"
 	echo "mcp-e2e: build build/bin/airlock, build/bin/airlock-agent (CGO_ENABLED=0) and build/bin/airlockd"
 	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock ./cmd/airlock || fail "building airlock failed"
 	CGO_ENABLED=0 go build -trimpath -o build/bin/airlock-agent ./cmd/airlock-agent || fail "building airlock-agent failed"
@@ -76,8 +81,11 @@ done
 "$AIRLOCK_BIN" status >/dev/null || fail "airlockd did not answer"
 
 status=0
-(cd test/mcp-e2e && node --test --test-timeout=240000 mcp.test.mjs) || status=$?
+(cd test/mcp-e2e && node --test --test-concurrency=1 --test-timeout=240000 mcp.test.mjs http.test.mjs) || status=$?
 ((status == 0)) || fail "the MCP end-to-end test failed"
+echo "mcp-e2e: the MCP conformance suite against airlock mcp --http"
+(cd test/mcp-conformance && node run.mjs) || status=$?
+((status == 0)) || fail "the MCP conformance suite failed (scenarios that do not apply are in test/mcp-conformance/expected-failures.yml)"
 if [[ ${MCP_E2E_BENCH:-} == 1 ]]; then
 	(cd test/mcp-e2e && node bench.mjs) || { status=1; fail "the benchmark failed"; }
 fi

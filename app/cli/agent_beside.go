@@ -13,8 +13,8 @@ import (
 
 func newMCPCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:                "mcp [--cwd DIR] [--department NAME] [--posture P]",
-		Short:              "Serve Airlock's governed tools to an agent over MCP (stdio)",
+		Use:                "mcp [--cwd DIR] [--department NAME] [--posture P] [--http 127.0.0.1:PORT] | mcp token",
+		Short:              "Serve Airlock's governed tools to an agent over MCP (stdio, or streamable HTTP on loopback)",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return execBeside("airlock-agent", append([]string{"mcp"}, args...), "build it with `make build`")

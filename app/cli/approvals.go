@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,8 +75,70 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		},
 	}
 	deny.Flags().StringVar(&reason, "reason", "", "why (shown to the agent)")
-	cmd.AddCommand(allow, deny)
+	cmd.AddCommand(allow, deny, newApprovalsWatchCmd(e))
 	return cmd
+}
+
+// newApprovalsWatchCmd follows the requests as they are raised and decided. While it
+// runs, a person at this terminal counts as someone who can answer: a hook that would
+// answer at once when nothing follows Airlock's approvals waits for them instead.
+func newApprovalsWatchCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "watch",
+		Short: "Follow the requests that need you as they come (Ctrl-C stops); answer them with allow or deny",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := e.client()
+			if err != nil {
+				return err
+			}
+			events, err := c.Events(cmd.Context(), api.TopicPermissionRequested, api.TopicPermissionDecided)
+			if err != nil {
+				return err
+			}
+			list, err := pendingApprovals(cmd.Context(), e)
+			if err != nil {
+				return err
+			}
+			if !e.json {
+				fmt.Fprintf(e.stdout, "Watching for requests that need you (%d waiting); answer with `airlock approvals allow|deny ID`.\n", len(list))
+			}
+			for _, p := range list {
+				watchLine(e, api.PermissionRequested{ID: p.ID, Tool: p.Request.Tool, Summary: p.Summary, Tier: string(p.Tier), InteractiveOnly: p.InteractiveOnly})
+			}
+			for ev := range events {
+				switch ev.Topic {
+				case api.TopicPermissionRequested:
+					var p api.PermissionRequested
+					if json.Unmarshal(ev.Payload, &p) == nil {
+						watchLine(e, p)
+					}
+				case api.TopicPermissionDecided:
+					var d api.PermissionDecided
+					if json.Unmarshal(ev.Payload, &d) == nil && !e.json {
+						fmt.Fprintf(e.stdout, "%s  decided: %s (%s) — %s\n", d.ID, d.Verdict, d.Layer, d.Summary)
+					} else if e.json {
+						_ = e.print(ev, nil)
+					}
+				}
+			}
+			if cmd.Context().Err() != nil {
+				return nil
+			}
+			return errors.New("the Airlock core stopped; run `airlock approvals watch` again once it runs")
+		},
+	}
+}
+
+// watchLine prints one request that waits for the person.
+func watchLine(e *env, p api.PermissionRequested) {
+	_ = e.print(p, func(w io.Writer) {
+		what := p.Summary
+		if p.InteractiveOnly {
+			what += "  [needs a person]"
+		}
+		fmt.Fprintf(w, "%s  %s  %s\n", p.ID, p.Tier, what)
+	})
 }
 
 func pendingApprovals(ctx context.Context, e *env) ([]api.PendingRequest, error) {
@@ -218,9 +281,9 @@ func newAuditCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := api.AuditFilter{Tool: tool, Run: run, Verdict: api.Verdict(verdict), Since: since, Limit: max(limit, 0)}
 			return printRoute(cmd.Context(), e, api.ListAudit, f, func(w io.Writer, recs []api.AuditRecord) {
-				printTable(w, recs, "No decisions recorded yet.", []string{"WHEN", "TOOL", "TIER", "VERDICT", "LAYER", "BY", "WHAT"}, func(r api.AuditRecord) []any {
+				printTable(w, recs, "No decisions recorded yet.", []string{"WHEN", "TOOL", "TIER", "VERDICT", "LAYER", "BY", "RAN", "WHAT"}, func(r api.AuditRecord) []any {
 					// As the time travels in JSON (RFC 3339 with nanoseconds).
-					return []any{r.CreatedAt.Format(time.RFC3339Nano), r.Tool, r.Tier, r.Verdict, r.Layer, r.AnsweredBy, r.Subject}
+					return []any{r.CreatedAt.Format(time.RFC3339Nano), r.Tool, r.Tier, r.Verdict, r.Layer, r.AnsweredBy, ranText(r), r.Subject}
 				})
 			})
 		},
@@ -231,4 +294,17 @@ func newAuditCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&since, "since", "", "only the last DURATION (for example 24h)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "at most this many (default 200)")
 	return cmd
+}
+
+// ranText is the audit's RAN column: what the caller reported came of the call.
+func ranText(r api.AuditRecord) string {
+	switch r.Ran {
+	case "":
+		return "-"
+	case api.OutcomeFailed:
+		if r.RanError != "" {
+			return "failed: " + oneLine(r.RanError, 60)
+		}
+	}
+	return r.Ran
 }

@@ -70,6 +70,12 @@ func newSecretCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// SecretStore is the store config.toml's `[secrets] store` chooses, as the core opens it,
+// for the instance getenv names (AIRLOCK_HOME, XDG): what airlock-agent reads its tokens from.
+func SecretStore(getenv func(string) string) (secrets.Backend, error) {
+	return (&env{getenv: getenv, stdout: io.Discard, stderr: io.Discard}).secretStore()
+}
+
 // secretStore is the store config.toml's `[secrets] store` chooses, as the core opens it.
 func (e *env) secretStore() (secrets.Backend, error) {
 	in, err := e.policyInputs(policy.Flags{}, "/")

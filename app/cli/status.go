@@ -79,6 +79,11 @@ func printStatus(w io.Writer, st api.Status) {
 			line += " (login password, PAM service " + p.PAMService + ", " + p.PAMSource + ")"
 		}
 		fmt.Fprintf(tw, "terminal proof\t%s — %s\n", line, p.Note)
+		if st.Attended {
+			fmt.Fprintf(tw, "answering\tsomething follows the approvals (the window, the tray, notifications or `airlock approvals watch`)\n")
+		} else {
+			fmt.Fprintf(tw, "answering\tnothing follows the approvals now: a hook's question is handed over at once (open the window, or run `airlock approvals watch`)\n")
+		}
 	}
 	if st.Keyring.OK {
 		fmt.Fprintf(tw, "secrets\t%s store, ok (%s)\n", st.Keyring.Store, st.Keyring.Where)

@@ -124,6 +124,10 @@ type Approvals struct {
 	// PAMService names the PAM service in /etc/pam.d that checks the password; empty:
 	// airlock when installed, else sudo, else login, else other.
 	PAMService *string `toml:"pam_service"`
+	// WaitUnattended makes a hook's question wait for --wait even when nothing can
+	// answer in Airlock now (no window, tray, notification or approvals watcher); by
+	// default the hook then answers at once (handed to the agent's prompt, or denied).
+	WaitUnattended *bool `toml:"wait_unattended"`
 }
 
 // Permission is [permission].

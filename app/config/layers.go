@@ -54,6 +54,7 @@ var Defaults = map[string]any{
 	"ops.strict":                             false,
 	"approvals.terminal_proof":               "os",
 	"approvals.pam_service":                  "",
+	"approvals.wait_unattended":              false,
 	"dispatch.concurrency":                   2,
 	"dispatch.log_max_age":                   "720h",
 	"dispatch.log_max_total":                 "1GiB",
@@ -105,6 +106,9 @@ func fileValues(f File) map[string]any {
 	}
 	if f.Network.AllowLocal != nil {
 		out["network.allow_local"] = *f.Network.AllowLocal
+	}
+	if f.Approvals.WaitUnattended != nil {
+		out["approvals.wait_unattended"] = *f.Approvals.WaitUnattended
 	}
 	if f.Ops.Strict != nil {
 		out["ops.strict"] = *f.Ops.Strict

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,6 +195,27 @@ func (f *Facade) RunNetwork(id uint) (api.RunNetwork, error) {
 	}
 	return f.core.RunNetwork(app.WindowCaller(), id)
 }
+
+// RunDecisions are the permission decisions of run id's requests, newest first (at
+// most maxRunDecisions): what its agent's hook and MCP tools asked, who answered — or
+// that it was handed over, expired or found nobody — and whether the call then ran.
+// Its connections are RunNetwork's.
+func (f *Facade) RunDecisions(id uint) ([]api.AuditRecord, error) {
+	recs, err := f.core.Audit(app.WindowCaller(), api.AuditFilter{Run: strconv.FormatUint(uint64(id), 10), Limit: maxRunDecisions})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.AuditRecord, 0, len(recs))
+	for _, r := range recs {
+		if r.Tool != api.ToolNetworkDomain {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// maxRunDecisions bounds the decisions a run's view lists.
+const maxRunDecisions = 200
 
 // CancelRun cancels a run (queued, held, running or paused), recorded as by the window.
 func (f *Facade) CancelRun(id uint) error {

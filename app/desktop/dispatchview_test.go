@@ -441,3 +441,25 @@ func TestTaskEditorAgentTask(t *testing.T) {
 		t.Fatalf("back to a command = %+v %q, %v", row.Agent, row.Argv, err)
 	}
 }
+
+// The run view's decisions are the audit rows of that run's requests only, with who
+// answered and what the call's outcome was.
+func TestRunDecisionsFromTheRunView(t *testing.T) {
+	core, f := startedCore(t)
+	ctx := context.Background()
+	dir := varTmpDir(t, "airlock-decisions-")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644)
+	for _, run := range []string{"7", "8"} {
+		req := api.Request{Tool: api.ToolReadFile, Params: []byte(`{"path":"` + filepath.Join(dir, "a") + `"}`), CallID: "c" + run,
+			Context: api.Context{Run: run, Cwd: dir}, Timeout: time.Second}
+		d, err := core.Broker.Await(ctx, req)
+		if err != nil || d.Verdict != api.Allow {
+			t.Fatalf("run %s: %+v, %v", run, d, err)
+		}
+		core.Broker.AfterToolUse(ctx, req, d, api.Outcome{Ran: true})
+	}
+	got, err := f.RunDecisions(7)
+	if err != nil || len(got) != 1 || got[0].Run != "7" || got[0].Ran != api.OutcomeRan || got[0].Tool != api.ToolReadFile {
+		t.Fatalf("decisions of run 7 = %+v, %v", got, err)
+	}
+}

@@ -75,6 +75,20 @@ func (b *Bus) Publish(topic string, payload any) {
 // Refused counts the events Publish refused: a publisher's bug that tests look for.
 func (b *Bus) Refused() uint64 { return b.refused.Load() }
 
+// Watching counts the subscriptions that receive topic (those of all topics included):
+// whether anything follows it now, say the permission requests a person could answer.
+func (b *Bus) Watching(topic string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for s := range b.subs {
+		if len(s.topics) == 0 || s.topics[topic] {
+			n++
+		}
+	}
+	return n
+}
+
 // Subscribe returns a subscription to the given topics (all when none), buffering up to
 // buffer events.
 func (b *Bus) Subscribe(buffer int, topics ...string) *Subscription {

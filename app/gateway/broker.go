@@ -1,5 +1,5 @@
-// Package gateway is how agents meet Airlock: the stdio MCP server (`airlock mcp`) with
-// governed tools, and the coding-agent hook adapter (`airlock hook claude`). Every tool
+// Package gateway is how agents meet Airlock: the MCP server (`airlock mcp`, over stdio,
+// or streamable HTTP with `--http`: HTTPHandler) with governed tools, and the coding-agent hook adapter (`airlock hook claude`). Every tool
 // call becomes a broker request over the local API; only an allow runs it.
 //
 // The package lives in the `airlock` CLI binary, so it never imports the core (package
@@ -81,6 +81,13 @@ func orUnknown[S ~string](s S) string {
 // remedy says what the person (not the agent) can change, by the layer that decided.
 func remedy(d api.Decision) string {
 	switch {
+	case d.AnsweredBy == api.AnsweredExpired:
+		return "it expired unanswered: nobody answered in Airlock before its deadline. Do not retry it at once: go on without it, " +
+			"or finish and say what it needs the person to allow (asked again, it waits for them anew)."
+	case d.AnsweredBy == api.AnsweredUnattended:
+		return "nobody can answer now: nothing in Airlock follows its approvals (no window, tray, notification or " +
+			"`airlock approvals watch` at a terminal), and this call needs a person. Do not retry it at once: go on without it, " +
+			"or stop and say what it needs the person to allow."
 	case d.Layer == "person":
 		return "the person refused this call; do not retry it unchanged — explain what you need and ask them, or take another approach."
 	case d.InteractiveOnly:

@@ -50,7 +50,20 @@ type ClaudeHook struct {
 	Broker Broker
 	// Wait bounds the wait for a person; past it the hook answers "ask", so Claude
 	// Code asks in its own terminal (keep it below the hook's timeout in settings.json).
+	// Inside an Airlock run 0 means until the run's hold deadline.
 	Wait time.Duration
+	// InRun says the hook reaches Airlock through a run's ask-only channel: nobody is at
+	// Claude Code's prompt there, so it waits for the person in Airlock (the run shows
+	// as waiting) until Wait or the run's hold deadline, and an unanswered question is
+	// denied, never handed over.
+	InRun bool
+	// WaitUnattended waits the whole Wait even when nothing in Airlock can answer now;
+	// by default the hook then answers at once.
+	WaitUnattended bool
+	// Headless reports whether Claude Code runs without a prompt of its own (claude -p)
+	// (nil: ClaudeHeadless, from /proc). There an unanswered question is denied with a
+	// reason the model reads, since "ask" would only be refused.
+	Headless func() bool
 	// MCPServer is the name Airlock's MCP server has in Claude Code ("airlock"): its
 	// tools ask the broker themselves.
 	MCPServer string
@@ -70,11 +83,11 @@ type ClaudeHook struct {
 func (h ClaudeHook) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	raw, err := io.ReadAll(io.LimitReader(in, 16<<20))
 	if err != nil {
-		return writeClaude(out, ask("Airlock could not read the hook event (%v), so Claude Code asks you instead", err))
+		return writeClaude(out, h.unanswered(ClaudeEvent{}, fmt.Sprintf("Airlock could not read the hook event (%v)", err)))
 	}
 	var ev ClaudeEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return writeClaude(out, ask("Airlock could not parse the hook event (%v), so Claude Code asks you instead", err))
+		return writeClaude(out, h.unanswered(ClaudeEvent{}, fmt.Sprintf("Airlock could not parse the hook event (%v)", err)))
 	}
 	switch ev.HookEventName {
 	case "PostToolUse", "PostToolUseFailure":
@@ -86,10 +99,11 @@ func (h ClaudeHook) Run(ctx context.Context, in io.Reader, out io.Writer) error 
 	return nil // an event Airlock does not answer
 }
 
-// decide turns one PreToolUse event into the answer. Any failure is "ask", never "allow".
+// decide turns one PreToolUse event into the answer. Any failure is "ask" (a deny where
+// Claude Code has no prompt), never "allow".
 func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	if ev.ToolName == "" {
-		return ask("the hook event names no tool (tool_name is empty), so Claude Code asks you instead")
+		return h.unanswered(ev, "the hook event names no tool (tool_name is empty)")
 	}
 	call := h.mapTool(ev)
 	if call.Governed {
@@ -102,17 +116,29 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	}
 	req := h.request(ev, call)
 	wait := h.Wait
-	if wait <= 0 {
+	if wait <= 0 && !h.InRun {
 		wait = 50 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+	if !h.InRun {
+		// The broker answers at the deadline, and at once when nothing in Airlock can
+		// answer: handed over to Claude Code's prompt, or denied where it has none.
+		req.HandOver = !h.headless(ev)
+		req.AnswerUnattended = !h.WaitUnattended
+	}
+	req.Timeout = wait // 0 in a run: its hold deadline, which the core sets
+	if wait > 0 {
+		// A little past the broker's deadline, so its answer (and its audit) comes first;
+		// an older core that does not answer at the deadline is still cut off.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait+answerGrace)
+		defer cancel()
+	}
 	d, err := h.Broker.Await(ctx, req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return ask("nobody answered in Airlock within %s; Claude Code asks you instead (%s %s)", wait, call.Tool, subjectOf(call))
+			return h.unanswered(ev, fmt.Sprintf("nobody answered in Airlock within %s (%s %s)", wait, call.Tool, subjectOf(call)))
 		}
-		return ask("Airlock could not decide (%v); Claude Code asks you instead", err)
+		return h.unanswered(ev, fmt.Sprintf("Airlock could not decide (%v)", err))
 	}
 	reason := fmt.Sprintf("Airlock: %s %s — %s, decided by %s", call.Tool, subjectOf(call), d.Tier, d.Layer)
 	switch d.Verdict {
@@ -120,7 +146,7 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 		if len(d.Params) > 0 && !sameJSON(d.Params, req.Params) {
 			upd, ok := updatedClaudeInput(ev.ToolName, ev.ToolInput, d.Params)
 			if !ok {
-				return ask("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take; Claude Code asks you instead", call.Tool)
+				return h.unanswered(ev, fmt.Sprintf("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take", call.Tool))
 			}
 			return answer(api.Allow, reason+" (parameters rewritten by an Airlock hook)", upd)
 		}
@@ -128,7 +154,38 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	case api.Deny:
 		return answer(api.Deny, DenialText(call.Tool, subjectOf(call), d), nil)
 	}
-	return ask("%s; Airlock left the answer to you", reason)
+	if d.AnsweredBy == api.AnsweredHandedOver {
+		return h.unanswered(ev, fmt.Sprintf("Airlock: %s %s — %s", call.Tool, subjectOf(call), strings.Join(d.Reasons, "; ")))
+	}
+	return h.unanswered(ev, reason+"; Airlock left the answer to you")
+}
+
+// answerGrace is how much longer than the broker's deadline the hook waits for it.
+const answerGrace = 2 * time.Second
+
+// headless reports whether Claude Code has no prompt to hand a question to: it runs
+// with -p (Headless), inside an Airlock run, or in the dontAsk permission mode, where
+// what is not allowed is refused.
+func (h ClaudeHook) headless(ev ClaudeEvent) bool {
+	if h.InRun || ev.PermissionMode == "dontAsk" {
+		return true
+	}
+	if h.Headless != nil {
+		return h.Headless()
+	}
+	return ClaudeHeadless(os.Getpid())
+}
+
+// unanswered is the answer when Airlock did not decide (why): "ask", so Claude Code
+// asks in its own prompt; where it has none (headless), "deny" with what the model
+// should do, since an "ask" would only be refused with nothing to go on.
+func (h ClaudeHook) unanswered(ev ClaudeEvent, why string) ClaudeOutput {
+	if !h.headless(ev) {
+		return ask("%s; Claude Code asks you instead", why)
+	}
+	return answer(api.Deny, why+". Nobody can answer now: Claude Code runs without a prompt here, so this needs a person in "+
+		"Airlock (the window, the tray, or `airlock approvals watch` at a terminal). Do not retry it at once: go on without it, "+
+		"or stop and say what it needs the person to allow.", nil)
 }
 
 // after reports a PostToolUse event as after_tool_use. Failures are ignored: the tool
@@ -140,7 +197,11 @@ func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	// PostToolUse: it ran; PostToolUseFailure: it ran and failed (its error).
 	out := api.Outcome{Ran: true, Error: ev.Error}
+	if ev.HookEventName == "PostToolUseFailure" && out.Error == "" {
+		out.Error = "the tool failed"
+	}
 	_ = h.Broker.After(ctx, api.AfterToolUse{Request: h.request(ev, call), Decision: api.Decision{Verdict: api.Allow}, Outcome: out})
 }
 
@@ -173,7 +234,7 @@ func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) api.Request {
 	if workspace == "" {
 		workspace = cwd
 	}
-	return api.Request{Tool: call.Tool, Params: params, Context: api.Context{
+	return api.Request{Tool: call.Tool, Params: params, CallID: ev.ToolUseID, Context: api.Context{
 		Session: "claude:" + ev.SessionID, Department: h.Department, Workspace: workspace, Cwd: cwd,
 		Caller: api.Caller{PID: os.Getpid(), Description: "hook:claude"},
 	}}

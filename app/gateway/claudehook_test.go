@@ -84,7 +84,8 @@ func (f *fakeBroker) After(_ context.Context, a api.AfterToolUse) error {
 func runHook(t *testing.T, b Broker, event string) (ClaudeOutput, string) {
 	t.Helper()
 	var out bytes.Buffer
-	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock", ServerBeside: func() bool { return true }}
+	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock", ServerBeside: func() bool { return true },
+		Headless: func() bool { return false }}
 	if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +300,106 @@ func TestClaudeHookRecognisesAirlocksServerByMoreThanItsName(t *testing.T) {
 				t.Fatalf("asked %+v, answered %s", b.got, out.String())
 			}
 		})
+	}
+}
+
+// TestClaudeHookModes: what the hook asks the broker for and what it answers, by where
+// Claude Code runs: with its own prompt, the question may be handed over (at once when
+// nothing in Airlock can answer); headless (claude -p, dontAsk) or in an Airlock run,
+// nothing is handed over and every unanswered question is a deny the model reads.
+func TestClaudeHookModes(t *testing.T) {
+	handedOver := api.Decision{Verdict: api.Ask, Tier: "P1", Layer: "policy", AnsweredBy: api.AnsweredHandedOver,
+		Reasons: []string{"nothing can answer in Airlock now; handed over to the caller's own prompt"}}
+	unattended := api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "policy", AnsweredBy: api.AnsweredUnattended,
+		Reasons: []string{"nothing can answer in Airlock now"}}
+	expired := api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "policy", AnsweredBy: api.AnsweredExpired,
+		Reasons: []string{"expired: nobody answered in Airlock within 24h0m0s"}}
+	dontAsk := strings.Replace(bashEvent, `"permission_mode":"default"`, `"permission_mode":"dontAsk"`, 1)
+	tests := []struct {
+		name                 string
+		hook                 ClaudeHook
+		event                string
+		d                    api.Decision
+		err                  error
+		handOver, unattended bool
+		timeout              time.Duration
+		verdict              api.Verdict
+		reason, notReason    string
+	}{
+		{"prompt: handed over", ClaudeHook{Wait: time.Minute}, bashEvent, handedOver, nil, true, true, time.Minute, api.Ask, "Claude Code asks you instead", ""},
+		{"prompt, --wait-unattended", ClaudeHook{Wait: time.Minute, WaitUnattended: true}, bashEvent, handedOver, nil, true, false, time.Minute, api.Ask, "handed over", ""},
+		{"headless: denied at once", ClaudeHook{Wait: time.Minute, Headless: func() bool { return true }}, bashEvent, unattended, nil, false, true, time.Minute, api.Deny, "nobody can answer now", "Claude Code asks you"},
+		{"dontAsk is headless", ClaudeHook{Wait: time.Minute}, dontAsk, unattended, nil, false, true, time.Minute, api.Deny, "nobody can answer now", "Claude Code asks you"},
+		{"headless: an error denies", ClaudeHook{Wait: time.Minute, Headless: func() bool { return true }}, bashEvent, api.Decision{}, errors.New("database is locked"), false, true, time.Minute, api.Deny, "Nobody can answer now", "Claude Code asks you"},
+		{"in a run: until the hold deadline, expired", ClaudeHook{InRun: true}, bashEvent, expired, nil, false, false, 0, api.Deny, "expired unanswered", "Claude Code asks you"},
+		{"in a run with --wait", ClaudeHook{InRun: true, Wait: time.Hour}, bashEvent, expired, nil, false, false, time.Hour, api.Deny, "expired unanswered", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBroker{d: tt.d, err: tt.err}
+			h := tt.hook
+			h.Broker, h.MCPServer = b, "airlock"
+			if h.Headless == nil {
+				h.Headless = func() bool { return false }
+			}
+			var out bytes.Buffer
+			if err := h.Run(context.Background(), strings.NewReader(tt.event), &out); err != nil {
+				t.Fatal(err)
+			}
+			if len(b.got) != 1 {
+				t.Fatalf("asked %d times", len(b.got))
+			}
+			if r := b.got[0]; r.HandOver != tt.handOver || r.AnswerUnattended != tt.unattended || r.Timeout != tt.timeout || r.CallID != "tu1" {
+				t.Errorf("asked %+v, want hand over %v, answer unattended %v, timeout %s, call tu1", r, tt.handOver, tt.unattended, tt.timeout)
+			}
+			var o ClaudeOutput
+			if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+				t.Fatalf("output %q: %v", out.String(), err)
+			}
+			hs := o.HookSpecificOutput
+			if hs.PermissionDecision != tt.verdict || !strings.Contains(hs.PermissionDecisionReason, tt.reason) ||
+				(tt.notReason != "" && strings.Contains(hs.PermissionDecisionReason, tt.notReason)) {
+				t.Errorf("answered %s, want %s with %q and without %q", out.String(), tt.verdict, tt.reason, tt.notReason)
+			}
+		})
+	}
+}
+
+// TestClaudeHookReportsWhatRan: PostToolUse and PostToolUseFailure report the outcome
+// with the call's id, so the audit row of its decision can say it ran or failed.
+func TestClaudeHookReportsWhatRan(t *testing.T) {
+	for _, tt := range []struct{ event, failure string }{
+		{"PostToolUse", ""},
+		{"PostToolUseFailure", "exit status 2"},
+	} {
+		b := &fakeBroker{}
+		ev := strings.Replace(bashEvent, `"PreToolUse"`, `"`+tt.event+`"`, 1)
+		if tt.failure != "" {
+			ev = strings.Replace(ev, `"tool_use_id"`, `"error":"`+tt.failure+`","tool_use_id"`, 1)
+		}
+		if o, raw := runHook(t, b, ev); raw != "" || o.HookSpecificOutput.PermissionDecision != "" {
+			t.Errorf("%s printed %q", tt.event, raw)
+		}
+		if len(b.after) != 1 || b.after[0].Request.CallID != "tu1" || !b.after[0].Outcome.Ran || b.after[0].Outcome.Error != tt.failure {
+			t.Errorf("%s reported %+v", tt.event, b.after)
+		}
+	}
+}
+
+// TestDenialTextWhenNobodyAnswered: what an agent (the hook's model, an MCP tool's
+// caller) reads when nobody answered: that it expired unanswered, or that nobody could
+// answer, and what to do instead of retrying; not the approval_policy remedy of the
+// policy layer that denied it.
+func TestDenialTextWhenNobodyAnswered(t *testing.T) {
+	for _, tt := range []struct {
+		by, want string
+	}{
+		{api.AnsweredExpired, "it expired unanswered"},
+		{api.AnsweredUnattended, "nobody can answer now"},
+	} {
+		got := DenialText("bash", "make deploy", api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "policy", AnsweredBy: tt.by})
+		if !strings.Contains(got, tt.want) || !strings.Contains(got, "Do not retry it at once") || strings.Contains(got, "approval_policy") {
+			t.Errorf("%s: %q", tt.by, got)
+		}
 	}
 }

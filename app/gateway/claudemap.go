@@ -137,17 +137,7 @@ func AirlockMCPBeside(self int) bool {
 	if err != nil {
 		return false
 	}
-	parent, err := proc.ParentPID(self)
-	if err != nil || parent <= 1 {
-		return false
-	}
-	agents := []int{parent}
-	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
-		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
-			agents = append(agents, gp)
-		}
-	}
-	for _, a := range agents {
+	for _, a := range agentPIDs(self) {
 		for _, c := range proc.Children(a) {
 			if c == self {
 				continue
@@ -160,6 +150,49 @@ func AirlockMCPBeside(self int) bool {
 		}
 	}
 	return false
+}
+
+// ClaudeHeadless reports whether the agent that ran this hook (self's parent, or the
+// parent's parent when a shell ran the hook's command) runs in print mode (claude -p,
+// --print): headless, with no prompt of its own to ask in. Claude Code says so in
+// neither the hook's input nor its environment, so its argument vector is read.
+func ClaudeHeadless(self int) bool {
+	for _, a := range agentPIDs(self) {
+		argv, err := proc.Cmdline(a)
+		if err != nil {
+			continue
+		}
+		claude := false // the program is Claude Code's (claude, or node …/claude-code/cli.js)
+		for _, arg := range argv {
+			if arg == "--" {
+				break
+			}
+			if strings.Contains(filepath.Base(arg), "claude") || strings.Contains(arg, "/claude-code/") {
+				claude = true
+			}
+			if claude && (arg == "-p" || arg == "--print" || strings.HasPrefix(arg, "--print=")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// agentPIDs are the processes that may be the agent that ran self: its parent, and the
+// parent's parent when the parent is a shell (Claude Code runs a hook's command line
+// through one).
+func agentPIDs(self int) []int {
+	parent, err := proc.ParentPID(self)
+	if err != nil || parent <= 1 {
+		return nil
+	}
+	agents := []int{parent}
+	if argv, err := proc.Cmdline(parent); err == nil && isShell(argv) {
+		if gp, err := proc.ParentPID(parent); err == nil && gp > 1 {
+			agents = append(agents, gp)
+		}
+	}
+	return agents
 }
 
 // isShell reports whether argv is a shell's (sh -c "airlock hook claude").

@@ -1,7 +1,8 @@
 // Package localapi is Airlock's local API: HTTP + JSON over a unix socket private to
 // the user (0600 in a 0700 directory, the peer's uid checked with SO_PEERCRED), live
 // events as server-sent events, an optional loopback TCP listener guarded by a bearer
-// token and an Origin check, and the Go client the CLI uses.
+// token and an Origin check (LoopbackGuard, which `airlock mcp --http` shares), and the
+// Go client the CLI uses.
 package localapi
 
 import (

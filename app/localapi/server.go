@@ -3,7 +3,6 @@ package localapi
 import (
 	"bufio"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -112,15 +110,10 @@ func (s *Server) Serve() error {
 		},
 	}
 	if s.opts.TCPAddress != "" {
-		tl, err := net.Listen("tcp", s.opts.TCPAddress)
+		tl, err := ListenLoopback(s.opts.TCPAddress)
 		if err != nil {
 			ul.Close()
-			return fmt.Errorf("listen on %s: %w", s.opts.TCPAddress, err)
-		}
-		if a, ok := tl.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-			tl.Close()
-			ul.Close()
-			return fmt.Errorf("refusing to listen on %s: only loopback addresses are allowed", s.opts.TCPAddress)
+			return err
 		}
 		s.tcp = tl
 		s.wg.Add(1)
@@ -185,30 +178,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 func (s *Server) checkTCP(r *http.Request) error {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if host != "127.0.0.1" && host != "localhost" && host != "::1" && host != "[::1]" {
-		return &api.Error{Status: http.StatusForbidden, Code: "bad_host", Message: fmt.Sprintf("Host %q is not a loopback name", r.Host), Hint: "connect to 127.0.0.1"}
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		ok := false
-		for _, o := range s.opts.AllowedOrigins {
-			if origin == o {
-				ok = true
-			}
-		}
-		if !ok {
-			return &api.Error{Status: http.StatusForbidden, Code: "foreign_origin", Message: fmt.Sprintf("requests from the web origin %s are refused", origin), Hint: "only Airlock's own window may call the API from a browser engine"}
-		}
-	}
-	auth := r.Header.Get("Authorization")
-	given, found := strings.CutPrefix(auth, "Bearer ")
-	if !found || subtle.ConstantTimeCompare([]byte(given), []byte(s.token)) != 1 {
-		return &api.Error{Status: http.StatusUnauthorized, Code: "bad_token", Message: "missing or wrong bearer token", Hint: "send Authorization: Bearer <token> with the token api.token from the secret store `airlock status` names (the OS keyring: secret-tool lookup service airlock username api.token; the file store: its secrets.json)"}
-	}
-	return nil
+	return LoopbackGuard{Token: s.token, AllowedOrigins: s.opts.AllowedOrigins,
+		OriginHint: "only Airlock's own window may call the API from a browser engine",
+		TokenHint: "send Authorization: Bearer <token> with the token api.token from the secret store `airlock status` names " +
+			"(the OS keyring: secret-tool lookup service airlock username api.token; the file store: its secrets.json)",
+	}.Check(r)
 }
 
 // uidListener refuses connections from other users before any byte is read.

@@ -14,6 +14,8 @@ package secrets
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -183,4 +185,26 @@ func classify(err error) error {
 		}
 	}
 	return err
+}
+
+// Token returns the bearer token stored under name, minting one (32 random bytes,
+// base64url) the first time: the loopback API's token and `airlock mcp --http`'s are
+// kept this way, so a client configured once keeps working across restarts.
+func Token(ctx context.Context, s Backend, name string) (string, error) {
+	tok, err := s.Get(ctx, name)
+	if err == nil {
+		return tok, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return "", fmt.Errorf("mint token %s: %w", name, err)
+	}
+	tok = base64.RawURLEncoding.EncodeToString(buf)
+	if err := s.Set(ctx, name, tok); err != nil {
+		return "", err
+	}
+	return tok, nil
 }

@@ -117,3 +117,27 @@ func TestNoSessionBusIsUnavailable(t *testing.T) {
 		t.Fatalf("Get without a bus = %v; want UnavailableError naming the missing bus", err)
 	}
 }
+
+// Token mints a token the first time and returns the same one after; removed, the next
+// one is new.
+func TestTokenMintsOnceInTheRealKeyring(t *testing.T) {
+	s := realStore(t)
+	ctx := context.Background()
+	t.Cleanup(func() { _ = s.Delete(ctx, "test.token") })
+	first, err := Token(ctx, s, "test.token")
+	if err != nil || len(first) < 32 {
+		t.Fatalf("Token = %q, %v", first, err)
+	}
+	if again, err := Token(ctx, s, "test.token"); err != nil || again != first {
+		t.Fatalf("second Token = %q, %v; want %q", again, err, first)
+	}
+	if stored, err := s.Get(ctx, "test.token"); err != nil || stored != first {
+		t.Fatalf("stored %q, %v", stored, err)
+	}
+	if err := s.Delete(ctx, "test.token"); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := Token(ctx, s, "test.token"); err != nil || next == first || len(next) < 32 {
+		t.Fatalf("after delete Token = %q, %v; want a new one", next, err)
+	}
+}

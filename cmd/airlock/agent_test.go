@@ -43,7 +43,8 @@ func TestAgentCommandLine(t *testing.T) {
 		stdout string // a line the output must hold
 		stderr string
 	}{
-		{"mcp help", []string{"mcp", "--help"}, 0, "airlock mcp [--cwd DIR] [--department NAME] [--posture P] [flags]", ""},
+		{"mcp help", []string{"mcp", "--help"}, 0, "airlock mcp [--cwd DIR] [--department NAME] [--posture P] [--http 127.0.0.1:PORT] [flags]", ""},
+		{"mcp help shows the token command", []string{"mcp", "--help"}, 0, "  token       Print the bearer token", ""},
 		{"mcp help shows the sandbox flags", []string{"mcp", "--help"}, 0, "--execution-mode string", ""},
 		{"mcp help shows the global flag", []string{"mcp", "--help"}, 0, "--json", ""},
 		{"hook help", []string{"hook", "claude", "--help"}, 0, "--mcp-server string", ""},

@@ -26,7 +26,7 @@ for v in HOME CLAUDE_CONFIG_DIR CODEX_HOME OPENCODE_CONFIG ANTHROPIC_BASE_URL IS
 printf '%s' "${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}" > "$PWD/key-$(basename "$0")"
 echo "the key is ${ANTHROPIC_API_KEY:-$OPENAI_API_KEY}"
 test -e "$HOME/.claude/settings.json" && echo "saw the user's claude settings"
-echo state > "$HOME/agent-state" || echo "the agent's home is not writable"
+echo state > "$HOME/agent-state" && echo "the agent's home is writable"
 curl -sSf --max-time 20 "$MODEL_URL/v1/messages" || echo "model API unreachable"
 curl -sSf --max-time 20 "$OTHER_URL/exfil" || echo "other host unreachable"
 case "$(basename "$0")" in claude)
@@ -43,7 +43,8 @@ esac
 // opencode)
 // creates an agent task that runs, in the real sandbox under network_access =
 // "allowlist", the agent found in PATH with the settings Airlock wrote for that run: in
-// the run's own directory, not the user's ~/.claude or ~/.codex (left as they were);
+// the run's own directory (writable for the agent, gone when the run ends), not the
+// user's ~/.claude or ~/.codex (left as they were);
 // the API key from the real keyring, never in the log or the database; its model API
 // reachable and another host not; a Bash call its hook asks about waits under Waiting
 // for you, and the person's answer resumes the agent.
@@ -215,13 +216,13 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 					t.Errorf("the agent was not started with %q:\n%s", w, rec)
 				}
 			}
-			if b, _ := os.ReadFile(filepath.Join(runDir, "home", "agent-state")); string(b) != "state\n" {
-				t.Errorf("the agent could not write its home in the run's directory")
+			if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+				t.Errorf("the run's directory outlived the run: %v", err)
 			}
 			if got, _ := os.ReadFile(filepath.Join(ws, "key-"+kind)); string(got) != key {
 				t.Errorf("the agent got the key %q, not the keyring's", got)
 			}
-			for _, w := range []string{"model API reached /v1/messages", "other host unreachable", "the key is [REDACTED"} {
+			for _, w := range []string{"model API reached /v1/messages", "other host unreachable", "the key is [REDACTED", "the agent's home is writable"} {
 				if !strings.Contains(log, w) {
 					t.Errorf("the run's log lacks %q", w)
 				}
@@ -237,13 +238,25 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 						t.Errorf("the run's log lacks %q: the answer did not resume the agent", w)
 					}
 				}
-				if b, _ := os.ReadFile(filepath.Join(runDir, "claude-settings.json")); !strings.Contains(string(b), "bypassPermissions") {
+				if b, _ := os.ReadFile(filepath.Join(ws, "settings-copy.json")); !strings.Contains(string(b), "bypassPermissions") {
 					t.Errorf("the run's settings: %s", b)
 				}
 			}
 		})
 	}
 	in.t = t
+	// `task edit --prompt-file` replaces the stored prompt; another flag alone keeps it.
+	os.WriteFile(prompt, []byte("Only list the build directory.\n"), 0o644)
+	if _, stderr, code := in.run("task", "edit", "nightly-claude", "--prompt-file", prompt); code != 0 {
+		t.Fatalf("task edit: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "edit", "nightly-claude", "--model", "other-model"); code != 0 {
+		t.Fatalf("task edit: %s", stderr)
+	}
+	shown := in.jsonIn(ws, "task", "show", "nightly-claude")
+	if a := shown["agent"].(map[string]any); a["prompt"] != "Only list the build directory.\n" || a["model"] != "other-model" || a["api_base"] != modelURL {
+		t.Errorf("after the edits the agent is %v", a)
+	}
 	// An agent that is not installed fails the run, saying how to install it.
 	if _, stderr, code := in.run("task", "add", "--name", "missing", "--cwd", ws, "--agent", "codex", "--prompt-file", prompt,
 		"--agent-bin", filepath.Join(base, "none", "codex"), "--api-key-secret", secret); code != 0 {

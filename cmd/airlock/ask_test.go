@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,21 +28,7 @@ func TestHookInsideAScheduledRunAsksThePerson(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	bin := filepath.Join(ws, "bin")
-	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
-	os.MkdirAll(bin, 0o755)
-	for _, name := range []string{"airlock", "airlock-agent"} { // inside the sandbox /tmp is its own
-		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(bin, name), b, 0o755)
-	}
+	ws := agentWorkspace(t, "airlock-hook-run-")
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
@@ -70,22 +60,7 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not at night"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	var log string
-	for {
-		out, _, _ := in.run("runs", "list", "--json", "--task", "agent")
-		var runs []map[string]any
-		json.Unmarshal([]byte(out), &runs)
-		if len(runs) == 1 && runs[0]["status"] == "succeeded" {
-			log, _, _ = in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never ended: %s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("run log:\n%s", log)
+	log := in.succeededRunLog("agent")
 	for _, want := range []string{"socket 127.0.0.1:3129", "core socket hidden", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, "not at night"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
@@ -280,5 +255,84 @@ func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
 		t.Error("the directory is gone")
+	}
+}
+
+// TestSandboxNestedInARun: a sandbox started inside a run's (an agent's `airlock exec`,
+// or the MCP server's bash inside an agent task) cannot nest bubblewrap, so it nests with
+// Landlock: no bwrap failure in its output, the run's egress proxy reaches an allowed host
+// (and a direct connection nothing), the run's ask-only channel still asks the person, and
+// nothing outside the workspace is writable.
+func TestSandboxNestedInARun(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-nested-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	bin := filepath.Join(ws, "bin")
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.MkdirAll(bin, 0o755)
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bin, "airlock"), b, 0o755) // inside the sandbox /tmp is its own
+	os.WriteFile(filepath.Join(ws, "probe.py"), []byte(execAskProbe), 0o644)
+	outside, err := os.MkdirTemp("/var/tmp", "airlock-nested-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(outside)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf(`[workspace]
+roots = [%q]
+[sandbox_workspace_write]
+network_access = "allowlist"
+[network]
+allowed_domains = ["127.0.0.1"]
+ask_unknown = false
+allow_local = true
+`, ws))
+	in.startDaemon()
+	script := fmt.Sprintf(`bin/airlock exec --network allowlist -- sh -c '
+curl -sS --max-time 20 http://127.0.0.1:%[1]d/nested-proxy
+curl -sS --max-time 5 --noproxy "*" http://127.0.0.1:%[1]d/nested-direct; echo "direct rc=$?"
+touch %[2]s/escaped 2>/dev/null && echo "wrote outside" || echo "outside refused"
+touch build/inside && echo "wrote inside"
+python3 probe.py'`, port, outside)
+	os.WriteFile(filepath.Join(ws, "agent.sh"), []byte(script), 0o644)
+	if _, stderr, code := in.run("task", "add", "--name", "nester", "--cwd", ws, "--", "sh", "agent.sh"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "nester"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	pending := in.waitPending(1)
+	rc := pending[0]["request"].(map[string]any)["context"].(map[string]any)
+	if rc["task"] != "nester" || rc["cwd"] != ws {
+		t.Errorf("the nested request is not the run's: %v", rc)
+	}
+	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "nested no"); code != 0 {
+		t.Fatalf("deny: %s", stderr)
+	}
+	log := in.succeededRunLog("nester")
+	for _, want := range []string{"reached /nested-proxy", "direct rc=7", "outside refused", "wrote inside", "channel 127.0.0.1:3129", "rm 200 deny", "nested no", "list 403"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the run's log lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"reached /nested-direct", "wrote outside", "No permissions to create new namespace"} {
+		if strings.Contains(log, bad) {
+			t.Errorf("the run's log has %q", bad)
+		}
 	}
 }

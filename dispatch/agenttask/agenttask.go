@@ -17,8 +17,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/airlock-app/airlock/api"
@@ -174,8 +176,10 @@ func Prepare(in Input) (Plan, error) {
 			"hooks": map[string]any{
 				// Every tool, Airlock's MCP tools included: the hook asks Airlock, which
 				// may wait for the person as long as the task's hold deadline.
-				"PreToolUse":  []map[string]any{{"matcher": "*", "hooks": hook(timeout)}},
-				"PostToolUse": []map[string]any{{"matcher": "*", "hooks": hook(60)}},
+				"PreToolUse": []map[string]any{{"matcher": "*", "hooks": hook(timeout)}},
+				// What ran, and what failed, goes to the audit beside the decision.
+				"PostToolUse":        []map[string]any{{"matcher": "*", "hooks": hook(60)}},
+				"PostToolUseFailure": []map[string]any{{"matcher": "*", "hooks": hook(60)}},
 			},
 			// Claude's own prompts are off: nobody is there to answer them, and Airlock
 			// (through the hook, which still blocks what it denies) decides.
@@ -227,7 +231,7 @@ func Prepare(in Input) (Plan, error) {
 			c("mcp_servers.airlock.args", `["mcp"]`),
 			// Codex passes an MCP server only these: the ask-only channel, and the run's
 			// egress proxy, without which Airlock's bash has no allowed host either.
-			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME", `+
+			c("mcp_servers.airlock.env_vars", `["AIRLOCK_ASK_SOCKET", "AIRLOCK_SANDBOX_NETWORK", "AIRLOCK_HOME", "XDG_RUNTIME_DIR", "HOME", `+
 				`"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]`),
 			c("mcp_servers.airlock.default_tools_approval_mode", tomlString("approve")),
 			c("mcp_servers.airlock.tool_timeout_sec", strconv.Itoa(timeout)),
@@ -267,18 +271,38 @@ func Prepare(in Input) (Plan, error) {
 	return p, nil
 }
 
-// Write creates dir (private to the user) and the plan's files in it.
+// Write makes dir anew (private to the user) and writes the plan's files in it.
+// Whatever was there goes first, and nothing is written through a link: an earlier run
+// with the same id (a database started afresh) had that directory writable, and may
+// have left a claude-settings.json that points at the user's ~/.bashrc.
 func (p Plan) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.RemoveAll(dir); err != nil { // a link itself is removed, not followed
 		return fmt.Errorf("the agent's run directory: %w", err)
 	}
-	for name, content := range p.Files {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("the agent's run directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("the agent's run directory: %w", err)
+	}
+	names := make([]string, 0, len(p.Files))
+	for name := range p.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		path := filepath.Join(dir, name)
+		// Inside the directory just made, nothing is there but what this loop makes.
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fmt.Errorf("the agent's run directory: %w", err)
 		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
 			return fmt.Errorf("the agent's settings: %w", err)
+		}
+		_, werr := f.WriteString(p.Files[name])
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("the agent's settings %s: %w", name, err)
 		}
 	}
 	return nil

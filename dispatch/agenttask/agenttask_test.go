@@ -141,6 +141,11 @@ func TestClaudeHookWaitsForThePerson(t *testing.T) {
 		pre[0].Hooks[0].Command != "'/opt/air lock' hook claude --wait 86400s" {
 		t.Errorf("PreToolUse hook: %+v", pre)
 	}
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} { // what ran, or failed, reaches the audit
+		if h := s.Hooks[ev]; len(h) != 1 || h[0].Matcher != "*" || !strings.Contains(h[0].Hooks[0].Command, " hook claude") {
+			t.Errorf("%s hook: %+v", ev, h)
+		}
+	}
 	if s.Permissions.DefaultMode != "bypassPermissions" {
 		t.Errorf("Claude's own prompts are not off: %+v", s.Permissions)
 	}
@@ -181,5 +186,51 @@ func TestWriteKeepsToTheRunDirectory(t *testing.T) {
 	}
 	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
 		t.Errorf("the run directory is %v, want private", st.Mode().Perm())
+	}
+}
+
+// A run directory left by an earlier run with the same id (whose agent could write in
+// it) is made anew: a settings file planted as a link to the user's file is not
+// written through.
+func TestWriteDoesNotFollowWhatAnEarlierRunLeft(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "run-1")
+	victim := filepath.Join(base, "bashrc")
+	os.WriteFile(victim, []byte("the user's\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "claude"), 0o755)
+	os.Symlink(victim, filepath.Join(dir, "claude-settings.json"))
+	os.Symlink(base, filepath.Join(dir, "home"))
+	bin := fakeBin(t, "claude")
+	p, err := Prepare(Input{Spec: api.AgentSpec{Kind: "claude", Prompt: "x"}, Dir: dir, Airlock: "/opt/airlock", PATH: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "the user's\n" {
+		t.Errorf("the settings were written through the planted link: %q", b)
+	}
+	for _, name := range []string{"claude-settings.json", "home"} {
+		if st, err := os.Lstat(filepath.Join(dir, name)); err != nil || st.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("%s is still the planted link (%v)", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, ".keep")); err == nil {
+		t.Error("the agent's home was made through the planted link")
+	}
+}
+
+// A quote or a backslash in the API base stays inside Codex's TOML string: it cannot
+// end it and set another key.
+func TestCodexOverrideQuoting(t *testing.T) {
+	bin := fakeBin(t, "codex")
+	p, err := Prepare(Input{Spec: api.AgentSpec{Kind: "codex", Prompt: "x", APIBase: `https://h.test/v1",sandbox_mode="read-only\`}, Dir: t.TempDir(), Airlock: "/opt/airlock", PATH: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `model_providers.airlock.base_url="https://h.test/v1\",sandbox_mode=\"read-only\\"`
+	if !slices.Contains(p.Argv, want) {
+		t.Errorf("the base URL's override is not quoted whole: %q", p.Argv)
 	}
 }

@@ -2,7 +2,8 @@
 // added in the window; a task created in the window in a directory outside known places
 // waits under Waiting for you, is authorized there, and its run streams its log live in
 // the run view; the schedule field shows the core's error for a malformed line and a
-// preview for a good one; a full-access + never task carries the red warning.
+// preview for a good one; a full-access + never task carries the red warning; a run's
+// view lists its decisions, with who answered (or that it was handed over) and what ran.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -174,6 +175,39 @@ test('the Runs view shows a new run and its state changes as they happen', async
   assert.equal(await page.locator('[data-run-row]').count(), before + 1);
   // Its directory is authorized now and the release file exists: it runs to the end.
   await page.waitForFunction((id) => document.querySelector(`[data-run-row="${id}"] [data-status]`)?.getAttribute('data-status') === 'succeeded', started.body.id, { timeout: 20_000 });
+});
+
+test("a run's view lists what it asked Airlock: who answered, or that it was handed over, and whether it ran", async () => {
+  const runs = await app.api('GET', '/v1/runs?task=e2e-outside');
+  const run = (Array.isArray(runs.body) ? runs.body : runs.body.runs)[0];
+  // As the run's agent asks through its ask-only channel: a read it then reports ran, and
+  // a bash nobody answers before its deadline, which its hook hands to the agent's prompt.
+  // (The run's own command is the third decision.)
+  const context = { run: String(run.id), cwd: join(work, 'legacy') };
+  const read = await app.api('POST', '/v1/permission/await', { tool: 'read_file', params: { path: join(work, 'legacy', 'release') }, context, call_id: 'e2e-read' });
+  assert.equal(read.body.verdict, 'allow', JSON.stringify(read.body));
+  const after = await app.api('POST', '/v1/permission/after', { request: { tool: 'read_file', call_id: 'e2e-read', context }, decision: { verdict: 'allow' }, outcome: { ran: true } });
+  assert.equal(after.status, 200, JSON.stringify(after.body));
+  const handed = await app.api('POST', '/v1/permission/await', { tool: 'bash', params: { command: 'make deploy' }, context, call_id: 'e2e-bash', timeout: 1e9, hand_over: true });
+  assert.equal(handed.body.answered_by, 'handed-over', JSON.stringify(handed.body));
+
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-outside');
+  await page.locator(`[data-run-row="${run.id}"]`).click();
+  await page
+    .waitForFunction(() => document.querySelectorAll('[data-testid="run-decisions"] tr[data-decision]').length === 3, null, { timeout: 20_000 })
+    .catch(async (err) => {
+      throw new Error(`${err.message}; the run view shows: ${await page.locator('.detail').textContent().catch(() => '(no run view)')}`);
+    });
+  const rowOf = (tool) => page.locator('[data-testid="run-decisions"] tr[data-decision]', { hasText: tool });
+  assert.equal((await rowOf('read_file').locator('[data-ran]').textContent()).trim(), 'ran');
+  assert.match(await rowOf('bash').locator('[data-answered]').textContent(), /handed to the agent's own prompt/);
+  assert.equal((await rowOf('bash').locator('[data-verdict]').textContent()).trim(), 'ask');
+  // The run's own command is there too: allowed as its task's, and it ran.
+  assert.equal((await rowOf('exec').locator('[data-ran]').textContent()).trim(), 'ran');
+  assert.match(await rowOf('exec').locator('[data-answered]').textContent(), /by task/);
+  await shot('run-decisions');
 });
 
 test('a full-access + never task carries the red warning, in the editor and in the list', async () => {
@@ -383,4 +417,18 @@ test('an agent task is created in the editor: the agent, its prompt and model ar
   assert.equal(await page.locator('#task-runs').inputValue(), 'claude');
   assert.equal(await page.locator('#task-prompt').inputValue(), 'Tidy the build directory.\nThen stop.');
   await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // Its run shows the agent (here it waits for its directory, outside the known places).
+  const started = await app.api('POST', '/v1/tasks/e2e-agent/run-now', {});
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await go('#/dispatch');
+  await page.locator('[data-tab="runs"]').click();
+  await page.locator('#runs-task').selectOption('e2e-agent');
+  const runRow = page.locator(`[data-run-row="${started.body.id}"]`);
+  await runRow.waitFor({ timeout: 20_000 });
+  await runRow.click();
+  const agentLine = page.getByTestId('run-agent');
+  await agentLine.waitFor({ timeout: 10_000 });
+  assert.match(await agentLine.textContent(), /Agent task: Claude Code \(claude-test\) on "Tidy the build directory\."/);
+  await shot('run-agent');
 });

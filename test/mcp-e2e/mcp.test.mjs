@@ -429,21 +429,48 @@ test("airlock hook claude: P0 reads are allowed, with the documented output", as
   }
 });
 
-test("airlock hook claude: a call that needs a person asks after --wait, a destructive one too", async () => {
-  const out = await hook(pre("Write", { file_path: path.join(WS, "claude.txt"), content: "x" }), ["--wait", "1s"]);
+// watchApprovals is a person following the approvals at a terminal (`airlock approvals
+// watch`): while it runs, the hook waits for them instead of handing over at once.
+async function watchApprovals() {
+  const child = spawn(BIN, ["approvals", "watch"], { env: process.env });
+  await new Promise((resolve, reject) => {
+    child.stdout.once("data", resolve);
+    child.once("exit", (code) => reject(new Error(`approvals watch exited ${code}`)));
+  });
+  return child;
+}
+
+test("airlock hook claude: with nobody at Airlock a call that needs a person is handed over at once, audited", async () => {
+  const out = await hook(pre("Write", { file_path: path.join(WS, "claude.txt"), content: "x" }), ["--wait", "60s"]);
   assert.equal(out.hookSpecificOutput.permissionDecision, "ask", JSON.stringify(out));
-  assert.match(out.hookSpecificOutput.permissionDecisionReason, /nobody answered in Airlock within 1s/);
-  const rm = await hook(pre("Bash", { command: "rm -rf ~", description: "clean" }), ["--wait", "1s"]);
+  assert.match(out.hookSpecificOutput.permissionDecisionReason, /nothing can answer in Airlock now.*handed over/);
+  // Claude Code's own prompt allowed it and it ran: PostToolUse says so, and the audit too.
+  await hook({ ...pre("Write", { file_path: path.join(WS, "claude.txt"), content: "x" }), hook_event_name: "PostToolUse",
+    tool_response: { success: true } });
+  const { stdout } = await run(BIN, ["audit", "--json", "--tool", "write_file"]);
+  const row = JSON.parse(stdout).find((r) => r.call_id === "toolu_01");
+  assert.equal(row?.answered_by, "handed-over", stdout);
+  assert.equal(row?.ran, "ran", stdout);
+  const rm = await hook(pre("Bash", { command: "rm -rf ~", description: "clean" }), ["--wait", "60s"]);
   assert.equal(rm.hookSpecificOutput.permissionDecision, "ask", JSON.stringify(rm));
+  // --wait-unattended waits the whole --wait.
+  const waited = await hook(pre("Write", { file_path: path.join(WS, "claude.txt"), content: "y" }), ["--wait", "1s", "--wait-unattended"]);
+  assert.equal(waited.hookSpecificOutput.permissionDecision, "ask", JSON.stringify(waited));
+  assert.match(waited.hookSpecificOutput.permissionDecisionReason, /nobody answered in Airlock within 1s/);
 });
 
 test("airlock hook claude: a denial in Airlock is a deny with the reason", async () => {
-  const waiting = hook(pre("WebFetch", { url: "https://example.com/", prompt: "summarize" }), ["--wait", "30s"]);
-  const p = await waitPending("web_fetch");
-  await run(BIN, ["approvals", "deny", p.id, "--reason", "no web today"]);
-  const out = await waiting;
-  assert.equal(out.hookSpecificOutput.permissionDecision, "deny", JSON.stringify(out));
-  assert.match(out.hookSpecificOutput.permissionDecisionReason, /Airlock blocked web_fetch/);
+  const watcher = await watchApprovals();
+  try {
+    const waiting = hook(pre("WebFetch", { url: "https://example.com/", prompt: "summarize" }), ["--wait", "30s"]);
+    const p = await waitPending("web_fetch");
+    await run(BIN, ["approvals", "deny", p.id, "--reason", "no web today"]);
+    const out = await waiting;
+    assert.equal(out.hookSpecificOutput.permissionDecision, "deny", JSON.stringify(out));
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /Airlock blocked web_fetch/);
+  } finally {
+    watcher.kill();
+  }
 });
 
 test("airlock hook claude: no Airlock running answers ask, never allow", async () => {

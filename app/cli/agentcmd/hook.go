@@ -21,8 +21,14 @@ func newHookCmd(e *env) *cobra.Command {
 		Long: "Reads a Claude Code hook event on stdin, maps its tool (Bash, Read, Write, Edit, MultiEdit,\n" +
 			"NotebookEdit, Glob, Grep, LS, WebFetch, WebSearch, mcp__*) onto Airlock's tools, asks the running\n" +
 			"Airlock, and prints the documented decision JSON. When Airlock cannot answer (not running, an\n" +
-			"error, nobody answered within --wait) the answer is \"ask\", never \"allow\".\n" +
-			"A PostToolUse event is reported to Airlock's after_tool_use hooks; nothing is printed.\n\n" +
+			"error, nobody answered within --wait) the answer is \"ask\", never \"allow\": Claude Code asks\n" +
+			"in its own prompt, and Airlock's audit says the question was handed over. When nothing in Airlock\n" +
+			"can answer now (no window, tray, notification or `airlock approvals watch`), it answers at once\n" +
+			"instead of waiting (--wait-unattended waits anyway). Under claude -p, where Claude Code has no\n" +
+			"prompt, an unanswered question is denied with a reason the model reads. Inside an Airlock run it\n" +
+			"waits for you in Airlock until --wait, or by default the task's hold deadline, then denies.\n" +
+			"A PostToolUse or PostToolUseFailure event is reported to Airlock (the audit says the call ran, or\n" +
+			"failed) and to its after_tool_use hooks; nothing is printed.\n\n" +
 			"In ~/.claude/settings.json:\n" +
 			`  {"hooks": {"PreToolUse": [{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*",` + "\n" +
 			`     "hooks": [{"type": "command", "command": "airlock hook claude", "timeout": 60}]}]}}` + "\n\n" +
@@ -31,16 +37,24 @@ func newHookCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e.getenv = gateway.AgentEnv(e.getenv)
-			if client, _, err := coreClient(e); err != nil {
+			client, inSandbox, err := coreClient(e)
+			if err != nil {
 				// Still answer: "ask" with the reason.
 				h.Broker = gateway.FailedBroker{Err: err}
 			} else {
 				h.Broker = gateway.APIBroker{Client: client}
 			}
+			// A scheduled run's sandbox (the dispatcher sets AIRLOCK_RUN_ID); under
+			// `airlock exec` a person may be at Claude Code's prompt.
+			h.InRun = inSandbox && e.getenv("AIRLOCK_RUN_ID") != ""
+			if h.InRun && !cmd.Flags().Changed("wait") {
+				h.Wait = 0 // the run's hold deadline
+			}
 			return h.Run(cmd.Context(), os.Stdin, e.stdout)
 		},
 	}
-	claude.Flags().DurationVar(&h.Wait, "wait", 50*time.Second, "how long to wait for a person's answer in Airlock before answering \"ask\"; keep it below the hook's timeout in settings.json (Claude Code's default is 60s), or Claude Code gives up on the hook")
+	claude.Flags().DurationVar(&h.Wait, "wait", 50*time.Second, "how long to wait for a person's answer in Airlock before answering \"ask\"; keep it below the hook's timeout in settings.json (Claude Code's default is 60s), or Claude Code gives up on the hook (inside an Airlock run the default is the task's hold deadline)")
+	claude.Flags().BoolVar(&h.WaitUnattended, "wait-unattended", false, "wait the whole --wait even when nothing in Airlock can answer now (no window, tray, notification or airlock approvals watch); by default the hook then answers at once")
 	claude.Flags().StringVar(&h.MCPServer, "mcp-server", "airlock", "the name Airlock's MCP server has in Claude Code (its tools ask Airlock themselves)")
 	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
 	cmd.AddCommand(claude)

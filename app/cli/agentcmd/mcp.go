@@ -3,6 +3,7 @@ package agentcmd
 import (
 	"fmt"
 	"log/slog"
+	"net"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -16,10 +17,10 @@ import (
 
 func newMCPCmd(e *env) *cobra.Command {
 	var pf cli.PolicyFlags
-	var department, posture string
+	var department, posture, httpAddr string
 	cmd := &cobra.Command{
-		Use:   "mcp [--cwd DIR] [--department NAME] [--posture P]",
-		Short: "Serve Airlock's governed tools to an agent over MCP (stdio)",
+		Use:   "mcp [--cwd DIR] [--department NAME] [--posture P] [--http 127.0.0.1:PORT]",
+		Short: "Serve Airlock's governed tools to an agent over MCP (stdio, or streamable HTTP on loopback)",
 		Long: "A Model Context Protocol server on stdin/stdout. Its tools — read_file, list_dir, search_files,\n" +
 			"write_file, edit_file, bash, web_fetch and the six ops tools — each ask Airlock's permission broker\n" +
 			"first, so tiers, rules, hooks, grants and the person's popups apply; bash runs in the sandbox.\n" +
@@ -29,7 +30,13 @@ func newMCPCmd(e *env) *cobra.Command {
 			"Codex (~/.codex/config.toml):   [mcp_servers.airlock]\n" +
 			"                                command = \"airlock\"\n" +
 			"                                args = [\"mcp\"]\n" +
-			"Claude Code:                    claude mcp add airlock -- airlock mcp",
+			"Claude Code:                    claude mcp add airlock -- airlock mcp\n\n" +
+			"With --http 127.0.0.1:PORT it serves streamable HTTP at http://127.0.0.1:PORT/mcp instead, one session\n" +
+			"per client, for clients that connect to a URL. Only loopback addresses are accepted; every request\n" +
+			"needs Authorization: Bearer <token> (`airlock mcp token` prints it) and a loopback Host, and a browser\n" +
+			"Origin, when sent, must be on loopback too.\n" +
+			"Claude Code:                    claude mcp add --transport http airlock http://127.0.0.1:PORT/mcp \\\n" +
+			"                                  --header \"Authorization: Bearer $(airlock mcp token)\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if posture != "" && posture != "cloudops" {
@@ -38,7 +45,17 @@ func newMCPCmd(e *env) *cobra.Command {
 			if posture == "cloudops" && !cmd.Flags().Changed("network") {
 				_ = cmd.Flags().Set("network", "true") // cloudops turns the network on
 			}
+			var ln net.Listener
+			var token string
+			if httpAddr != "" {
+				var err error
+				if ln, token, err = listenMCPHTTP(cmd.Context(), e, httpAddr); err != nil {
+					return err
+				}
+				defer ln.Close()
+			}
 			e.getenv = gateway.AgentEnv(e.getenv)
+			e.getenv = enclosedNetwork(e.getenv, cmd.Flags().Changed("network"))
 			policy, err := pf.Resolve(e.getenv, cmd.Flags())
 			if err != nil {
 				return err
@@ -91,6 +108,9 @@ func newMCPCmd(e *env) *cobra.Command {
 				closeVM := sessionMicroVM(cmd.Context(), e, p.SandboxDir, policy, &opts, log)
 				defer closeVM()
 			}
+			if ln != nil {
+				return serveMCPHTTP(cmd.Context(), e, ln, token, opts)
+			}
 			srv := gateway.NewServer(opts)
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
 		},
@@ -98,5 +118,23 @@ func newMCPCmd(e *env) *cobra.Command {
 	pf.Register(cmd.Flags())
 	cmd.Flags().StringVar(&department, "department", "", "the Airlock department this session works for")
 	cmd.Flags().StringVar(&posture, "posture", "", "the department posture: cloudops (bash asks every time, network on)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	cmd.AddCommand(newMCPTokenCmd(e))
 	return cmd
+}
+
+// enclosedNetwork makes a session inside an Airlock sandbox (a run's agent) take that
+// sandbox's network_access unless a flag or AIRLOCK_NETWORK says otherwise: the run's
+// recorded policy is what holds there, and the configuration file may be out of sight.
+func enclosedNetwork(getenv func(string) string, flagged bool) func(string) string {
+	outer := getenv(sandbox.EnvEnclosingNetwork)
+	if flagged || outer == "" || getenv(sandbox.EnvAskSocket) == "" || getenv(sandbox.EnvNetwork) != "" {
+		return getenv
+	}
+	return func(k string) string {
+		if k == sandbox.EnvNetwork {
+			return outer
+		}
+		return getenv(k)
+	}
 }

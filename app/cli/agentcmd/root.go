@@ -1,5 +1,5 @@
-// Package agentcmd is the command line of airlock-agent: `airlock mcp` (the stdio MCP
-// server) and `airlock hook claude` (the Claude Code hook adapter), which the plain
+// Package agentcmd is the command line of airlock-agent: `airlock mcp` (the MCP server,
+// over stdio or, with --http, streamable HTTP on loopback; `airlock mcp token`) and `airlock hook claude` (the Claude Code hook adapter), which the plain
 // `airlock` execs (app/cli/agent_beside.go). It is kept out of `airlock` because the MCP
 // SDK it links costs every process a few milliseconds of start-up, and `airlock exec`
 // must start in about one.

@@ -4,6 +4,7 @@
 import * as Facade from '../../wailsjs/go/desktop/Facade';
 import { api } from '../../wailsjs/go/models';
 import { events, Topics } from './events';
+import type { Decision } from './decisions';
 
 /** A task as the Dispatch page lists it: schedule in words, next runs, effective policy, warnings, last run. */
 export type TaskRow = api.TaskRow;
@@ -46,6 +47,8 @@ export const dispatchApi = {
   runLog: (id: number, end = -1, maxBytes = 256 * 1024): Promise<LogPiece> => Facade.RunLog(id, end, maxBytes),
   /** Where run id connected through its egress proxy, per domain (empty for none). */
   runNetwork: (id: number): Promise<RunNetwork> => Facade.RunNetwork(id),
+  /** What run id asked Airlock, newest first: who answered, and whether each call ran. */
+  runDecisions: (id: number): Promise<Decision[]> => Facade.RunDecisions(id),
   cancelRun: (id: number): Promise<void> => Facade.CancelRun(id),
   resumeRun: (id: number): Promise<void> => Facade.ResumeRun(id),
   /** The system's directory picker; rejects when there is no window (type the path instead). "" when cancelled. */

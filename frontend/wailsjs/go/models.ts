@@ -412,6 +412,84 @@ export namespace api {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class AuditRecord {
+	    id: number;
+	    request_id: string;
+	    tool: string;
+	    subject: string;
+	    tier: string;
+	    verdict: string;
+	    layer: string;
+	    kind: string;
+	    interactive_only: boolean;
+	    reasons: string;
+	    rule: string;
+	    session: string;
+	    run: string;
+	    task: string;
+	    department: string;
+	    cwd: string;
+	    asked_by: string;
+	    answered_by: string;
+	    waited_ms: number;
+	    // Go type: time
+	    created_at: any;
+	    call_id?: string;
+	    ran?: string;
+	    ran_error?: string;
+	    // Go type: time
+	    ran_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuditRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.request_id = source["request_id"];
+	        this.tool = source["tool"];
+	        this.subject = source["subject"];
+	        this.tier = source["tier"];
+	        this.verdict = source["verdict"];
+	        this.layer = source["layer"];
+	        this.kind = source["kind"];
+	        this.interactive_only = source["interactive_only"];
+	        this.reasons = source["reasons"];
+	        this.rule = source["rule"];
+	        this.session = source["session"];
+	        this.run = source["run"];
+	        this.task = source["task"];
+	        this.department = source["department"];
+	        this.cwd = source["cwd"];
+	        this.asked_by = source["asked_by"];
+	        this.answered_by = source["answered_by"];
+	        this.waited_ms = source["waited_ms"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.call_id = source["call_id"];
+	        this.ran = source["ran"];
+	        this.ran_error = source["ran_error"];
+	        this.ran_at = this.convertValues(source["ran_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class AuthorizedPlace {
 	    id: number;
 	    path: string;
@@ -2236,6 +2314,7 @@ export namespace api {
 	    previous?: PreviousStart;
 	    sandbox?: SandboxSummary;
 	    approvals?: ProofSummary;
+	    attended: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -2254,6 +2333,7 @@ export namespace api {
 	        this.previous = this.convertValues(source["previous"], PreviousStart);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
+	        this.attended = source["attended"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

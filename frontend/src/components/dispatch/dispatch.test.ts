@@ -23,6 +23,7 @@ const api = {
   schedulePreview: vi.fn(async () => ({ valid: true, description: 'every day at 02:00, UTC', next: ['2026-12-01T02:00:00Z'] })),
   runLog: vi.fn(),
   runNetwork: vi.fn(),
+  runDecisions: vi.fn(async () => []),
   run: vi.fn(),
   chooseDirectory: vi.fn(async () => {
     throw new Error('the directory picker needs the Airlock window; type the path instead');
@@ -38,6 +39,7 @@ const { default: TaskItem } = await import('./TaskItem.svelte');
 const { default: TaskEditor } = await import('./TaskEditor.svelte');
 const { default: LogViewer } = await import('./LogViewer.svelte');
 const { default: RunNetwork } = await import('./RunNetwork.svelte');
+const { default: RunDecisions } = await import('./RunDecisions.svelte');
 const { default: RunDetail } = await import('./RunDetail.svelte');
 const { default: DepartmentItem } = await import('../departments/DepartmentItem.svelte');
 
@@ -223,6 +225,40 @@ describe('LogViewer', () => {
     await settle();
     expect(el.textContent).toContain('Load earlier (4.9 KiB before)');
     expect(el.textContent).toContain('size cap');
+  });
+});
+
+describe('RunDecisions', () => {
+  const decision = (over: Record<string, unknown>) => ({
+    id: 1, request_id: 'r1', tool: 'bash', subject: 'make', tier: 'P1', verdict: 'allow', layer: 'person', kind: '', interactive_only: false,
+    reasons: '[]', rule: '', session: '', run: '9', task: 'agent', department: '', cwd: '/w', asked_by: 'hook:claude', answered_by: 'window',
+    waited_ms: 0, created_at: '2026-12-01T10:00:00Z', ...over,
+  });
+
+  it('says who answered, that nobody did, and whether each call ran', async () => {
+    api.runDecisions.mockResolvedValueOnce([
+      decision({ id: 3, request_id: 'r3', subject: 'rm -rf build', verdict: 'deny', layer: 'policy', answered_by: 'expired' }),
+      decision({ id: 2, request_id: 'r2', subject: 'touch a', verdict: 'ask', layer: 'policy', answered_by: 'handed-over', ran: 'ran' }),
+      decision({ id: 1, request_id: 'r1', ran: 'failed', ran_error: 'exit status 2' }),
+    ] as never);
+    const el = render(RunDecisions, { runId: 9, status: 'succeeded', live: false });
+    await settle();
+    expect(api.runDecisions).toHaveBeenCalledWith(9);
+    const cell = (id: string, what: string) => el.querySelector(`tr[data-decision="${id}"] [data-${what}]`)!.textContent!.trim();
+    expect(cell('r3', 'answered')).toBe('expired: nobody answered before its deadline');
+    expect(cell('r3', 'ran')).toBe('');
+    expect(cell('r2', 'verdict')).toBe('ask');
+    expect(cell('r2', 'answered')).toContain("handed to the agent's own prompt");
+    expect(cell('r2', 'ran')).toBe('ran');
+    expect(cell('r1', 'answered')).toBe('by window');
+    expect(cell('r1', 'ran')).toBe('failed: exit status 2');
+  });
+
+  it('says when a run asked nothing', async () => {
+    api.runDecisions.mockResolvedValueOnce([]);
+    const el = render(RunDecisions, { runId: 5, status: 'succeeded', live: false });
+    await settle();
+    expect(el.querySelector('[data-testid="run-decisions-empty"]')!.textContent).toContain('asked Airlock nothing');
   });
 });
 

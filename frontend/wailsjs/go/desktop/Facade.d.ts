@@ -76,6 +76,8 @@ export function RevokeGrant(arg1:string):Promise<api.PermissionsView>;
 
 export function Run(arg1:number):Promise<api.Run>;
 
+export function RunDecisions(arg1:number):Promise<Array<api.AuditRecord>>;
+
 export function RunLog(arg1:number,arg2:number,arg3:number):Promise<api.LogPiece>;
 
 export function RunNetwork(arg1:number):Promise<api.RunNetwork>;

@@ -150,6 +150,10 @@ export function Run(arg1) {
   return window['go']['desktop']['Facade']['Run'](arg1);
 }
 
+export function RunDecisions(arg1) {
+  return window['go']['desktop']['Facade']['RunDecisions'](arg1);
+}
+
 export function RunLog(arg1, arg2, arg3) {
   return window['go']['desktop']['Facade']['RunLog'](arg1, arg2, arg3);
 }
