@@ -9,6 +9,9 @@ import (
 // overrides of them. An empty string (or a nil Network) means "not set here": the next
 // layer down decides. The json names are the configuration's keys.
 type Defaults struct {
+	// Profile names a profile (built in or config.toml's [profiles.NAME]) whose settings
+	// apply beneath the other fields here.
+	Profile string `json:"profile,omitempty"`
 	// Posture is "" (standard) or "cloudops" (bash becomes P2, network on).
 	Posture string `json:"posture,omitempty"`
 	// SandboxMode is read-only | workspace-write | full-access.

@@ -184,6 +184,9 @@ type SchedulePreview struct {
 
 // RunPolicy is a run's effective policy, recorded when it starts and fixed for the run.
 type RunPolicy struct {
+	// Profile is the profile the run's department or task chose (the task's over the
+	// department's), recorded for what shows where a setting came from.
+	Profile        string        `json:"profile,omitempty"`
 	Posture        string        `json:"posture,omitempty"`
 	SandboxMode    string        `json:"sandbox_mode"`
 	Network        NetworkAccess `json:"network"` // off | allowlist | on; a row of the boolean column reads as off/on
@@ -194,8 +197,12 @@ type RunPolicy struct {
 	Limits Limits `gorm:"embedded;embeddedPrefix:limits_" json:"limits,omitzero"`
 }
 
-// Apply returns p with the fields that d sets replaced.
+// Apply returns p with the fields that d sets replaced. A profile d names must be
+// expanded first (ApplyProfile): Apply only records its name.
 func (p RunPolicy) Apply(d Defaults) RunPolicy {
+	if d.Profile != "" {
+		p.Profile = d.Profile
+	}
 	if d.Posture != "" {
 		p.Posture = d.Posture
 		if d.Posture == "cloudops" && d.Network == nil {
@@ -216,6 +223,23 @@ func (p RunPolicy) Apply(d Defaults) RunPolicy {
 	}
 	p.Limits = p.Limits.Over(d.Limits)
 	return p
+}
+
+// ApplyProfile returns p with d applied over the profile prof that d names: the
+// profile's settings beneath d's own keys (the one resolution's order).
+func (p RunPolicy) ApplyProfile(prof Profile, d Defaults) RunPolicy {
+	return p.Apply(prof.Defaults()).Apply(d)
+}
+
+// AsDefaults is p as defaults that set each of its fields.
+func (p RunPolicy) AsDefaults() Defaults {
+	d := Defaults{Profile: p.Profile, Posture: p.Posture, SandboxMode: p.SandboxMode, ApprovalPolicy: p.ApprovalPolicy,
+		ExecutionMode: p.ExecutionMode, Limits: p.Limits}
+	if p.Network != "" {
+		n := p.Network
+		d.Network = &n
+	}
+	return d
 }
 
 // Run is one occurrence of a task, whether it ran or not (also the runs table's row).

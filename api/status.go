@@ -89,7 +89,8 @@ type PreviousStart struct {
 	Clean     bool       `json:"clean"` // false: it ended without a clean stop
 }
 
-// ConfigLayer names where an effective value came from: flag, env, file or default.
+// ConfigLayer names where an effective value came from: flag, env, file, profile (a
+// chosen profile, beneath the keys of its level) or default.
 type ConfigLayer string
 
 // ConfigSetting is one key's effective value and who set it.

@@ -58,7 +58,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 	opts := dispatch.Options{
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
 		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: digestTap{c},
-		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy,
+		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy, Profile: c.Profile,
 		AgentDir: c.Paths.AgentRuns, Airlock: c.airlockCLI,
 		// Open holds the database's lock: a run this core does not run is dead.
 		Exclusive: true,
@@ -246,7 +246,10 @@ func (c *Core) CreateTask(cl Caller, in api.TaskIn) (api.TaskRow, error) {
 	if err != nil {
 		return api.TaskRow{}, err
 	}
-	if err := c.requirePersonFor(cl, in.Proof, widening(in.Overrides), "a task", "airlock task add --name "+in.Name+" …"); err != nil {
+	if err := c.checkProfile(in.Overrides); err != nil {
+		return api.TaskRow{}, err
+	}
+	if err := c.requirePersonFor(cl, in.Proof, c.widening(in.Overrides), "a task", "airlock task add --name "+in.Name+" …"); err != nil {
 		return api.TaskRow{}, err
 	}
 	ctx, cancel := opContext(cl, windowDBTimeout)
@@ -266,15 +269,20 @@ func (c *Core) EditTask(cl Caller, name string, in api.TaskPatchIn) (api.TaskRow
 	if err != nil {
 		return api.TaskRow{}, err
 	}
+	if in.Overrides != nil {
+		if err := c.checkProfile(*in.Overrides); err != nil {
+			return api.TaskRow{}, err
+		}
+	}
 	ctx, cancel := opContext(cl, windowDBTimeout)
 	defer cancel()
 	if !cl.window {
 		var widens []string
 		if in.Overrides != nil {
-			widens = widening(*in.Overrides)
+			widens = c.widening(*in.Overrides)
 		} else if in.Argv != nil || in.Cwd != nil {
 			if cur, err := d.Task(ctx, name); err == nil {
-				widens = widening(cur.Overrides)
+				widens = c.widening(cur.Overrides)
 			}
 		}
 		if err := c.requirePersonFor(cl, in.Proof, widens, "a task", "airlock task edit "+name+" …"); err != nil {
@@ -574,10 +582,13 @@ func (c *Core) AddDepartment(cl Caller, in api.DepartmentIn) (api.Department, er
 	if err != nil {
 		return api.Department{}, err
 	}
+	if err := c.checkProfile(in.Defaults); err != nil {
+		return api.Department{}, err
+	}
 	ctx, cancel := opContext(cl, windowDBTimeout)
 	defer cancel()
 	if !cl.window {
-		what := widening(in.Defaults)
+		what := c.widening(in.Defaults)
 		if k, err := s.Known(ctx, in.Dir); err == nil && !k.Known {
 			what = append(what, "a new known place ("+k.Path+")")
 		}
@@ -606,7 +617,10 @@ func (c *Core) SetDepartmentDefaults(cl Caller, name string, in api.DefaultsIn) 
 	if err != nil {
 		return api.Department{}, err
 	}
-	if err := c.requirePersonFor(cl, in.Proof, widening(in.Defaults), "department defaults", "airlock dept set "+name+" …"); err != nil {
+	if err := c.checkProfile(in.Defaults); err != nil {
+		return api.Department{}, err
+	}
+	if err := c.requirePersonFor(cl, in.Proof, c.widening(in.Defaults), "department defaults", "airlock dept set "+name+" …"); err != nil {
 		return api.Department{}, err
 	}
 	ctx, cancel := opContext(cl, windowDBTimeout)
@@ -654,9 +668,9 @@ func (c *Core) taskRow(ctx context.Context, d *dispatch.Dispatcher, t dispatch.T
 	eff := base
 	dept, hasDept := depts[t.Department]
 	if hasDept {
-		eff = eff.Apply(dept.Defaults)
+		eff, _ = dispatch.ApplyDefaults(eff, dept.Defaults, c.Profile)
 	}
-	row.Effective = eff.Apply(t.Overrides)
+	row.Effective, _ = dispatch.ApplyDefaults(eff, t.Overrides, c.Profile)
 	row.Warnings = taskWarnings(t, row.Effective, dept, hasDept, c.getenv("HOME"))
 	if runs, err := d.Runs(ctx, dispatch.RunFilter{Task: fmt.Sprint(t.ID), Limit: 1}); err == nil && len(runs) == 1 {
 		row.LastRun = &runs[0]

@@ -249,7 +249,14 @@ func (c *Core) needPerson(what, cli string) error {
 // widening names what in d widens a run's access so that nothing would ask at night:
 // full-access (no sandbox) or approval_policy never (nothing asks, P1 is allowed).
 // Set over the API, such a task or department needs the person, as an answer does.
-func widening(d departments.Defaults) []string {
+// A profile d names counts with its settings beneath d's own (an unknown profile
+// widens nothing here: the task or department is refused by the profile check).
+func (c *Core) widening(d departments.Defaults) []string {
+	if d.Profile != "" {
+		if prof, err := c.Profile(d.Profile); err == nil {
+			d = api.RunPolicy{}.ApplyProfile(prof, d).AsDefaults()
+		}
+	}
 	var out []string
 	if m, err := sandbox.ParseMode(d.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
 		out = append(out, "sandbox_mode full-access")

@@ -42,11 +42,36 @@ func (c *Core) trustProject() bool {
 
 // resolvePermission resolves the broker's trusted configuration (no project files).
 func (c *Core) resolvePermission() (permission.Effective, error) {
+	src, err := c.permissionSources()
+	if err != nil {
+		return permission.Effective{}, err
+	}
+	return permission.Resolve(src)
+}
+
+// permissionSources are the trusted layers of the permission side: config.toml, the
+// profile it chose and the one the core's AIRLOCK_PROFILE chose, the environment.
+func (c *Core) permissionSources() (permission.Sources, error) {
 	st := c.Config.State()
-	return permission.Resolve(permission.Sources{
+	chosen, err := c.policyInputs("", policy.Flags{}, false).Profiles()
+	if err != nil {
+		return permission.Sources{}, err
+	}
+	return permission.Sources{
 		File: permissionSettings(st.File), FilePath: st.Path, TrustProject: c.trustProject(),
-		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
-	})
+		LookupEnv:   func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
+		FileProfile: profileSettings(chosen.File), EnvProfile: profileSettings(chosen.Env),
+	}, nil
+}
+
+// profileSettings is the permission side of profile p (nil: no profile chosen).
+func profileSettings(p *api.Profile) permission.ProfileSettings {
+	if p == nil {
+		return permission.ProfileSettings{}
+	}
+	s := permission.Settings{ApprovalPolicy: p.ApprovalPolicy, ApprovalsReviewer: p.Reviewer}
+	s.Permission.Tiers = p.Tiers
+	return permission.ProfileSettings{Name: p.Name, Settings: s}
 }
 
 // permissionFor is the permission configuration of one request: the trusted one with
@@ -64,15 +89,23 @@ func (c *Core) permissionFor(_ context.Context, req permission.Request) (permiss
 	if err != nil {
 		return permission.Effective{}, "", err
 	}
-	if len(projects) == 0 {
+	runProfile := req.Context.Policy.Profile
+	if len(projects) == 0 && runProfile == "" {
 		return permission.Effective{}, "", nil
 	}
-	st := c.Config.State()
-	src := permission.Sources{
-		File: permissionSettings(st.File), FilePath: st.Path, TrustProject: c.trustProject(),
-		LookupEnv: func(k string) (string, bool) { v := c.getenv(k); return v, v != "" },
+	src, err := c.permissionSources()
+	if err != nil {
+		return permission.Effective{}, "", err
 	}
 	h := sha256.New()
+	if runProfile != "" {
+		prof, err := c.Profile(runProfile)
+		if err != nil {
+			return permission.Effective{}, "", fmt.Errorf("the run's profile: %w", err)
+		}
+		src.RunProfile = profileSettings(&prof)
+		fmt.Fprintf(h, "profile=%s\x00", runProfile)
+	}
 	for _, p := range projects {
 		src.Projects = append(src.Projects, permission.ProjectPolicy{Path: p.Path(), Settings: permissionSettings(p.File)})
 		fmt.Fprintf(h, "%s\x00%d\x00", p.Path(), len(p.Sandbox.Data))

@@ -21,6 +21,7 @@ var (
 // Normalize validates d and returns it with aliases replaced by their canonical names
 // (danger-full-access → full-access, standard posture → ""). A refusal wraps ErrInvalid.
 func Normalize(d Defaults) (Defaults, error) {
+	d.Profile = strings.TrimSpace(d.Profile)
 	d.Posture = strings.TrimSpace(strings.ToLower(d.Posture))
 	if d.Posture == "standard" {
 		d.Posture = ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airlock-app/airlock/api"
 	"os"
 	"sync"
 	"time"
@@ -56,6 +57,9 @@ type Options struct {
 	// task's settings (the app's one resolution: config layers and the project files of
 	// dir); it is called at every start. nil: DefaultPolicy.
 	Defaults func(dir string) Policy
+	// Profile finds the profile a department's defaults or a task's overrides name
+	// (ApplyDefaults); nil: no profile is known and a run that names one waits.
+	Profile func(name string) (api.Profile, error)
 	// Concurrency is the global limit of running runs (default 2).
 	Concurrency int
 	// LogLimit caps one run's log (default 10 MiB); LogMaxAge and LogMaxTotal prune logs.

@@ -29,6 +29,9 @@ type gateVerdict struct {
 func (d *Dispatcher) gate(ctx context.Context, t Task, r Run) (gateVerdict, error) {
 	v := gateVerdict{policy: d.opts.Defaults(t.Cwd)}
 	var deptProblem, deptName string
+	// profileProblem: a profile the department or the task names cannot be found; the
+	// run fails rather than start under other settings.
+	var profileProblem string
 	if t.Department != "" {
 		dep, err := d.depts.Get(ctx, t.Department)
 		switch {
@@ -37,13 +40,20 @@ func (d *Dispatcher) gate(ctx context.Context, t Task, r Run) (gateVerdict, erro
 		case err != nil:
 			return v, fmt.Errorf("gate: %w", err)
 		default:
-			v.policy = v.policy.Apply(dep.Defaults)
+			var perr error
+			if v.policy, perr = ApplyDefaults(v.policy, dep.Defaults, d.opts.Profile); perr != nil {
+				profileProblem = fmt.Sprintf("department %s: %v", dep.Name, perr)
+			}
 			if dep.Status != departments.StatusOK {
 				deptProblem, deptName = fmt.Sprintf("department %s is missing its directory: %s", dep.Name, dep.StatusReason), dep.Name
 			}
 		}
 	}
-	v.policy = v.policy.Apply(t.Overrides)
+	if p, perr := ApplyDefaults(v.policy, t.Overrides, d.opts.Profile); perr != nil {
+		profileProblem = fmt.Sprintf("task %s: %v", t.Name, perr)
+	} else {
+		v.policy = p
+	}
 	if r.PolicyOverride != nil {
 		v.policy = *r.PolicyOverride
 	}
@@ -54,6 +64,10 @@ func (d *Dispatcher) gate(ctx context.Context, t Task, r Run) (gateVerdict, erro
 	}
 	v.dir = known.Path
 	switch {
+	case profileProblem != "":
+		// Fixing it is an edit of config.toml or of the task, not an authorization.
+		v.reason, v.fail = profileProblem, true
+		return v, nil
 	case deptProblem != "" && !never:
 		v.hold, v.reason, v.waitingDept, v.waitingDir = true, deptProblem, deptName, known.Path
 	case !known.Exists:

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"fmt"
+
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
@@ -29,4 +31,22 @@ func SandboxLayer(p Policy) sandbox.Layer {
 	}
 	l.Limits = p.Limits
 	return l
+}
+
+// ApplyDefaults returns p with a department's defaults or a task's overrides d over it,
+// d's own keys over the profile d names (lookup finds it: config.toml's profiles and the
+// built-in ones). A profile that cannot be found is an error naming it: a run never
+// starts under settings other than the ones chosen.
+func ApplyDefaults(p Policy, d api.Defaults, lookup func(string) (api.Profile, error)) (Policy, error) {
+	if d.Profile == "" {
+		return p.Apply(d), nil
+	}
+	if lookup == nil {
+		return p, fmt.Errorf("profile %q: no profiles are known here", d.Profile)
+	}
+	prof, err := lookup(d.Profile)
+	if err != nil {
+		return p, err
+	}
+	return p.ApplyProfile(prof, d), nil
 }

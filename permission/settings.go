@@ -66,7 +66,16 @@ const (
 	FromProject = "project"
 	FromEnv     = "env"
 	FromFlag    = "flag"
+	// FromProfile is a chosen profile's setting, beneath the keys of its level.
+	FromProfile = "profile"
 )
+
+// ProfileSettings are a chosen profile's permission settings (approval policy,
+// reviewer, tiers). Name is "" when no profile was chosen at that level.
+type ProfileSettings struct {
+	Name     string
+	Settings Settings
+}
 
 // Defaults.
 const (
@@ -97,6 +106,14 @@ type Sources struct {
 	// LookupEnv reads the environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	Flags     Flags
+	// FileProfile, EnvProfile and FlagProfile are the profiles chosen by config.toml, by
+	// AIRLOCK_PROFILE and by --profile (or a run's department or task): each sits just
+	// beneath the keys of its level.
+	FileProfile, EnvProfile, FlagProfile ProfileSettings
+	// RunProfile is the profile a request's run recorded (its department's or task's).
+	// A request names its run itself, which proves nothing, so this profile may only
+	// tighten: tiers raised, a stricter approval policy; the rest is ignored.
+	RunProfile ProfileSettings
 	// TrustProject applies the project files in full (AIRLOCK_TRUST_PROJECT_CONFIG=1,
 	// parsed once by the caller); otherwise they may only tighten.
 	TrustProject bool
@@ -113,22 +130,24 @@ type Hook struct {
 // Effective is the resolved permission configuration, with the layer of each setting
 // for the UI.
 type Effective struct {
-	ApprovalPolicy      ApprovalPolicy    `json:"approval_policy"`
-	ApprovalPolicyFrom  string            `json:"approval_policy_from"`
-	Reviewer            ReviewerMode      `json:"reviewer"`
-	ReviewerFrom        string            `json:"reviewer_from"`
-	ReviewerCommand     []string          `json:"reviewer_command,omitempty"`
-	ReviewerTimeout     time.Duration     `json:"reviewer_timeout"`
-	Tiers               map[string]Tier   `json:"tiers"`      // configured tiers only (defaults not repeated)
-	TiersFrom           map[string]string `json:"tiers_from"` // tool → layer
-	Rules               []Rule            `json:"rules"`
-	BeforeHooks         []Hook            `json:"before_hooks,omitempty"`
-	AfterHooks          []Hook            `json:"after_hooks,omitempty"`
-	OpsStrict           bool              `json:"ops_strict"`
-	OpsStrictFrom       string            `json:"ops_strict_from"`
-	RequestTimeout      time.Duration     `json:"request_timeout"` // 0: wait forever
-	ProjectTrusted      bool              `json:"project_trusted"`
-	IgnoredFromProjects []string          `json:"ignored_from_projects,omitempty"` // what the UI must say it ignored
+	ApprovalPolicy     ApprovalPolicy    `json:"approval_policy"`
+	ApprovalPolicyFrom string            `json:"approval_policy_from"`
+	Reviewer           ReviewerMode      `json:"reviewer"`
+	ReviewerFrom       string            `json:"reviewer_from"`
+	ReviewerCommand    []string          `json:"reviewer_command,omitempty"`
+	ReviewerTimeout    time.Duration     `json:"reviewer_timeout"`
+	Tiers              map[string]Tier   `json:"tiers"`      // configured tiers only (defaults not repeated)
+	TiersFrom          map[string]string `json:"tiers_from"` // tool → layer
+	Rules              []Rule            `json:"rules"`
+	BeforeHooks        []Hook            `json:"before_hooks,omitempty"`
+	AfterHooks         []Hook            `json:"after_hooks,omitempty"`
+	OpsStrict          bool              `json:"ops_strict"`
+	OpsStrictFrom      string            `json:"ops_strict_from"`
+	RequestTimeout     time.Duration     `json:"request_timeout"` // 0: wait forever
+	ProjectTrusted     bool              `json:"project_trusted"`
+	// Profile names the strongest profile that was chosen ("" when none was).
+	Profile             string   `json:"profile,omitempty"`
+	IgnoredFromProjects []string `json:"ignored_from_projects,omitempty"` // what the UI must say it ignored
 }
 
 // DefaultEffective is the configuration with nothing set: on-request, user, no rules.
@@ -192,6 +211,16 @@ func Resolve(src Sources) (Effective, error) {
 	}
 	e.ProjectTrusted = src.TrustProject
 	var errs []error
+	profile := func(p ProfileSettings) {
+		if p.Name == "" {
+			return
+		}
+		e.Profile = p.Name
+		if err := e.apply(p.Settings, "profile "+p.Name, FromProfile, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	profile(src.FileProfile)
 	if err := e.apply(src.File, file, FromFile, true); err != nil {
 		errs = append(errs, err)
 	}
@@ -202,6 +231,7 @@ func Resolve(src Sources) (Effective, error) {
 			}
 		}
 	}
+	profile(src.EnvProfile)
 	if v, ok := lookup(EnvApprovalPolicy); ok && v != "" {
 		p, err := ParseApprovalPolicy(v)
 		if err != nil {
@@ -210,6 +240,7 @@ func Resolve(src Sources) (Effective, error) {
 			e.ApprovalPolicy, e.ApprovalPolicyFrom = p, FromEnv
 		}
 	}
+	profile(src.FlagProfile)
 	if v := src.Flags.ApprovalPolicy; v != "" {
 		p, err := ParseApprovalPolicy(v)
 		if err != nil {
@@ -226,6 +257,12 @@ func Resolve(src Sources) (Effective, error) {
 			e.Reviewer, e.ReviewerFrom = m, FromFlag
 		}
 	}
+	if p := src.RunProfile; p.Name != "" {
+		e.Profile = p.Name
+		if err := e.apply(p.Settings, "profile "+p.Name, FromProfile, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if !e.ProjectTrusted {
 		// After the environment and the flags: what a checkout tightens stays tight.
 		for _, p := range src.Projects {
@@ -234,7 +271,9 @@ func Resolve(src Sources) (Effective, error) {
 			}
 		}
 	}
-	if e.Reviewer == ReviewerAuto && len(e.ReviewerCommand) == 0 {
+	if e.Reviewer == ReviewerAuto && len(e.ReviewerCommand) == 0 && e.ReviewerFrom == FromProfile {
+		errs = append(errs, fmt.Errorf("profile %s has approvals_reviewer = \"auto_review\", which needs [reviewer] command = [\"/path/to/reviewer\"] in %s; or choose a profile that asks you (ask)", e.Profile, file))
+	} else if e.Reviewer == ReviewerAuto && len(e.ReviewerCommand) == 0 {
 		errs = append(errs, fmt.Errorf("%s: approvals_reviewer = \"auto_review\" needs [reviewer] command = [\"/path/to/reviewer\"]; or set approvals_reviewer = \"user\"", file))
 	}
 	if len(errs) > 0 {
@@ -251,7 +290,11 @@ func (e *Effective) apply(s Settings, path, layer string, trusted bool) error {
 	var errs []error
 	keyErr := func(key string, err error) { errs = append(errs, fmt.Errorf("%s: %s %w", path, key, err)) }
 	ignore := func(what string) {
-		e.IgnoredFromProjects = append(e.IgnoredFromProjects, path+": "+what+" (project policy files may only tighten)")
+		why := " (project policy files may only tighten)"
+		if layer == FromProfile {
+			why = " (a run's profile may only tighten what the configuration says)"
+		}
+		e.IgnoredFromProjects = append(e.IgnoredFromProjects, path+": "+what+why)
 	}
 
 	if s.ApprovalPolicy != "" {

@@ -60,6 +60,8 @@ const (
 	LayerEnv     = "env"
 	LayerFile    = "file"
 	LayerProject = "project"
+	// LayerProfile is a chosen profile's value, beneath the keys of its level.
+	LayerProfile = "profile"
 	LayerDefault = "default"
 	// LayerEscalation is one call's extra access, allowed by the person (Escalate).
 	LayerEscalation = "escalation"

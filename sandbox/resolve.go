@@ -29,6 +29,38 @@ type Layer struct {
 	LimitsRequired *bool
 }
 
+// ProfileLayer is what a chosen profile sets in the sandbox's part of the policy (a
+// nil field: not set by it). Name is "" when no profile was chosen at that level.
+type ProfileLayer struct {
+	Name    string
+	Mode    *string
+	Network *NetworkMode
+	// Detail says where it was chosen, for sources ("config.toml profile", "flag --profile").
+	Detail string
+}
+
+// source is the source of a value the profile set.
+func (pl ProfileLayer) source() Source {
+	return Source{LayerProfile, "profile " + pl.Name + " (" + pl.Detail + ")"}
+}
+
+// value is the profile's value of key (KeyMode or KeyNetwork), nil when it sets none.
+func (pl ProfileLayer) value(key string) *string {
+	if pl.Name == "" {
+		return nil
+	}
+	switch key {
+	case KeyMode:
+		return pl.Mode
+	case KeyNetwork:
+		if pl.Network != nil {
+			s := string(*pl.Network)
+			return &s
+		}
+	}
+	return nil
+}
+
 // Environment variables read by Resolve.
 const (
 	EnvSandboxMode   = "AIRLOCK_SANDBOX_MODE"
@@ -41,10 +73,13 @@ const (
 // DefaultProtected are always protected inside every writable root.
 var DefaultProtected = []string{".git", ".airlock"}
 
-// Inputs are everything Resolve needs. Flags > Env > File > default; Project
-// files may only tighten unless TrustProject.
+// Inputs are everything Resolve needs. Flags > FlagProfile > Env > EnvProfile > File
+// > FileProfile > default; Project files may only tighten unless TrustProject.
 type Inputs struct {
 	Flags Layer
+	// FileProfile, EnvProfile and FlagProfile are the profiles chosen by config.toml, by
+	// AIRLOCK_PROFILE and by --profile: each sits just beneath the keys of its level.
+	FileProfile, EnvProfile, FlagProfile ProfileLayer
 	// Env looks up environment variables; nil means os.Getenv.
 	Env  func(string) string
 	File Layer
@@ -215,6 +250,9 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 	str := func(s string) *string { return &s }
 	var pick picker = func(key, flagName, envName string, def string, fileVal, flagVal *string, projVal func(*ProjectPolicy) *string) (string, Source) {
 		layers := []scalar{{str(def), Source{LayerDefault, "default"}}}
+		if v := in.FileProfile.value(key); v != nil {
+			layers = append(layers, scalar{v, in.FileProfile.source()})
+		}
 		if fileVal != nil {
 			layers = append(layers, scalar{fileVal, fileSrc(key)})
 		}
@@ -225,10 +263,16 @@ func ResolveGlobal(in Inputs) (Policy, error) {
 				}
 			}
 		}
+		if v := in.EnvProfile.value(key); v != nil {
+			layers = append(layers, scalar{v, in.EnvProfile.source()})
+		}
 		if envName != "" {
 			if v := env(envName); v != "" {
 				layers = append(layers, scalar{str(v), envSrc(envName)})
 			}
+		}
+		if v := in.FlagProfile.value(key); v != nil {
+			layers = append(layers, scalar{v, in.FlagProfile.source()})
 		}
 		if flagVal != nil {
 			layers = append(layers, scalar{flagVal, flag(flagName)})

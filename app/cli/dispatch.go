@@ -45,9 +45,9 @@ func timeText(t *time.Time) string {
 }
 
 type defaultsFlags struct {
-	posture, sandbox, approval, exec string
-	network                          networkFlag
-	limits                           limitsFlags
+	profile, posture, sandbox, approval, exec string
+	network                                   networkFlag
+	limits                                    limitsFlags
 }
 
 func (d *defaultsFlags) register(cmd *cobra.Command) {
@@ -55,6 +55,10 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.sandbox, "sandbox", "", "sandbox mode: read-only | workspace-write | full-access")
 	registerNetwork(cmd.Flags(), &d.network)
 	cmd.Flags().StringVar(&d.approval, "approval", "", "approval policy: untrusted | on-request | on-failure | never")
+	// Codex's spellings of the same flag, with the same values.
+	cmd.Flags().StringVar(&d.approval, "approval-policy", "", "same as --approval")
+	cmd.Flags().StringVar(&d.approval, "ask-for-approval", "", "same as --approval (Codex's name): untrusted | on-failure | on-request | never")
+	cmd.Flags().StringVar(&d.profile, "profile", "", "permission profile, beneath the other settings given here (airlock profile list)")
 	cmd.Flags().StringVar(&d.exec, "execution-mode", "", "where commands run: local | sandbox (the micro-VM) | auto")
 	// --exec-mode: the name these commands had first; the same flag as `airlock exec`'s now.
 	cmd.Flags().StringVar(&d.exec, "exec-mode", "", "same as --execution-mode")
@@ -63,7 +67,7 @@ func (d *defaultsFlags) register(cmd *cobra.Command) {
 }
 
 func (d *defaultsFlags) value(cmd *cobra.Command) api.Defaults {
-	v := api.Defaults{Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec, Limits: d.limits.value(cmd.Flags())}
+	v := api.Defaults{Profile: d.profile, Posture: d.posture, SandboxMode: d.sandbox, ApprovalPolicy: d.approval, ExecutionMode: d.exec, Limits: d.limits.value(cmd.Flags())}
 	v.Network = ifChanged(cmd, "network", d.network.v)
 	return v
 }

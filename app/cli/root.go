@@ -125,6 +125,7 @@ func newRoot(stdout, stderr io.Writer, getenv func(string) string, only string) 
 		newStatusCmd(e),
 		newDaemonCmd(e),
 		newConfigCmd(e),
+		newProfileCmd(e),
 		newExecCmd(e),
 		newCheckCmd(e),
 		newSandboxCmd(e),

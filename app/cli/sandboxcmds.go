@@ -32,6 +32,7 @@ type policyFlags struct {
 	protect       []string
 	backend       string
 	execMode      string
+	profile       string
 	limits        limitsFlags
 }
 
@@ -43,6 +44,7 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.protect, "protect", nil, "another path kept read-only inside the writable roots (repeatable)")
 	fs.StringVar(&f.backend, "backend", "", "isolation backend: auto | os | app")
 	fs.StringVar(&f.execMode, "execution-mode", "", "where the command runs: local | sandbox (the micro-VM) | auto")
+	fs.StringVar(&f.profile, "profile", "", "permission profile, beneath the other flags (airlock profile list; default: $"+config.EnvProfile+", then config.toml's)")
 	f.limits.register(fs)
 }
 
@@ -76,7 +78,7 @@ func (f *policyFlags) layer(fs *pflag.FlagSet) sandbox.Layer {
 // around the working directory, Airlock's own state hidden. A broken config file stops
 // the command: running with settings the person did not write is worse than not running.
 func (f *policyFlags) resolve(e *env, fs *pflag.FlagSet) (sandbox.Policy, error) {
-	in, err := e.policyInputs(policy.Flags{Sandbox: f.layer(fs)}, f.cwd)
+	in, err := e.policyInputs(policy.Flags{Sandbox: f.layer(fs), Profile: f.profile}, f.cwd)
 	if err != nil {
 		return sandbox.Policy{}, err
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/policy"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -129,6 +131,15 @@ func widensAccess(d api.Defaults) bool {
 // proofForWidening fills proof when defaults widen access: the login password under
 // terminal_proof = "os", or confirmation under "tty".
 func proofForWidening(ctx context.Context, e *env, proof *api.Proof, defaults api.Defaults, what, confirmation string) error {
+	if defaults.Profile != "" {
+		// The profile's settings count beneath the ones given beside it, as the core counts
+		// them (an unknown name is the core's refusal to make).
+		if in, err := e.policyInputs(policy.Flags{}, ""); err == nil {
+			if p, err := config.LookupProfile(in.File, in.FilePath, defaults.Profile); err == nil {
+				defaults = api.RunPolicy{}.ApplyProfile(p, defaults).AsDefaults()
+			}
+		}
+	}
 	if !widensAccess(defaults) {
 		return nil
 	}

@@ -9,23 +9,27 @@ import "github.com/airlock-app/airlock/api"
 
 // File is config.toml as written by the person. Pointers tell "absent" from "zero".
 type File struct {
-	SandboxMode           *string        `toml:"sandbox_mode"`
-	ApprovalPolicy        *string        `toml:"approval_policy"`
-	ApprovalsReviewer     *string        `toml:"approvals_reviewer"`
-	ExecutionMode         *string        `toml:"execution_mode"`
-	SandboxWorkspaceWrite WorkspaceWrite `toml:"sandbox_workspace_write"`
-	Network               Network        `toml:"network"`
-	Isolation             Isolation      `toml:"isolation"`
-	Limits                Limits         `toml:"limits"`
-	Workspace             Workspace      `toml:"workspace"`
-	Ops                   Ops            `toml:"ops"`
-	Approvals             Approvals      `toml:"approvals"`
-	Permission            Permission     `toml:"permission"`
-	Hooks                 Hooks          `toml:"hooks"`
-	Reviewer              Reviewer       `toml:"reviewer"`
-	Dispatch              Dispatch       `toml:"dispatch"`
-	API                   API            `toml:"api"`
-	Secrets               Secrets        `toml:"secrets"`
+	// Profile names the profile (built in, or one of Profiles) whose settings apply
+	// beneath the keys written in this file.
+	Profile               *string                `toml:"profile"`
+	Profiles              map[string]ProfileFile `toml:"profiles"`
+	SandboxMode           *string                `toml:"sandbox_mode"`
+	ApprovalPolicy        *string                `toml:"approval_policy"`
+	ApprovalsReviewer     *string                `toml:"approvals_reviewer"`
+	ExecutionMode         *string                `toml:"execution_mode"`
+	SandboxWorkspaceWrite WorkspaceWrite         `toml:"sandbox_workspace_write"`
+	Network               Network                `toml:"network"`
+	Isolation             Isolation              `toml:"isolation"`
+	Limits                Limits                 `toml:"limits"`
+	Workspace             Workspace              `toml:"workspace"`
+	Ops                   Ops                    `toml:"ops"`
+	Approvals             Approvals              `toml:"approvals"`
+	Permission            Permission             `toml:"permission"`
+	Hooks                 Hooks                  `toml:"hooks"`
+	Reviewer              Reviewer               `toml:"reviewer"`
+	Dispatch              Dispatch               `toml:"dispatch"`
+	API                   API                    `toml:"api"`
+	Secrets               Secrets                `toml:"secrets"`
 }
 
 // WorkspaceWrite is [sandbox_workspace_write].

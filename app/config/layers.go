@@ -14,9 +14,11 @@ type Layer = api.ConfigLayer
 
 // The layers, in precedence order: flag > env > file > default.
 const (
-	LayerFlag    Layer = "flag"
-	LayerEnv     Layer = "env"
-	LayerFile    Layer = "file"
+	LayerFlag Layer = "flag"
+	LayerEnv  Layer = "env"
+	LayerFile Layer = "file"
+	// LayerProfile is a chosen profile's value, beneath the keys of the level that chose it.
+	LayerProfile Layer = "profile"
 	LayerDefault Layer = "default"
 )
 
@@ -25,6 +27,7 @@ type Setting = api.ConfigSetting
 
 // EnvVars maps the keys that an environment variable may set.
 var EnvVars = map[string]string{
+	"profile":                                EnvProfile,
 	"sandbox_mode":                           "AIRLOCK_SANDBOX_MODE",
 	"sandbox_workspace_write.network_access": "AIRLOCK_NETWORK",
 	"isolation.backend":                      "AIRLOCK_SANDBOX_BACKEND",
@@ -34,6 +37,7 @@ var EnvVars = map[string]string{
 
 // Defaults are the safe defaults (README, Configuration).
 var Defaults = map[string]any{
+	"profile":                                "",
 	"sandbox_mode":                           "workspace-write",
 	"approval_policy":                        "on-request",
 	"approvals_reviewer":                     "user",
@@ -74,6 +78,7 @@ func fileValues(f File) map[string]any {
 			out[k] = *v
 		}
 	}
+	str("profile", f.Profile)
 	str("sandbox_mode", f.SandboxMode)
 	str("approval_policy", f.ApprovalPolicy)
 	str("approvals_reviewer", f.ApprovalsReviewer)
@@ -147,10 +152,31 @@ func Effective(f File, path string, getenv func(string) string, flags map[string
 	}
 	sort.Strings(keys)
 	out := make([]Setting, 0, len(keys))
+	// The profiles chosen by the file and by AIRLOCK_PROFILE, each beneath its level's keys.
+	var fileProf, envProf map[string]any
+	var fileProfName, envProfName string
+	if p, ok, err := ChosenProfile(f, path); err != nil {
+		return nil, err
+	} else if ok {
+		fileProf, fileProfName = profileValues(p), p.Name
+	}
+	if name := getenv(EnvProfile); name != "" {
+		p, err := LookupProfile(f, path, name)
+		if err != nil {
+			return nil, fmt.Errorf("environment variable %s: %w", EnvProfile, err)
+		}
+		envProf, envProfName = profileValues(p), p.Name
+	}
 	for _, k := range keys {
 		s := Setting{Key: k, Value: Defaults[k], Layer: LayerDefault}
+		if v, ok := fileProf[k]; ok {
+			s = Setting{Key: k, Value: v, Layer: LayerProfile, Detail: "profile " + fileProfName + " chosen in " + path}
+		}
 		if v, ok := file[k]; ok {
 			s = Setting{Key: k, Value: v, Layer: LayerFile, Detail: path}
+		}
+		if v, ok := envProf[k]; ok {
+			s = Setting{Key: k, Value: v, Layer: LayerProfile, Detail: "profile " + envProfName + " chosen by " + EnvProfile}
 		}
 		if name, ok := EnvVars[k]; ok {
 			if raw := getenv(name); raw != "" {
@@ -169,6 +195,24 @@ func Effective(f File, path string, getenv func(string) string, flags map[string
 	out = append(out, Setting{Key: "permission.rules", Value: len(f.Permission.Rules), Layer: layerOf(len(f.Permission.Rules) > 0), Detail: detailOf(len(f.Permission.Rules) > 0, path)})
 	out = append(out, Setting{Key: "hooks", Value: len(f.Hooks.BeforeToolUse) + len(f.Hooks.AfterToolUse), Layer: layerOf(len(f.Hooks.BeforeToolUse)+len(f.Hooks.AfterToolUse) > 0), Detail: detailOf(len(f.Hooks.BeforeToolUse)+len(f.Hooks.AfterToolUse) > 0, path)})
 	return out, nil
+}
+
+// profileValues are the keys profile p sets, as Effective names them.
+func profileValues(p api.Profile) map[string]any {
+	out := map[string]any{}
+	if p.SandboxMode != "" {
+		out["sandbox_mode"] = p.SandboxMode
+	}
+	if p.Network != nil {
+		out["sandbox_workspace_write.network_access"] = NetworkSetting(*p.Network)
+	}
+	if p.ApprovalPolicy != "" {
+		out["approval_policy"] = p.ApprovalPolicy
+	}
+	if p.Reviewer != "" {
+		out["approvals_reviewer"] = p.Reviewer
+	}
+	return out
 }
 
 // NetworkSetting is network_access as config.toml writes it: false, "allowlist" or true.
@@ -197,6 +241,10 @@ func detailOf(inFile bool, path string) string {
 }
 
 func envValue(key, raw string) (any, error) {
+	if key == "profile" {
+		// Any name: the resolution that uses it refuses an unknown one, naming the known.
+		return raw, nil
+	}
 	if key == "sandbox_workspace_write.network_access" {
 		n, err := sandbox.ParseNetwork(raw)
 		if err != nil {

@@ -109,7 +109,7 @@ type violation struct{ key, message string }
 
 // valueKeys are the keys whose violations are in the value (a value of the wrong kind):
 // their position points at the value.
-var valueKeys = map[string]bool{"sandbox_workspace_write.network_access": true}
+var valueKeys = map[string]bool{"sandbox_workspace_write.network_access": true, "profile": true}
 
 // choices are the accepted values of the enumerated keys. The domain packages parse the
 // same names; these lists only let the file be checked with positions before use.
@@ -174,6 +174,14 @@ func validate(f File) []violation {
 	out = checkChoice(out, "isolation.backend", f.Isolation.Backend)
 	out = checkChoice(out, "approvals.terminal_proof", f.Approvals.TerminalProof)
 	out = checkChoice(out, "secrets.store", f.Secrets.Store)
+	out = append(out, validateProfiles(f.Profiles, true)...)
+	if f.Profile != nil && *f.Profile != "" {
+		if p, err := LookupProfile(f, "", *f.Profile); err != nil {
+			out = append(out, violation{"profile", fmt.Sprintf("profile = %q is not a profile: %s", *f.Profile, knownProfiles(f))})
+		} else if p.Reviewer == "auto_review" && len(f.Reviewer.Command) == 0 && f.ApprovalsReviewer == nil {
+			out = append(out, violation{"profile", fmt.Sprintf("profile = %q hands your questions to a reviewer command, and [reviewer] command is not set: add [reviewer] command = [\"/path/to/reviewer\"], or choose a profile that asks you (ask)", *f.Profile)})
+		}
+	}
 	if v := f.SandboxWorkspaceWrite.NetworkAccess; v != nil {
 		if _, ok := networkValue(v); !ok {
 			out = append(out, violation{"sandbox_workspace_write.network_access", fmt.Sprintf("sandbox_workspace_write.network_access = %s is not one of false (no network), \"allowlist\" (only the domains of [network]) or true (the network on)", tomlText(v))})

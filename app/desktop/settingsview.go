@@ -47,6 +47,8 @@ const (
 // editable are the keys the window may set, with their type. Others (hooks, the
 // reviewer's command, the API listener) are edited in the file by hand.
 var editable = map[string]valueKind{
+	// profile: config.toml refuses a name that is not a profile, naming the known ones.
+	"profile":                                kindText,
 	"sandbox_mode":                           kindChoice,
 	"approval_policy":                        kindChoice,
 	"approvals_reviewer":                     kindChoice,
@@ -92,6 +94,16 @@ func (f *Facade) ResetSetting(key string) (api.ConfigView, error) {
 		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
 	return f.editConfig(config.Unset(strings.Split(key, ".")...))
+}
+
+// Profiles lists the built-in profiles and config.toml's [profiles.NAME], with the one
+// config.toml chose (choose one with SetSetting("profile", NAME), none with
+// ResetSetting("profile")).
+func (f *Facade) Profiles() (api.ProfileList, error) {
+	if f.core == nil || f.core.Config == nil {
+		return api.ProfileList{}, errNoCore
+	}
+	return f.core.Profiles(), nil
 }
 
 // SetTier sets a tool's tier (P0, P1 or P2) in [permission.tiers]; an empty tier

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/paths"
 	"github.com/airlock-app/airlock/sandbox"
@@ -34,6 +35,8 @@ type Flags struct {
 	// ApprovalPolicy and Reviewer are "" when not given.
 	ApprovalPolicy string
 	Reviewer       string
+	// Profile is the command's --profile ("" when not given): beneath the other flags.
+	Profile string
 }
 
 // Inputs are everything one resolution starts from.
@@ -73,6 +76,71 @@ type Resolved struct {
 	Projects []Project
 	// TrustProject is AIRLOCK_TRUST_PROJECT_CONFIG=1 (parsed once, by TrustProject).
 	TrustProject bool
+	// Profiles are the profiles chosen at each level.
+	Profiles Chosen
+}
+
+// Chosen are the profiles chosen by config.toml (profile = "NAME"), by AIRLOCK_PROFILE
+// and by --profile; nil where none was. Each is a layer just beneath the keys of its
+// level.
+type Chosen struct {
+	File, Env, Flag *api.Profile
+}
+
+// Strongest is the strongest profile chosen ("" when none was).
+func (c Chosen) Strongest() string {
+	for _, p := range []*api.Profile{c.Flag, c.Env, c.File} {
+		if p != nil {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// Profiles looks up the profiles in's levels choose. An unknown name is an error naming
+// where it was chosen and the known names (config.ErrUnknownProfile). A recorded
+// policy ignores AIRLOCK_PROFILE, as it ignores every other variable.
+func (in Inputs) Profiles() (Chosen, error) {
+	var c Chosen
+	lookup := func(name, where string) (*api.Profile, error) {
+		if name == "" {
+			return nil, nil
+		}
+		p, err := config.LookupProfile(in.File, in.FilePath, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		return &p, nil
+	}
+	var err error
+	if in.File.Profile != nil {
+		if c.File, err = lookup(*in.File.Profile, in.FilePath+" profile"); err != nil {
+			return c, err
+		}
+	}
+	if !in.Recorded {
+		if c.Env, err = lookup(in.env()(config.EnvProfile), config.EnvProfile); err != nil {
+			return c, err
+		}
+	}
+	if c.Flag, err = lookup(in.Flags.Profile, "--profile"); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// SandboxLayer is the sandbox's part of profile p (nil: no profile), chosen where
+// detail says.
+func SandboxLayer(p *api.Profile, detail string) sandbox.ProfileLayer {
+	if p == nil {
+		return sandbox.ProfileLayer{}
+	}
+	l := sandbox.ProfileLayer{Name: p.Name, Network: p.Network, Detail: detail}
+	if p.SandboxMode != "" {
+		m := p.SandboxMode
+		l.Mode = &m
+	}
+	return l
 }
 
 // ErrBadTrustValue is returned for an AIRLOCK_TRUST_PROJECT_CONFIG that is not a boolean.
@@ -130,6 +198,12 @@ func LoadProjects(cwd string) ([]Project, error) {
 			if err := toml.Unmarshal(pp.Data, &f); err != nil {
 				return nil, fmt.Errorf("load project policy %s: %w (fix or remove the file)", pp.File, err)
 			}
+			if f.Profile != nil || len(f.Profiles) > 0 {
+				// A profile may loosen as well as tighten: a checkout does not choose one.
+				pp.Ignored = append(pp.Ignored, sandbox.Ignored{File: pp.File, Key: "profile",
+					Reason: "a project policy file may not choose or define a profile; write the keys that tighten instead"})
+				f.Profile, f.Profiles = nil, nil
+			}
 			found = append([]Project{{Sandbox: pp, File: f}}, found...)
 		}
 		parent := filepath.Dir(dir)
@@ -148,7 +222,7 @@ func (in Inputs) env() func(string) string {
 }
 
 // sandboxInputs are the sandbox's inputs for in (without the project files).
-func (in Inputs) sandboxInputs(trust bool) sandbox.Inputs {
+func (in Inputs) sandboxInputs(trust bool, chosen Chosen) sandbox.Inputs {
 	env := in.env()
 	sEnv := env
 	if in.Recorded {
@@ -160,7 +234,9 @@ func (in Inputs) sandboxInputs(trust bool) sandbox.Inputs {
 		Cwd: in.Cwd, Home: home, TrustProject: trust, State: in.State, Recorded: recorded(in.Recorded),
 		// The hidden defaults (socket, bus, keyring) come from the real environment
 		// even for a recorded run: they say where the host keeps them.
-		HiddenEnv: env,
+		HiddenEnv:   env,
+		FileProfile: SandboxLayer(chosen.File, "config "+in.FilePath), EnvProfile: SandboxLayer(chosen.Env, "env "+config.EnvProfile),
+		FlagProfile: SandboxLayer(chosen.Flag, "flag --profile"),
 	}
 }
 
@@ -182,7 +258,11 @@ func Resolve(in Inputs) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	si := in.sandboxInputs(trust)
+	chosen, err := in.Profiles()
+	if err != nil {
+		return Resolved{}, err
+	}
+	si := in.sandboxInputs(trust, chosen)
 	for _, p := range projects {
 		si.Project = append(si.Project, p.Sandbox)
 	}
@@ -190,7 +270,7 @@ func Resolve(in Inputs) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Sandbox: pol, Projects: projects, TrustProject: trust}, nil
+	return Resolved{Sandbox: pol, Projects: projects, TrustProject: trust, Profiles: chosen}, nil
 }
 
 // Global resolves what does not depend on a working directory (mode, network, backend,
@@ -201,7 +281,11 @@ func Global(in Inputs) (sandbox.Policy, error) {
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
-	return sandbox.ResolveGlobal(in.sandboxInputs(trust))
+	chosen, err := in.Profiles()
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	return sandbox.ResolveGlobal(in.sandboxInputs(trust, chosen))
 }
 
 // StateOf lists Airlock's own state directories of p, hidden from every sandbox but

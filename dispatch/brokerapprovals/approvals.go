@@ -45,6 +45,7 @@ func Request(req dispatch.ApprovalRequest) permission.Request {
 			Policy: permission.PolicySummary{
 				Mode: req.Policy.SandboxMode, Network: req.Policy.Network,
 				ApprovalPolicy: permission.ApprovalPolicy(req.Policy.ApprovalPolicy), Posture: req.Policy.Posture,
+				Profile: req.Policy.Profile,
 				// "sandbox" when the command runs in the micro-VM (dispatch resolves auto
 				// before asking): the broker then judges it by the VM's guarantees.
 				ExecutionMode: req.Policy.ExecutionMode,

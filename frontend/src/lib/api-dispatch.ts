@@ -30,7 +30,7 @@ export type LogPiece = api.LogPiece;
 export type DepartmentRow = api.DepartmentRow;
 export type Department = api.Department;
 /** Defaults of a department, or a task's overrides: unset fields inherit. */
-export type Defaults = { posture?: string; sandbox_mode?: string; network?: string | boolean; approval_policy?: string; execution_mode?: string };
+export type Defaults = { profile?: string; posture?: string; sandbox_mode?: string; network?: string | boolean; approval_policy?: string; execution_mode?: string };
 
 export const dispatchApi = {
   tasks: (): Promise<TaskRow[]> => Facade.Tasks(),

@@ -14,6 +14,8 @@ export type GrantRow = wire.GrantRecord;
 export type HooksView = wire.HooksView;
 export type HookRow = wire.HookRow;
 export type AgentHook = wire.AgentHook;
+export type Profile = wire.Profile;
+export type ProfileList = wire.ProfileList;
 
 /** A value config.toml takes from the window. */
 export type SettingValue = string | boolean | number | string[];
@@ -31,6 +33,8 @@ export interface SettingsApi {
   removeRule(index: number, tool: string, pattern: string): Promise<PermissionsView>;
   revokeGrant(id: string): Promise<PermissionsView>;
   hooks(): Promise<HooksView>;
+  /** The built-in profiles and config.toml's own, with the one config.toml chose. */
+  profiles(): Promise<ProfileList>;
 }
 
 export const settingsApi: SettingsApi = {
@@ -42,4 +46,5 @@ export const settingsApi: SettingsApi = {
   removeRule: (index, tool, pattern) => Facade.RemoveRule(index, tool, pattern),
   revokeGrant: (id) => Facade.RevokeGrant(id),
   hooks: () => Facade.HooksView(),
+  profiles: () => Facade.Profiles(),
 };

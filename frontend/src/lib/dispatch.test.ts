@@ -214,6 +214,7 @@ describe('policy', () => {
       network: true,
     });
     expect(cleanDefaults({ posture: '', network: false })).toEqual({ network: false });
+    expect(cleanDefaults({ profile: 'demo', sandbox_mode: '' })).toEqual({ profile: 'demo' });
   });
   it('warns before saving', () => {
     expect(editorWarnings({ sandbox_mode: 'full-access', approval_policy: 'never' }, '/srv', '/home/ana')).toHaveLength(1);

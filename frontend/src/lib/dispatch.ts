@@ -241,6 +241,7 @@ export function editorFromTask(t: TaskRow): EditorState {
 /** cleanDefaults drops unset fields so the core sees "inherit" for them. */
 export function cleanDefaults(d: Defaults): Defaults {
   const out: Defaults = {};
+  if (d.profile) out.profile = d.profile;
   if (d.posture) out.posture = d.posture;
   if (d.sandbox_mode) out.sandbox_mode = d.sandbox_mode;
   // off, allowlist, on (or the booleans the core also takes): sent as chosen.
@@ -303,7 +304,7 @@ export function errorField(message: string): Field | undefined {
     [/invalid schedule|empty schedule|@every/, 'schedule'],
     [/time zone/, 'tz'],
     [/department|airlock dept add/, 'department'],
-    [/unknown (posture|sandbox mode|approval policy|execution mode)/, 'overrides'],
+    [/unknown (profile|posture|sandbox mode|approval policy|execution mode)/, 'overrides'],
     [/secret/, 'secrets'],
     [/environment variable|airlock_ variables/, 'env'],
     [/no-progress timeout/, 'noProgress'],
@@ -368,6 +369,7 @@ export function editorWarnings(policy: Defaults, cwd: string, home: string): str
 export function defaultsWords(d: Defaults | undefined): string {
   const c = cleanDefaults(d ?? {});
   const parts: string[] = [];
+  if (c.profile) parts.push(`profile ${c.profile}`);
   if (c.posture) parts.push(`posture ${c.posture}`);
   if (c.sandbox_mode) parts.push(c.sandbox_mode);
   if (c.network !== undefined) parts.push(networkLabel(c.network));

@@ -17,6 +17,7 @@ export interface Section {
 }
 
 export const sections: Section[] = [
+  { id: 'profile', title: 'Profile', keys: ['profile'] },
   {
     id: 'sandbox',
     title: 'Sandbox',
@@ -59,6 +60,7 @@ const policyMeaning: Record<string, string> = {
 };
 
 export const settingInfo: Record<string, SettingInfo> = {
+  profile: { label: 'Permission profile', explain: (v) => (v ? 'Its settings apply beneath the keys written in config.toml.' : 'None: the keys and the defaults apply.') },
   sandbox_mode: { label: 'Mode', explain: (v) => (typeof v === 'string' ? modeMeaning[v] : undefined) },
   'sandbox_workspace_write.network_access': {
     label: 'Network',
@@ -161,6 +163,8 @@ export function layerLabel(s: Pick<Setting, 'layer' | 'detail'>): string {
       return s.detail ? `env ${s.detail}` : 'environment';
     case 'flag':
       return s.detail ? `flag ${s.detail}` : 'command-line flag';
+    case 'profile':
+      return s.detail || 'a profile';
     default:
       return s.layer;
   }

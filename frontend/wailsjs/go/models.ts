@@ -741,6 +741,7 @@ export namespace api {
 	    }
 	}
 	export class Defaults {
+	    profile?: string;
 	    posture?: string;
 	    sandbox_mode?: string;
 	    network?: string;
@@ -754,6 +755,7 @@ export namespace api {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.profile = source["profile"];
 	        this.posture = source["posture"];
 	        this.sandbox_mode = source["sandbox_mode"];
 	        this.network = source["network"];
@@ -1878,6 +1880,68 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class Profile {
+	    name: string;
+	    title: string;
+	    description: string;
+	    warning?: string;
+	    sandbox_mode?: string;
+	    network?: string;
+	    approval_policy?: string;
+	    approvals_reviewer?: string;
+	    tiers?: {[key: string]: string};
+	    source: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Profile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.warning = source["warning"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.network = source["network"];
+	        this.approval_policy = source["approval_policy"];
+	        this.approvals_reviewer = source["approvals_reviewer"];
+	        this.tiers = source["tiers"];
+	        this.source = source["source"];
+	    }
+	}
+	export class ProfileList {
+	    profiles: Profile[];
+	    current: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProfileList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.profiles = this.convertValues(source["profiles"], Profile);
+	        this.current = source["current"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class ProofSummary {
 	    terminal_proof: string;
@@ -1901,6 +1965,7 @@ export namespace api {
 	}
 	
 	export class RunPolicy {
+	    profile?: string;
 	    posture?: string;
 	    sandbox_mode: string;
 	    network: string;
@@ -1915,6 +1980,7 @@ export namespace api {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.profile = source["profile"];
 	        this.posture = source["posture"];
 	        this.sandbox_mode = source["sandbox_mode"];
 	        this.network = source["network"];

@@ -5,9 +5,10 @@ import SandboxTab from './SandboxTab.svelte';
 import ApprovalsTab from './ApprovalsTab.svelte';
 import PermissionsTab from './PermissionsTab.svelte';
 import HooksTab from './HooksTab.svelte';
+import ProfilePicker from './ProfilePicker.svelte';
 import Settings from '../../pages/Settings.svelte';
 import type { ConfigView, Setting } from '../../lib/api';
-import type { HooksView, PermissionsView, SettingsApi } from '../../lib/api-settings';
+import type { HooksView, ProfileList, PermissionsView, SettingsApi } from '../../lib/api-settings';
 
 afterEach(() => {
   unmountAll();
@@ -27,6 +28,7 @@ function config(over: Setting[] = []): ConfigView {
     st('isolation.protected', []),
     st('isolation.backend', 'auto'),
     st('ops.strict', false),
+    st('profile', ''),
   ];
   const settings = base.map((b) => over.find((o) => o.key === b.key) ?? b);
   return { path: '/home/ana/.config/airlock/config.toml', exists: true, loaded_at: '2026-11-29T12:00:00Z', settings } as ConfigView;
@@ -65,6 +67,7 @@ function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
     removeRule: vi.fn(async () => perms({ rules: [] })),
     revokeGrant: vi.fn(async () => perms({ grants: [] })),
     hooks: vi.fn(async () => ({ hooks: [], agents: [] }) as unknown as HooksView),
+    profiles: vi.fn(async () => ({ profiles: [], current: '' }) as unknown as ProfileList),
     ...over,
   };
 }
@@ -201,6 +204,42 @@ describe('ApprovalsTab', () => {
     (row.querySelector('input[value="never"]') as HTMLInputElement).click();
     expect(api.setSetting).toHaveBeenCalledWith('approval_policy', 'never');
     expect(el.querySelector('[data-testid="reviewer-command"]')!.textContent).toMatch(/No reviewer command configured/);
+  });
+});
+
+describe('ProfilePicker', () => {
+  const list = {
+    current: 'read-only',
+    profiles: [
+      { name: 'read-only', title: 'Read only', description: 'Reads, writes nothing.', sandbox_mode: 'read-only', approval_policy: 'on-request', source: 'built-in' },
+      {
+        name: 'full-access',
+        title: 'Full access',
+        description: 'No sandbox.',
+        sandbox_mode: 'full-access',
+        approval_policy: 'never',
+        warning: 'nothing confines the agent and nothing asks you first',
+        source: 'built-in',
+      },
+      { name: 'demo', title: 'Demonstration', description: 'Asks every time.', tiers: { bash: 'P2', read_file: 'P2' }, source: 'built-in' },
+    ],
+  } as unknown as ProfileList;
+  const withProfile = (name: string) => config([st('profile', name, 'file')]);
+
+  it('lists each profile in words with the warning of the dangerous one, marks the chosen one and writes a new choice', async () => {
+    const api = fakeApi({ profiles: vi.fn(async () => list) });
+    const el = render(ProfilePicker, { config: withProfile('read-only'), api });
+    await settle();
+    const picker = el.querySelector('[data-testid="profile-picker"]')!;
+    expect((picker.querySelector('[data-profile="read-only"] input') as HTMLInputElement).checked).toBe(true);
+    expect(picker.querySelector('[data-profile="full-access"]')!.textContent).toContain('nothing confines the agent');
+    expect(picker.querySelector('[data-profile="read-only"]')!.textContent).not.toContain('nothing confines');
+    expect(picker.querySelector('[data-profile="demo"]')!.textContent).toContain('tiers: bash P2; 2 at P2');
+    (picker.querySelector('[data-profile="demo"] input') as HTMLInputElement).click();
+    expect(api.setSetting).toHaveBeenCalledWith('profile', 'demo');
+    await settle();
+    (picker.querySelector('[data-profile=""] input') as HTMLInputElement).click();
+    expect(api.resetSetting).toHaveBeenCalledWith('profile');
   });
 });
 

@@ -60,6 +60,8 @@ export function PendingApprovals():Promise<Array<api.Approval>>;
 
 export function PermissionsView():Promise<api.PermissionsView>;
 
+export function Profiles():Promise<api.ProfileList>;
+
 export function RemoveDepartment(arg1:string):Promise<void>;
 
 export function RemoveRule(arg1:number,arg2:string,arg3:string):Promise<api.PermissionsView>;

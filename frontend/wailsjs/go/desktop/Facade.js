@@ -118,6 +118,10 @@ export function PermissionsView() {
   return window['go']['desktop']['Facade']['PermissionsView']();
 }
 
+export function Profiles() {
+  return window['go']['desktop']['Facade']['Profiles']();
+}
+
 export function RemoveDepartment(arg1) {
   return window['go']['desktop']['Facade']['RemoveDepartment'](arg1);
 }
