@@ -93,8 +93,9 @@ type PolicySummary struct {
 	ApprovalPolicy ApprovalPolicy `json:"approval_policy,omitempty"` // empty: the broker's effective setting
 	Reviewer       ReviewerMode   `json:"reviewer,omitempty"`        // empty: the broker's effective setting
 	Posture        string         `json:"posture,omitempty"`         // "" or "cloudops"
-	// Profile is the profile the request's run recorded (its task's or department's): it
-	// may only tighten the broker's tiers and approval policy for the request.
+	// Profile is the profile the request's run recorded (its task's or department's), or
+	// the one an MCP session chose (--profile, AIRLOCK_PROFILE): it may only tighten the
+	// broker's tiers and approval policy for the request.
 	Profile string `json:"profile,omitempty"`
 	// WritableRoots are the session's writable roots when its caller set them (an MCP
 	// session started with --writable-root); empty: the configuration's.

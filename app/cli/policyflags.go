@@ -3,6 +3,8 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/airlock-app/airlock/app/config"
+
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -19,4 +21,13 @@ func (p *PolicyFlags) Register(fs *pflag.FlagSet) { p.f.register(fs) }
 // AIRLOCK_* variables).
 func (p *PolicyFlags) Resolve(getenv func(string) string, fs *pflag.FlagSet) (sandbox.Policy, error) {
 	return p.f.resolve(&env{getenv: getenv}, fs)
+}
+
+// Profile is the permission profile the command chooses for itself: --profile, else
+// AIRLOCK_PROFILE ("" for neither; config.toml's is the core's own).
+func (p *PolicyFlags) Profile(getenv func(string) string) string {
+	if p.f.profile != "" {
+		return p.f.profile
+	}
+	return getenv(config.EnvProfile)
 }

@@ -25,6 +25,10 @@ type Options struct {
 	Policy     sandbox.Policy
 	Department string
 	Posture    string // "" or "cloudops"
+	// Profile is the session's own permission profile (--profile, AIRLOCK_PROFILE): the
+	// broker applies its tiers and approval policy to the session's requests only where
+	// they are stricter than its own, since any caller may name one.
+	Profile string
 	// Run is the dispatch run this session works for (AIRLOCK_RUN_ID in a run's
 	// environment), so the core can pause a run whose agent keeps asking what was denied.
 	Run string
@@ -166,7 +170,7 @@ func (s *Server) askDomain(ctx context.Context, domain string, port int) (bool, 
 func (s *Server) context(client string) api.Context {
 	return api.Context{Session: s.session, Run: s.opts.Run, Department: s.opts.Department, Workspace: s.opts.Policy.Cwd, Cwd: s.opts.Policy.Cwd,
 		Policy: api.PolicySummary{Mode: string(s.opts.Policy.Mode), Network: s.opts.Policy.Network, Posture: s.opts.Posture,
-			WritableRoots: s.opts.Policy.WritableRoots},
+			WritableRoots: s.opts.Policy.WritableRoots, Profile: s.opts.Profile},
 		Caller: api.Caller{Description: client}}
 }
 

@@ -194,29 +194,9 @@ func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
 	in.startDaemon()
 	in.bin = withAgent // airlock mcp is airlock-agent's
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ask-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.CommandTransport{Command: in.cmd("mcp", "--cwd", ws)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := in.mcpSession("--cwd", ws)
 	done := make(chan string, 1)
-	go func() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "python3 probe.py"}})
-		if err != nil {
-			done <- err.Error()
-			return
-		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		done <- b.String()
-	}()
+	go func() { done <- mcpCall(cs, "bash", map[string]any{"command": "python3 probe.py"}) }()
 	// The bash call itself may ask first (allow it); then the command's own request.
 	var inner map[string]any
 	for deadline := time.Now().Add(60 * time.Second); inner == nil; {
@@ -335,4 +315,36 @@ python3 probe.py'`, port, outside)
 			t.Errorf("the run's log has %q", bad)
 		}
 	}
+}
+
+// mcpSession starts `airlock mcp ARGS…` (in.bin must be airlock-agent) and connects the
+// official Go SDK's client to it over stdio; both end with the test.
+func (in *instance) mcpSession(args ...string) *mcp.ClientSession {
+	in.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	in.t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: in.cmd(append([]string{"mcp"}, args...)...)}, nil)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	in.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// mcpCall calls a tool and returns its text, or the call's error in words.
+func mcpCall(cs *mcp.ClientSession, tool string, args map[string]any) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }

@@ -305,3 +305,61 @@ func TestTaskPresetTightensItsRuns(t *testing.T) {
 		t.Fatalf("the run under demo is %s: %s", st, out)
 	}
 }
+
+// TestMCPSessionProfileTightens: `airlock mcp --profile beginner` (or AIRLOCK_PROFILE)
+// makes the session's reads ask, as the preset says, where the core's own settings let
+// them run silently; a session's profile that would loosen (personal: bash P1) changes
+// nothing, since any caller may name one.
+func TestMCPSessionProfileTightens(t *testing.T) {
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-mcp-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
+	in.startDaemon()
+	in.bin = withAgent // airlock mcp is airlock-agent's
+	read := map[string]any{"path": filepath.Join(ws, "notes.txt")}
+
+	plain := in.mcpSession("--cwd", ws)
+	if out := mcpCall(plain, "read_file", read); !strings.Contains(out, "heron") {
+		t.Fatalf("a plain session's read: %s", out)
+	}
+	for _, how := range []struct {
+		name string
+		args []string
+		env  string
+	}{{"flag", []string{"--profile", "beginner"}, ""}, {"environment", nil, "AIRLOCK_PROFILE=beginner"}} {
+		t.Run(how.name, func(t *testing.T) {
+			in.env = nil
+			if how.env != "" {
+				in.env = []string{how.env}
+			}
+			cs := in.mcpSession(append([]string{"--cwd", ws}, how.args...)...)
+			done := make(chan string, 1)
+			go func() { done <- mcpCall(cs, "read_file", read) }()
+			p := in.waitPending(1)[0]
+			if p["tier"] != "P1" {
+				t.Errorf("the beginner session's read asks at %v, want P1", p["tier"])
+			}
+			if _, stderr, code := in.run("approvals", "deny", p["id"].(string), "--reason", "beginner"); code != 0 {
+				t.Fatalf("deny: %s", stderr)
+			}
+			if out := <-done; strings.Contains(out, "heron") {
+				t.Errorf("the denied read ran: %s", out)
+			}
+		})
+	}
+	in.env = nil
+	loose := in.mcpSession("--cwd", ws, "--profile", "personal")
+	done := make(chan string, 1)
+	go func() { done <- mcpCall(loose, "bash", map[string]any{"command": "echo hi"}) }()
+	if p := in.waitPending(1)[0]; p["tier"] != "P2" {
+		t.Errorf("ESCAPE: a session's profile lowered bash from P2 to %v", p["tier"])
+	} else {
+		in.run("approvals", "deny", p["id"].(string))
+	}
+	<-done
+}

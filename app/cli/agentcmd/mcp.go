@@ -90,7 +90,7 @@ func newMCPCmd(e *env) *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			opts := gateway.Options{
-				Policy: policy, Department: department, Posture: posture, Run: e.getenv("AIRLOCK_RUN_ID"),
+				Policy: policy, Department: department, Posture: posture, Profile: pf.Profile(e.getenv), Run: e.getenv("AIRLOCK_RUN_ID"),
 				Broker: gateway.APIBroker{Client: client}, Client: client,
 				Version: buildinfo.Version, Log: log,
 			}
