@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -366,5 +367,29 @@ func CLI(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatalf("%s: %v: run `make agents-e2e`, which installs it from npm (test/agents-e2e)", name, err)
 	}
+	if strings.HasPrefix(p, "/tmp/") {
+		p = sandboxVisible(t, filepath.Dir(filepath.Dir(p)), name)
+	}
 	return p
+}
+
+// sandboxVisible copies the installed CLIs (node_modules, whose .bin links are relative)
+// out of /tmp, which every sandbox has its own of — a checkout under /tmp, as a CI
+// machine may have, would otherwise run agents the sandbox cannot see. Hard links where
+// the file system allows, so the copy is free; removed with the test.
+func sandboxVisible(t testing.TB, modules, name string) string {
+	t.Helper()
+	dest, err := os.MkdirTemp("/var/tmp", "airlock-agent-clis-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dest) })
+	to := filepath.Join(dest, "node_modules")
+	if err := exec.Command("cp", "-al", modules, to).Run(); err != nil {
+		os.RemoveAll(to)
+		if out, err := exec.Command("cp", "-a", modules, to).CombinedOutput(); err != nil {
+			t.Fatalf("copy the agent CLIs out of /tmp: %v: %s", err, out)
+		}
+	}
+	return filepath.Join(to, ".bin", name)
 }
