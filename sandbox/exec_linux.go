@@ -282,7 +282,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	res, err = finish(ctx, cmd, werr, res)
 	if err == nil && !started && !res.TimedOut {
 		return res, false, execErr(ExitSandboxFailed, "exec: bubblewrap could not build the sandbox (exit code %d; its message is above). "+
-			"If user namespaces are blocked: sysctl kernel.unprivileged_userns_clone=1, or use the Landlock backend", res.ExitCode)
+			"If user namespaces are blocked: %s; or use the Landlock backend", res.ExitCode, userNSFix(readSysctl))
 	}
 	return res, started, err
 }
