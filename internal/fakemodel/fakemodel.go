@@ -1,8 +1,8 @@
 // Package fakemodel is, for tests only, a scripted model API on loopback that real agent
 // CLIs talk to: Anthropic's Messages API (POST /v1/messages, streamed or not, as Claude
-// Code calls it) and OpenAI's Responses API (POST /v1/responses, streamed, as Codex calls
-// it). A script is a list of turns; each turn answers with one tool call or with final
-// text. The fake records every request, so a test can read what the model was told (a
+// Code calls it) and OpenAI's Responses API (POST /v1/responses, streamed, as Codex and
+// opencode's openai provider call it). A script is a list of turns; each turn answers
+// with one tool call or with final text. The fake records every request, so a test can read what the model was told (a
 // tool's result, the person's reason for a denial).
 //
 // Which turn a request gets is read from the request itself (how many tool calls its
@@ -309,13 +309,21 @@ func (s *Server) openAI(w http.ResponseWriter, req Request) {
 		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_" + id, "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}}}
 	}
-	sse(w, []map[string]any{
+	events := []map[string]any{
 		{"type": "response.created", "response": map[string]any{"id": id}},
 		{"type": "response.output_item.added", "output_index": 0, "item": item},
+	}
+	if t.Tool == "" {
+		// The AI SDK (opencode) takes a message's text from its deltas alone, not from
+		// the finished item as Codex does.
+		events = append(events, map[string]any{"type": "response.output_text.delta", "item_id": item["id"], "output_index": 0,
+			"content_index": 0, "delta": t.Text})
+	}
+	sse(w, append(events, []map[string]any{
 		{"type": "response.output_item.done", "output_index": 0, "item": item},
 		{"type": "response.completed", "response": map[string]any{"id": id, "usage": map[string]any{
 			"input_tokens": 10, "input_tokens_details": nil, "output_tokens": 5, "output_tokens_details": nil, "total_tokens": 15}}},
-	})
+	}...))
 }
 
 // --- JSON helpers ---
@@ -348,7 +356,7 @@ func text(v any) string {
 }
 
 // EnvAgentCLIs names the directory holding the real agent CLIs' executables (claude,
-// codex): `make agents-e2e` installs them from npm (test/agents-e2e) and sets it. Plain
+// codex, opencode): `make agents-e2e` installs them from npm (test/agents-e2e) and sets it. Plain
 // `go test ./...` leaves it unset, and the tests that need the CLIs skip.
 const EnvAgentCLIs = "AIRLOCK_AGENTS_E2E"
 

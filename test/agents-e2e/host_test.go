@@ -1,7 +1,7 @@
 // Package agentse2e proves the fake model APIs (internal/fakemodel) with the real Claude
-// Code and Codex CLIs on the host, with no Airlock in between: what the end-to-end tests
+// Code, Codex and opencode CLIs on the host, with no Airlock in between: what the end-to-end tests
 // of agent tasks (app's TestAgentTask*) build on. `make agents-e2e` installs the CLIs from
-// npm (package.json here, pinned by package-lock.json) and runs both.
+// npm (package.json here, pinned by package-lock.json) and runs them.
 package agentse2e
 
 import (
@@ -104,5 +104,39 @@ func checkFake(t *testing.T, fake *fakemodel.Server, turns int, header, key stri
 		for i, r := range fake.Requests() {
 			t.Logf("request %d: %s turn %d tools %q results %q", i, r.Path, r.Turn, r.Tools, r.Results)
 		}
+	}
+}
+
+// TestOpencodeTalksToTheFake: the real opencode, given a config file (OPENCODE_CONFIG) whose
+// openai provider points at the fake (the Responses API), runs its script: the Read's
+// result reaches the model, and the final text is the answer.
+func TestOpencodeTalksToTheFake(t *testing.T) {
+	opencode := fakemodel.CLI(t, "opencode")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the secret word is heron\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := fakemodel.Start(t, []fakemodel.Turn{
+		{Tool: "read", Input: map[string]any{"filePath": filepath.Join(dir, "notes.txt")}},
+		{Text: "all done"},
+	})
+	home := t.TempDir()
+	cfg := filepath.Join(home, "opencode.json")
+	if err := os.WriteFile(cfg, []byte(`{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
+  "provider": {"openai": {"options": {"baseURL": "`+fake.URL+`/v1", "apiKey": "{env:FAKE_KEY}"}, "models": {"gpt-fake": {}}}},
+  "model": "openai/gpt-fake", "permission": {"read": "allow", "external_directory": "allow"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// opencode works in $PWD, not in the directory it starts in.
+	out := run(t, dir, []string{"PWD=" + dir, "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config", "XDG_DATA_HOME=" + home + "/.local/share",
+		"XDG_STATE_HOME=" + home + "/.local/state", "XDG_CACHE_HOME=" + home + "/.cache", "OPENCODE_CONFIG=" + cfg, "FAKE_KEY=sk-fake",
+		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1"},
+		opencode, "run", "--", "do the task")
+	if !strings.Contains(out, "all done") {
+		t.Errorf("opencode's answer is not the script's final text:\n%s", out)
+	}
+	checkFake(t, fake, 2, "Authorization", "Bearer sk-fake")
+	if t.Failed() {
+		t.Log(out)
 	}
 }
