@@ -241,31 +241,46 @@ func Prepare(in Input) (Plan, error) {
 		p.Argv = append(p.Argv, "--", s.Prompt)
 		p.Env["CODEX_HOME"] = filepath.Join(in.Dir, "codex")
 	case api.AgentOpencode:
-		model := ""
-		if s.Model != "" {
-			model = "openai/" + s.Model
-		}
+		openai := map[string]any{"options": map[string]any{"baseURL": s.APIBase, "apiKey": "{env:" + kd.keyEnv + "}"}}
 		cfg := map[string]any{
 			"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
-			"provider": map[string]any{"openai": map[string]any{"options": map[string]any{
-				"baseURL": s.APIBase, "apiKey": "{env:" + kd.keyEnv + "}"}}},
-			// Its own prompts off, and its own tools that act off: Airlock's MCP tools
-			// take their place, and Airlock decides each call.
-			"permission": map[string]any{"edit": "allow", "bash": "allow", "webfetch": "allow"},
-			"tools":      map[string]any{"bash": false, "edit": false, "write": false, "patch": false, "webfetch": false},
+			"provider": map[string]any{"openai": openai},
+			// Its own prompts off, and every tool of its own denied (denied tools are not
+			// offered to the model): Airlock's MCP tools take their place, and Airlock
+			// decides each call. The last rule that matches wins, and "*" sorts first.
+			"permission": map[string]any{"*": "deny", "airlock_*": "allow"},
 			"mcp": map[string]any{"airlock": map[string]any{
 				"type": "local", "command": []string{in.Airlock, "mcp"}, "enabled": true, "timeout": timeout * 1000}},
 		}
-		if model != "" {
-			cfg["model"] = model
-		}
-		p.Files["opencode.json"] = jsonText(cfg)
-		p.Env["OPENCODE_CONFIG"] = filepath.Join(in.Dir, "opencode.json")
-		p.Env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
 		p.Argv = []string{bin, "run"}
-		if model != "" {
+		if s.Model != "" {
+			model := "openai/" + s.Model
+			// Declared, so that a model opencode's catalogue lacks (a compatible server's)
+			// is one it runs; the session's title is asked of it too, not of a model the
+			// API base may not serve.
+			openai["models"] = map[string]any{s.Model: map[string]any{}}
+			cfg["model"], cfg["small_model"] = model, model
 			p.Argv = append(p.Argv, "--model", model)
 		}
+		p.Files["opencode.json"] = jsonText(cfg)
+		// opencode installs its plugin package from registry.npmjs.org into its
+		// configuration directory at each start, unless that directory's node_modules
+		// and lock already name it (opencode 1.18): the run needs no plugin, and its
+		// allowlist names no registry.
+		p.Files["home/.config/opencode/node_modules/.keep"] = ""
+		p.Files["home/.config/opencode/package-lock.json"] = jsonText(map[string]any{
+			"packages": map[string]any{"": map[string]any{"dependencies": map[string]any{"@opencode-ai/plugin": "*"}}}})
+		p.Env["OPENCODE_CONFIG"] = filepath.Join(in.Dir, "opencode.json")
+		// A workspace's own opencode.json (the repository's, or one an earlier run wrote)
+		// would be merged over the run's and could give opencode its tools back.
+		p.Env["OPENCODE_DISABLE_PROJECT_CONFIG"] = "1"
+		// Nothing but the model API: no update check, no models.dev catalogue, no
+		// language-server downloads, no default plugins, no sharing.
+		p.Env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
+		p.Env["OPENCODE_DISABLE_MODELS_FETCH"] = "1"
+		p.Env["OPENCODE_DISABLE_LSP_DOWNLOAD"] = "1"
+		p.Env["OPENCODE_DISABLE_DEFAULT_PLUGINS"] = "1"
+		p.Env["OPENCODE_DISABLE_SHARE"] = "1"
 		p.Argv = append(p.Argv, "--", s.Prompt)
 	}
 	return p, nil

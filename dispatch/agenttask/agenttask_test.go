@@ -3,6 +3,7 @@ package agenttask
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +69,7 @@ func TestPreparePerKind(t *testing.T) {
 		{api.AgentCodex, []string{"exec", "--skip-git-repo-check", "-m", "m1", `model_providers.airlock.base_url="http://127.0.0.1:9/v1"`, `approval_policy="never"`,
 			`sandbox_mode="danger-full-access"`, "features.shell_tool=false", "features.plugins=false", "analytics.enabled=false", `mcp_servers.airlock.command="/opt/airlock"`, `mcp_servers.airlock.default_tools_approval_mode="approve"`, "--", "do it"},
 			[]string{"CODEX_HOME", "HOME"}, nil},
-		{api.AgentOpencode, []string{"run", "--model", "openai/m1", "--", "do it"}, []string{"OPENCODE_CONFIG", "HOME"}, []string{"opencode.json"}},
+		{api.AgentOpencode, []string{"run", "--model", "openai/m1", "--", "do it"}, []string{"OPENCODE_CONFIG", "HOME", "XDG_CONFIG_HOME"}, []string{"opencode.json"}},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			bin := fakeBin(t, tc.kind)
@@ -148,6 +149,64 @@ func TestClaudeHookWaitsForThePerson(t *testing.T) {
 	}
 	if s.Permissions.DefaultMode != "bypassPermissions" {
 		t.Errorf("Claude's own prompts are not off: %+v", s.Permissions)
+	}
+}
+
+// What the real opencode 1.18 showed (TestAgentTaskOpencode): a tool set to false in
+// "tools" left read, glob, grep, task... offered; a model its catalogue lacks must be
+// declared; a workspace's opencode.json is merged over OPENCODE_CONFIG's; and its
+// configuration directory without node_modules sends it to registry.npmjs.org.
+func TestOpencodeOffersOnlyAirlocksTools(t *testing.T) {
+	bin := fakeBin(t, "opencode")
+	run := t.TempDir()
+	p, err := Prepare(Input{Spec: api.AgentSpec{Kind: "opencode", Prompt: "x", Model: "gpt-fake", APIBase: "http://127.0.0.1:9/v1"},
+		Dir: run, Airlock: "/opt/airlock", PATH: bin, Wait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Model      string
+		SmallModel string `json:"small_model"`
+		Permission map[string]string
+		Provider   map[string]struct {
+			Options struct{ BaseURL, APIKey string }
+			Models  map[string]any
+		}
+		MCP map[string]struct {
+			Type    string
+			Command []string
+			Timeout int
+		}
+	}
+	if err := json.Unmarshal([]byte(p.Files["opencode.json"]), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Permission) != 2 || cfg.Permission["*"] != "deny" || cfg.Permission["airlock_*"] != "allow" {
+		t.Errorf("opencode's own tools are not all denied, Airlock's allowed: %v", cfg.Permission)
+	}
+	// opencode takes the last rule that matches: "*" must come before "airlock_*".
+	if text := p.Files["opencode.json"]; strings.Index(text, `"*"`) > strings.Index(text, `"airlock_*"`) {
+		t.Errorf("the deny-all rule comes after Airlock's allow:\n%s", text)
+	}
+	if o := cfg.Provider["openai"]; o.Options.BaseURL != "http://127.0.0.1:9/v1" || o.Options.APIKey != "{env:OPENAI_API_KEY}" || o.Models["gpt-fake"] == nil {
+		t.Errorf("the openai provider: %+v", o)
+	}
+	if cfg.Model != "openai/gpt-fake" || cfg.SmallModel != "openai/gpt-fake" {
+		t.Errorf("model %q, small_model %q", cfg.Model, cfg.SmallModel)
+	}
+	if m := cfg.MCP["airlock"]; m.Type != "local" || !slices.Equal(m.Command, []string{"/opt/airlock", "mcp"}) || m.Timeout < 3600*1000 {
+		t.Errorf("Airlock's MCP server: %+v", m)
+	}
+	for _, k := range []string{"OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_SHARE"} {
+		if p.Env[k] != "1" {
+			t.Errorf("%s=%q, want 1", k, p.Env[k])
+		}
+	}
+	if p.Env["XDG_CONFIG_HOME"] != filepath.Join(run, "home", ".config") {
+		t.Fatalf("XDG_CONFIG_HOME=%q", p.Env["XDG_CONFIG_HOME"])
+	}
+	if _, ok := p.Files["home/.config/opencode/node_modules/.keep"]; !ok || !strings.Contains(p.Files["home/.config/opencode/package-lock.json"], "@opencode-ai/plugin") {
+		t.Errorf("opencode's configuration directory would send it to npm: %q", slices.Sorted(maps.Keys(p.Files)))
 	}
 }
 
