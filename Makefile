@@ -120,7 +120,7 @@ e2e: build
 mcp-e2e: build-cli
 	scripts/mcp-e2e.sh
 
-# The real Claude Code and Codex CLIs (npm packages pinned in test/agents-e2e) against the
+# The real Claude Code, Codex and opencode CLIs (npm packages pinned in test/agents-e2e) against the
 # scripted fake model APIs of internal/fakemodel: first on the host alone, then each as a
 # scheduled task in the real sandbox of a real core, against the real keyring. Plain
 # `go test ./...` skips these tests (AIRLOCK_AGENTS_E2E unset).

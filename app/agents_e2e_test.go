@@ -294,23 +294,44 @@ func TestAgentTaskClaudeCode(t *testing.T) {
 // own shell tool off so that every command goes through Airlock's MCP tools, makes the
 // same calls through them, with the same outcome.
 func TestAgentTaskCodex(t *testing.T) {
-	codex := fakemodel.CLI(t, "codex")
+	// The fake's model: under Codex's default model its requests carried no tools at all
+	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
+	runMCPAgent(t, "codex", func(name string, args map[string]any) fakemodel.Turn {
+		return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
+	}, func(tool string) bool { return tool == "exec_command" || tool == "shell" || tool == "local_shell" })
+}
+
+// TestAgentTaskOpencode: the same for `airlock task add --agent opencode`: the real
+// opencode, every tool of its own denied so that every call goes through Airlock's MCP
+// tools (which opencode names server_tool), makes the same calls through them, with the
+// same outcome. Its model, gpt-fake, is one opencode's catalogue lacks: the run's
+// configuration declares it.
+func TestAgentTaskOpencode(t *testing.T) {
+	runMCPAgent(t, "opencode", func(name string, args map[string]any) fakemodel.Turn {
+		return fakemodel.Turn{Tool: "airlock_" + name, Input: args}
+	}, func(tool string) bool { return !strings.HasPrefix(tool, "airlock_") })
+}
+
+// runMCPAgent runs the real CLI kind (an OpenAI Responses client given Airlock's MCP
+// server) as an agent task through agentTurns' script, call(tool, args) being how it
+// calls Airlock's tool, and holds the run to checkAgentRun; the key must reach the model
+// API as a bearer token and nowhere else, and no request may offer the model a tool of
+// the CLI's own (own(tool)), which would run outside Airlock's broker.
+func runMCPAgent(t *testing.T, kind string, call func(tool string, args map[string]any) fakemodel.Turn, own func(tool string) bool) {
+	t.Helper()
+	bin := fakemodel.CLI(t, kind)
 	fake := fakemodel.Start(t, nil)
 	c, repo := agentCore(t, fake)
 	home := c.getenv("HOME")
 	agentWorkspace(t, repo)
-	mcpTool := func(name string) func(map[string]any) fakemodel.Turn {
-		return func(args map[string]any) fakemodel.Turn {
-			return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
-		}
+	tool := func(name string) func(map[string]any) fakemodel.Turn {
+		return func(args map[string]any) fakemodel.Turn { return call(name, args) }
 	}
-	fake.SetScript(agentTurns{read: mcpTool(api.ToolReadFile), write: mcpTool(api.ToolWriteFile), bash: mcpTool(api.ToolBash)}.script(repo, home))
-	const key = "sk-fake-codex-e2e-key"
-	// The fake's model: under Codex's default model its requests carried no tools at all
-	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
-	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
+	fake.SetScript(agentTurns{read: tool(api.ToolReadFile), write: tool(api.ToolWriteFile), bash: tool(api.ToolBash)}.script(repo, home))
+	key := "sk-fake-" + kind + "-e2e-key"
+	addAgentTask(t, c, kind, kind, bin, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
 	a := &answers{t: t, c: c}
-	got, log := runAgentTask(t, c, "codex", a.answer)
+	got, log := runAgentTask(t, c, kind, a.answer)
 	checkAgentRun(t, fake, a, got, log, repo, home)
 	if strings.Contains(log, key) {
 		t.Error("the API key is in the run's log")
@@ -321,8 +342,8 @@ func TestAgentTaskCodex(t *testing.T) {
 			break
 		}
 		for _, tool := range r.Tools {
-			if tool == "exec_command" || tool == "shell" || tool == "local_shell" {
-				t.Errorf("Codex offered the model its own shell tool %q, which runs outside Airlock's broker", tool)
+			if own(tool) {
+				t.Errorf("%s offered the model its own tool %q, which runs outside Airlock's broker", kind, tool)
 			}
 		}
 	}
