@@ -140,6 +140,9 @@ type answers struct {
 	c      *Core
 	asked  []permission.PendingRequest
 	denied bool
+	// hold is how long the person takes to deny the rm -rf: the agent must still be
+	// waiting for Airlock's answer then.
+	hold time.Duration
 }
 
 func (a *answers) answer(p permission.PendingRequest) {
@@ -152,6 +155,7 @@ func (a *answers) answer(p permission.PendingRequest) {
 		if list := airlockCLI(t, c, "approvals", "list"); !strings.Contains(list, p.ID) {
 			t.Errorf("`airlock approvals list` lacks %s:\n%s", p.ID, list)
 		}
+		time.Sleep(a.hold)
 		airlockCLI(t, c, "approvals", "deny", p.ID, "--reason", denyReason)
 		a.denied = true
 		return
@@ -296,7 +300,7 @@ func TestAgentTaskClaudeCode(t *testing.T) {
 func TestAgentTaskCodex(t *testing.T) {
 	// The fake's model: under Codex's default model its requests carried no tools at all
 	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
-	runMCPAgent(t, "codex", func(name string, args map[string]any) fakemodel.Turn {
+	runMCPAgent(t, "codex", 0, func(name string, args map[string]any) fakemodel.Turn {
 		return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
 	}, func(tool string) bool { return tool == "exec_command" || tool == "shell" || tool == "local_shell" })
 }
@@ -307,17 +311,20 @@ func TestAgentTaskCodex(t *testing.T) {
 // same outcome. Its model, gpt-fake, is one opencode's catalogue lacks: the run's
 // configuration declares it.
 func TestAgentTaskOpencode(t *testing.T) {
-	runMCPAgent(t, "opencode", func(name string, args map[string]any) fakemodel.Turn {
+	// The person takes longer to answer than opencode's default MCP request timeout (5 s):
+	// the progress Airlock reports while a call waits keeps opencode waiting for it.
+	runMCPAgent(t, "opencode", 6*time.Second, func(name string, args map[string]any) fakemodel.Turn {
 		return fakemodel.Turn{Tool: "airlock_" + name, Input: args}
 	}, func(tool string) bool { return !strings.HasPrefix(tool, "airlock_") })
 }
 
 // runMCPAgent runs the real CLI kind (an OpenAI Responses client given Airlock's MCP
 // server) as an agent task through agentTurns' script, call(tool, args) being how it
-// calls Airlock's tool, and holds the run to checkAgentRun; the key must reach the model
+// calls Airlock's tool and hold how long the person takes over the rm -rf, and holds the
+// run to checkAgentRun; the key must reach the model
 // API as a bearer token and nowhere else, and no request may offer the model a tool of
 // the CLI's own (own(tool)), which would run outside Airlock's broker.
-func runMCPAgent(t *testing.T, kind string, call func(tool string, args map[string]any) fakemodel.Turn, own func(tool string) bool) {
+func runMCPAgent(t *testing.T, kind string, hold time.Duration, call func(tool string, args map[string]any) fakemodel.Turn, own func(tool string) bool) {
 	t.Helper()
 	bin := fakemodel.CLI(t, kind)
 	fake := fakemodel.Start(t, nil)
@@ -330,7 +337,7 @@ func runMCPAgent(t *testing.T, kind string, call func(tool string, args map[stri
 	fake.SetScript(agentTurns{read: tool(api.ToolReadFile), write: tool(api.ToolWriteFile), bash: tool(api.ToolBash)}.script(repo, home))
 	key := "sk-fake-" + kind + "-e2e-key"
 	addAgentTask(t, c, kind, kind, bin, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
-	a := &answers{t: t, c: c}
+	a := &answers{t: t, c: c, hold: hold}
 	got, log := runAgentTask(t, c, kind, a.answer)
 	checkAgentRun(t, fake, a, got, log, repo, home)
 	if strings.Contains(log, key) {
