@@ -85,6 +85,7 @@ check-bindings:
 # Every build tag's files: the production desktop build (the frontend
 # embedded) and the bindings generator's view of the façade.
 vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted (run gofmt -w)"; exit 1; fi
 	$(GO) vet ./...
 	@[ -d frontend/dist ] || { echo "vet: frontend/dist is missing (the production build embeds it): run make build first"; exit 1; }
 	$(GO) vet -tags production,webkit2_41 . ./frontend ./app/desktop

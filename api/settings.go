@@ -14,7 +14,8 @@ type TierRow struct {
 	// From is the layer that set Tier: default, file (config.toml) or project.
 	From string `json:"from"`
 	// Fixed says the tool never drops below P2, whatever the file says.
-	Fixed   bool   `json:"fixed"` // Warning is a red line about the tier in words (a shell tool at P0), "" for none.
+	Fixed bool `json:"fixed"`
+	// Warning is a red line about the tier in words (a shell tool at P0), "" for none.
 	Warning string `json:"warning,omitempty"`
 }
 
