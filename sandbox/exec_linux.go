@@ -64,7 +64,7 @@ func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
 		return runDirect(ctx, pr, BackendNameApp, appRanWarning)
 	}
 	useBwrap := forcedBackend == BackendNameBwrap || (forcedBackend == "" && bwrapPath() != "")
-	if _, nested := enclosingSandbox(); nested && forcedBackend == "" && landlockAvailable() {
+	if _, nested := Enclosing(); nested && forcedBackend == "" && landlockAvailable() {
 		// bubblewrap refuses to nest in an Airlock sandbox (--disable-userns): trying
 		// would only print its failure into every command's stderr.
 		useBwrap = false

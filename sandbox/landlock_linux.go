@@ -64,7 +64,7 @@ func landlockAvailable() bool {
 func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	res := Result{Backend: BackendNameLandlock}
 	p := pr.req.Policy
-	outer, nested := enclosingSandbox()
+	outer, nested := Enclosing()
 	var ports []uint16
 	network := false
 	switch {

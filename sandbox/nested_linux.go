@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// enclosingSandbox reports whether this process runs inside an Airlock bubblewrap
+// Enclosing reports whether this process runs inside an Airlock bubblewrap
 // sandbox, and that sandbox's network_access. Both must hold: the variable the sandbox
 // sets (EnvEnclosingNetwork) and a user namespace other than the initial one, which no
 // environment can fake. (A process that could enter a user namespace of its own to fake
 // it already runs unconfined on the host: it gains nothing.)
-func enclosingSandbox() (NetworkMode, bool) {
+func Enclosing() (NetworkMode, bool) {
 	v := NetworkMode(os.Getenv(EnvEnclosingNetwork))
 	switch v {
 	case NetworkOff, NetworkAllowlist, NetworkOn:

@@ -38,7 +38,7 @@ func TestEnclosingSandboxNeedsAUserNamespace(t *testing.T) {
 		t.Skip("the test itself runs in a user namespace")
 	}
 	t.Setenv(EnvEnclosingNetwork, "allowlist")
-	if _, ok := enclosingSandbox(); ok {
+	if _, ok := Enclosing(); ok {
 		t.Error("ESCAPE: the environment alone made the host look like an enclosing sandbox")
 	}
 }

@@ -118,6 +118,9 @@ func (s *Server) fetchProxy(pol sandbox.Policy, log func(egress.Record)) (*egres
 // fetch GETs the URL with every connection made through the egress decision, and
 // returns the answer, one line per connection, and the error.
 func (s *Server) fetch(ctx context.Context, pol sandbox.Policy, in webFetchIn) (text, conns string, err error) {
+	if outer, ok := sandbox.Enclosing(); ok && outer == sandbox.NetworkAllowlist && pol.Network != sandbox.NetworkOff {
+		return s.fetchThroughRun(ctx, pol, in)
+	}
 	var mu sync.Mutex
 	var records []egress.Record
 	var opened []net.Conn
@@ -230,4 +233,19 @@ func mustHost(raw string) string {
 		return ""
 	}
 	return u.Hostname()
+}
+
+// fetchThroughRun is web_fetch inside a run under an allowlist (the MCP server of an agent
+// task): this process's network namespace has no way out but the run's egress proxy,
+// which applies the run's lists to every connection, redirects included, asks the
+// person about an unknown domain, and records each in the run's log. A direct dial
+// there would only fail.
+func (s *Server) fetchThroughRun(ctx context.Context, pol sandbox.Policy, in webFetchIn) (string, string, error) {
+	tr := &http.Transport{
+		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", Host: sandbox.EgressAddr}),
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	defer tr.CloseIdleConnections()
+	text, err := s.get(ctx, pol, tr, in)
+	return text, "through the run's egress proxy (its connections are in the run's log)", err
 }

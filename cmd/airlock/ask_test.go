@@ -348,3 +348,77 @@ func mcpCall(cs *mcp.ClientSession, tool string, args map[string]any) string {
 	}
 	return b.String()
 }
+
+// mcpFetchProbe is an MCP client in a few lines (newline-delimited JSON-RPC over stdio):
+// it starts `bin/airlock mcp` and calls web_fetch on each URL it is given.
+const mcpFetchProbe = `
+import json, subprocess, sys
+p = subprocess.Popen(["bin/airlock", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(m):
+    p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
+def recv(i):
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}})
+recv(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+for i, u in enumerate(sys.argv[1:]):
+    send({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {"name": "web_fetch", "arguments": {"url": u}}})
+    print("FETCH", u, json.dumps(recv(10 + i).get("result")))
+p.stdin.close()
+`
+
+// TestWebFetchInsideARunGoesThroughItsProxy: Airlock's MCP web_fetch, served by an MCP
+// server inside a run under an allowlist (an agent task's), reaches an allowed host through
+// the run's egress proxy — a direct dial has no way out of the run's namespace — and a
+// denied domain is refused by that proxy, by name.
+func TestWebFetchInsideARunGoesThroughItsProxy(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "reached %s\n", r.URL.Path) }))
+	defer srv.Close()
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-run-fetch-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	bin := filepath.Join(ws, "bin")
+	os.MkdirAll(bin, 0o755)
+	for _, name := range []string{"airlock", "airlock-agent"} { // inside the sandbox /tmp is its own
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(withAgent), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(bin, name), b, 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "fetch.py"), []byte(mcpFetchProbe), 0o644)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf(`[workspace]
+roots = [%q]
+[sandbox_workspace_write]
+network_access = "allowlist"
+[network]
+allowed_domains = ["127.0.0.1"]
+denied_domains = ["denied.test"]
+ask_unknown = false
+allow_local = true
+[permission.tiers]
+web_fetch = "P0"
+`, ws))
+	in.startDaemon()
+	if _, stderr, code := in.run("task", "add", "--name", "fetcher", "--cwd", ws, "--", "python3", "fetch.py", srv.URL+"/inside-a-run", "http://denied.test/"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "fetcher"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	log := in.succeededRunLog("fetcher")
+	for _, want := range []string{"reached /inside-a-run", "through the run's egress proxy", "Airlock refused the connection to denied.test"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the run's log lacks %q", want)
+		}
+	}
+}
