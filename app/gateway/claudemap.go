@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/proc"
+	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
 // MappedCall is a coding agent's tool call in Airlock's terms.
@@ -195,11 +196,8 @@ func agentPIDs(self int) []int {
 	return agents
 }
 
-// isShell reports whether argv is a shell's (sh -c "airlock hook claude").
+// isShell reports whether argv is a shell's (sh -c "airlock hook claude"): the one table
+// of shells, shellcmd's.
 func isShell(argv []string) bool {
-	switch strings.TrimPrefix(filepath.Base(argv[0]), "-") {
-	case "sh", "bash", "dash", "zsh", "ksh", "fish":
-		return true
-	}
-	return false
+	return len(argv) > 0 && shellcmd.IsShell(strings.TrimPrefix(filepath.Base(argv[0]), "-"))
 }

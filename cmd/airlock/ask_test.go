@@ -156,16 +156,7 @@ func TestExecHasAnAskOnlyChannel(t *testing.T) {
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not from exec"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	out := <-done
-	t.Log(out)
-	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", "not from exec", "list 403"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("airlock exec's output lacks %q", want)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
-		t.Error("the directory is gone")
-	}
+	checkAskProbe(t, "airlock exec", <-done, "not from exec", ws)
 	// Without a core the command runs without a channel.
 	in2 := newInstance(t)
 	out2, _, _ := in2.run("exec", "--cwd", ws, "--", "sh", "-c", "echo channel ${AIRLOCK_ASK_SOCKET:-none}")
@@ -226,16 +217,7 @@ func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
 	if _, stderr, code := in.run("approvals", "deny", inner["id"].(string), "--reason", "not from a bash call"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	out := <-done
-	t.Log(out)
-	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", "not from a bash call", "list 403"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the bash call's output lacks %q", want)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
-		t.Error("the directory is gone")
-	}
+	checkAskProbe(t, "the bash call", <-done, "not from a bash call", ws)
 }
 
 // TestSandboxNestedInARun: a sandbox started inside a run's (an agent's `airlock exec`,
@@ -420,5 +402,21 @@ web_fetch = "P0"
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
 		}
+	}
+}
+
+// checkAskProbe holds execAskProbe's output (from where) to the ask-only channel's
+// promises: it asked there, its rm -rf was denied with the person's reason, it could list
+// nothing, and the directory it would have removed is still in ws.
+func checkAskProbe(t *testing.T, where, out, reason, ws string) {
+	t.Helper()
+	t.Log(out)
+	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", reason, "list 403"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s's output lacks %q", where, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
+		t.Error("the directory is gone")
 	}
 }
