@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"time"
@@ -59,7 +61,32 @@ func (c *Core) ConfigView() api.ConfigView {
 // apiToken returns the loopback listener's bearer token, minting it in the secret store
 // the first time.
 func (c *Core) apiToken(ctx context.Context) (string, error) {
-	return secrets.Token(ctx, c.Secrets, "api.token")
+	store := c.Secrets
+	if c.Config == nil {
+		// The listener asks before the configuration is open (the single-instance lock
+		// comes first): the store config.toml chooses, read from the file now.
+		var err error
+		if store, err = c.configuredStore(); err != nil {
+			return "", err
+		}
+	}
+	return secrets.Token(ctx, store, "api.token")
+}
+
+// configuredStore opens the secret store config.toml's `[secrets] store` chooses, read
+// from the file itself (no file: the keyring).
+func (c *Core) configuredStore() (secrets.Backend, error) {
+	var f config.File
+	data, err := config.ReadFile(c.Paths.ConfigFile)
+	switch {
+	case err == nil:
+		if f, err = config.Parse(c.Paths.ConfigFile, data); err != nil {
+			return nil, fmt.Errorf("the secret store config.toml chooses: %w", err)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("read %s: %w", c.Paths.ConfigFile, err)
+	}
+	return secrets.Open(secrets.Kind(f.SecretStore()), c.Paths.DataDir)
 }
 
 func (c *Core) routes() {

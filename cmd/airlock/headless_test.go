@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,5 +288,52 @@ func TestOpsHeadlessFileStore(t *testing.T) {
 	// The same command outside the sandbox does read it: the refusals above are the sandbox's.
 	if b, err := exec.Command("cat", filepath.Join(ws, "innocent.json")).Output(); err != nil || !strings.Contains(string(b), "s3cret-value") {
 		t.Fatalf("control read: %v", err)
+	}
+}
+
+// TestDaemonTCPTokenFromTheFileStore: `airlock daemon --tcp` in a session with no D-Bus,
+// under `[secrets] store = "file"`, starts, and its bearer token is the file store's
+// api.token: the listener's token is read before the rest of the configuration is open,
+// and must come from the store config.toml chooses, not the keyring.
+func TestDaemonTCPTokenFromTheFileStore(t *testing.T) {
+	in := headlessInstance(t)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), "[secrets]\nstore = \"file\"\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	d := in.cmd("daemon", "--tcp", addr)
+	var out strings.Builder
+	d.Stdout, d.Stderr = &out, &out
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { d.Process.Kill(); d.Wait() }()
+	var stored map[string]string
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(in.home, "data", "secrets", "secrets.json"))
+		if json.Unmarshal(b, &stored) == nil && stored["api.token"] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon never kept its API token in the file store:\n%s", out.String())
+		}
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/status", nil)
+	req.Header.Set("Authorization", "Bearer "+stored["api.token"])
+	var resp *http.Response
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if resp, err = http.DefaultClient.Do(req); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("the TCP listener: %v\n%s", err, out.String())
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v1/status with the file store's token: %s", resp.Status)
 	}
 }
