@@ -272,26 +272,36 @@ type countedConn struct {
 	rec      Record
 	emit     func(Record)
 	up, down atomic.Int64
-	once     sync.Once
+	// io is held (shared) across each Read and Write with its count, so Close reports
+	// only once none is between its system call and its count: the reply to a request
+	// can be read, and the connection closed, before the writer has counted the request.
+	io   sync.RWMutex
+	once sync.Once
 }
 
 func (c *countedConn) Read(b []byte) (int, error) {
+	c.io.RLock()
+	defer c.io.RUnlock()
 	n, err := c.Conn.Read(b)
 	c.down.Add(int64(n))
 	return n, err
 }
 
 func (c *countedConn) Write(b []byte) (int, error) {
+	c.io.RLock()
+	defer c.io.RUnlock()
 	n, err := c.Conn.Write(b)
 	c.up.Add(int64(n))
 	return n, err
 }
 
-// Close reports the record once.
+// Close reports the record once, after the calls in flight (which closing ends) counted.
 func (c *countedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {
+		c.io.Lock()
 		c.rec.BytesUp, c.rec.BytesDown = c.up.Load(), c.down.Load()
+		c.io.Unlock()
 		c.rec.Duration = time.Since(c.rec.Start)
 		c.emit(c.rec)
 	})

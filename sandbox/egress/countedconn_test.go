@@ -1,0 +1,43 @@
+package egress
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// lateConn is a connection whose Write has sent its bytes but returns only once the
+// connection is closed: the moment between a write's system call and its count.
+type lateConn struct {
+	net.Conn
+	closed chan struct{}
+}
+
+func (c *lateConn) Write(b []byte) (int, error) {
+	<-c.closed
+	return len(b), nil
+}
+
+func (c *lateConn) Close() error {
+	close(c.closed)
+	return nil
+}
+
+// TestCountedConnCountsTheWriteInFlightAtClose: the reply to a request can be read and
+// the connection closed before the writer has counted the request; the record still
+// counts it (seen on a loaded machine: a plain-http record with 0 bytes up).
+func TestCountedConnCountsTheWriteInFlightAtClose(t *testing.T) {
+	got := make(chan Record, 1)
+	c := &countedConn{Conn: &lateConn{closed: make(chan struct{})}, rec: Record{Domain: "x.test"}, emit: func(r Record) { got <- r }}
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		c.Write([]byte("GET / HTTP/1.1\r\n\r\n"))
+	}()
+	time.Sleep(20 * time.Millisecond) // the write is in flight
+	c.Close()
+	<-wrote
+	if r := <-got; r.BytesUp != 18 {
+		t.Fatalf("the record counts %d bytes up, want 18", r.BytesUp)
+	}
+}
