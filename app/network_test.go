@@ -85,6 +85,7 @@ func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		seen := map[string]bool{}
 		for {
 			select {
 			case <-done:
@@ -92,10 +93,15 @@ func TestAllowlistMCPWebFetchThroughTheEgressRules(t *testing.T) {
 			case <-time.After(10 * time.Millisecond):
 			}
 			for _, p := range c.Broker.Pending() {
-				allow := p.Request.Tool != permission.ToolNetworkDomain
-				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
-					asked <- p
+				if seen[p.ID] {
+					continue
 				}
+				seen[p.ID] = true
+				allow := p.Request.Tool != permission.ToolNetworkDomain
+				// Recorded before the answer: the answer releases the tool call, and the
+				// test reads what was asked as soon as the call returns.
+				asked <- p
+				_, _ = c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true})
 			}
 		}
 	}()
@@ -497,14 +503,18 @@ func TestAllowlistMCPBashThroughTheProxy(t *testing.T) {
 	// The bash call itself is asked first (P1); then the unknown domain.
 	asked := make(chan permission.PendingRequest, 4)
 	go func() {
+		seen := map[string]bool{}
 		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			for _, p := range c.Broker.Pending() {
+				if seen[p.ID] {
+					continue
+				}
+				seen[p.ID] = true
 				allow := p.Request.Tool != permission.ToolNetworkDomain
-				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil {
-					asked <- p
-					if !allow {
-						return
-					}
+				// Recorded before the answer, which releases the call the test then checks.
+				asked <- p
+				if _, err := c.Broker.Answer(context.Background(), p.ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err == nil && !allow {
+					return
 				}
 			}
 		}
