@@ -171,13 +171,14 @@ func TestCommitConfirmExampleFailedRollsBack(t *testing.T) {
 	fakeDevice(t, e)
 	ctx := context.Background()
 	before := readFile(t, filepath.Join(e.dir, "running.conf"))
-	pv := applyCommitConfirm(t, e, commitConfirmPlan(t, e, 1, "firewall-lockout.conf"))
+	// A window verify starts within on a loaded machine: a router already rolled back
+	// would pass the assertions and the confirm be withheld for another reason.
+	pv := applyCommitConfirm(t, e, commitConfirmPlan(t, e, 4, "firewall-lockout.conf"))
 
 	vr, err := e.svc.OpsVerify(ctx, VerifyInput{PlanID: pv.ID})
 	if err != nil || vr.Status != StatusVerifyFailed || vr.Confirm == nil || vr.Confirm.Outcome != ConfirmWithheld || vr.Confirm.ExitCode != -1 {
 		t.Fatalf("verify: %+v %+v %v", vr, vr.Confirm, err)
 	}
-	// (Assertion 0 passes unless the device already rolled back, on a slow machine.)
 	if !strings.Contains(vr.Confirm.Reason, "an assertion failed") || vr.Assertions[1].Passed {
 		t.Fatalf("verify: %+v %+v", vr.Assertions, vr.Confirm)
 	}
@@ -185,7 +186,7 @@ func TestCommitConfirmExampleFailedRollsBack(t *testing.T) {
 	if got := readFile(t, filepath.Join(e.dir, "running.conf")); got != before {
 		t.Fatalf("the router did not return to the config before the apply: %q", got)
 	}
-	if log := readFile(t, filepath.Join(e.dir, "device.log")); log != "committed, rollback in 1s unless confirmed\nrolled back: no confirm in time\n" {
+	if log := readFile(t, filepath.Join(e.dir, "device.log")); log != "committed, rollback in 4s unless confirmed\nrolled back: no confirm in time\n" {
 		t.Fatalf("a confirm reached the device: %q", log)
 	}
 	if got := journalEvents(t, e, pv.ID); got != "planned,diff_attached,approved,apply_started,apply_finished,verify_failed,confirm_withheld" {

@@ -160,7 +160,7 @@ func TestServerGovernsCalls(t *testing.T) {
 	t.Run("the outcome is reported", func(t *testing.T) {
 		callText(t, cs, api.ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
 		var a api.AfterToolUse
-		for i := 0; i < 200; i++ { // reported in the background
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); { // reported in the background
 			b.mu.Lock()
 			if len(b.after) > 0 {
 				a = b.after[len(b.after)-1]
