@@ -73,6 +73,10 @@ type ClaudeHook struct {
 	ServerBeside func() bool
 	// Department is sent with every request (optional).
 	Department string
+	// Profile is the permission profile the hook's caller chose (--profile,
+	// AIRLOCK_PROFILE), sent with every request: the broker lets it only tighten its
+	// tiers and approval policy, since any caller may name one.
+	Profile string
 	// Hidden are the paths Claude Code's own Grep and Glob may not search through (nil:
 	// the credential paths under $HOME and the environment's default hidden paths).
 	Hidden []string
@@ -236,7 +240,7 @@ func (h ClaudeHook) request(ev ClaudeEvent, call MappedCall) api.Request {
 	}
 	return api.Request{Tool: call.Tool, Params: params, CallID: ev.ToolUseID, Context: api.Context{
 		Session: "claude:" + ev.SessionID, Department: h.Department, Workspace: workspace, Cwd: cwd,
-		Caller: api.Caller{PID: os.Getpid(), Description: "hook:claude"},
+		Caller: api.Caller{PID: os.Getpid(), Description: "hook:claude"}, Policy: api.PolicySummary{Profile: h.Profile},
 	}}
 }
 

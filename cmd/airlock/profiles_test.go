@@ -363,3 +363,65 @@ func TestMCPSessionProfileTightens(t *testing.T) {
 	}
 	<-done
 }
+
+// TestHookProfileTightens: `airlock hook claude --profile beginner` (or AIRLOCK_PROFILE
+// in Claude Code's environment) makes a Read ask, as the preset says, where the core's
+// own settings let it run; a profile that would loosen (personal: bash P1 under the
+// core's P2) changes nothing, and an unknown one is never an allow.
+func TestHookProfileTightens(t *testing.T) {
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
+	in.startDaemon()
+	read := `{"file_path":"` + filepath.Join(ws, "notes.txt") + `"}`
+	if d, r := in.hookDecision("5s", ws, "Read", read); d != "allow" {
+		t.Fatalf("a plain hook's Read: %s %q", d, r)
+	}
+	for i, how := range []struct{ name, flag, env string }{{"flag", "beginner", ""}, {"environment", "", "AIRLOCK_PROFILE=beginner"}} {
+		t.Run(how.name, func(t *testing.T) {
+			in.env = nil
+			if how.env != "" {
+				in.env = []string{how.env}
+			}
+			d, r := in.hookDecisionWith("5s", ws, "Read", read, how.flag)
+			if d == "allow" {
+				t.Fatalf("the beginner hook's Read was allowed: %q", r)
+			}
+			if n := in.auditTiers("read_file")["P1"]; n != i+1 {
+				t.Errorf("the beginner hook's Read was not asked at P1 (%d P1 rows): %v", n, in.auditTiers("read_file"))
+			}
+		})
+	}
+	in.env = nil
+	if d, r := in.hookDecisionWith("5s", ws, "Bash", `{"command":"echo hi"}`, "personal"); d == "allow" {
+		t.Errorf("ESCAPE: a hook's profile lowered bash from P2: %s %q", d, r)
+	}
+	if d, r := in.hookDecisionWith("5s", ws, "Read", read, "no-such-profile"); d == "allow" || !strings.Contains(r, "no-such-profile") {
+		t.Errorf("an unknown profile: %s %q", d, r)
+	}
+}
+
+// auditTiers counts `airlock audit --json`'s rows of tool by tier.
+func (in *instance) auditTiers(tool string) map[string]int {
+	in.t.Helper()
+	out, stderr, code := in.run("audit", "--json")
+	if code != 0 {
+		in.t.Fatalf("audit: %s", stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		in.t.Fatalf("audit --json printed %q: %v", out, err)
+	}
+	n := map[string]int{}
+	for _, r := range rows {
+		if r["tool"] == tool {
+			n[r["tier"].(string)]++
+		}
+	}
+	return n
+}

@@ -11,9 +11,19 @@ import (
 // input (in dir) and returns Claude Code's decision and its reason.
 func (in *instance) hookDecision(wait, dir, tool, input string) (string, string) {
 	in.t.Helper()
+	return in.hookDecisionWith(wait, dir, tool, input, "")
+}
+
+// hookDecisionWith is hookDecision with --profile profile when profile is set.
+func (in *instance) hookDecisionWith(wait, dir, tool, input, profile string) (string, string) {
+	in.t.Helper()
 	bin := in.bin
 	in.bin = withAgent // the hook runs in airlock-agent
-	c := in.cmd("hook", "claude", "--wait", wait)
+	args := []string{"hook", "claude", "--wait", wait}
+	if profile != "" {
+		args = append(args, "--profile", profile)
+	}
+	c := in.cmd(args...)
 	in.bin = bin
 	c.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input + `,"cwd":"` + dir + `","session_id":"s-web"}`)
 	out, err := c.Output()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/sandbox"
@@ -47,6 +48,9 @@ func newHookCmd(e *env) *cobra.Command {
 			// A scheduled run's sandbox (the dispatcher sets AIRLOCK_RUN_ID); under
 			// `airlock exec` a person may be at Claude Code's prompt.
 			h.InRun = inSandbox && e.getenv("AIRLOCK_RUN_ID") != ""
+			if !cmd.Flags().Changed("profile") {
+				h.Profile = e.getenv(config.EnvProfile)
+			}
 			if h.InRun && !cmd.Flags().Changed("wait") {
 				h.Wait = 0 // the run's hold deadline
 			}
@@ -57,6 +61,7 @@ func newHookCmd(e *env) *cobra.Command {
 	claude.Flags().BoolVar(&h.WaitUnattended, "wait-unattended", false, "wait the whole --wait even when nothing in Airlock can answer now (no window, tray, notification or airlock approvals watch); by default the hook then answers at once")
 	claude.Flags().StringVar(&h.MCPServer, "mcp-server", "airlock", "the name Airlock's MCP server has in Claude Code (its tools ask Airlock themselves)")
 	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
+	claude.Flags().StringVar(&h.Profile, "profile", "", "the permission profile these requests are judged under (default $AIRLOCK_PROFILE); it can only make the broker's tiers and approval policy stricter (airlock profile list)")
 	cmd.AddCommand(claude)
 	return cmd
 }
