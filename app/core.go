@@ -70,6 +70,9 @@ type Core struct {
 	getenv    func(string) string
 	flags     map[string]any
 	api       *localapi.Server
+	// tcpAddress is the loopback address the local API also listens on ("" for none),
+	// and tcpFrom where it was chosen (--tcp, or config.toml's [api] tcp_address).
+	tcpAddress, tcpFrom string
 	sandboxes *proc.Sandboxes
 	presence  *presence // proves a person at a terminal (app/presence.go)
 	cancel    context.CancelFunc
@@ -233,11 +236,16 @@ func (c *Core) apiOptions(ctx context.Context) localapi.Options {
 		MapError:       apiError,
 		AllowedOrigins: []string{"wails://wails", "http://wails.localhost"},
 	}
-	if c.flags != nil {
-		if addr, ok := c.flags["api.tcp_address"].(string); ok && addr != "" {
-			opts.TCPAddress = addr
-		}
+	// The daemon's --tcp, else config.toml's [api] tcp_address (read now: the
+	// listener starts before the configuration is open).
+	if addr, ok := c.flags["api.tcp_address"].(string); ok && addr != "" {
+		opts.TCPAddress, c.tcpFrom = addr, "--tcp"
+	} else if f, err := c.fileBeforeOpen(); err != nil {
+		slog.Warn("the local API listens on its socket only: config.toml cannot be read for [api] tcp_address", "error", err)
+	} else if a := f.API.TCPAddress; a != nil && *a != "" {
+		opts.TCPAddress, c.tcpFrom = *a, "[api] tcp_address in "+c.Paths.ConfigFile
 	}
+	c.tcpAddress = opts.TCPAddress
 	opts.Token = c.apiToken
 	return opts
 }

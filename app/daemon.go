@@ -45,7 +45,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions) error {
 		runErr = <-done
 	case runErr = <-done:
 		if runErr != nil {
-			runErr = fmt.Errorf("the daemon did not start: %w", startFailure(runErr, opts.TCPAddress))
+			runErr = fmt.Errorf("the daemon did not start: %w", startFailure(runErr, core.tcpAddress, core.tcpFrom))
 		}
 	}
 	slog.Info("airlock daemon: stopping")
@@ -64,10 +64,11 @@ func announce(opts DaemonOptions, core *Core) {
 	}
 }
 
-// startFailure adds the way out to a failure to listen on the TCP address.
-func startFailure(err error, tcp string) error {
+// startFailure adds the way out to a failure to listen on the TCP address tcp, which
+// from chose (--tcp, or config.toml's [api] tcp_address).
+func startFailure(err error, tcp, from string) error {
 	if tcp != "" && errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("%w: another program listens on %s (another Airlock core, of another AIRLOCK_HOME? `airlock status` with its AIRLOCK_HOME says); stop it or pick another --tcp address", err, tcp)
+		return fmt.Errorf("%w: another program listens on %s (another Airlock core, of another AIRLOCK_HOME? `airlock status` with its AIRLOCK_HOME says); stop it or pick another address (%s)", err, tcp, from)
 	}
 	return err
 }

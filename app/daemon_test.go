@@ -20,11 +20,11 @@ func TestDaemonStartFailureNamesABusyPort(t *testing.T) {
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		t.Fatalf("second listen = %v, want EADDRINUSE", err)
 	}
-	got := startFailure(err, addr)
-	if !errors.Is(got, syscall.EADDRINUSE) || !strings.Contains(got.Error(), "another program listens on "+addr) || !strings.Contains(got.Error(), "pick another --tcp address") {
+	got := startFailure(err, addr, "--tcp")
+	if !errors.Is(got, syscall.EADDRINUSE) || !strings.Contains(got.Error(), "another program listens on "+addr) || !strings.Contains(got.Error(), "pick another address (--tcp)") {
 		t.Fatalf("startFailure = %v", got)
 	}
-	if other := errors.New("boom"); startFailure(other, addr) != other {
+	if other := errors.New("boom"); startFailure(other, addr, "--tcp") != other {
 		t.Fatal("other failures pass unchanged")
 	}
 }

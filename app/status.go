@@ -76,17 +76,24 @@ func (c *Core) apiToken(ctx context.Context) (string, error) {
 // configuredStore opens the secret store config.toml's `[secrets] store` chooses, read
 // from the file itself (no file: the keyring).
 func (c *Core) configuredStore() (secrets.Backend, error) {
-	var f config.File
+	f, err := c.fileBeforeOpen()
+	if err != nil {
+		return nil, fmt.Errorf("the secret store config.toml chooses: %w", err)
+	}
+	return secrets.Open(secrets.Kind(f.SecretStore()), c.Paths.DataDir)
+}
+
+// fileBeforeOpen is config.toml as parsed, for what is needed before the configuration
+// is open (the zero File when there is none).
+func (c *Core) fileBeforeOpen() (config.File, error) {
 	data, err := config.ReadFile(c.Paths.ConfigFile)
 	switch {
 	case err == nil:
-		if f, err = config.Parse(c.Paths.ConfigFile, data); err != nil {
-			return nil, fmt.Errorf("the secret store config.toml chooses: %w", err)
-		}
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", c.Paths.ConfigFile, err)
+		return config.Parse(c.Paths.ConfigFile, data)
+	case errors.Is(err, os.ErrNotExist):
+		return config.File{}, nil
 	}
-	return secrets.Open(secrets.Kind(f.SecretStore()), c.Paths.DataDir)
+	return config.File{}, fmt.Errorf("read %s: %w", c.Paths.ConfigFile, err)
 }
 
 func (c *Core) routes() {

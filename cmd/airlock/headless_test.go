@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -300,13 +301,50 @@ func TestOpsHeadlessFileStore(t *testing.T) {
 func TestDaemonTCPTokenFromTheFileStore(t *testing.T) {
 	in := headlessInstance(t)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), "[secrets]\nstore = \"file\"\n")
+	addr := freeLoopback(t)
+	in.checkTCPListener(addr, "daemon", "--tcp", addr)
+}
+
+// TestDaemonTCPAddressFromTheConfig: config.toml's [api] tcp_address makes the core
+// listen there without --tcp, guarded by the same token; an address another program
+// holds stops the start with the way out naming that key.
+func TestDaemonTCPAddressFromTheConfig(t *testing.T) {
+	in := headlessInstance(t)
+	addr := freeLoopback(t)
+	config := filepath.Join(in.home, "config", "config.toml")
+	in.writeFile(config, fmt.Sprintf("[secrets]\nstore = \"file\"\n\n[api]\ntcp_address = %q\n", addr))
+	in.checkTCPListener(addr, "daemon")
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	in.writeFile(config, fmt.Sprintf("[secrets]\nstore = \"file\"\n\n[api]\ntcp_address = %q\n", busy.Addr().String()))
+	_, stderr, code := in.run("daemon")
+	if code == 0 || !strings.Contains(stderr, "another program listens on "+busy.Addr().String()) || !strings.Contains(stderr, "[api] tcp_address in "+config) {
+		t.Fatalf("a daemon on a busy configured address: exit %d\n%s", code, stderr)
+	}
+}
+
+// freeLoopback is a loopback TCP address nothing listens on (just now).
+func freeLoopback(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	d := in.cmd("daemon", "--tcp", addr)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// checkTCPListener starts `airlock args...` (a daemon under the file store) and checks
+// that it listens on addr with the file store's api.token as its bearer token, and
+// refuses a request without it.
+func (in *instance) checkTCPListener(addr string, args ...string) {
+	t := in.t
+	t.Helper()
+	d := in.cmd(args...)
 	var out strings.Builder
 	d.Stdout, d.Stderr = &out, &out
 	if err := d.Start(); err != nil {
@@ -323,11 +361,17 @@ func TestDaemonTCPTokenFromTheFileStore(t *testing.T) {
 			t.Fatalf("the daemon never kept its API token in the file store:\n%s", out.String())
 		}
 	}
-	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/status", nil)
-	req.Header.Set("Authorization", "Bearer "+stored["api.token"])
+	get := func(token string) (*http.Response, error) {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/status", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return http.DefaultClient.Do(req)
+	}
 	var resp *http.Response
+	var err error
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err = http.DefaultClient.Do(req); err == nil || time.Now().After(deadline) {
+		if resp, err = get(stored["api.token"]); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -337,5 +381,10 @@ func TestDaemonTCPTokenFromTheFileStore(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /v1/status with the file store's token: %s", resp.Status)
+	}
+	if resp, err := get(""); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /v1/status without a token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 }
