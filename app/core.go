@@ -67,15 +67,15 @@ type Core struct {
 	// started (the daemon says "running" then, not before).
 	OnReady func()
 
-	getenv    func(string) string
-	flags     map[string]any
-	api       *localapi.Server
+	getenv func(string) string
+	flags  map[string]any
+	api    *localapi.Server
 	// tcpAddress is the loopback address the local API also listens on ("" for none),
 	// and tcpFrom where it was chosen (--tcp, or config.toml's [api] tcp_address).
 	tcpAddress, tcpFrom string
-	sandboxes *proc.Sandboxes
-	presence  *presence // proves a person at a terminal (app/presence.go)
-	cancel    context.CancelFunc
+	sandboxes           *proc.Sandboxes
+	presence            *presence // proves a person at a terminal (app/presence.go)
+	cancel              context.CancelFunc
 
 	sandbox sandboxState
 	// egressNet is set by tests only (egress.go).
