@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -386,5 +388,43 @@ func (in *instance) checkTCPListener(addr string, args ...string) {
 		t.Errorf("GET /v1/status without a token: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
+	}
+}
+
+// TestRunSecretFromTheFileStore: under `[secrets] store = "file"` with no D-Bus, a
+// scheduled run given a secret by name (`task add --secret`) gets the value `airlock
+// secret set` stored in the file, and its log shows it only redacted.
+func TestRunSecretFromTheFileStore(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	in := headlessInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-headless-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[secrets]\nstore = \"file\"\n\n[workspace]\nroots = [%q]\n", ws))
+	in.startDaemon()
+	value := fmt.Sprintf("run-secret-%d", time.Now().UnixNano())
+	set := in.cmd("secret", "set", "RUN_TOKEN")
+	set.Stdin = strings.NewReader(value + "\n")
+	if out, err := set.CombinedOutput(); err != nil || !strings.Contains(string(out), filepath.Join(in.home, "data", "secrets")) {
+		t.Fatalf("secret set: %v %s", err, out)
+	}
+	if _, stderr, code := in.run("task", "add", "--name", "uses-secret", "--cwd", ws, "--secret", "RUN_TOKEN", "--",
+		"sh", "-c", `echo "token=$RUN_TOKEN"; printf %s "$RUN_TOKEN" | sha256sum`); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "uses-secret"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	log := in.succeededRunLog("uses-secret")
+	sum := sha256.Sum256([]byte(value))
+	if !strings.Contains(log, hex.EncodeToString(sum[:])) {
+		t.Errorf("the run did not get the file store's value:\n%s", log)
+	}
+	if strings.Contains(log, value) || !strings.Contains(log, "token=[REDACTED]") {
+		t.Errorf("the run's log does not hide the secret:\n%s", log)
 	}
 }
