@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -137,5 +138,52 @@ func TestAskFromARunWaitsForThePerson(t *testing.T) {
 	if got.Status != dispatch.StatusSucceeded || got.WaitingFor != "" {
 		b, _ := os.ReadFile(got.LogPath)
 		t.Fatalf("run %s (%s), waiting for %q\n%s", got.Status, got.Reason, got.WaitingFor, b)
+	}
+}
+
+// TestAskOnlyChannelOfAnOpsCommand: an ops command's sandbox (an apply, and a read-only
+// verify) has an ask-only channel too: its requests are that plan step's session in its
+// directory whatever it claims, an rm -rf waits for the person and gets their deny, and
+// nothing on the channel lists, answers or authorizes anything.
+func TestAskOnlyChannelOfAnOpsCommand(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	c, _ := runCoreAt(t, varTmpBase(t, "airlock-ops-ask-"))
+	work := filepath.Join(c.getenv("HOME"), "Airlock", "infra")
+	os.MkdirAll(filepath.Join(work, "build"), 0o755)
+	os.WriteFile(filepath.Join(work, "notes.txt"), []byte("notes\n"), 0o644)
+	for _, step := range []struct {
+		purpose  string
+		readOnly bool
+		mode     string
+	}{{"apply", false, "workspace-write"}, {"verify", true, "read-only"}} {
+		t.Run(step.purpose, func(t *testing.T) {
+			asked := answerNext(t, c, false)
+			res, err := c.opsRunner().Run(context.Background(), ops.RunSpec{Dir: work, Purpose: step.purpose, ReadOnly: step.readOnly, PlanID: "op-ask",
+				Timeout: time.Minute, Command: ops.Command{Argv: []string{"python3", "-c", askProbe}}})
+			out := string(res.Stdout) + string(res.Stderr)
+			t.Logf("output:\n%s", out)
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("run: %v (exit %d)", err, res.ExitCode)
+			}
+			for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output lacks %q", want)
+				}
+			}
+			if strings.Contains(out, "SERVED") || strings.Count(out, "refused ") != 5 {
+				t.Errorf("ESCAPE: the ask-only channel served more than asking")
+			}
+			p, ok := <-asked
+			if !ok {
+				t.Fatal("the rm -rf never waited for a person")
+			}
+			ctxt := p.Request.Context
+			if ctxt.Session != "ops-op-ask-"+step.purpose || ctxt.Run != "" || ctxt.Cwd != work || ctxt.Policy.Mode != step.mode ||
+				!strings.Contains(ctxt.Caller.Description, "sandbox of ops "+step.purpose+" of plan op-ask") {
+				t.Errorf("the pending request is not tagged with the ops step's identity: %+v", p.Request)
+			}
+		})
 	}
 }

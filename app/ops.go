@@ -39,7 +39,15 @@ func (r registeringRunner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunRe
 
 // opsRunner runs the ops commands of the core's plans.
 func (c *Core) opsRunner() registeringRunner {
-	return registeringRunner{core: c, inner: sandboxrunner.Runner{Policy: c.opsPolicy, Egress: c.opsEgress}}
+	return registeringRunner{core: c, inner: sandboxrunner.Runner{Policy: c.opsPolicy, Egress: c.opsEgress, Ask: c.opsAsk}}
+}
+
+// opsAsk is the ask-only channel of an ops command's sandbox: its requests are a session
+// of that plan's step, in its directory, under the policy it runs with.
+func (c *Core) opsAsk(spec ops.RunSpec, pol sandbox.Policy) sandbox.Egress {
+	return c.askChannel(api.Context{Session: "ops-" + spec.PlanID + "-" + spec.Purpose, Cwd: spec.Dir, Workspace: spec.Dir,
+		Caller: api.Caller{Description: "ops " + spec.Purpose + " of plan " + spec.PlanID},
+		Policy: api.PolicySummary{Mode: string(pol.Mode), Network: pol.Network}})
 }
 
 // opsEgress connects an ops command under network_access = "allowlist" to the egress

@@ -39,6 +39,10 @@ type Runner struct {
 	// from pol; log (the run's stderr) receives one line per connection. nil: such a run
 	// has no network at all, and its output says so.
 	Egress func(spec ops.RunSpec, pol sandbox.Policy, log io.Writer) sandbox.Egress
+	// Ask builds the ask-only channel of a run's sandbox (sandbox.ExecRequest.Ask), so a
+	// tool the command starts that asks Airlock (airlock hook, airlock mcp) has somebody
+	// to ask. nil, or full access (no sandbox): none.
+	Ask func(spec ops.RunSpec, pol sandbox.Policy) sandbox.Egress
 }
 
 // Run implements ops.Runner.
@@ -92,10 +96,14 @@ func (r Runner) Run(ctx context.Context, spec ops.RunSpec) (ops.RunResult, error
 			pol.EgressConnected = true
 		}
 	}
+	var ask sandbox.Egress
+	if r.Ask != nil && pol.Mode != sandbox.ModeFullAccess {
+		ask = r.Ask(spec, pol)
+	}
 	start := time.Now()
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{Policy: pol, Argv: argv, Cwd: spec.Dir, Env: r.Env, GrantEnv: r.GrantEnv,
 		Stdout: stdout, Stderr: stderr, Timeout: spec.Timeout, HiddenPaths: r.HiddenPaths, OnStart: r.OnStart, ReadOnlyFiles: files,
-		Egress: egress})
+		Egress: egress, Ask: ask})
 	out := ops.RunResult{ExitCode: res.ExitCode, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
 		Truncated: stdout.Truncated() || stderr.Truncated(), TimedOut: res.TimedOut, Duration: time.Since(start)}
 	if res.TimedOut || res.Signal != "" {
