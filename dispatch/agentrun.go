@@ -29,6 +29,18 @@ func (a *agentRun) hosts() []string {
 	return []string{a.plan.Host}
 }
 
+// writable are the directories of the run's directory the agent writes (absolute).
+func (a *agentRun) writable() []string {
+	if a == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range a.plan.Writable {
+		out = append(out, filepath.Join(a.dir, w))
+	}
+	return out
+}
+
 func (a *agentRun) directory() string {
 	if a == nil {
 		return ""

@@ -75,6 +75,10 @@ func TestAgentTaskRun(t *testing.T) {
 			if spec.Argv[0] != bin || spec.AgentDir != runDir || !slices.Equal(spec.AllowHosts, []string{"llm.example:8443"}) {
 				t.Errorf("spec: argv %q, agent dir %q, hosts %q", spec.Argv, spec.AgentDir, spec.AllowHosts)
 			}
+			// Its home and its state are writable; the settings Airlock wrote beside them are not.
+			if !slices.Contains(spec.AgentWritable, filepath.Join(runDir, "home")) || slices.Contains(spec.AgentWritable, runDir) {
+				t.Errorf("writable in the run's directory: %q", spec.AgentWritable)
+			}
 			if !slices.Contains(spec.Env, "ANTHROPIC_API_KEY=sk-agent-secret-value") || !slices.Contains(spec.Env, "HOME="+filepath.Join(runDir, "home")) {
 				t.Errorf("env lacks the key or the run's home: %q", spec.Env)
 			}

@@ -41,9 +41,11 @@ type ExecSpec struct {
 	// (an agent task's model API), on top of the [network] lists; never written to the
 	// configuration.
 	AllowHosts []string
-	// AgentDir is an agent task's run directory (its settings and home): writable for
-	// this run, on top of Policy ("": none).
-	AgentDir string
+	// AgentDir is an agent task's run directory (its settings and home; "": none), and
+	// AgentWritable the directories in it writable for this run, on top of Policy; the
+	// rest of it is only read.
+	AgentDir      string
+	AgentWritable []string
 }
 
 // ExecResult is how a command ended.

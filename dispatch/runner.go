@@ -487,7 +487,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	spec := ExecSpec{
 		RunID: r.ID, Argv: argv, Dir: v.dir, Env: env, Policy: p, Timeout: t.Timeout, Stdout: lg, Stderr: lg, Route: plan, Grant: ap.dec.Grant,
-		AllowHosts: agent.hosts(), AgentDir: agent.directory(),
+		AllowHosts: agent.hosts(), AgentDir: agent.directory(), AgentWritable: agent.writable(),
 		OnStart: func(pid int) {
 			ar.mu.Lock()
 			ar.pid = pid

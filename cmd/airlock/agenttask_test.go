@@ -37,6 +37,12 @@ case "$(basename "$0")" in claude)
 	printf '%s' "$EVENT" | sh -c "$hook"; echo
 	echo "agent resumed";;
 esac
+for f in "$OPENCODE_CONFIG" "$(dirname "$HOME")/claude-settings.json" "$(dirname "$HOME")/mcp.json"; do
+	[ -e "$f" ] || continue
+	if (echo '{}' > "$f") 2>/dev/null; then echo "TAMPERED $(basename "$f")"; else echo "read-only $(basename "$f")"; fi
+done
+for d in "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"; do [ -n "$d" ] && echo x > "$d/state" && echo "the agent's state is writable"; done
+exit 0
 `
 
 // TestAgentTaskFromTheCLI: `airlock task add --agent claude --prompt-file F` (and codex,
@@ -231,6 +237,16 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 				if strings.Contains(log, w) {
 					t.Errorf("the run's log has %q", w)
 				}
+			}
+			// Its home and state are its own; the configuration Airlock wrote is not.
+			for _, w := range map[string][]string{"claude": {"read-only claude-settings.json", "read-only mcp.json", "the agent's state is writable"},
+				"codex": {"the agent's state is writable"}, "opencode": {"read-only opencode.json"}}[kind] {
+				if !strings.Contains(log, w) {
+					t.Errorf("the run's log lacks %q", w)
+				}
+			}
+			if strings.Contains(log, "TAMPERED") {
+				t.Errorf("ESCAPE: the agent rewrote the configuration Airlock wrote for it")
 			}
 			if kind == "claude" {
 				for _, w := range []string{`"permissionDecision":"deny"`, "not at night", "agent resumed"} {

@@ -130,6 +130,11 @@ type Plan struct {
 	Files map[string]string
 	// Host is the model API's allowlist rule.
 	Host string
+	// Writable are the directories under Input.Dir (relative to it) the agent writes:
+	// its home and its own state. The rest — the settings, MCP and opencode
+	// configuration Airlock wrote — stays read-only to the run, so the agent cannot
+	// rewrite the hooks and permissions that make Airlock decide its calls.
+	Writable []string
 }
 
 // Prepare builds the plan of one run.
@@ -162,7 +167,7 @@ func Prepare(in Input) (Plan, error) {
 			"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
 			"XDG_CACHE_HOME": filepath.Join(home, ".cache"),
 		},
-		KeyEnv: kd.keyEnv, Files: map[string]string{"home/.keep": ""}, Host: host,
+		KeyEnv: kd.keyEnv, Files: map[string]string{"home/.keep": ""}, Host: host, Writable: []string{"home"},
 	}
 	mcp := map[string]any{"command": in.Airlock, "args": []string{"mcp"}}
 	switch s.Kind {
@@ -185,10 +190,13 @@ func Prepare(in Input) (Plan, error) {
 			// (through the hook, which still blocks what it denies) decides.
 			"permissions":                       map[string]any{"defaultMode": "bypassPermissions"},
 			"skipDangerousModePermissionPrompt": true,
+			// Said here, where it outranks the settings of the (writable) config dir.
+			"disableAllHooks": false,
 		}
 		p.Files["claude-settings.json"] = jsonText(settings)
 		p.Files["mcp.json"] = jsonText(map[string]any{"mcpServers": map[string]any{"airlock": mcp}})
 		p.Files["claude/.keep"] = ""
+		p.Writable = append(p.Writable, "claude")
 		p.Argv = []string{bin, "-p", "--settings", filepath.Join(in.Dir, "claude-settings.json"),
 			"--mcp-config", filepath.Join(in.Dir, "mcp.json"), "--strict-mcp-config",
 			"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
@@ -205,6 +213,7 @@ func Prepare(in Input) (Plan, error) {
 		p.Env["IS_SANDBOX"] = "1"
 	case api.AgentCodex:
 		p.Files["codex/.keep"] = ""
+		p.Writable = append(p.Writable, "codex")
 		c := func(k, v string) []string { return []string{"-c", k + "=" + v} }
 		p.Argv = []string{bin, "exec", "--skip-git-repo-check"}
 		if s.Model != "" {

@@ -138,10 +138,11 @@ func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
-	if spec.AgentDir != "" {
-		// The agent's settings and home, written for this run alone.
-		if pol, err = pol.Widen(sandbox.Grant{Writable: []string{spec.AgentDir}},
-			sandbox.Source{Layer: sandbox.LayerRun, Detail: "the agent task's run directory " + spec.AgentDir}); err != nil {
+	if len(spec.AgentWritable) > 0 {
+		// The agent's home and state, written for this run alone; its settings beside
+		// them are only read.
+		if pol, err = pol.Widen(sandbox.Grant{Writable: spec.AgentWritable},
+			sandbox.Source{Layer: sandbox.LayerRun, Detail: "the agent task's home and state in " + spec.AgentDir}); err != nil {
 			return sandbox.Policy{}, err
 		}
 	}
