@@ -43,6 +43,20 @@ for method, path, body in [("GET", "/v1/approvals", None), ("POST", "/v1/approva
     print("refused" if st == 403 and d.get("code") == "sandboxed_caller" else "SERVED", method, path, st)
 `
 
+// checkAskProbeOutput checks what askProbe printed: it reached the channel, its read was
+// allowed and its rm -rf denied, and everything else it tried was refused.
+func checkAskProbeOutput(t *testing.T, out string) {
+	t.Helper()
+	for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the probe's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "SERVED") || strings.Count(out, "refused ") != 5 {
+		t.Errorf("ESCAPE: the ask-only channel served more than asking")
+	}
+}
+
 // TestAskOnlyChannelOfAScheduledRun: a process inside a real scheduled run's sandbox
 // reaches the run's ask-only channel (AIRLOCK_ASK_SOCKET, in the sandbox's own network
 // namespace) while the core's socket stays hidden. Its requests are the run's — its run,
@@ -76,14 +90,7 @@ func askOnlyChannelOfARun(t *testing.T, base string) {
 	if got.Status != dispatch.StatusSucceeded {
 		t.Fatalf("run %s (%s)", got.Status, got.Reason)
 	}
-	for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the run's log lacks %q", want)
-		}
-	}
-	if strings.Contains(log, "SERVED") || strings.Count(log, "refused ") != 5 {
-		t.Errorf("ESCAPE: the ask-only channel served more than asking")
-	}
+	checkAskProbeOutput(t, log)
 	p, ok := <-asked
 	if !ok {
 		t.Fatal("the rm -rf never waited for a person")
@@ -167,14 +174,7 @@ func TestAskOnlyChannelOfAnOpsCommand(t *testing.T) {
 			if err != nil || res.ExitCode != 0 {
 				t.Fatalf("run: %v (exit %d)", err, res.ExitCode)
 			}
-			for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("the output lacks %q", want)
-				}
-			}
-			if strings.Contains(out, "SERVED") || strings.Count(out, "refused ") != 5 {
-				t.Errorf("ESCAPE: the ask-only channel served more than asking")
-			}
+			checkAskProbeOutput(t, out)
 			p, ok := <-asked
 			if !ok {
 				t.Fatal("the rm -rf never waited for a person")

@@ -52,8 +52,8 @@ func (in *instance) hook(event, agent string, args ...string) hookAnswer {
 	return v.Out
 }
 
-// auditByCall is `airlock audit --json`'s rows, by the call id of each.
-func (in *instance) auditByCall() map[string]map[string]any {
+// auditRows are `airlock audit --json`'s rows.
+func (in *instance) auditRows() []map[string]any {
 	in.t.Helper()
 	out, stderr, code := in.run("audit", "--json")
 	if code != 0 {
@@ -63,8 +63,14 @@ func (in *instance) auditByCall() map[string]map[string]any {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		in.t.Fatalf("audit --json printed %q: %v", out, err)
 	}
+	return rows
+}
+
+// auditByCall is `airlock audit --json`'s rows, by the call id of each.
+func (in *instance) auditByCall() map[string]map[string]any {
+	in.t.Helper()
 	by := map[string]map[string]any{}
-	for _, r := range rows {
+	for _, r := range in.auditRows() {
 		if id, _ := r["call_id"].(string); id != "" {
 			by[id] = r
 		}

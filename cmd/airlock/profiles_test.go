@@ -409,16 +409,8 @@ func TestHookProfileTightens(t *testing.T) {
 // auditTiers counts `airlock audit --json`'s rows of tool by tier.
 func (in *instance) auditTiers(tool string) map[string]int {
 	in.t.Helper()
-	out, stderr, code := in.run("audit", "--json")
-	if code != 0 {
-		in.t.Fatalf("audit: %s", stderr)
-	}
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		in.t.Fatalf("audit --json printed %q: %v", out, err)
-	}
 	n := map[string]int{}
-	for _, r := range rows {
+	for _, r := range in.auditRows() {
 		if r["tool"] == tool {
 			n[r["tier"].(string)]++
 		}
