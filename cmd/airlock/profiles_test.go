@@ -311,15 +311,7 @@ func TestTaskPresetTightensItsRuns(t *testing.T) {
 // them run silently; a session's profile that would loosen (personal: bash P1) changes
 // nothing, since any caller may name one.
 func TestMCPSessionProfileTightens(t *testing.T) {
-	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-mcp-profile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
-	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
-	in.startDaemon()
+	in, ws := profileTightenInstance(t, "airlock-mcp-profile-")
 	in.bin = withAgent // airlock mcp is airlock-agent's
 	read := map[string]any{"path": filepath.Join(ws, "notes.txt")}
 
@@ -369,15 +361,7 @@ func TestMCPSessionProfileTightens(t *testing.T) {
 // own settings let it run; a profile that would loosen (personal: bash P1 under the
 // core's P2) changes nothing, and an unknown one is never an allow.
 func TestHookProfileTightens(t *testing.T) {
-	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-hook-profile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
-	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
-	in.startDaemon()
+	in, ws := profileTightenInstance(t, "airlock-hook-profile-")
 	read := `{"file_path":"` + filepath.Join(ws, "notes.txt") + `"}`
 	if d, r := in.hookDecision("5s", ws, "Read", read); d != "allow" {
 		t.Fatalf("a plain hook's Read: %s %q", d, r)
@@ -416,4 +400,20 @@ func (in *instance) auditTiers(tool string) map[string]int {
 		}
 	}
 	return n
+}
+
+// profileTightenInstance is a running instance whose workspace root ws (fresh, under
+// /var/tmp, holding notes.txt) runs reads silently and asks for bash every time (P2).
+func profileTightenInstance(t *testing.T, prefix string) (*instance, string) {
+	t.Helper()
+	in := newInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
+	in.startDaemon()
+	return in, ws
 }
