@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -145,28 +144,7 @@ func (c OpsCommand) String() string {
 	if c.Shell != "" {
 		return c.Shell
 	}
-	parts := make([]string, len(c.Argv))
-	for i, a := range c.Argv {
-		parts[i] = quoteArg(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-func quoteArg(a string) string {
-	if a == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range a {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	return ShellJoin(c.Argv)
 }
 
 // OperationPlan is the content of a plan: everything its canonical hash covers.

@@ -95,12 +95,14 @@ func ShellJoin(argv []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(shellQuote(a))
+		b.WriteString(ShellQuote(a))
 	}
 	return b.String()
 }
 
-func shellQuote(s string) string {
+// ShellQuote quotes s as one word for a POSIX shell (and bash): as it is when it holds
+// nothing a shell reads specially, else in single quotes, which take every byte.
+func ShellQuote(s string) string {
 	if s == "" {
 		return "''"
 	}

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/airlock-app/airlock/api"
 )
 
@@ -121,7 +119,7 @@ func BuildInbox(held []Run, paused []Task, approvals []InboxApproval) []InboxIte
 				it = &InboxItem{Kind: kind, Key: key, Dir: r.WaitingDir, Since: since, Deadline: r.HoldUntil}
 				if kind == InboxDirectoryKind {
 					it.Actions = []string{"authorize", "cancel"}
-					it.Answer = "airlock authorize " + quoteArg(r.WaitingDir)
+					it.Answer = "airlock authorize " + api.ShellQuote(r.WaitingDir)
 				} else {
 					it.Actions = []string{"cancel"}
 					it.Answer = fmt.Sprintf("airlock dept add %s DIR (or edit the task) | airlock runs cancel ID", r.WaitingDept)
@@ -212,15 +210,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// quoteArg quotes s for a shell command line when it needs it.
-func quoteArg(s string) string {
-	q, err := syntax.Quote(s, syntax.LangBash)
-	if err != nil {
-		return s
-	}
-	return q
 }
 
 // hostQuestion reports whether r waits for auto's question (its command should run in

@@ -467,7 +467,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 		argv = agent.plan.Argv
 	} else if !slices.Equal(argv, t.Argv) {
 		lg.note("a before_tool_use hook rewrote the command: %s → %s",
-			commandLine(redact.Argv(t.Argv)), commandLine(redact.Argv(argv))) // note hides the injected values
+			api.ShellJoin(redact.Argv(t.Argv)), api.ShellJoin(redact.Argv(argv))) // note hides the injected values
 	}
 
 	execCtx, cancelExec := ctx, context.CancelFunc(func() {})
@@ -571,15 +571,6 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 
 // afterHooksLimit bounds the after_tool_use hooks of one run (each also has its own timeout).
 const afterHooksLimit = 2 * time.Minute
-
-// commandLine renders argv as a shell command line for the run's log.
-func commandLine(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = quoteArg(a)
-	}
-	return strings.Join(q, " ")
-}
 
 // watchdog cancels the run when it prints nothing for limit. A run waiting for a person
 // (paused, or its command waiting on an answer: WaitForPerson) is waiting, not stuck; the

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 func TestAnalyzeCommand(t *testing.T) {
@@ -180,10 +182,10 @@ func TestCheckReport(t *testing.T) {
 		t.Fatalf("single-argument command line = %+v", r)
 	}
 	// Quoting keeps an argument that looks like a redirect an argument.
-	if got := CommandLine([]string{"echo", "> /etc/x", "a b"}); got != `echo '> /etc/x' 'a b'` {
+	if got := api.ShellJoin([]string{"echo", "> /etc/x", "a b"}); got != `echo '> /etc/x' 'a b'` {
 		t.Errorf("CommandLine = %q", got)
 	}
-	if _, err := p.AnalyzeCommand(CommandLine([]string{"echo", "> /etc/x"}), ""); err != nil {
+	if _, err := p.AnalyzeCommand(api.ShellJoin([]string{"echo", "> /etc/x"}), ""); err != nil {
 		t.Errorf("a quoted argument was taken for a redirect: %v", err)
 	}
 }

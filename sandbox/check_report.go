@@ -1,24 +1,6 @@
 package sandbox
 
-import (
-	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
-)
-
-// CommandLine quotes argv into one bash command line whose words are exactly
-// argv, for AnalyzeCommand on an `airlock exec -- CMD ARGS...` invocation.
-func CommandLine(argv []string) string {
-	parts := make([]string, 0, len(argv))
-	for _, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil { // a NUL byte: cannot be an argument anyway
-			q = "''"
-		}
-		parts = append(parts, q)
-	}
-	return strings.Join(parts, " ")
-}
+import "github.com/airlock-app/airlock/api"
 
 // Report is what `airlock check` shows: what isolation would do with a command
 // without running it.
@@ -39,7 +21,7 @@ type Report struct {
 // Cwd) under the status st (from ProbeStatus), without running anything.
 func (p Policy) Check(argv []string, cwd string, st Status) Report {
 	r := Report{Policy: p, Backend: st.Backend}
-	line := CommandLine(argv)
+	line := api.ShellJoin(argv)
 	if len(argv) == 1 {
 		line = argv[0] // `airlock check -- 'cmd | other'`: one argument is a shell command line
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
 
@@ -143,7 +144,7 @@ func checkAppOnly(pr *prepared, fallback bool) error {
 	// No network namespace here, so no proxy stands between the command and the
 	// network: an allowlist's network clients are refused, whatever the caller connected.
 	p.EgressConnected = false
-	line := CommandLine(pr.req.Argv)
+	line := api.ShellJoin(pr.req.Argv)
 	if _, err := p.AnalyzeCommand(line, pr.cwd); err != nil {
 		if _, ok := IsDenied(err); ok {
 			return err

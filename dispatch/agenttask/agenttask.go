@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // ErrInvalid is wrapped by every refusal of an agent spec.
@@ -175,7 +174,7 @@ func Prepare(in Input) (Plan, error) {
 		// The hook's own --wait is the task's hold deadline (its default, 50 s, would
 		// answer "ask" to a question the person may still answer at breakfast).
 		hook := func(timeout int) []map[string]any {
-			return []map[string]any{{"type": "command", "command": shellQuote(in.Airlock) + " hook claude --wait " + strconv.Itoa(wait) + "s", "timeout": timeout}}
+			return []map[string]any{{"type": "command", "command": api.ShellQuote(in.Airlock) + " hook claude --wait " + strconv.Itoa(wait) + "s", "timeout": timeout}}
 		}
 		settings := map[string]any{
 			"hooks": map[string]any{
@@ -340,11 +339,7 @@ func (p Plan) Describe() string {
 			argv[n-1] = pr[:57] + "..."
 		}
 	}
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
+	return api.ShellJoin(argv)
 }
 
 // lookup finds the agent's executable: Spec.Binary, else its name in PATH.
@@ -392,13 +387,4 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// shellQuote quotes s for sh (Claude Code runs a hook's command with a shell).
-func shellQuote(s string) string {
-	q, err := syntax.Quote(s, syntax.LangPOSIX)
-	if err != nil {
-		return s // a NUL byte: no path or argument has one
-	}
-	return q
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/sandbox"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Options configure the executor.
@@ -86,7 +86,7 @@ func (e *Executor) Exec(ctx context.Context, spec dispatch.ExecSpec) (dispatch.E
 		}
 	}
 	if pol.Mode != sandbox.ModeFullAccess {
-		if a, err := pol.AnalyzeCommand(joinArgv(spec.Argv), spec.Dir); err != nil {
+		if a, err := pol.AnalyzeCommand(api.ShellJoin(spec.Argv), spec.Dir); err != nil {
 			if d, ok := sandbox.IsDenied(err); ok {
 				return denied(d.Error(), a.Denials), nil
 			}
@@ -203,17 +203,6 @@ func quotedPaths(line string) []string {
 		}
 	}
 	return out
-}
-func joinArgv(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil {
-			q = a
-		}
-		parts[i] = q
-	}
-	return strings.Join(parts, " ")
 }
 
 // envNames grants every variable dispatch put in the environment: the task's variables

@@ -18,7 +18,7 @@ func classified(argv []string) string {
 	if len(argv) == 3 && (argv[0] == "sh" || argv[0] == "bash" || argv[0] == "/bin/sh" || argv[0] == "/bin/bash") && argv[1] == "-c" {
 		return argv[2]
 	}
-	return joinArgv(argv)
+	return api.ShellJoin(argv)
 }
 
 // microVM returns the run's micro-VM runner, or why there is none.
