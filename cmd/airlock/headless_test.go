@@ -399,11 +399,7 @@ func TestRunSecretFromTheFileStore(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := headlessInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", "airlock-headless-run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
+	ws := varTmpDir(t, "airlock-headless-run-")
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[secrets]\nstore = \"file\"\n\n[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
 	value := fmt.Sprintf("run-secret-%d", time.Now().UnixNano())

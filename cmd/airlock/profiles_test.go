@@ -407,11 +407,7 @@ func (in *instance) auditTiers(tool string) map[string]int {
 func profileTightenInstance(t *testing.T, prefix string) (*instance, string) {
 	t.Helper()
 	in := newInstance(t)
-	ws, err := os.MkdirTemp("/var/tmp", prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ws) })
+	ws := varTmpDir(t, prefix)
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
 	in.startDaemon()

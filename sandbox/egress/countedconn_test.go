@@ -3,17 +3,17 @@ package egress
 import (
 	"net"
 	"testing"
-	"time"
 )
 
 // lateConn is a connection whose Write has sent its bytes but returns only once the
 // connection is closed: the moment between a write's system call and its count.
 type lateConn struct {
 	net.Conn
-	closed chan struct{}
+	writing, closed chan struct{}
 }
 
 func (c *lateConn) Write(b []byte) (int, error) {
+	close(c.writing)
 	<-c.closed
 	return len(b), nil
 }
@@ -28,13 +28,14 @@ func (c *lateConn) Close() error {
 // counts it (seen on a loaded machine: a plain-http record with 0 bytes up).
 func TestCountedConnCountsTheWriteInFlightAtClose(t *testing.T) {
 	got := make(chan Record, 1)
-	c := &countedConn{Conn: &lateConn{closed: make(chan struct{})}, rec: Record{Domain: "x.test"}, emit: func(r Record) { got <- r }}
+	late := &lateConn{writing: make(chan struct{}), closed: make(chan struct{})}
+	c := &countedConn{Conn: late, rec: Record{Domain: "x.test"}, emit: func(r Record) { got <- r }}
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
 		c.Write([]byte("GET / HTTP/1.1\r\n\r\n"))
 	}()
-	time.Sleep(20 * time.Millisecond) // the write is in flight
+	<-late.writing // the write is in flight
 	c.Close()
 	<-wrote
 	if r := <-got; r.BytesUp != 18 {
