@@ -41,6 +41,11 @@ const EgressAddr = "127.0.0.1:3128"
 // reach it; nothing outside can, and nothing on it can answer, list or change anything.
 const AskAddr = "127.0.0.1:3129"
 
+// MicroVMAskAddr is where a command in the micro-VM reaches its ask-only channel: QEMU's
+// user-mode network maps the guest's 10.0.2.2 to the loopback of QEMU's own network
+// namespace, where the channel listens on AskAddr's port.
+const MicroVMAskAddr = "10.0.2.2:3129"
+
 // EnvAskSocket tells the processes of a sandbox where its ask-only channel listens
 // (AskAddr). airlock hook and airlock mcp use it when it is set.
 const EnvAskSocket = "AIRLOCK_ASK_SOCKET"

@@ -160,15 +160,17 @@ func TestServerGovernsCalls(t *testing.T) {
 	t.Run("the outcome is reported", func(t *testing.T) {
 		callText(t, cs, api.ToolWriteFile, map[string]any{"path": "ok.txt", "content": "x"})
 		var a api.AfterToolUse
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); { // reported in the background
+		// Reported in the background, so in any order: the earlier calls' reports may
+		// come after this one's.
+		found := false
+		for deadline := time.Now().Add(30 * time.Second); !found && time.Now().Before(deadline); {
 			b.mu.Lock()
-			if len(b.after) > 0 {
-				a = b.after[len(b.after)-1]
+			for _, got := range b.after {
+				if strings.Contains(string(got.Request.Params), "ok.txt") {
+					a, found = got, true
+				}
 			}
 			b.mu.Unlock()
-			if a.Request.Params != nil && strings.Contains(string(a.Request.Params), "ok.txt") {
-				break
-			}
 			time.Sleep(10 * time.Millisecond)
 		}
 		if a.Request.Tool != api.ToolWriteFile || !a.Outcome.Ran || a.Outcome.Error != "" || a.Decision.Verdict != api.Allow {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // NotRunningError says no app or daemon answers on the socket.
@@ -75,15 +76,16 @@ type Client struct {
 var ErrAskChannelGone = errors.New("the ask-only channel of this sandbox does not answer")
 
 // ErrNotAskAddress is returned for an ask-only channel address that is not a loopback
-// host:port.
+// host:port (nor the micro-VM's channel address).
 var ErrNotAskAddress = errors.New("not a loopback address:port")
 
 // NewAskClient returns a client for a sandbox's ask-only channel at addr (the value of
-// AIRLOCK_ASK_SOCKET: a loopback address of the sandbox's own network namespace). It
-// serves only the broker's check, await and after routes.
+// AIRLOCK_ASK_SOCKET: a loopback address of the sandbox's own network namespace, or in
+// the micro-VM sandbox.MicroVMAskAddr, which leads to QEMU's). It serves only the
+// broker's check, await and after routes.
 func NewAskClient(addr string) (*Client, error) {
 	ap, err := netip.ParseAddrPort(addr)
-	if err != nil || !ap.Addr().IsLoopback() {
+	if err != nil || (!ap.Addr().IsLoopback() && addr != sandbox.MicroVMAskAddr) {
 		return nil, fmt.Errorf("ask-only channel %q: %w", addr, ErrNotAskAddress)
 	}
 	tr := &http.Transport{

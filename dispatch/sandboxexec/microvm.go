@@ -151,10 +151,18 @@ func (e *Executor) decided(spec dispatch.ExecSpec, rt Route) {
 // everything else is thrown away with the VM.
 func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol sandbox.Policy, vmExec sandbox.MicroVM) (dispatch.ExecResult, error) {
 	net := "off (no network device)"
+	var ask sandbox.Egress
+	if pol.Mode != sandbox.ModeFullAccess && e.opts.Ask != nil {
+		// An agent in the VM asks the person as one on the host does.
+		ask = e.opts.Ask(spec, pol)
+	}
+	if ask != nil {
+		net = "off (its only device leads to the run's ask-only channel)"
+	}
 	var egress sandbox.Egress
 	switch pol.Network {
 	case sandbox.NetworkOn:
-		net = "on (NAT through the host)"
+		net = "on (NAT through a network namespace of its own: not to your machine's loopback)"
 	case sandbox.NetworkAllowlist:
 		if e.opts.Egress != nil {
 			egress = e.opts.Egress(spec, pol)
@@ -173,7 +181,7 @@ func (e *Executor) execMicroVM(ctx context.Context, spec dispatch.ExecSpec, pol 
 	res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
 		Policy: pol, Argv: spec.Argv, Cwd: spec.Dir, Env: spec.Env, GrantEnv: envNames(spec.Env),
 		Stdout: io.MultiWriter(spec.Stdout, tail), Stderr: io.MultiWriter(spec.Stderr, tail),
-		Timeout: spec.Timeout, MicroVM: vmExec, Egress: egress,
+		Timeout: spec.Timeout, MicroVM: vmExec, Egress: egress, Ask: ask,
 	})
 	if res.Warning != "" {
 		fmt.Fprintf(spec.Stderr, "airlock: warning: %s\n", res.Warning)

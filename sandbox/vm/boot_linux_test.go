@@ -3,10 +3,10 @@ package vm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +54,7 @@ func TestMicroVM(t *testing.T) {
 	}
 
 	ln := egresstest.Greeter(t, "hello from the host\n")
+	outside := egresstest.GreeterOn(t, egresstest.OutsideAddress(t), "hello from outside\n")
 
 	var v, v2 *VM
 	var err2 error
@@ -104,10 +105,9 @@ func TestMicroVM(t *testing.T) {
 	if out, res := run(t, v, "/bin/bash", "-c", "ls /sys/class/net; exec 3<>/dev/tcp/10.0.2.2/80"); res.ExitCode == 0 || strings.Contains(out, "eth") || strings.Contains(out, "enp") {
 		t.Errorf("network reachable with the network off: %q exit %d", out, res.ExitCode)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	if out, res := run(t, v2, "/bin/bash", "-c", "exec 3<>/dev/tcp/10.0.2.2/"+port+"; cat <&3"); res.ExitCode != 0 || !strings.Contains(out, "hello from the host") {
-		t.Errorf("network allowed but the host is unreachable: %q exit %d", out, res.ExitCode)
-	}
+	// With it on, an outside host is reached, and the host's loopback (its X server, its
+	// local services) is not: QEMU's 10.0.2.2 leads to its own namespace's.
+	checkNetworkOn(t, v2, ln, outside)
 	// A timeout kills the command.
 	var sink bytes.Buffer
 	res, _ := v.Exec(context.Background(), ExecRequest{Argv: []string{"sleep", "60"}, Stdout: &sink, Timeout: 500 * time.Millisecond})
@@ -119,6 +119,22 @@ func TestMicroVM(t *testing.T) {
 	imageAfter, err := os.Stat(c.Rootfs)
 	if err != nil || imageAfter.Size() != imageBefore.Size() || !imageAfter.ModTime().Equal(imageBefore.ModTime()) {
 		t.Errorf("the image changed while a VM ran: before %v %v, after %v %v", imageBefore.Size(), imageBefore.ModTime(), imageAfter.Size(), imageAfter.ModTime())
+	}
+}
+
+// checkNetworkOn: in v (network on) an outside host (a server on this machine's
+// non-loopback address) is reached, and the host's loopback (a server there, by QEMU's
+// 10.0.2.2) is not.
+func checkNetworkOn(t *testing.T, v *VM, loopback, outside net.Listener) {
+	t.Helper()
+	out, _ := run(t, v, "/bin/bash", "-c", fmt.Sprintf(`(exec 3<>/dev/tcp/%s/%d && cat <&3) || echo outside unreachable
+(exec 3<>/dev/tcp/10.0.2.2/%d && cat <&3) && echo ESCAPE || echo loopback refused`,
+		outside.Addr().(*net.TCPAddr).IP, outside.Addr().(*net.TCPAddr).Port, loopback.Addr().(*net.TCPAddr).Port))
+	if !strings.Contains(out, "hello from outside") {
+		t.Errorf("network on but an outside host is unreachable: %q", out)
+	}
+	if strings.Contains(out, "hello from the host") || !strings.Contains(out, "loopback refused") {
+		t.Errorf("ESCAPE: with the network on the guest reached the host's loopback: %q", out)
 	}
 }
 

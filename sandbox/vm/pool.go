@@ -40,6 +40,11 @@ type poolKey struct {
 	// egress: the VM's network is its egress proxy's (Config.Egress), the proxy of the
 	// command that booted it; a session (one dispatch run) keeps it for its commands.
 	egress bool
+	// ask: the VM serves an ask-only channel (Config.Ask), the one of the command that
+	// booted it. Its requests carry that command's identity, which every caller of one
+	// key shares: a session is one dispatch run, and the pool without sessions serves
+	// one `airlock mcp` session, whose identity is its session and the workspace.
+	ask bool
 }
 
 type poolEntry struct {
@@ -75,19 +80,20 @@ func NewPool(base Config, idle time.Duration, boot BootFunc, log *slog.Logger) *
 // Exec runs req in the warm VM of workspace (booting it when needed). A VM whose agent
 // went away is thrown out and the next command boots a fresh one.
 func (p *Pool) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	res, _, err := p.exec(ctx, "", workspace, network, nil, req)
+	res, _, err := p.exec(ctx, "", workspace, network, nil, nil, req)
 	return res, err
 }
 
 // exec runs req in the session's VM for workspace; warning is the VM's boot warning (TCG).
-// egress, when set, confines the network of a VM it boots to that proxy (Config.Egress).
-func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, egress *sandbox.Egress, req ExecRequest) (res ExecResult, warning string, err error) {
+// egress, when set, confines the network of a VM it boots to that proxy (Config.Egress);
+// ask, when set, is the ask-only channel it serves (Config.Ask).
+func (p *Pool) exec(ctx context.Context, session, workspace string, network bool, egress, ask *sandbox.Egress, req ExecRequest) (res ExecResult, warning string, err error) {
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
 		return ExecResult{}, "", fmt.Errorf("vm pool: workspace %q: %w", workspace, err)
 	}
-	key := poolKey{ws, network, session, egress != nil}
-	e, err := p.acquire(ctx, key, egress)
+	key := poolKey{ws, network, session, egress != nil, ask != nil}
+	e, err := p.acquire(ctx, key, egress, ask)
 	if err != nil {
 		return ExecResult{}, "", err
 	}
@@ -103,7 +109,7 @@ func (p *Pool) exec(ctx context.Context, session, workspace string, network bool
 	return res, warning, err
 }
 
-func (p *Pool) acquire(ctx context.Context, key poolKey, egress *sandbox.Egress) (*poolEntry, error) {
+func (p *Pool) acquire(ctx context.Context, key poolKey, egress, ask *sandbox.Egress) (*poolEntry, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -114,7 +120,7 @@ func (p *Pool) acquire(ctx context.Context, key poolKey, egress *sandbox.Egress)
 		e = &poolEntry{ready: make(chan struct{})}
 		p.vms[key] = e
 		c := p.base
-		c.Workspace, c.Network, c.Egress = key.workspace, key.network, egress
+		c.Workspace, c.Network, c.Egress, c.Ask = key.workspace, key.network, egress, ask
 		go func() {
 			m, err := p.boot(context.WithoutCancel(ctx), c)
 			p.mu.Lock()
@@ -218,7 +224,7 @@ func (p *Pool) Session(id string) *Session { return &Session{p: p, id: id} }
 
 // Exec runs req in the session's VM for workspace and network (booting it when needed).
 func (s *Session) Exec(ctx context.Context, workspace string, network bool, req ExecRequest) (ExecResult, error) {
-	res, _, err := s.p.exec(ctx, s.id, workspace, network, nil, req)
+	res, _, err := s.p.exec(ctx, s.id, workspace, network, nil, nil, req)
 	return res, err
 }
 

@@ -24,10 +24,15 @@ type Config struct {
 	Initrd    string // initrd.img ("" = none)
 	Rootfs    string // root filesystem image; .qcow2 is qcow2, anything else raw
 	Workspace string // host directory shared read-write at /workspace
-	Network   bool   // user-mode network (NAT) when true; no network device at all otherwise
-	Accel     string // kvm | tcg | hvf; "" = kvm when /dev/kvm is usable, else tcg
-	MemoryMB  int    // 0 = 1024
-	CPUs      int    // 0 = 2
+	// Network gives the guest QEMU's user-mode network (NAT). QEMU then runs in a network
+	// namespace of its own (sandbox.OwnNetns), connected out by slirp4netns as a
+	// bubblewrap sandbox with the network on is: the guest's 10.0.2.2 leads to that
+	// namespace's loopback, never to the host's (its X server, its local services).
+	// Without Network (and without Ask) the guest has no network device at all.
+	Network  bool
+	Accel    string // kvm | tcg | hvf; "" = kvm when /dev/kvm is usable, else tcg
+	MemoryMB int    // 0 = 1024
+	CPUs     int    // 0 = 2
 	// Seccomp confines QEMU with SeccompArgs (Boot sets it when the QEMU supports it).
 	Seccomp bool
 	// Egress, with Network, confines the guest's network to Airlock's egress proxy
@@ -37,6 +42,33 @@ type Config struct {
 	// reaches the proxy at GuestEgressAddr, and nothing else listens in that namespace
 	// (no DNS either). A pointer, so that Config stays comparable.
 	Egress *sandbox.Egress
+	// Ask serves the guest's ask-only channel: on sandbox.AskAddr in QEMU's own network
+	// namespace, which the guest reaches at sandbox.MicroVMAskAddr. The guest gets a
+	// network device for it even with the network off (whose namespace then has nothing
+	// else to reach). A pointer, so that Config stays comparable.
+	Ask *sandbox.Egress
+}
+
+// guestNIC reports whether the guest gets a network device; QEMU then runs in a network
+// namespace of its own, which decides what the device leads to.
+func (c Config) guestNIC() bool { return c.Network || c.Egress != nil || c.Ask != nil }
+
+// networkMode is the sandbox network of QEMU's namespace.
+func (c Config) networkMode() sandbox.NetworkMode {
+	switch {
+	case c.Egress != nil:
+		return sandbox.NetworkAllowlist
+	case c.Network:
+		return sandbox.NetworkOn
+	}
+	return sandbox.NetworkOff
+}
+
+func derefEgress(e *sandbox.Egress) sandbox.Egress {
+	if e == nil {
+		return nil
+	}
+	return *e
 }
 
 // GuestEgressAddr is where a guest reaches its egress proxy: QEMU's user-mode network
@@ -48,7 +80,7 @@ const GuestEgressAddr = "10.0.2.2:3128"
 // to configure QEMU's user-mode network.
 func kernelCmdline(c Config) string {
 	s := "console=ttyS0 root=/dev/vda rw init=/usr/local/sbin/airlock-guest panic=-1 quiet loglevel=3"
-	if c.Network {
+	if c.guestNIC() {
 		s += " airlock.net=user"
 	}
 	return s
@@ -114,7 +146,7 @@ func qemuArgs(c Config, socket, console string) ([]string, error) {
 	if c.Initrd != "" {
 		args = append(args, "-initrd", c.Initrd)
 	}
-	if c.Network {
+	if c.guestNIC() {
 		args = append(args, "-nic", "user,model=virtio-net-pci")
 	} else {
 		args = append(args, "-nic", "none")

@@ -24,13 +24,16 @@ var hostOnlyEnv = map[string]bool{
 	"PATH": true, "HOME": true, "TMPDIR": true, "USER": true, "LOGNAME": true, "SHELL": true, "PWD": true, "OLDPWD": true,
 	"DISPLAY": true, "WAYLAND_DISPLAY": true, "DBUS_SESSION_BUS_ADDRESS": true, "SSH_AUTH_SOCK": true, "GNUPGHOME": true,
 	"AIRLOCK_HOME": true,
+	// The host's channel address means nothing in the guest; the guest's own is set below.
+	sandbox.EnvAskSocket: true,
 }
 
 // GuestRequest maps a sandbox request to the VM: the workspace shared at /workspace is the
 // policy's working directory (the run's writable root), the command's directory maps below
 // it, the network is the policy's, and the environment keeps the request's variables
 // except those that describe the host (PATH, HOME, XDG_*, display, sockets), which get
-// guest values.
+// guest values. With the request's ask-only channel (ExecRequest.Ask), the guest's
+// AIRLOCK_ASK_SOCKET names where the guest reaches it (sandbox.MicroVMAskAddr).
 func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g ExecRequest, err error) {
 	workspace = req.Policy.Cwd
 	cwd := req.Cwd
@@ -52,6 +55,9 @@ func GuestRequest(req sandbox.ExecRequest) (workspace string, network bool, g Ex
 			continue
 		}
 		g.Env = append(g.Env, kv)
+	}
+	if req.Ask != nil {
+		g.Env = append(g.Env, sandbox.EnvAskSocket+"="+sandbox.MicroVMAskAddr)
 	}
 	if req.Policy.Network == sandbox.NetworkAllowlist {
 		if req.Egress == nil {
@@ -75,6 +81,14 @@ var ErrAllowlistNotConnected = errors.New(`network_access = "allowlist" in the m
 func guestEgress(req sandbox.ExecRequest) *sandbox.Egress {
 	if req.Policy.Network == sandbox.NetworkAllowlist && req.Egress != nil {
 		return &req.Egress
+	}
+	return nil
+}
+
+// guestAsk is the ask-only channel a VM for req boots with: the request's, if any.
+func guestAsk(req sandbox.ExecRequest) *sandbox.Egress {
+	if req.Ask != nil {
+		return &req.Ask
 	}
 	return nil
 }
@@ -105,7 +119,7 @@ func (p *Pool) sandboxExec(ctx context.Context, session string, req sandbox.Exec
 	if err != nil {
 		return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
-	r, warning, err := p.exec(ctx, session, ws, network, guestEgress(req), g)
+	r, warning, err := p.exec(ctx, session, ws, network, guestEgress(req), guestAsk(req), g)
 	if err != nil && ctx.Err() == nil && !r.TimedOut {
 		return sandboxResult(r, warning), &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 	}
@@ -121,7 +135,7 @@ func ExecOnce(base Config, log *slog.Logger) sandbox.MicroVM {
 			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}
 		}
 		c := base
-		c.Workspace, c.Network, c.Egress = ws, network, guestEgress(req)
+		c.Workspace, c.Network, c.Egress, c.Ask = ws, network, guestEgress(req), guestAsk(req)
 		v, err := Boot(ctx, c, log)
 		if err != nil {
 			return sandbox.Result{ExitCode: sandbox.ExitSandboxFailed}, &sandbox.ExecError{Code: sandbox.ExitSandboxFailed, Err: err}

@@ -4,10 +4,8 @@ package vm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -33,8 +31,9 @@ type VM struct {
 	exited  chan struct{}
 	waitErr error
 	once    sync.Once
-	// egressStop stops the egress proxy of an allowlist VM (nil otherwise).
-	egressStop func()
+	// netns is QEMU's network namespace with the guest's way out and its ask-only
+	// channel (nil when QEMU runs in Airlock's: no network and no channel).
+	netns *sandbox.OwnNetns
 }
 
 // KVMUsable reports whether /dev/kvm opens read-write.
@@ -166,29 +165,27 @@ func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, 
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	name := c.QEMU
-	var infoR, infoW *os.File // bubblewrap's --info-fd: the pid of QEMU, in its namespace
-	if c.Egress != nil {
-		if name, args, infoR, infoW, err = inOwnNetns(c.QEMU, args); err != nil {
+	v.cmd = exec.Command(c.QEMU, args...)
+	if c.guestNIC() {
+		if v.netns, err = sandbox.NewOwnNetns(c.networkMode(), derefEgress(c.Egress), derefEgress(c.Ask)); err != nil {
 			os.RemoveAll(dir)
-			return nil, err
+			return nil, fmt.Errorf("vm: QEMU's network namespace: %w", err)
 		}
-		defer infoR.Close()
+		v.cmd = v.netns.Command(c.QEMU, args...)
 	}
-	v.cmd = exec.Command(name, args...)
 	var stderr strings.Builder
 	v.cmd.Stderr = &lockedBuilder{b: &stderr}
 	v.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if infoW != nil {
-		v.cmd.ExtraFiles = []*os.File{infoW} // fd 3 in bubblewrap
-	}
 	err = v.cmd.Start()
-	if infoW != nil {
-		infoW.Close() // bubblewrap holds it now: reading ends when it closes it
+	if v.netns != nil {
+		v.netns.Started()
 	}
 	if err != nil {
+		if v.netns != nil {
+			v.netns.Close()
+		}
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("vm: start %s: %w", name, err)
+		return nil, fmt.Errorf("vm: start %s: %w", v.cmd.Args[0], err)
 	}
 	go func() { v.waitErr = v.cmd.Wait(); close(v.exited) }()
 	fail := func(err error) (*VM, error) {
@@ -196,18 +193,14 @@ func boot(ctx context.Context, c Config, log *slog.Logger, tcgWhy string) (*VM, 
 		v.Close()
 		return nil, &BootError{Err: err, QEMU: strings.TrimSpace(v.cmd.Stderr.(*lockedBuilder).String()), Console: tail}
 	}
-	if c.Egress != nil {
-		pid, err := readChildPid(infoR)
-		if err != nil {
-			return fail(fmt.Errorf("%w: QEMU's network namespace: %w", sandbox.ErrEgressFailed, err))
+	if v.netns != nil {
+		// QEMU is held back until its namespace has its way out (or none), the egress
+		// proxy and the ask-only channel. They live as long as the VM (Close stops
+		// them), not as long as this boot's context: a KVM attempt's is cancelled once
+		// the guest is up.
+		if err := v.netns.Connect(context.WithoutCancel(ctx)); err != nil {
+			return fail(err)
 		}
-		// The proxy lives as long as the VM (Close stops it), not as long as this boot's
-		// context: a KVM attempt's is cancelled once the guest is up.
-		stop, err := (*c.Egress)(context.WithoutCancel(ctx), pid, sandbox.EgressAddr)
-		if err != nil {
-			return fail(fmt.Errorf("%w: %w", sandbox.ErrEgressFailed, err))
-		}
-		v.egressStop = stop
 	}
 	var conn net.Conn
 	for conn == nil {
@@ -247,44 +240,12 @@ func (v *VM) Close() error {
 				<-v.exited
 			}
 		}
-		if v.egressStop != nil {
-			v.egressStop()
+		if v.netns != nil {
+			v.netns.Close()
 		}
 		os.RemoveAll(v.dir)
 	})
 	return nil
-}
-
-// inOwnNetns wraps QEMU's command line in bubblewrap: the same filesystem (so the agent's
-// socket, the image and /dev/kvm are where they were), a new network namespace with only
-// its loopback, and QEMU's pid reported on an info pipe. It returns the command, the
-// arguments, and the pipe's two ends (the write end is the child's fd 3).
-func inOwnNetns(qemu string, args []string) (name string, out []string, r, w *os.File, err error) {
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		return "", nil, nil, nil, fmt.Errorf("vm: %w: the micro-VM under network_access = \"allowlist\" runs QEMU in a network namespace of its own with bubblewrap, which is not installed (apt install bubblewrap): %w", sandbox.ErrEgressFailed, err)
-	}
-	r, w, err = os.Pipe()
-	if err != nil {
-		return "", nil, nil, nil, fmt.Errorf("vm: info pipe: %w", err)
-	}
-	out = append([]string{"--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--info-fd", "3", "--", qemu}, args...)
-	return bwrap, out, r, w, nil
-}
-
-// readChildPid reads bubblewrap's info ({"child-pid": N}): the process in the new
-// namespace. It ends when bubblewrap writes it or exits.
-func readChildPid(r io.Reader) (int, error) {
-	var info struct {
-		ChildPid int `json:"child-pid"`
-	}
-	if err := json.NewDecoder(r).Decode(&info); err != nil {
-		return 0, fmt.Errorf("bubblewrap's child pid: %w", err)
-	}
-	if info.ChildPid <= 0 {
-		return 0, errors.New("bubblewrap reported no child pid")
-	}
-	return info.ChildPid, nil
 }
 
 // socketDir makes the directory of the agent's socket: in $TMPDIR, or in /tmp when that

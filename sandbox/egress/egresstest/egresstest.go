@@ -60,7 +60,13 @@ func Dial(server string, direct bool) func(ctx context.Context, network, addr st
 // closes it; it stops with the test.
 func Greeter(t testing.TB, greeting string) net.Listener {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return GreeterOn(t, "127.0.0.1", greeting)
+}
+
+// GreeterOn is Greeter listening on ip.
+func GreeterOn(t testing.TB, ip, greeting string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,4 +82,26 @@ func Greeter(t testing.TB, greeting string) net.Listener {
 		}
 	}()
 	return ln
+}
+
+// OutsideAddress is a non-loopback IPv4 address of this machine (the source of its
+// default route): from a namespace of its own it is an outside host like any other. The
+// test skips when the machine has none.
+func OutsideAddress(t testing.TB) string {
+	t.Helper()
+	if c, err := net.Dial("udp4", "1.1.1.1:9"); err == nil { // no packet is sent: this only picks the route
+		ip := c.LocalAddr().(*net.UDPAddr).IP
+		c.Close()
+		if !ip.IsLoopback() && !ip.IsUnspecified() {
+			return ip.String()
+		}
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no non-loopback IPv4 address to stand for an outside host")
+	return ""
 }
