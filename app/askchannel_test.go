@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
+	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
 // askProbe is a process inside a run's sandbox that talks to its ask-only channel
@@ -43,11 +49,16 @@ for method, path, body in [("GET", "/v1/approvals", None), ("POST", "/v1/approva
     print("refused" if st == 403 and d.get("code") == "sandboxed_caller" else "SERVED", method, path, st)
 `
 
-// checkAskProbeOutput checks what askProbe printed: it reached the channel, its read was
-// allowed and its rm -rf denied, and everything else it tried was refused.
-func checkAskProbeOutput(t *testing.T, out string) {
+// checkAskProbeOutput checks what askProbe printed: it reached the channel (at
+// sandbox.AskAddr, or channel), its read was allowed and its rm -rf denied, and
+// everything else it tried was refused.
+func checkAskProbeOutput(t *testing.T, out string, channel ...string) {
 	t.Helper()
-	for _, want := range []string{"channel 127.0.0.1:3129", "read 200 allow", "rm 200 deny"} {
+	addr := sandbox.AskAddr
+	if len(channel) > 0 {
+		addr = channel[0]
+	}
+	for _, want := range []string{"channel " + addr, "read 200 allow", "rm 200 deny"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the probe's output lacks %q", want)
 		}
@@ -183,6 +194,63 @@ func TestAskOnlyChannelOfAnOpsCommand(t *testing.T) {
 			if ctxt.Session != "ops-op-ask-"+step.purpose || ctxt.Run != "" || ctxt.Cwd != work || ctxt.Policy.Mode != step.mode ||
 				!strings.Contains(ctxt.Caller.Description, "sandbox of ops "+step.purpose+" of plan op-ask") {
 				t.Errorf("the pending request is not tagged with the ops step's identity: %+v", p.Request)
+			}
+		})
+	}
+}
+
+// TestAskOnlyChannelOfARunInTheMicroVM: a scheduled run in the micro-VM (execution_mode
+// "sandbox", the real VM from the image the core installed) has its ask-only channel too,
+// with the network off, under an allowlist and on: a process in the guest finds it at
+// AIRLOCK_ASK_SOCKET, its requests are the run's whatever it claims, a read is allowed,
+// an rm -rf waits for the person and gets their deny, and nothing else is served.
+func TestAskOnlyChannelOfARunInTheMicroVM(t *testing.T) {
+	imageDir := os.Getenv("AIRLOCK_SANDBOX_IMAGE")
+	if imageDir == "" {
+		imageDir, _ = filepath.Abs(filepath.Join("..", "build", "sandbox-image"))
+	}
+	if _, reason := vm.FindImage(imageDir); reason != "" {
+		t.Skip(reason)
+	}
+	if _, err := os.Stat(filepath.Join(imageDir, "manifest.json")); err != nil {
+		t.Skip("no manifest.json in " + imageDir + ": run `make sandbox-image`")
+	}
+	c, _ := runCoreAt(t, varTmpBase(t, "airlock-vm-ask-"))
+	ctx := context.Background()
+	srv := httptest.NewServer(http.FileServer(http.Dir(imageDir)))
+	defer srv.Close()
+	if _, err := c.VMInstall(ctx, api.VMInstallIn{Manifest: srv.URL + "/manifest.json"}); err != nil {
+		t.Fatal(err)
+	}
+	ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if st, err := c.VMInstallWait(ictx); err != nil || !st.Ready() {
+		t.Fatalf("install: %v %+v", err, st)
+	}
+	for _, network := range []api.NetworkAccess{api.NetworkOff, api.NetworkAllowlist, api.NetworkOn} {
+		t.Run("network_access="+string(network), func(t *testing.T) {
+			repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo-"+string(network))
+			os.MkdirAll(filepath.Join(repo, "build"), 0o755)
+			os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("notes\n"), 0o644)
+			name := "vm-asker-" + string(network)
+			tk := createTask(t, c, dispatch.TaskSpec{Name: name, Cwd: repo, Argv: []string{"python3", "-c", askProbe},
+				Overrides: departments.Defaults{ExecutionMode: "sandbox", Network: &network}})
+			asked := answerNextWithin(t, c, false, 3*time.Minute) // a first boot under TCG takes a while
+			got, log := runTask(t, c, tk.Name)
+			t.Logf("run log:\n%s", log)
+			if got.Status != dispatch.StatusSucceeded || !strings.Contains(log, "running in the micro-VM") {
+				t.Fatalf("run %s (%s), not in the micro-VM?", got.Status, got.Reason)
+			}
+			checkAskProbeOutput(t, log, sandbox.MicroVMAskAddr)
+			p, ok := <-asked
+			if !ok {
+				t.Fatal("the rm -rf never waited for a person")
+			}
+			want := strconv.FormatUint(uint64(got.ID), 10)
+			ctxt := p.Request.Context
+			if p.Request.Tool != "bash" || ctxt.Run != want || ctxt.Task != name || ctxt.Session != "" || ctxt.Cwd != repo ||
+				ctxt.Policy.Mode != "workspace-write" || !strings.Contains(ctxt.Caller.Description, "sandbox of run "+want) {
+				t.Errorf("the pending request is not tagged with the run's identity: %+v", p.Request)
 			}
 		})
 	}

@@ -56,9 +56,15 @@ func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // returns it (with how many were pending at that moment).
 func answerNext(t *testing.T, c *Core, allow bool) <-chan permission.PendingRequest {
 	t.Helper()
+	return answerNextWithin(t, c, allow, 30*time.Second)
+}
+
+// answerNextWithin is answerNext waiting up to limit for the request.
+func answerNextWithin(t *testing.T, c *Core, allow bool, limit time.Duration) <-chan permission.PendingRequest {
+	t.Helper()
 	out := make(chan permission.PendingRequest, 1)
 	go func() {
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(limit)
 		for time.Now().Before(deadline) {
 			if p := c.Broker.Pending(); len(p) > 0 {
 				if _, err := c.Broker.Answer(context.Background(), p[0].ID, permission.Answer{Allow: allow, By: permission.ByWindow, Interactive: true}); err != nil {
