@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // TestHookInsideAScheduledRunAsksThePerson: Claude Code's hook, the real `airlock hook
@@ -156,7 +158,7 @@ func TestExecHasAnAskOnlyChannel(t *testing.T) {
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not from exec"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	checkAskProbe(t, "airlock exec", <-done, "not from exec", ws)
+	checkAskProbe(t, "airlock exec", <-done, "not from exec", ws, sandbox.AskAddr)
 	// Without a core the command runs without a channel.
 	in2 := newInstance(t)
 	out2, _, _ := in2.run("exec", "--cwd", ws, "--", "sh", "-c", "echo channel ${AIRLOCK_ASK_SOCKET:-none}")
@@ -186,11 +188,21 @@ func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
 	in.bin = withAgent // airlock mcp is airlock-agent's
 
 	cs := in.mcpSession("--cwd", ws)
+	in.mcpBashAsks(cs, ws, sandbox.AskAddr, time.Minute)
+}
+
+// mcpBashAsks has the MCP session cs's bash tool run execAskProbe (probe.py in ws): the
+// command's rm -rf must wait for the person (within limit), tagged with the MCP session
+// and the sandbox's directory whatever the command claims; it is denied from the CLI,
+// and the probe must have reached its channel at channel and been refused a listing.
+func (in *instance) mcpBashAsks(cs *mcp.ClientSession, ws, channel string, limit time.Duration) {
+	t := in.t
+	t.Helper()
 	done := make(chan string, 1)
 	go func() { done <- mcpCall(cs, "bash", map[string]any{"command": "python3 probe.py"}) }()
 	// The bash call itself may ask first (allow it); then the command's own request.
 	var inner map[string]any
-	for deadline := time.Now().Add(60 * time.Second); inner == nil; {
+	for deadline := time.Now().Add(limit); inner == nil; {
 		if time.Now().After(deadline) {
 			t.Fatal("the command's request never became pending")
 		}
@@ -217,7 +229,7 @@ func TestMCPBashHasAnAskOnlyChannel(t *testing.T) {
 	if _, stderr, code := in.run("approvals", "deny", inner["id"].(string), "--reason", "not from a bash call"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	checkAskProbe(t, "the bash call", <-done, "not from a bash call", ws)
+	checkAskProbe(t, "the bash call", <-done, "not from a bash call", ws, channel)
 }
 
 // TestSandboxNestedInARun: a sandbox started inside a run's (an agent's `airlock exec`,
@@ -408,10 +420,10 @@ web_fetch = "P0"
 // checkAskProbe holds execAskProbe's output (from where) to the ask-only channel's
 // promises: it asked there, its rm -rf was denied with the person's reason, it could list
 // nothing, and the directory it would have removed is still in ws.
-func checkAskProbe(t *testing.T, where, out, reason, ws string) {
+func checkAskProbe(t *testing.T, where, out, reason, ws, channel string) {
 	t.Helper()
 	t.Log(out)
-	for _, want := range []string{"channel 127.0.0.1:3129", "rm 200 deny", reason, "list 403"} {
+	for _, want := range []string{"channel " + channel, "rm 200 deny", reason, "list 403"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("%s's output lacks %q", where, want)
 		}

@@ -411,7 +411,13 @@ func (in *instance) awaitOverAPI(body string) <-chan map[string]any {
 
 func (in *instance) waitPending(n int) []map[string]any {
 	in.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	return in.waitPendingWithin(n, 20*time.Second)
+}
+
+// waitPendingWithin is waitPending waiting up to limit.
+func (in *instance) waitPendingWithin(n int, limit time.Duration) []map[string]any {
+	in.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		out, _, _ := in.run("approvals", "list", "--json")
 		var list []map[string]any

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/vm"
 )
 
@@ -125,6 +126,25 @@ except Exception as e:
 		t.Fatalf("exec in the VM under an allowlist: exit %d (%d requests)\n%s\n%s", code, hits.Load(), out, stderr)
 	}
 
+	// The one-off VM has an ask-only channel the daemon serves for it: the command's rm
+	// -rf waits for the person, tagged with the sandbox's directory whatever it claims,
+	// and gets their deny; nothing there lists approvals.
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.WriteFile(filepath.Join(ws, "probe.py"), []byte(execAskProbe), 0o644)
+	done := make(chan string, 1)
+	go func() {
+		out, stderr, code := in.run("exec", "--cwd", ws, "--execution-mode", "sandbox", "--", "python3", "probe.py")
+		done <- fmt.Sprintf("exit %d\n%s\n%s", code, out, stderr)
+	}()
+	pending := in.waitPendingWithin(1, 3*time.Minute) // a boot under TCG takes a while
+	if rc := pending[0]["request"].(map[string]any)["context"].(map[string]any); rc["cwd"] != ws || !strings.HasPrefix(fmt.Sprint(rc["session"]), "exec-") {
+		t.Errorf("the request from the VM is not tagged with the sandbox's identity: %v", rc)
+	}
+	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not from exec"); code != 0 {
+		t.Fatalf("deny: %s", stderr)
+	}
+	checkAskProbe(t, "airlock exec in the micro-VM", <-done, "not from exec", ws, sandbox.MicroVMAskAddr)
+
 	out, stderr, code = in.run("exec", "--cwd", ws, "--execution-mode", "auto", "--", "sh", "-c", "pip install nothing-here >/dev/null 2>&1; uname -r")
 	if code != 0 || strings.TrimSpace(out) == strings.TrimSpace(string(hostKernel)) || !strings.Contains(stderr, "airlock: running in the micro-VM (auto: package install") {
 		t.Fatalf("exec auto: exit %d %q %s", code, out, stderr)
@@ -156,4 +176,8 @@ except Exception as e:
 	if b, _ := os.ReadFile(filepath.Join(ws, "task-kernel.txt")); strings.TrimSpace(string(b)) == strings.TrimSpace(string(hostKernel)) || len(b) == 0 {
 		t.Fatalf("task ran on the host: %q", b)
 	}
+
+	// The MCP server's bash in the session's VM asks through the VM's channel as well.
+	in.bin = withAgent // airlock mcp is airlock-agent's
+	in.mcpBashAsks(in.mcpSession("--cwd", ws, "--execution-mode", "sandbox"), ws, sandbox.MicroVMAskAddr, 3*time.Minute)
 }
