@@ -31,10 +31,20 @@ func TestHookInsideAScheduledRunAsksThePerson(t *testing.T) {
 	}
 	in := newInstance(t)
 	ws := agentWorkspace(t, "airlock-hook-run-")
-	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
+	in.hookInsideARunAsks(ws, "agent", sandbox.AskAddr, 20*time.Second)
+}
 
+// hookInsideARunAsks has a task (named task, in ws as agentWorkspace makes it, with
+// taskArgs) run the real `airlock hook claude` on a Read and on an rm -rf: the Read must
+// be allowed at once, the rm -rf wait (within limit) under the person's approvals tagged
+// with the run, and the CLI's deny reach the agent with its reason; the channel must be
+// at channel, the core's socket hidden and the directory still there.
+func (in *instance) hookInsideARunAsks(ws, task, channel string, limit time.Duration, taskArgs ...string) {
+	t := in.t
+	t.Helper()
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
 	event := func(tool, input string) string {
 		return fmt.Sprintf(`{"session_id":"claude-1","cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"tool_use_id":"t1"}`, ws, tool, input)
 	}
@@ -47,23 +57,24 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 		event("Bash", `{"command":"rm -rf build"}`))
 	// In a file of the workspace, as an agent's steps are: the task's own command is short.
 	os.WriteFile(filepath.Join(ws, "agent.sh"), []byte(script), 0o644)
-	if _, stderr, code := in.run("task", "add", "--name", "agent", "--cwd", ws, "--", "sh", "agent.sh"); code != 0 {
+	args := append(append([]string{"task", "add", "--name", task, "--cwd", ws}, taskArgs...), "--", "sh", "agent.sh")
+	if _, stderr, code := in.run(args...); code != 0 {
 		t.Fatalf("task add: %s", stderr)
 	}
-	if _, stderr, code := in.run("task", "run-now", "agent"); code != 0 {
+	if _, stderr, code := in.run("task", "run-now", task); code != 0 {
 		t.Fatalf("run-now: %s", stderr)
 	}
-	pending := in.waitPending(1)
+	pending := in.waitPendingWithin(1, limit)
 	req := pending[0]["request"].(map[string]any)
 	ctx := req["context"].(map[string]any)
-	if req["tool"] != "bash" || ctx["task"] != "agent" || ctx["run"] == nil || ctx["session"] != nil {
+	if req["tool"] != "bash" || ctx["task"] != task || ctx["run"] == nil || ctx["session"] != nil {
 		t.Errorf("the pending request is not the run's: %v", req)
 	}
 	if _, stderr, code := in.run("approvals", "deny", pending[0]["id"].(string), "--reason", "not at night"); code != 0 {
 		t.Fatalf("deny: %s", stderr)
 	}
-	log := in.succeededRunLog("agent")
-	for _, want := range []string{"socket 127.0.0.1:3129", "core socket hidden", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, "not at night"} {
+	log := in.succeededRunLog(task)
+	for _, want := range []string{"socket " + channel, "core socket hidden", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, "not at night"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the run's log lacks %q", want)
 		}

@@ -240,7 +240,7 @@ func agentWorkspace(t *testing.T, prefix string) string {
 // succeededRunLog waits for task's one run to succeed and returns its log.
 func (in *instance) succeededRunLog(task string) string {
 	in.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // a run in the micro-VM boots it first
 	for {
 		out, _, _ := in.run("runs", "list", "--json", "--task", task)
 		var runs []map[string]any

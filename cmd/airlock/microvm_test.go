@@ -177,6 +177,12 @@ except Exception as e:
 		t.Fatalf("task ran on the host: %q", b)
 	}
 
+	// Claude Code's hook, the real `airlock hook claude` brought into the workspace,
+	// asks from a scheduled run's VM through the VM's channel.
+	agentWS := agentWorkspace(t, "airlock-hook-vm-")
+	in.writeFile(cfg, fmt.Sprintf("[workspace]\nroots = [%q]\n", agentWS))
+	in.hookInsideARunAsks(agentWS, "vm-agent", sandbox.MicroVMAskAddr, 3*time.Minute, "--execution-mode", "sandbox")
+
 	// The MCP server's bash in the session's VM asks through the VM's channel as well.
 	in.bin = withAgent // airlock mcp is airlock-agent's
 	in.mcpBashAsks(in.mcpSession("--cwd", ws, "--execution-mode", "sandbox"), ws, sandbox.MicroVMAskAddr, 3*time.Minute)
