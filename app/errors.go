@@ -39,7 +39,7 @@ func apiError(err error) error {
 	// Dispatch and departments.
 	case errors.As(err, &conf):
 		return mk(api.CodeConfirmHome, "")
-	case errors.Is(err, dispatch.ErrOverlap):
+	case errors.Is(err, dispatch.ErrOverlap), errors.Is(err, dispatch.ErrBacklogFull):
 		return mk(api.CodeOverlap, "")
 	case errors.Is(err, dispatch.ErrNotFound), errors.Is(err, departments.ErrNotFound):
 		return mk(api.CodeNotFound, "")

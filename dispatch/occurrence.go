@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -14,26 +15,15 @@ import (
 
 var activeStatuses = []string{StatusQueued, StatusWaitingDirectory, StatusWaitingApproval, StatusRunning}
 
-// claim records the occurrence (task, at, trigger) with the given status. It returns
-// created=false when another dispatcher (or an earlier pass) already claimed it: a unique
-// index on (task_id, scheduled_at, trigger) makes the claim atomic.
-func (d *Dispatcher) claim(ctx context.Context, t Task, at time.Time, trigger, status, skipReason, reason string) (Run, bool, error) {
-	r := occurrenceRow(t, at, trigger, status)
-	r.SkipReason, r.Reason = skipReason, reason
-	r, created, err := d.claimRow(ctx, d.db, r)
-	if created {
-		d.runUpdated(r)
-	}
-	return r, created, err
-}
-
 // occurrenceRow is the record of task t's occurrence at (not yet claimed).
 func occurrenceRow(t Task, at time.Time, trigger, status string) Run {
 	return Run{TaskID: t.ID, TaskName: t.Name, ScheduledAt: at.UTC(), Trigger: trigger, Status: status, Cwd: t.Cwd, Department: t.Department}
 }
 
-// claimRow records r through db (the dispatcher's database or a transaction on it); see
-// claim. The caller publishes it.
+// claimRow records r through db (the dispatcher's database or a transaction on it). It
+// returns created=false when another dispatcher (or an earlier pass) already claimed the
+// occurrence: a unique index on (task_id, scheduled_at, trigger) makes the claim atomic.
+// The caller publishes it.
 func (d *Dispatcher) claimRow(ctx context.Context, db *gorm.DB, r Run) (Run, bool, error) {
 	if Finished(r.Status) && r.FinishedAt == nil {
 		now := d.now().UTC()
@@ -94,26 +84,51 @@ func (d *Dispatcher) claimScheduled(ctx context.Context, db *gorm.DB, st State, 
 // policy is skip.
 var ErrOverlap = errors.New("a run of this task is still active")
 
+// ErrBacklogFull is returned by RunNow when the task, under overlap queue or allow,
+// already has dispatch.max_backlog runs queued, held or running: Run now is capped as
+// its schedule is, so that no button or script piles up runs without end.
+var ErrBacklogFull = errors.New("the task's backlog is full")
+
 // RunNow starts a run of the task now, with exactly the context of a scheduled run
-// (same gate, policy, environment and approvals).
+// (same gate, policy, environment and approvals). The overlap policy and the backlog cap
+// are checked in the transaction that records the run, so concurrent calls cannot pass
+// them together.
 func (d *Dispatcher) RunNow(ctx context.Context, name string) (Run, error) {
 	t, err := d.Task(ctx, name)
 	if err != nil {
 		return Run{}, err
 	}
-	if t.Overlap == OverlapSkip {
-		var prev Run
-		if err := d.db.WithContext(ctx).Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Take(&prev).Error; err == nil {
-			return Run{}, fmt.Errorf("run %s now: %w (run #%d is %s; cancel it or set overlap to queue or allow)", t.Name, ErrOverlap, prev.ID, prev.Status)
-		}
-	}
 	at := d.now()
 	for i := 0; i < 100; i++ {
-		r, created, err := d.claim(ctx, t, at, TriggerManual, StatusQueued, "", "run now")
+		var r Run
+		var created bool
+		err := d.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if t.Overlap == OverlapSkip {
+				var prev Run
+				if err := tx.Where("task_id = ? AND status IN ?", t.ID, activeStatuses).Take(&prev).Error; err == nil {
+					return fmt.Errorf("run %s now: %w (run #%d is %s; cancel it or set overlap to queue or allow)", t.Name, ErrOverlap, prev.ID, prev.Status)
+				} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+					return fmt.Errorf("overlap check of %s: %w", t.Name, err)
+				}
+			}
+			full, why, err := d.backlogFull(ctx, tx, t)
+			if err != nil {
+				return err
+			}
+			if full {
+				return fmt.Errorf("run %s now: %w %s; wait for them, cancel one (`airlock runs cancel ID`), or raise dispatch.max_backlog in config.toml",
+					t.Name, ErrBacklogFull, strings.TrimPrefix(why, "skipped: backlog full "))
+			}
+			row := occurrenceRow(t, at, TriggerManual, StatusQueued)
+			row.Reason = "run now"
+			r, created, err = d.claimRow(ctx, tx, row)
+			return err
+		})
 		if err != nil {
 			return Run{}, err
 		}
 		if created {
+			d.runUpdated(r)
 			d.launch(r.ID)
 			return r, nil
 		}

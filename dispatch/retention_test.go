@@ -2,11 +2,13 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -136,6 +138,59 @@ func TestOverlapBacklogIsCapped(t *testing.T) {
 			h.fireAt(t0.Add(5 * time.Minute))
 			rs = h.runsOf(tk.ID)
 			h.wait(rs[len(rs)-1].ID, StatusSucceeded)
+		})
+	}
+}
+
+// Run now is capped as the schedule is: under overlap queue and allow, a Run now beyond
+// MaxBacklog is refused with ErrBacklogFull and the ways out, records no run, and
+// concurrent calls cannot pass the cap together; once the backlog drains it runs again.
+func TestRunNowBacklogIsCapped(t *testing.T) {
+	for _, policy := range []string{OverlapQueue, OverlapAllow} {
+		t.Run(policy, func(t *testing.T) {
+			h := newHarness(t, withClock(t0), withOptions(func(o *Options) { o.MaxBacklog = 2 }))
+			h.start()
+			gate := filepath.Join(h.root, "gate")
+			tk := h.task(TaskSpec{Name: "b", Cwd: h.ws, Overlap: policy,
+				Argv: []string{"sh", "-c", "while [ ! -e " + gate + " ]; do sleep 0.01; done"}})
+			ctx := context.Background()
+			errs := make(chan error, 6)
+			var wg sync.WaitGroup
+			for i := 0; i < 6; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, err := h.d.RunNow(ctx, "b")
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			started := 0
+			for err := range errs {
+				switch {
+				case err == nil:
+					started++
+				case !errors.Is(err, ErrBacklogFull) || !strings.Contains(err.Error(), "dispatch.max_backlog = 2") ||
+					!strings.Contains(err.Error(), "airlock runs cancel ID"):
+					t.Errorf("a refused Run now: %v, want ErrBacklogFull naming the cap and the ways out", err)
+				}
+			}
+			rs := h.runsOf(tk.ID)
+			if started != 2 || len(rs) != 2 {
+				t.Fatalf("%d Run nows started, %d rows; want exactly the cap, 2", started, len(rs))
+			}
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				h.wait(r.ID, StatusSucceeded)
+			}
+			r, err := h.d.RunNow(ctx, "b")
+			if err != nil {
+				t.Fatalf("Run now once the backlog drained: %v", err)
+			}
+			h.wait(r.ID, StatusSucceeded)
 		})
 	}
 }
