@@ -913,3 +913,32 @@ func TestTaskScheduleThatNeverFires(t *testing.T) {
 		t.Fatalf("task edit 0 0 30 2 *: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRunNowBeyondTheBacklogFromTheCLI: `airlock task run-now` beyond dispatch.max_backlog
+// (here 1, overlap queue, the first run still going) is refused with a non-zero exit, the
+// count and the ways out, and records no run.
+func TestRunNowBeyondTheBacklogFromTheCLI(t *testing.T) {
+	in := newInstance(t)
+	ws := varTmpDir(t, "airlock-backlog-")
+	gate := filepath.Join(ws, "gate")
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[dispatch]\nmax_backlog = 1\n", ws))
+	in.startDaemon()
+	if _, stderr, code := in.run("task", "add", "--name", "slow", "--cwd", ws, "--overlap", "queue", "--", "sh", "-c", "while [ ! -e gate ]; do sleep 0.05; done"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "slow"); code != 0 {
+		t.Fatalf("the first run-now: %s", stderr)
+	}
+	_, stderr, code := in.run("task", "run-now", "slow")
+	t.Logf("refused: %s", stderr)
+	if code == 0 || !strings.Contains(stderr, "backlog is full") || !strings.Contains(stderr, "dispatch.max_backlog = 1") || !strings.Contains(stderr, "airlock runs cancel ID") {
+		t.Errorf("run-now beyond the backlog: exit %d: %s", code, stderr)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	out, _, _ := in.run("runs", "list", "--json", "--task", "slow")
+	var runs []map[string]any
+	json.Unmarshal([]byte(out), &runs)
+	if len(runs) != 1 {
+		t.Errorf("%d runs recorded, want the first only: %s", len(runs), out)
+	}
+}
