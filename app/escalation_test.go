@@ -183,7 +183,8 @@ func runTask(t *testing.T, c *Core, name string) (dispatch.Run, string) {
 		t.Fatal(err)
 	}
 	var got dispatch.Run
-	waitFor(t, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	// Up to 3 minutes: a run in the micro-VM boots it first (under TCG on a loaded machine).
+	waitUntil(t, "run "+name+" to finish", 3*time.Minute, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
 	b, _ := os.ReadFile(got.LogPath)
 	return got, string(b)
 }
