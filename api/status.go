@@ -32,6 +32,11 @@ type Status struct {
 	// notifications, `airlock approvals watch`, or [approvals] wait_unattended): when
 	// false, a hook's question that needs a person is answered at once instead of waiting.
 	Attended bool `json:"attended"`
+	// TCPAddress is the loopback address the local API also listens on, with a bearer
+	// token ("" when it listens on its unix socket only); TCPFrom says where it was chosen
+	// (--tcp, or config.toml's [api] tcp_address).
+	TCPAddress string `json:"tcp_address,omitempty"`
+	TCPFrom    string `json:"tcp_from,omitempty"`
 }
 
 // Paths are the places on disk (README, "Where data lives"): under AIRLOCK_HOME when it

@@ -37,7 +37,7 @@ func (c *Core) Status(ctx context.Context) api.Status {
 		Kind: string(c.Kind), PID: os.Getpid(), Version: buildinfo.Version, StartedAt: c.StartedAt,
 		Uptime: time.Since(c.StartedAt).Round(time.Second).String(), Paths: c.Paths,
 		Config: c.ConfigView(), Keyring: kr, Previous: c.Previous, Sandbox: sb, Approvals: &proof,
-		Attended: c.attended(),
+		Attended: c.attended(), TCPAddress: c.tcpAddress, TCPFrom: c.tcpFrom,
 	}
 }
 

@@ -65,6 +65,11 @@ func printStatus(w io.Writer, st api.Status) {
 	fmt.Fprintf(tw, "database\t%s\n", st.Paths.Database)
 	fmt.Fprintf(tw, "run logs\t%s\n", st.Paths.RunLogs)
 	fmt.Fprintf(tw, "socket\t%s\n", st.Paths.Socket)
+	if st.TCPAddress != "" {
+		fmt.Fprintf(tw, "tcp\t%s (loopback, bearer token required; chosen by %s)\n", st.TCPAddress, st.TCPFrom)
+	} else {
+		fmt.Fprintf(tw, "tcp\toff (the unix socket only; --tcp or [api] tcp_address opens a loopback port)\n")
+	}
 	if st.Sandbox != nil {
 		fmt.Fprintf(tw, "sandbox\t%s\n", indicatorLine(st.Sandbox.Indicator))
 		if fix := st.Sandbox.Indicator.Fix; fix != "" {

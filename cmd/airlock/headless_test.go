@@ -389,6 +389,10 @@ func (in *instance) checkTCPListener(addr string, args ...string) {
 	} else {
 		resp.Body.Close()
 	}
+	// `airlock status` says where the loopback listener is, and what chose it.
+	if status, stderr, code := in.run("status"); code != 0 || !strings.Contains(status, "tcp") || !strings.Contains(status, addr+" (loopback, bearer token required; chosen by ") {
+		t.Errorf("airlock status does not show the TCP listener: exit %d\n%s%s", code, status, stderr)
+	}
 }
 
 // TestRunSecretFromTheFileStore: under `[secrets] store = "file"` with no D-Bus, a
