@@ -73,7 +73,7 @@ func (s *Server) addBashTool() {
 				ask = s.opts.Ask(pol.Cwd, s.session)
 			}
 			res, err := sandbox.Exec(ctx, sandbox.ExecRequest{
-				Policy: pol, MicroVM: s.opts.MicroVM, Ask: ask, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
+				Policy: pol, MicroVM: s.microVM(), Ask: ask, Argv: []string{"bash", "-c", in.Command}, Cwd: pol.Cwd,
 				Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Timeout: timeout,
 				HiddenPaths: s.opts.HiddenPaths, Egress: egress,
 				OnStart: func(pid int) {
@@ -160,6 +160,14 @@ func (s *Server) placeCommand(pol sandbox.Policy, command string) (_ sandbox.Pol
 		return pol, "", "the micro-VM: " + vm.ErrAllowlistNotConnected.Error()
 	}
 	return pol, where, refuse
+}
+
+// microVM is this session's micro-VM (nil: none installed).
+func (s *Server) microVM() sandbox.MicroVM {
+	if s.opts.MicroVM == nil {
+		return nil
+	}
+	return s.opts.MicroVM(s.session)
 }
 
 // placeByMode is placeCommand before the network is considered.

@@ -33,7 +33,7 @@ func TestBashRequestCarriesTheExecutionMode(t *testing.T) {
 			pol := testPolicy(t, ws)
 			pol.ExecutionMode = tc.mode
 			b := &recordingBroker{decide: func(r api.Request) api.Decision { return api.Decision{Verdict: api.Deny, Tier: "P1", Layer: "person"} }}
-			cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: tc.micro, Risk: risky})
+			cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: everySession(tc.micro), Risk: risky})
 			callText(t, cs, tc.tool, tc.args)
 			if len(b.asked) != 1 {
 				t.Fatalf("asked %d times", len(b.asked))

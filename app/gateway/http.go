@@ -4,15 +4,18 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPHandler serves the governed tools over MCP's streamable HTTP transport. Every
 // client session gets a Server of its own built from opts, so each has its own broker
-// session and the same policy and tools as a stdio session. It does no authentication:
-// put it behind localapi.LoopbackGuard.
-func HTTPHandler(opts Options) http.Handler {
+// session and the same policy and tools as a stdio session. A session that sends no
+// request for idle (0: never) is closed, so a client that went away without ending it
+// costs nothing for long; a call still waiting (for the person, say) keeps its session.
+// It does no authentication: put it behind localapi.LoopbackGuard.
+func HTTPHandler(opts Options, idle time.Duration) http.Handler {
 	// The SDK asks for a server on every request (for the protocol versions it speaks),
 	// but connects one only for a request that opens a session. Requests within a session
 	// get a shared server that is never connected; a request without a session id builds
@@ -26,7 +29,7 @@ func HTTPHandler(opts Options) http.Handler {
 			return lazy.get(opts)
 		}
 		return NewServer(opts).mcp
-	}, &mcp.StreamableHTTPOptions{Logger: opts.Log})
+	}, &mcp.StreamableHTTPOptions{Logger: opts.Log, SessionTimeout: idle})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionServerKey{}, &lazyServer{})))
 	})

@@ -31,7 +31,7 @@ func TestBashHonoursAutoWithTheMicroVM(t *testing.T) {
 	pol := testPolicy(t, ws)
 	pol.ExecutionMode = sandbox.ExecAuto
 	b := &recordingBroker{decide: func(api.Request) api.Decision { return api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "grant"} }}
-	cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: pool.SandboxExec,
+	cs := connect(t, Options{Policy: pol, Broker: b, MicroVM: everySession(pool.SandboxExec),
 		Risk: func(c string) string { return vmrisk.Reason(c, pol.Cwd, "/root") }})
 	host, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 

@@ -216,7 +216,7 @@ func TestBashInTheMicroVMUnderAnAllowlistIsRefused(t *testing.T) {
 			ran = true
 			return sandbox.Result{}, nil
 		})
-		cs := connect(t, Options{Policy: pol, Broker: fetchBroker(), MicroVM: micro, Risk: pipInstallRisk})
+		cs := connect(t, Options{Policy: pol, Broker: fetchBroker(), MicroVM: everySession(micro), Risk: pipInstallRisk})
 		res, text := callText(t, cs, api.ToolBash, map[string]any{"command": "pip install requests"})
 		if !res.IsError || !strings.Contains(text, `network_access = "allowlist" in the micro-VM needs Airlock's egress proxy`) || !strings.Contains(text, `execution_mode = "local"`) {
 			t.Errorf("%s: %v %q", mode, res.IsError, text)

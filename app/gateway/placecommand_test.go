@@ -28,7 +28,7 @@ func TestPlaceCommandHonoursTheExecutionMode(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Server{opts: Options{Policy: sandbox.Policy{ExecutionMode: tc.mode}, MicroVM: tc.micro, Risk: risky}}
+			s := &Server{opts: Options{Policy: sandbox.Policy{ExecutionMode: tc.mode}, MicroVM: everySession(tc.micro), Risk: risky}}
 			pol, where, refuse := s.placeCommand(s.opts.Policy, tc.command)
 			if tc.refuse != "" {
 				if !strings.Contains(refuse, tc.refuse) {

@@ -45,10 +45,12 @@ type Options struct {
 	OutputCap int
 	// FetchCap bounds a web_fetch body, in bytes.
 	FetchCap int64
-	// MicroVM runs bash commands in the micro-VM: every command under execution_mode
-	// "sandbox", the high-risk ones (Risk) under "auto". nil: not installed, and those
-	// commands are refused with the way out.
-	MicroVM sandbox.MicroVM
+	// MicroVM returns the micro-VM of one MCP session (by its broker session id), which
+	// runs its bash commands: every command under execution_mode "sandbox", the
+	// high-risk ones (Risk) under "auto". Each session has its own VM, so what one wrote
+	// outside the workspace is not another's, and its ask-only channel asks as that
+	// session. nil: not installed, and those commands are refused with the way out.
+	MicroVM func(session string) sandbox.MicroVM
 	// Risk says why a command is high-risk for "auto" ("" = run it on the host).
 	Risk func(command string) string
 	// Egress builds the egress proxy hook of one bash call under network_access =

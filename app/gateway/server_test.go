@@ -64,6 +64,14 @@ func pipInstallRisk(c string) string {
 	return ""
 }
 
+// everySession is an Options.MicroVM that gives every session m (nil: none installed).
+func everySession(m sandbox.MicroVM) func(string) sandbox.MicroVM {
+	if m == nil {
+		return nil
+	}
+	return func(string) sandbox.MicroVM { return m }
+}
+
 func connect(t testing.TB, opts Options) *mcp.ClientSession {
 	t.Helper()
 	return mcptest.Connect(t, NewServer(opts))

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // `airlock mcp --http` through the real binaries, the real core and the real keyring:
@@ -28,31 +30,7 @@ func TestMCPOverHTTP(t *testing.T) {
 		t.Fatalf("airlock mcp token printed %q, then %q: it must stay the same", token, again)
 	}
 
-	srv := in.cmd("mcp", "--http", "127.0.0.1:0", "--cwd", t.TempDir())
-	pipe, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Signal(os.Interrupt); srv.Wait() })
-	sc := bufio.NewScanner(pipe)
-	var url string
-	for url == "" && sc.Scan() {
-		if m := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp);`).FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-		}
-	}
-	if url == "" {
-		t.Fatal("airlock mcp --http did not say where it serves")
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"go-test","version":"1"}}}`
+	url := in.mcpHTTP()
 	for _, tc := range []struct {
 		name, host, origin, auth string
 		status                   int
@@ -67,9 +45,8 @@ func TestMCPOverHTTP(t *testing.T) {
 		{"a rebinding host", "evil.example", "", "Bearer " + token, 403, "bad_host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", url, strings.NewReader(initialize))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
+			req := mcpHTTPRequest(url, "", "Bearer "+token, mcpInitialize)
+			req.Header.Del("Authorization")
 			if tc.host != "" {
 				req.Host = tc.host
 			}
@@ -101,6 +78,97 @@ func TestMCPOverHTTP(t *testing.T) {
 				t.Fatalf("hint %q does not say where the token is", e.Hint)
 			}
 		})
+	}
+}
+
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"go-test","version":"1"}}}`
+
+// mcpHTTP starts `airlock mcp --http 127.0.0.1:0 --cwd TEMP args...` (in.bin must be
+// airlock-agent's) and returns the URL it says it serves; it stops with the test.
+func (in *instance) mcpHTTP(args ...string) string {
+	t := in.t
+	t.Helper()
+	srv := in.cmd(append([]string{"mcp", "--http", "127.0.0.1:0", "--cwd", t.TempDir()}, args...)...)
+	pipe, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(os.Interrupt); srv.Wait() })
+	sc := bufio.NewScanner(pipe)
+	var url string
+	for url == "" && sc.Scan() {
+		if m := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp);`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatal("airlock mcp --http did not say where it serves")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return url
+}
+
+// mcpHTTPRequest is a POST of body to url as a streamable HTTP client sends it, in
+// session (when not "") with auth.
+func mcpHTTPRequest(url, session, auth, body string) *http.Request {
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", auth)
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	return req
+}
+
+// TestMCPHTTPIdleSessionCloses: `airlock mcp --http --idle-timeout` closes a session
+// that sent no request for that long (its next request gets 404, so the client starts
+// a new one), while a session that keeps asking stays open.
+func TestMCPHTTPIdleSessionCloses(t *testing.T) {
+	needKeyring(t)
+	in := newInstance(t)
+	in.startDaemon()
+	in.bin = withAgent
+	token, _, _ := in.run("mcp", "token")
+	auth := "Bearer " + strings.TrimSpace(token)
+	url := in.mcpHTTP("--idle-timeout", "1s")
+	post := func(session, body string) (*http.Response, string) {
+		resp, err := http.DefaultClient.Do(mcpHTTPRequest(url, session, auth, body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	open := func() string {
+		resp, body := post("", mcpInitialize)
+		id := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != 200 || id == "" {
+			t.Fatalf("initialize: %s %s", resp.Status, body)
+		}
+		if resp, body := post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode/100 != 2 {
+			t.Fatalf("initialized: %s %s", resp.Status, body)
+		}
+		return id
+	}
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	idle, busy := open(), open()
+	for i := 0; i < 6; i++ { // 3 s of requests every half second
+		time.Sleep(500 * time.Millisecond)
+		if resp, body := post(busy, list); resp.StatusCode != 200 {
+			t.Fatalf("a session in use was closed: %s %s", resp.Status, body)
+		}
+	}
+	if resp, _ := post(idle, list); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a session idle for 3 s past a 1 s timeout: %s, want 404", resp.Status)
 	}
 }
 

@@ -42,8 +42,9 @@ except Exception as e:
 // request brings (served in QEMU's own network namespace, at AIRLOCK_ASK_SOCKET in the
 // guest) with the network off and on. With it off the network device the channel needs
 // leads nowhere else: not to the host's loopback, not outside, no DNS. With it on an
-// outside host is reached, the host's loopback still not. Two VMs of one pool, booted at
-// once; the channel is served once per VM, in the namespace of the VM's QEMU.
+// outside host is reached, the host's loopback still not. Two sessions' VMs of one pool,
+// booted at once; the channel is served once per VM, in the namespace of the VM's QEMU.
+// The pool's shared VMs serve none: their callers are many.
 func TestMicroVMAskOnlyChannel(t *testing.T) {
 	base := testImage(t)
 	base.CPUs = 1
@@ -81,7 +82,7 @@ func TestMicroVMAskOnlyChannel(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			res, err := pool.SandboxExec(ctx, sandbox.ExecRequest{
+			res, err := pool.Session("run-"+string(network)).SandboxExec(ctx, sandbox.ExecRequest{
 				Policy: sandbox.Policy{Cwd: t.TempDir(), Network: network}, Ask: channel("run-" + string(network)),
 				Env:  []string{sandbox.EnvAskSocket + "=127.0.0.1:1"}, // the host's: never the guest's
 				Argv: argv, Stdout: &out, Stderr: &out, Timeout: 2 * time.Minute,

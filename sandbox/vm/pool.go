@@ -42,8 +42,8 @@ type poolKey struct {
 	egress bool
 	// ask: the VM serves an ask-only channel (Config.Ask), the one of the command that
 	// booted it. Its requests carry that command's identity, which every caller of one
-	// key shares: a session is one dispatch run, and the pool without sessions serves
-	// one `airlock mcp` session, whose identity is its session and the workspace.
+	// key must share: callers with an ask-only channel use a Session (one dispatch run,
+	// one MCP session), never the pool's shared VMs.
 	ask bool
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -241,6 +242,58 @@ func TestPoolCommandsCarryTheBootWarning(t *testing.T) {
 			if res.Warning != "test VM: emulated" {
 				t.Fatalf("result %+v: want the VM's boot warning", res)
 			}
+		}
+	}
+}
+
+// envMachine is a "VM" that records what it was booted with and the environment of
+// each command, and runs nothing.
+type envMachine struct {
+	cfg Config
+	env chan []string
+}
+
+func (m *envMachine) Exec(_ context.Context, req ExecRequest) (ExecResult, error) {
+	m.env <- req.Env
+	return ExecResult{}, nil
+}
+
+func (m *envMachine) Close() error { return nil }
+
+// TestAskOnlyChannelOnlyInASession: a session's VM boots with the request's ask-only
+// channel and tells the guest where it is; the pool's shared VMs, whose callers are many,
+// boot with none and the guest is told of none (whatever the host's environment said).
+func TestAskOnlyChannelOnlyInASession(t *testing.T) {
+	booted := make(chan *envMachine, 2)
+	p := NewPool(Config{}, time.Minute, func(_ context.Context, c Config) (Machine, error) {
+		m := &envMachine{cfg: c, env: make(chan []string, 1)}
+		booted <- m
+		return m, nil
+	}, nil)
+	defer p.Close()
+	ask := sandbox.Egress(func(context.Context, int, string) (func(), error) { return func() {}, nil })
+	for _, tc := range []struct {
+		name string
+		exec func(context.Context, sandbox.ExecRequest) (sandbox.Result, error)
+		want string // the guest's AIRLOCK_ASK_SOCKET
+	}{
+		{"a session", p.Session("run-1").SandboxExec, sandbox.MicroVMAskAddr},
+		{"the shared pool", p.SandboxExec, ""},
+	} {
+		if _, err := tc.exec(context.Background(), sandbox.ExecRequest{
+			Policy: sandbox.Policy{Cwd: t.TempDir()}, Ask: ask, Env: []string{sandbox.EnvAskSocket + "=127.0.0.1:1"}, Argv: []string{"true"},
+		}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		m := <-booted
+		got := ""
+		for _, kv := range <-m.env {
+			if v, ok := strings.CutPrefix(kv, sandbox.EnvAskSocket+"="); ok {
+				got = v
+			}
+		}
+		if got != tc.want || (m.cfg.Ask != nil) != (tc.want != "") {
+			t.Errorf("%s: the guest's %s is %q and the VM booted with a channel: %v; want %q", tc.name, sandbox.EnvAskSocket, got, m.cfg.Ask != nil, tc.want)
 		}
 	}
 }

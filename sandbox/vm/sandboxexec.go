@@ -104,8 +104,11 @@ func sandboxResult(r ExecResult, warning string) sandbox.Result {
 
 // SandboxExec runs a sandbox.ExecRequest in the pool's warm VM of the request's workspace
 // (booting one when needed). It has sandbox.MicroVM's signature: pass pool.SandboxExec as
-// ExecRequest.MicroVM.
+// ExecRequest.MicroVM. Its VMs are shared by every caller, so they serve no ask-only
+// channel (req.Ask is dropped: its questions would carry the identity of whichever
+// caller booted the VM); a caller with one uses a Session.
 func (p *Pool) SandboxExec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Result, error) {
+	req.Ask = nil
 	return p.sandboxExec(ctx, "", req)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 func newMCPCmd(e *env) *cobra.Command {
 	var pf cli.PolicyFlags
 	var department, posture, httpAddr string
+	var idle time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp [--cwd DIR] [--department NAME] [--posture P] [--http 127.0.0.1:PORT]",
 		Short: "Serve Airlock's governed tools to an agent over MCP (stdio, or streamable HTTP on loopback)",
@@ -109,7 +111,7 @@ func newMCPCmd(e *env) *cobra.Command {
 				defer closeVM()
 			}
 			if ln != nil {
-				return serveMCPHTTP(cmd.Context(), e, ln, token, opts)
+				return serveMCPHTTP(cmd.Context(), e, ln, token, idle, opts)
 			}
 			srv := gateway.NewServer(opts)
 			return srv.Run(cmd.Context(), &mcp.StdioTransport{})
@@ -119,6 +121,7 @@ func newMCPCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&department, "department", "", "the Airlock department this session works for")
 	cmd.Flags().StringVar(&posture, "posture", "", "the department posture: cloudops (bash asks every time, network on)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", 24*time.Hour, "with --http: close a client's session after this long without a request (0: never); the client then starts a new one")
 	cmd.AddCommand(newMCPTokenCmd(e))
 	return cmd
 }

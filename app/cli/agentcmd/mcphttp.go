@@ -86,7 +86,7 @@ func listenMCPHTTP(ctx context.Context, e *env, addr string) (net.Listener, stri
 
 // serveMCPHTTP serves the governed tools over streamable HTTP on ln until ctx ends or
 // the process is interrupted.
-func serveMCPHTTP(ctx context.Context, e *env, ln net.Listener, token string, opts gateway.Options) error {
+func serveMCPHTTP(ctx context.Context, e *env, ln net.Listener, token string, idle time.Duration, opts gateway.Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	guard := localapi.LoopbackGuard{
@@ -96,7 +96,7 @@ func serveMCPHTTP(ctx context.Context, e *env, ln net.Listener, token string, op
 		TokenHint:       "send Authorization: Bearer <token> with the token `airlock mcp token` prints (kept in the OS keyring as " + mcpTokenName + ")",
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mcpHTTPPath, gateway.HTTPHandler(opts))
+	mux.Handle(mcpHTTPPath, gateway.HTTPHandler(opts, idle))
 	srv := &http.Server{Handler: guard.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String() + mcpHTTPPath
 	fmt.Fprintf(e.stderr, "airlock mcp: serving MCP (streamable HTTP) at %s; clients send Authorization: Bearer $(airlock mcp token)\n", url)

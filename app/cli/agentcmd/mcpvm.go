@@ -13,10 +13,11 @@ import (
 	"github.com/airlock-app/airlock/sandbox/vminstall"
 )
 
-// sessionMicroVM gives an `airlock mcp` session its micro-VM for the sandbox and auto
-// execution modes: a warm VM for the session's workspace, booted on the first command that
-// needs it and kept for the next ones (stopped after 5 idle minutes and at the end of the
-// session, taking everything written outside the workspace with it). Without an installed
+// sessionMicroVM gives `airlock mcp`'s sessions their micro-VMs for the sandbox and auto
+// execution modes: a warm VM per session (each client of --http has its own) for the
+// workspace, booted on the first command that needs it and kept for the next ones
+// (stopped after 5 idle minutes and when the server ends, taking everything written
+// outside the workspace with it). Without an installed
 // runtime and image, those commands are refused with the way out.
 func sessionMicroVM(ctx context.Context, e *env, dir string, policy sandbox.Policy, opts *gateway.Options, log *slog.Logger) func() {
 	home := e.getenv("HOME")
@@ -28,6 +29,6 @@ func sessionMicroVM(ctx context.Context, e *env, dir string, policy sandbox.Poli
 		return func() {}
 	}
 	pool := vm.NewPool(base, 5*time.Minute, nil, log)
-	opts.MicroVM = pool.SandboxExec
+	opts.MicroVM = func(session string) sandbox.MicroVM { return pool.Session(session).SandboxExec }
 	return pool.Close
 }
