@@ -138,7 +138,7 @@ func TestMCPHTTPIdleSessionCloses(t *testing.T) {
 	in.bin = withAgent
 	token, _, _ := in.run("mcp", "token")
 	auth := "Bearer " + strings.TrimSpace(token)
-	url := in.mcpHTTP("--idle-timeout", "1s")
+	url := in.mcpHTTP("--idle-timeout", "3s")
 	post := func(session, body string) (*http.Response, string) {
 		resp, err := http.DefaultClient.Do(mcpHTTPRequest(url, session, auth, body))
 		if err != nil {
@@ -161,14 +161,15 @@ func TestMCPHTTPIdleSessionCloses(t *testing.T) {
 	}
 	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 	idle, busy := open(), open()
-	for i := 0; i < 6; i++ { // 3 s of requests every half second
-		time.Sleep(500 * time.Millisecond)
+	// 4.5 s of requests every 200 ms: far apart from the timeout even on a loaded machine.
+	for start := time.Now(); time.Since(start) < 4500*time.Millisecond; {
+		time.Sleep(200 * time.Millisecond)
 		if resp, body := post(busy, list); resp.StatusCode != 200 {
 			t.Fatalf("a session in use was closed: %s %s", resp.Status, body)
 		}
 	}
 	if resp, _ := post(idle, list); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("a session idle for 3 s past a 1 s timeout: %s, want 404", resp.Status)
+		t.Errorf("a session idle for 4.5 s past a 3 s timeout: %s, want 404", resp.Status)
 	}
 }
 
