@@ -2359,6 +2359,8 @@ export namespace api {
 	    sandbox?: SandboxSummary;
 	    approvals?: ProofSummary;
 	    attended: boolean;
+	    tcp_address?: string;
+	    tcp_from?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -2378,6 +2380,8 @@ export namespace api {
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxSummary);
 	        this.approvals = this.convertValues(source["approvals"], ProofSummary);
 	        this.attended = source["attended"];
+	        this.tcp_address = source["tcp_address"];
+	        this.tcp_from = source["tcp_from"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
