@@ -50,7 +50,7 @@ type Paths struct {
 	RuntimeDir string `json:"runtime_dir"` // the socket's 0700 directory
 	Socket     string `json:"socket"`      // the local API's unix socket
 	// AgentRuns holds one directory per run of an agent task (the agent's settings and
-	// home): outside the hidden state, as the run's sandbox reads and writes it.
+	// home): hidden from every sandbox but that run's, which sees its own directory alone.
 	AgentRuns string `json:"agent_runs"`
 }
 

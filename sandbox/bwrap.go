@@ -45,6 +45,9 @@ type mountPlan struct {
 	protectedMissing []string
 	hiddenDirs       []string // hidden directories (tmpfs over them)
 	hiddenFiles      []string // hidden sockets/files (/dev/null over them)
+	// reveal are directories inside hidden ones bound back (read-only, their writable
+	// roots and protected paths as everywhere).
+	reveal []string
 }
 
 // planMounts computes the mount plan, failing closed on a protected path that
@@ -146,7 +149,32 @@ func bwrapArgs(p Policy, m mountPlan, cwd string, seccompFD, statusFD int) []str
 		args = append(args, "--tmpfs", miss, "--remount-ro", miss)
 	}
 	for _, h := range m.hiddenDirs {
-		args = append(args, "--tmpfs", h, "--remount-ro", h)
+		args = append(args, "--tmpfs", h)
+		// A revealed directory is bound back into the empty tmpfs (bwrap makes its
+		// mount point there), then what is writable or protected within it, before the
+		// tmpfs turns read-only: nothing else of h is there, now or later.
+		for _, r := range m.reveal {
+			if !within(r, h) || r == h {
+				continue
+			}
+			args = append(args, "--ro-bind", r, r)
+			for _, w := range m.writable {
+				if within(w, r) {
+					args = append(args, "--bind", w, w)
+				}
+			}
+			for _, prot := range m.protectedExisting {
+				if within(prot, r) {
+					args = append(args, "--ro-bind", prot, prot)
+				}
+			}
+			for _, miss := range m.protectedMissing {
+				if within(miss, r) {
+					args = append(args, "--tmpfs", miss, "--remount-ro", miss)
+				}
+			}
+		}
+		args = append(args, "--remount-ro", h)
 	}
 	for _, h := range m.hiddenFiles {
 		args = append(args, "--ro-bind", "/dev/null", h)

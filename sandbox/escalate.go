@@ -136,7 +136,7 @@ func (p Policy) Widen(g Grant, src Source) (Policy, error) {
 				return Policy{}, fmt.Errorf("escalation: the granted path %s: %w", w, err)
 			}
 			for _, h := range out.Hidden {
-				if within(real, h) {
+				if within(real, h) && !withinAny(real, out.Unhidden) {
 					return Policy{}, fmt.Errorf("escalation: %s is inside %s, which stays hidden", real, h)
 				}
 			}
@@ -152,4 +152,21 @@ func (p Policy) Widen(g Grant, src Source) (Policy, error) {
 		out.setProtected(p.protectedEntries)
 	}
 	return out, nil
+}
+
+// WithUnhidden returns p with dir shown to its commands although it lies inside a hidden
+// directory (Policy.Unhidden): an agent task's run sees its own run directory. dir must
+// be absolute and exist; it is kept resolved.
+func (p Policy) WithUnhidden(dir string) (Policy, error) {
+	if !filepath.IsAbs(dir) {
+		return Policy{}, fmt.Errorf("unhide %s: not an absolute path", dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return Policy{}, fmt.Errorf("unhide %s: %w", dir, err)
+	}
+	if !slices.Contains(p.Unhidden, real) {
+		p.Unhidden = append(slices.Clone(p.Unhidden), real)
+	}
+	return p, nil
 }

@@ -42,6 +42,8 @@ type innerSpec struct {
 	// Hidden are credential directories and files (and Airlock's run directory): no rule
 	// reaches them, so they can be neither read nor written.
 	Hidden []string `json:"hidden,omitempty"`
+	// Reveal are directories inside hidden ones that stay readable (Policy.Unhidden).
+	Reveal []string `json:"reveal,omitempty"`
 	Tmp    string   `json:"tmp"`
 }
 
@@ -97,7 +99,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	defer os.RemoveAll(tmp)
 	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: network, ConnectPorts: ports,
 		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
-		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...)}
+		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...), Reveal: pr.reveal}
 	if p.Mode == ModeWorkspaceWrite {
 		spec.Writable = p.WritableRoots
 	}
@@ -264,6 +266,10 @@ func applyLandlock(spec innerSpec) error {
 	read, err := readTree("/", spec.Hidden)
 	if err != nil {
 		return err
+	}
+	for _, r := range spec.Reveal {
+		// Inside a hidden directory no rule reaches: this one alone is granted back.
+		read = append(read, landlock.RODirs(r).IgnoreIfMissing())
 	}
 	rules := append(read,
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),

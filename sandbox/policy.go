@@ -147,6 +147,13 @@ type Policy struct {
 	// Revealed are hidden credential paths one call may read through the application
 	// layer (an escalation's Grant.Readable); the OS layer hides them regardless.
 	Revealed []string `json:"revealed,omitempty"`
+	// Unhidden are directories inside a hidden directory that this policy's commands
+	// still see, at the OS layer too (WithUnhidden): an agent task's own run directory
+	// inside the agent runs every other sandbox hides. Read-only but for the writable
+	// roots within; what else the hidden directory holds, or comes to hold while a
+	// command runs, stays hidden. bubblewrap, Landlock and Seatbelt show them; the
+	// application layer keeps them hidden.
+	Unhidden []string `json:"unhidden,omitempty"`
 	// Home is the user's home directory, used to expand `~` in commands.
 	Home string `json:"-"`
 	// protectedReal holds where each Protected path resolves (Resolve fills it).

@@ -8,7 +8,10 @@ import (
 // deny by default, read anywhere (minus hidden paths), write only under the
 // writable roots minus the protected paths, network denied unless enabled.
 // Run it with `sandbox-exec -p PROFILE -- CMD...`.
-func SeatbeltProfile(p Policy, hidden []string) string {
+//
+// reveal are directories inside hidden ones that stay readable (Policy.Unhidden): a
+// later rule wins in SBPL, so their allow follows the hidden paths' deny.
+func SeatbeltProfile(p Policy, hidden []string, reveal ...string) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(deny default)\n")
 	b.WriteString("(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n")
@@ -20,6 +23,9 @@ func SeatbeltProfile(p Policy, hidden []string) string {
 	b.WriteString("(allow file-read*)\n")
 	for _, h := range hidden {
 		b.WriteString("(deny file-read* file-write* (subpath " + sbplString(h) + "))\n")
+	}
+	for _, r := range reveal {
+		b.WriteString("(allow file-read* (subpath " + sbplString(r) + "))\n")
 	}
 	b.WriteString("(allow file-write-data file-ioctl (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n")
 	if p.Mode == ModeWorkspaceWrite {

@@ -8,7 +8,7 @@ import (
 func TestSeatbeltProfile(t *testing.T) {
 	p := Policy{Mode: ModeWorkspaceWrite, Cwd: "/Users/u/ws", WritableRoots: []string{"/Users/u/ws", `/Users/u/we"ird`},
 		Protected: []string{"/Users/u/ws/.git", "/Users/u/ws/.airlock"}, ProtectedNames: []string{".airlock", ".git"}}
-	prof := SeatbeltProfile(p, []string{"/Users/u/Library/Airlock/run"})
+	prof := SeatbeltProfile(p, []string{"/Users/u/Library/Airlock/run", "/Users/u/Library/Caches/airlock/agent-runs"}, "/Users/u/Library/Caches/airlock/agent-runs/run-7")
 	for _, want := range []string{
 		"(version 1)\n(deny default)\n",
 		"(allow file-read*)\n",
@@ -18,6 +18,9 @@ func TestSeatbeltProfile(t *testing.T) {
 		`(require-not (subpath "/Users/u/ws/.airlock"))`,
 		`(require-not (regex #"^\/Users\/u\/ws/(.*/)?\.git(/.*)?$"))`,
 		`(subpath "/Users/u/we\"ird")`,
+		// A revealed directory is allowed back after its hidden parent's deny.
+		`(deny file-read* file-write* (subpath "/Users/u/Library/Caches/airlock/agent-runs"))` + "\n" +
+			`(allow file-read* (subpath "/Users/u/Library/Caches/airlock/agent-runs/run-7"))`,
 	} {
 		if !strings.Contains(prof, want) {
 			t.Errorf("profile lacks %q:\n%s", want, prof)

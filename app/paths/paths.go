@@ -64,8 +64,8 @@ func Resolve(getenv func(string) string) (Paths, error) {
 		SandboxDir: filepath.Join(data, "sandbox"),
 		RuntimeDir: runtime,
 		Socket:     filepath.Join(runtime, "airlock.sock"),
-		// A cache, not the data directory: every sandbox has Airlock's state hidden, and
-		// an agent task's run must see its own directory.
+		// A cache, not the data directory: hidden from every sandbox as Airlock's state
+		// is, but apart from it, so that an agent task's run can reveal its own.
 		AgentRuns: filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "airlock", "agent-runs"),
 	}, nil
 }
@@ -79,6 +79,13 @@ func Ensure(p Paths) error {
 	}
 	if err := os.MkdirAll(p.RuntimeDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", p.RuntimeDir, err)
+	}
+	// Made before any sandbox starts: a sandbox hides what exists when it starts, so the
+	// agent tasks' run directories are hidden from one that started before the first.
+	if p.AgentRuns != "" {
+		if err := os.MkdirAll(p.AgentRuns, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", p.AgentRuns, err)
+		}
 	}
 	// MkdirAll keeps the mode of an existing directory: tighten it, the socket's
 	// privacy rests on it.

@@ -289,10 +289,14 @@ func Global(in Inputs) (sandbox.Policy, error) {
 }
 
 // StateOf lists Airlock's own state directories of p, hidden from every sandbox but
-// full-access: the config directory, the database and sandbox images, the run logs and
-// the socket's directory.
+// full-access: the config directory, the database and sandbox images, the run logs, the
+// socket's directory and the agent tasks' run directories (an agent task's run reveals
+// its own: sandbox.Policy.WithUnhidden).
 func StateOf(p paths.Paths) []string {
 	all := []string{filepath.Dir(p.ConfigFile), p.DataDir, filepath.Dir(p.RunLogs), p.RunLogs, p.SandboxDir, p.RuntimeDir}
+	if p.AgentRuns != "" {
+		all = append(all, p.AgentRuns)
+	}
 	// One mount hides a directory and what it holds: a nested entry would ask the
 	// sandbox to mount inside an empty read-only tmpfs.
 	var out []string

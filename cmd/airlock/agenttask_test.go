@@ -42,6 +42,8 @@ for f in "$OPENCODE_CONFIG" "$(dirname "$HOME")/claude-settings.json" "$(dirname
 	if (echo '{}' > "$f") 2>/dev/null; then echo "TAMPERED $(basename "$f")"; else echo "read-only $(basename "$f")"; fi
 done
 for d in "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"; do [ -n "$d" ] && echo x > "$d/state" && echo "the agent's state is writable"; done
+runs=$(dirname "$(dirname "$HOME")")
+cat "$runs/run-sibling/transcript" 2>/dev/null && echo "LEAKED a sibling run" || echo "another run's directory is hidden"
 exit 0
 `
 
@@ -141,6 +143,31 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 		}
 	}
 
+	// Another agent run's directory (its transcript, its state), which no other sandbox
+	// may read: a plain run's, airlock exec's, nor another agent's.
+	sibling := filepath.Join(in.home, "agent-runs", "run-sibling")
+	os.MkdirAll(sibling, 0o700)
+	os.WriteFile(filepath.Join(sibling, "transcript"), []byte("SIBLING TRANSCRIPT\n"), 0o600)
+	peek := "cat " + filepath.Join(sibling, "transcript") + " 2>/dev/null || echo hidden"
+	if out, stderr, _ := in.run("exec", "--cwd", ws, "--", "sh", "-c", peek); !strings.Contains(out, "hidden") || strings.Contains(out, "SIBLING") {
+		t.Errorf("ESCAPE: airlock exec read an agent run's directory: %s %s", out, stderr)
+	}
+	if _, stderr, code := in.run("task", "add", "--name", "peek", "--cwd", ws, "--", "sh", "-c", peek); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "peek"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	if log := in.succeededRunLog("peek"); !strings.Contains(log, "hidden") || strings.Contains(log, "SIBLING") {
+		t.Errorf("ESCAPE: a scheduled run read an agent run's directory")
+	}
+	bin0 := in.bin
+	in.bin = withAgent // airlock mcp is airlock-agent's
+	if out := in.mcpCallAllowing(in.mcpSession("--cwd", ws), "bash", map[string]any{"command": peek}); !strings.Contains(out, "hidden") || strings.Contains(out, "SIBLING") {
+		t.Errorf("ESCAPE: the MCP server's bash read an agent run's directory: %s", out)
+	}
+	in.bin = bin0
+
 	for _, kind := range []string{"claude", "codex", "opencode"} {
 		t.Run(kind, func(t *testing.T) {
 			in.t = t
@@ -228,12 +255,13 @@ func TestAgentTaskFromTheCLI(t *testing.T) {
 			if got, _ := os.ReadFile(filepath.Join(ws, "key-"+kind)); string(got) != key {
 				t.Errorf("the agent got the key %q, not the keyring's", got)
 			}
-			for _, w := range []string{"model API reached /v1/messages", "other host unreachable", "the key is [REDACTED", "the agent's home is writable"} {
+			for _, w := range []string{"model API reached /v1/messages", "other host unreachable", "the key is [REDACTED", "the agent's home is writable",
+				"another run's directory is hidden"} {
 				if !strings.Contains(log, w) {
 					t.Errorf("the run's log lacks %q", w)
 				}
 			}
-			for _, w := range []string{key, "saw the user's claude settings", "model API unreachable"} {
+			for _, w := range []string{key, "saw the user's claude settings", "model API unreachable", "SIBLING TRANSCRIPT", "LEAKED"} {
 				if strings.Contains(log, w) {
 					t.Errorf("the run's log has %q", w)
 				}

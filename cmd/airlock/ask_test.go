@@ -337,6 +337,26 @@ func (in *instance) mcpSession(args ...string) *mcp.ClientSession {
 	return cs
 }
 
+// mcpCallAllowing is mcpCall with every request it raises meanwhile allowed from the CLI
+// (as a person would, for a call whose gate is not what the test is about).
+func (in *instance) mcpCallAllowing(cs *mcp.ClientSession, tool string, args map[string]any) string {
+	done := make(chan string, 1)
+	go func() { done <- mcpCall(cs, tool, args) }()
+	for {
+		select {
+		case out := <-done:
+			return out
+		case <-time.After(100 * time.Millisecond):
+		}
+		out, _, _ := in.run("approvals", "list", "--json")
+		var list []map[string]any
+		json.Unmarshal([]byte(out), &list)
+		for _, p := range list {
+			in.run("approvals", "allow", p["id"].(string))
+		}
+	}
+}
+
 // mcpCall calls a tool and returns its text, or the call's error in words.
 func mcpCall(cs *mcp.ClientSession, tool string, args map[string]any) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -138,6 +138,12 @@ func (e *Executor) policy(spec dispatch.ExecSpec) (sandbox.Policy, error) {
 	if err != nil {
 		return sandbox.Policy{}, err
 	}
+	if spec.AgentDir != "" {
+		// Every other sandbox has the agent runs hidden; this run sees its own.
+		if pol, err = pol.WithUnhidden(spec.AgentDir); err != nil {
+			return sandbox.Policy{}, err
+		}
+	}
 	if len(spec.AgentWritable) > 0 {
 		// The agent's home and state, written for this run alone; its settings beside
 		// them are only read.
