@@ -59,7 +59,7 @@ func (c *Core) openDispatch(ctx context.Context) error {
 		DB: c.DB, Departments: depts, Executor: registeringExecutor{core: c, inner: exec},
 		Approvals: approvals, Pending: approvals, Router: exec, Secrets: c.Secrets, Publisher: digestTap{c},
 		LogDir: c.Paths.RunLogs, Defaults: c.DispatchPolicy, Profile: c.Profile,
-		AgentDir: c.Paths.AgentRuns, Airlock: c.airlockCLI,
+		AgentDir: c.Paths.AgentRuns, Airlock: c.airlockCLI, RemoveWithRuns: removeConnections,
 		// Open holds the database's lock: a run this core does not run is dead.
 		Exclusive: true,
 	}

@@ -29,6 +29,15 @@ type NetworkConnection struct {
 
 func migrateNetwork(db *gorm.DB) error { return db.AutoMigrate(&NetworkConnection{}) }
 
+// removeConnections deletes the connection rows of runs retention removes, in its
+// transaction (dispatch.Options.RemoveWithRuns).
+func removeConnections(tx *gorm.DB, runIDs []uint) error {
+	if err := tx.Where("run_id IN ?", runIDs).Delete(&NetworkConnection{}).Error; err != nil {
+		return fmt.Errorf("delete the network connections of %d pruned runs: %w", len(runIDs), err)
+	}
+	return nil
+}
+
 // recordConnections makes cfg also keep a row for each connection of run id.
 func (c *Core) recordConnections(runID uint, cfg egress.Config) egress.Config {
 	next := cfg.Log

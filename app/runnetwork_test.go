@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
 // TestRunNetworkSummary: a real scheduled run under network_access = "allowlist" curls
@@ -94,5 +98,36 @@ curl -sS --max-time 20 http://denied.test/; curl -sS --max-time 60 http://localh
 	}
 	if _, err := localapi.Call(ctx, cl, api.GetRunNetwork, api.None{}, "seven"); !errors.Is(err, &api.Error{Code: api.CodeBadRequest}) {
 		t.Errorf("a run id that is no number: %v; want bad_request", err)
+	}
+}
+
+// TestPrunedRunTakesItsConnections: when retention removes a run record (here beyond
+// dispatch.run_max_count = 1), the network connections recorded for it go in the same
+// transaction; the kept run's stay.
+func TestPrunedRunTakesItsConnections(t *testing.T) {
+	base := varTmpBase(t, "airlock-prune-net-")
+	cfg := filepath.Join(base, "airlock", "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[dispatch]\nrun_max_count = 1\n"), 0o600)
+	c, _ := runCoreAt(t, base)
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(repo, 0o755)
+	createTask(t, c, dispatch.TaskSpec{Name: "fetch", Cwd: repo, Argv: []string{"true"}})
+	var runs []dispatch.Run
+	for i := 0; i < 2; i++ {
+		r, _ := runTask(t, c, "fetch")
+		c.recordConnection(r.ID, egress.Record{Start: time.Now(), Domain: "example.test", Port: 443, Verdict: egress.Allow})
+		runs = append(runs, r)
+	}
+	if n, err := c.Dispatch.PruneRuns(ctx); err != nil || n != 1 {
+		t.Fatalf("prune: %d removed, %v; want the older run", n, err)
+	}
+	count := func(id uint) (n int64) {
+		c.DB.Model(&NetworkConnection{}).Where("run_id = ?", id).Count(&n)
+		return n
+	}
+	if old, kept := count(runs[0].ID), count(runs[1].ID); old != 0 || kept != 1 {
+		t.Errorf("connection rows after the prune: %d of the removed run (want 0), %d of the kept one (want 1)", old, kept)
 	}
 }

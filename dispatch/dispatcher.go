@@ -77,10 +77,14 @@ type Options struct {
 	// LOGNAME, LANG, LC_ALL, TZ, SHELL, TMPDIR from this process).
 	BaseEnv []string
 	// AgentDir holds one directory per run of an agent task (run-<id>), with the
-	// settings Airlock writes for the agent and the agent's home: it must be outside
-	// Airlock's hidden state, as the run's sandbox reads and writes it. Required as soon
-	// as a task has an agent.
+	// settings Airlock writes for the agent and the agent's home: hidden from every other
+	// sandbox, the run's own shows it its directory (sandbox.Policy.Unhidden). Required
+	// as soon as a task has an agent.
 	AgentDir string
+	// RemoveWithRuns deletes, in the transaction that removes them, the caller's own rows
+	// of the runs retention removes (the core's network connections), so none outlive
+	// their run. nil: none.
+	RemoveWithRuns func(tx *gorm.DB, runIDs []uint) error
 	// Airlock returns the path of the airlock executable an agent's hook and MCP server
 	// run ("": none found). Required as soon as a task has an agent.
 	Airlock func() string

@@ -139,6 +139,11 @@ func (d *Dispatcher) deleteRuns(ctx context.Context, order string, where func(*g
 			for i, r := range batch {
 				ids[i] = r.ID
 			}
+			if d.opts.RemoveWithRuns != nil {
+				if err := d.opts.RemoveWithRuns(tx, ids); err != nil {
+					return fmt.Errorf("remove what belongs to the pruned runs: %w", err)
+				}
+			}
 			return tx.Where("id IN ?", ids).Delete(&Run{}).Error
 		})
 		if err != nil {
