@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/sandbox"
+	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
 func benchImage(b *testing.B) Config {
@@ -19,9 +20,31 @@ func benchImage(b *testing.B) Config {
 	return c
 }
 
-// BenchmarkColdBoot is QEMU start to the first command's exit.
+// BenchmarkColdBoot is QEMU start to the first command's exit: no network device (off),
+// QEMU in a network namespace of its own with the ask-only channel (ask), and with
+// slirp4netns connecting that namespace (on).
 func BenchmarkColdBoot(b *testing.B) {
-	c := benchImage(b)
+	ask := sandbox.Egress(func(_ context.Context, pid int, addr string) (func(), error) {
+		ln, err := egress.ListenInNetns(pid, addr)
+		if err != nil {
+			return nil, err
+		}
+		return func() { ln.Close() }, nil
+	})
+	for _, tc := range []struct {
+		name    string
+		network bool
+		ask     *sandbox.Egress
+	}{{"off", false, nil}, {"ask", false, &ask}, {"on", true, nil}} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := benchImage(b)
+			c.Network, c.Ask = tc.network, tc.ask
+			coldBoot(b, c)
+		})
+	}
+}
+
+func coldBoot(b *testing.B, c Config) {
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		v, err := Boot(ctx, c, nil)
