@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/fakemodel"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
@@ -32,7 +33,7 @@ const (
 // agent starts).
 func airlockBin(t *testing.T) string {
 	t.Helper()
-	dir := varTmpBase(t, "airlock-agents-bin-")
+	dir := vartmp.Dir(t, "airlock-agents-bin-")
 	for _, pkg := range []string{"airlock", "airlock-agent"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../cmd/"+pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -69,7 +70,7 @@ func agentCore(t *testing.T, fake *fakemodel.Server) (*Core, string) {
 // holding its key (set here to key), and extra flags.
 func addAgentTask(t *testing.T, c *Core, name, kind, bin, repo, apiBase, key string, extra ...string) {
 	t.Helper()
-	prompt := filepath.Join(varTmpBase(t, "airlock-agents-prompt-"), "prompt.md")
+	prompt := filepath.Join(vartmp.Dir(t, "airlock-agents-prompt-"), "prompt.md")
 	if err := os.WriteFile(prompt, []byte("Tidy the repository.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
@@ -80,7 +81,7 @@ func TestAskOnlyChannelOfAScheduledRun(t *testing.T) {
 	}
 	for _, network := range []string{"false", `"allowlist"`, "true"} {
 		t.Run("network_access="+network, func(t *testing.T) {
-			base := varTmpBase(t, "airlock-ask-")
+			base := vartmp.Dir(t, "airlock-ask-")
 			cfg := filepath.Join(base, "airlock", "config", "config.toml")
 			os.MkdirAll(filepath.Dir(cfg), 0o700)
 			os.WriteFile(cfg, []byte("[sandbox_workspace_write]\nnetwork_access = "+network+"\n"), 0o600)
@@ -122,7 +123,7 @@ func TestAskFromARunWaitsForThePerson(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	c, _ := runCoreAt(t, varTmpBase(t, "airlock-ask-wait-"))
+	c, _ := runCoreAt(t, vartmp.Dir(t, "airlock-ask-wait-"))
 	ctx := context.Background()
 	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
 	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
@@ -167,7 +168,7 @@ func TestAskOnlyChannelOfAnOpsCommand(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	c, _ := runCoreAt(t, varTmpBase(t, "airlock-ops-ask-"))
+	c, _ := runCoreAt(t, vartmp.Dir(t, "airlock-ops-ask-"))
 	work := filepath.Join(c.getenv("HOME"), "Airlock", "infra")
 	os.MkdirAll(filepath.Join(work, "build"), 0o755)
 	os.WriteFile(filepath.Join(work, "notes.txt"), []byte("notes\n"), 0o644)
@@ -215,7 +216,7 @@ func TestAskOnlyChannelOfARunInTheMicroVM(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(imageDir, "manifest.json")); err != nil {
 		t.Skip("no manifest.json in " + imageDir + ": run `make sandbox-image`")
 	}
-	c, _ := runCoreAt(t, varTmpBase(t, "airlock-vm-ask-"))
+	c, _ := runCoreAt(t, vartmp.Dir(t, "airlock-vm-ask-"))
 	ctx := context.Background()
 	srv := httptest.NewServer(http.FileServer(http.Dir(imageDir)))
 	defer srv.Close()

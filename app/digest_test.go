@@ -10,13 +10,14 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // The digest dispatch publishes at start, before anyone could subscribe, is kept by the
 // core: the route answers it with its counts, a dismissal hides it (a reload reads
 // nothing), a newer digest shows again and a stale dismissal does not hide it.
 func TestDigestCardRoutes(t *testing.T) {
-	base := varTmpBase(t, "airlock-digest-")
+	base := vartmp.Dir(t, "airlock-digest-")
 	first, _ := runCoreAt(t, base)
 	finished := time.Now().Add(time.Hour) // after the last heartbeat the next start reads
 	if err := first.DB.Create(&dispatch.Run{TaskName: "nightly", ScheduledAt: time.Now(), Trigger: dispatch.TriggerManual,

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/mcptest"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -91,7 +92,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 	for _, approval := range []string{"on-request", "on-failure"} {
 		t.Run(approval, func(t *testing.T) {
 			// Not under /tmp: every sandbox gets a fresh /tmp, which would hide the state anyway.
-			base := varTmpBase(t, "airlock-escalation-")
+			base := vartmp.Dir(t, "airlock-escalation-")
 			c, _ := runCoreAt(t, base)
 			home := c.getenv("HOME")
 			ws := filepath.Join(home, "ws")
@@ -208,7 +209,7 @@ func TestScheduledRunKeepsTheProjectsTightening(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	base := varTmpBase(t, "airlock-project-run-")
+	base := vartmp.Dir(t, "airlock-project-run-")
 	c, _ := runCoreAt(t, base)
 	ctx := context.Background()
 	repo := projectRepo(t, c, "sandbox_mode = \"read-only\"\n[isolation]\nprotected = [\"secret.txt\"]\n")
@@ -274,7 +275,7 @@ func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	base := varTmpBase(t, "airlock-project-deny-")
+	base := vartmp.Dir(t, "airlock-project-deny-")
 	c, _ := runCoreAt(t, base)
 	ctx := context.Background()
 	repo := projectRepo(t, c, "[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"deny\"\n")

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/deadowner/deadownertest"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/ops"
 )
 
@@ -105,7 +106,7 @@ func TestCoreStartEndsRunsOfADeadCore(t *testing.T) {
 		{"the pid is a zombie", zombie, "zombie"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			base := varTmpBase(t, "airlock-owner-")
+			base := vartmp.Dir(t, "airlock-owner-")
 			ctx := context.Background()
 			c, stop := lifeCore(t, base)
 			dir := filepath.Join(c.getenv("HOME"), "Airlock", "work")
@@ -162,7 +163,7 @@ func TestDamagedDatabaseGivesAWayOutThatWorks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := varTmpBase(t, "airlock-damaged-")
+			base := vartmp.Dir(t, "airlock-damaged-")
 			c, stop := lifeCore(t, base)
 			dbPath := c.Paths.Database
 			// With a keyring, an ops journal (anchored outside the database) too: the new
@@ -234,7 +235,7 @@ func TestCoreRecordsARunsEndOnAFullDisk(t *testing.T) {
 	}
 	for _, restart := range []bool{false, true} {
 		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
-			base := varTmpBase(t, "airlock-full-")
+			base := vartmp.Dir(t, "airlock-full-")
 			data := filepath.Join(base, "airlock")
 			os.MkdirAll(data, 0o700)
 			if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", data).CombinedOutput(); err != nil {
@@ -308,7 +309,7 @@ func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // evidence in the journal, and the plan can then be rejected (or diffed again).
 func TestCoreStartEndsAppliesOfADeadCore(t *testing.T) {
 	live, _ := deadownertest.StandIns(t)
-	base := varTmpBase(t, "airlock-apply-owner-")
+	base := vartmp.Dir(t, "airlock-apply-owner-")
 	c, stop := lifeCore(t, base)
 	needJournalKey(t, c)
 	ctx := context.Background()

@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-app/airlock/app/policy"
 	"github.com/airlock-app/airlock/departments"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/ops"
 	"github.com/airlock-app/airlock/permission"
 )
@@ -551,7 +552,7 @@ func allowlistBase(t *testing.T, network string) string {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
 	}
-	base := varTmpBase(t, "airlock-allowlist-")
+	base := vartmp.Dir(t, "airlock-allowlist-")
 	cfg := filepath.Join(base, "airlock", "config", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
 		t.Fatal(err)

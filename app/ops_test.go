@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // needJournalKey skips without a Secret Service (the ops journal's key lives in the
@@ -38,7 +39,7 @@ func needJournalKey(t *testing.T, c *Core) {
 // journal that records it: the body's fields, the query's and the answers' agree
 // between the client and the core because both are api's.
 func TestOpsRoutesThroughTheTypedClient(t *testing.T) {
-	base := varTmpBase(t, "ops-routes-")
+	base := vartmp.Dir(t, "ops-routes-")
 	c, _ := runCoreAt(t, base)
 	needJournalKey(t, c)
 	work := filepath.Join(base, "work")

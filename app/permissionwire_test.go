@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // TestGatewayAwaitRoundTrip: a request the MCP server sends with its typed Await reaches
@@ -22,7 +23,7 @@ import (
 // types used to drop without a word), and the decision the person gives in the window
 // comes back to the gateway as the broker made it.
 func TestGatewayAwaitRoundTrip(t *testing.T) {
-	base := varTmpBase(t, "permwire-")
+	base := vartmp.Dir(t, "permwire-")
 	c, _ := runCoreAt(t, base)
 	ws := filepath.Join(base, "home", "project")
 	if err := os.MkdirAll(ws, 0o700); err != nil {
@@ -95,7 +96,7 @@ func compactJSON(t *testing.T, raw json.RawMessage) json.RawMessage {
 // TestRevokeGrantStatus: DELETE /v1/grants/{id} answers 404 only for a grant that is not
 // there; a database that fails is Airlock's own failure, 500, and says so.
 func TestRevokeGrantStatus(t *testing.T) {
-	base := varTmpBase(t, "permwire-")
+	base := vartmp.Dir(t, "permwire-")
 	c, _ := runCoreAt(t, base)
 	client := localapi.NewClient(c.Paths.Socket)
 	ctx := context.Background()

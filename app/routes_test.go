@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // TestOneRouteTable: every pattern the core serves is a route of api's table, declared
 // once, and every route of the table is served. So a path, its method and its types
 // are written in one place, and the CLI's client and the core cannot disagree on them.
 func TestOneRouteTable(t *testing.T) {
-	base := varTmpBase(t, "routes-")
+	base := vartmp.Dir(t, "routes-")
 	c, _ := runCoreAt(t, base)
 
 	var table []string

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/sandbox/egress"
 )
 
@@ -105,7 +106,7 @@ curl -sS --max-time 20 http://denied.test/; curl -sS --max-time 60 http://localh
 // dispatch.run_max_count = 1), the network connections recorded for it go in the same
 // transaction; the kept run's stay.
 func TestPrunedRunTakesItsConnections(t *testing.T) {
-	base := varTmpBase(t, "airlock-prune-net-")
+	base := vartmp.Dir(t, "airlock-prune-net-")
 	cfg := filepath.Join(base, "airlock", "config", "config.toml")
 	os.MkdirAll(filepath.Dir(cfg), 0o700)
 	os.WriteFile(cfg, []byte("[dispatch]\nrun_max_count = 1\n"), 0o600)

@@ -111,18 +111,6 @@ func runCore(t *testing.T) (*Core, *http.Client) {
 	return runCoreAt(t, t.TempDir())
 }
 
-// varTmpBase is a fresh directory under /var/tmp, removed after the test: not under
-// /tmp, which every sandbox replaces with a fresh one.
-func varTmpBase(t *testing.T, pattern string) string {
-	t.Helper()
-	base, err := os.MkdirTemp("/var/tmp", pattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	return base
-}
-
 // runCoreAt is runCore with its files under base.
 func runCoreAt(t *testing.T, base string) (*Core, *http.Client) {
 	t.Helper()

@@ -254,7 +254,7 @@ func (d *Dispatcher) taskLock(id uint) chan struct{} {
 }
 
 // backlogFull says whether task t, under overlap queue or allow, already has MaxBacklog
-// runs queued, held or running, and if so the reason its next occurrence is skipped.
+// runs queued, held or running, and if so how many, in words ("(N queued, …)").
 func (d *Dispatcher) backlogFull(ctx context.Context, db *gorm.DB, t Task) (bool, string, error) {
 	if t.Overlap != OverlapQueue && t.Overlap != OverlapAllow {
 		return false, "", nil
@@ -266,6 +266,6 @@ func (d *Dispatcher) backlogFull(ctx context.Context, db *gorm.DB, t Task) (bool
 	if n < int64(d.opts.MaxBacklog) {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("skipped: backlog full (%d queued, held or running; overlap policy %s keeps at most dispatch.max_backlog = %d)",
+	return true, fmt.Sprintf("(%d queued, held or running; overlap policy %s keeps at most dispatch.max_backlog = %d)",
 		n, t.Overlap, d.opts.MaxBacklog), nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -69,7 +68,7 @@ func (d *Dispatcher) claimScheduled(ctx context.Context, db *gorm.DB, st State, 
 				return Run{}, false, false, ferr
 			}
 			if full {
-				r.SkipReason, r.Reason = SkipBacklog, why
+				r.SkipReason, r.Reason = SkipBacklog, "skipped: backlog full "+why
 				break
 			}
 			r.Status, r.Reason, r.CatchUp = StatusQueued, catchUp, catchUp
@@ -117,7 +116,7 @@ func (d *Dispatcher) RunNow(ctx context.Context, name string) (Run, error) {
 			}
 			if full {
 				return fmt.Errorf("run %s now: %w %s; wait for them, cancel one (`airlock runs cancel ID`), or raise dispatch.max_backlog in config.toml",
-					t.Name, ErrBacklogFull, strings.TrimPrefix(why, "skipped: backlog full "))
+					t.Name, ErrBacklogFull, why)
 			}
 			row := occurrenceRow(t, at, TriggerManual, StatusQueued)
 			row.Reason = "run now"

@@ -45,8 +45,9 @@ type mountPlan struct {
 	protectedMissing []string
 	hiddenDirs       []string // hidden directories (tmpfs over them)
 	hiddenFiles      []string // hidden sockets/files (/dev/null over them)
-	// reveal are directories inside hidden ones bound back (read-only, their writable
-	// roots and protected paths as everywhere).
+	// reveal are Policy.Unhidden (resolved by WithUnhidden): inside a hidden directory
+	// they are bound back (read-only, their writable roots and protected paths as
+	// everywhere); elsewhere they need nothing.
 	reveal []string
 }
 
@@ -57,6 +58,7 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 	if p.Mode == ModeFullAccess {
 		return m, nil
 	}
+	m.reveal = p.Unhidden
 	if p.Mode == ModeWorkspaceWrite {
 		m.writable = p.WritableRoots
 	}

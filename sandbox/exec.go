@@ -195,8 +195,7 @@ type prepared struct {
 	cwd    string
 	env    []string
 	hidden []string
-	reveal []string // Policy.Unhidden, resolved, each inside a hidden directory
-	path   string   // resolved Argv[0] on the host
+	path   string // resolved Argv[0] on the host
 }
 
 // Exec runs req.Argv under req.Policy (in the micro-VM when the policy's execution mode
@@ -246,32 +245,12 @@ func prepare(req ExecRequest) (*prepared, error) {
 	pr.env = ScrubEnv(env, req.GrantEnv)
 	pr.env = slices.DeleteFunc(pr.env, func(kv string) bool { return strings.HasPrefix(kv, innerStageEnv+"=") })
 	pr.hidden = append(append([]string(nil), req.Policy.Hidden...), req.HiddenPaths...)
-	pr.reveal = revealed(req.Policy.Unhidden, pr.hidden)
 	path, err := lookPathIn(req.Argv[0], envValue(pr.env, "PATH"), pr.cwd)
 	if err != nil {
 		return nil, err
 	}
 	pr.path = path
 	return pr, nil
-}
-
-// revealed are the directories of unhidden (resolved) that lie inside a hidden
-// directory: the others need no revealing.
-func revealed(unhidden, hidden []string) []string {
-	var out []string
-	for _, r := range unhidden {
-		real, err := filepath.EvalSymlinks(r)
-		if err != nil || !filepath.IsAbs(real) {
-			continue
-		}
-		for _, h := range hidden {
-			if hr, err := filepath.EvalSymlinks(h); err == nil && within(real, hr) && real != hr {
-				out = append(out, real)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // lookPathIn finds a command the way execvp would with the given PATH.

@@ -170,7 +170,6 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 	p := pr.req.Policy
 	res.Backend = BackendNameBwrap
 	plan, err := planMounts(p, pr.hidden)
-	plan.reveal = pr.reveal
 	if err != nil {
 		return res, false, &ExecError{Code: ExitSandboxFailed, Err: err}
 	}

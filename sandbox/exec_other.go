@@ -39,7 +39,7 @@ func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
 		res.Warning = joinWarn(appRanWarning, res.Warning)
 	case runtime.GOOS == "darwin" && fileExists(sandboxExec):
 		res.Backend = BackendNameSeatbelt
-		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden, pr.reveal...), "--"}, argv...)
+		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden), "--"}, argv...)
 		pr.path = sandboxExec
 	case p.Backend == BackendOS:
 		return Result{}, &ExecError{Code: ExitSandboxFailed, Err: fmt.Errorf("%w on %s (isolation backend \"os\" refuses to run without one)", ErrNoOSBackend, runtime.GOOS)}

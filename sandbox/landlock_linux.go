@@ -99,7 +99,7 @@ func runLandlock(ctx context.Context, pr *prepared) (Result, error) {
 	defer os.RemoveAll(tmp)
 	spec := innerSpec{Argv: pr.req.Argv, Path: pr.path, Cwd: pr.cwd, Mode: p.Mode, Network: network, ConnectPorts: ports,
 		Protected: p.Protected, ProtectedNames: p.ProtectedNames, Tmp: tmp,
-		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...), Reveal: pr.reveal}
+		Hidden: append(slices.Clone(plan.hiddenDirs), plan.hiddenFiles...), Reveal: plan.reveal}
 	if p.Mode == ModeWorkspaceWrite {
 		spec.Writable = p.WritableRoots
 	}

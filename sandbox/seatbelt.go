@@ -9,9 +9,9 @@ import (
 // writable roots minus the protected paths, network denied unless enabled.
 // Run it with `sandbox-exec -p PROFILE -- CMD...`.
 //
-// reveal are directories inside hidden ones that stay readable (Policy.Unhidden): a
-// later rule wins in SBPL, so their allow follows the hidden paths' deny.
-func SeatbeltProfile(p Policy, hidden []string, reveal ...string) string {
+// p.Unhidden stay readable inside hidden directories: a later rule wins in SBPL, so
+// their allow follows the hidden paths' deny.
+func SeatbeltProfile(p Policy, hidden []string) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(deny default)\n")
 	b.WriteString("(allow process-exec)\n(allow process-fork)\n(allow signal (target same-sandbox))\n")
@@ -24,7 +24,7 @@ func SeatbeltProfile(p Policy, hidden []string, reveal ...string) string {
 	for _, h := range hidden {
 		b.WriteString("(deny file-read* file-write* (subpath " + sbplString(h) + "))\n")
 	}
-	for _, r := range reveal {
+	for _, r := range p.Unhidden {
 		b.WriteString("(allow file-read* (subpath " + sbplString(r) + "))\n")
 	}
 	b.WriteString("(allow file-write-data file-ioctl (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n")

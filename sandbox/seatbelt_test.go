@@ -7,8 +7,9 @@ import (
 
 func TestSeatbeltProfile(t *testing.T) {
 	p := Policy{Mode: ModeWorkspaceWrite, Cwd: "/Users/u/ws", WritableRoots: []string{"/Users/u/ws", `/Users/u/we"ird`},
-		Protected: []string{"/Users/u/ws/.git", "/Users/u/ws/.airlock"}, ProtectedNames: []string{".airlock", ".git"}}
-	prof := SeatbeltProfile(p, []string{"/Users/u/Library/Airlock/run", "/Users/u/Library/Caches/airlock/agent-runs"}, "/Users/u/Library/Caches/airlock/agent-runs/run-7")
+		Protected: []string{"/Users/u/ws/.git", "/Users/u/ws/.airlock"}, ProtectedNames: []string{".airlock", ".git"},
+		Unhidden: []string{"/Users/u/Library/Caches/airlock/agent-runs/run-7"}}
+	prof := SeatbeltProfile(p, []string{"/Users/u/Library/Airlock/run", "/Users/u/Library/Caches/airlock/agent-runs"})
 	for _, want := range []string{
 		"(version 1)\n(deny default)\n",
 		"(allow file-read*)\n",

@@ -60,18 +60,6 @@ func openTestCoreAt(tb testing.TB, base, text string, extra map[string]string) (
 	return core, home
 }
 
-// varTmpDir is a directory runs can work in: the sandbox gives runs a private /tmp, so
-// a working directory under /tmp would not be the one the test looks at.
-func varTmpDir(tb testing.TB, pattern string) string {
-	tb.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", pattern)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
-
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

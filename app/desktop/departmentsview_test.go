@@ -10,13 +10,14 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // Add, edit defaults, see a removed directory as missing, remove: what the Departments
 // page does, against the real service.
 func TestDepartmentsPage(t *testing.T) {
 	core, f := startedCore(t)
-	parent := varTmpDir(t, "airlock-depts-")
+	parent := vartmp.Dir(t, "airlock-depts-")
 	dir := filepath.Join(parent, "platform")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)

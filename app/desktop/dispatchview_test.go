@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 func startedCore(t *testing.T) (*app.Core, *Facade) {
@@ -43,7 +44,7 @@ func findTask(t *testing.T, f *Facade, name string) TaskRow {
 // (clearing env and secrets); disabling and removing are seen by the list.
 func TestTaskEditorRoundTrip(t *testing.T) {
 	_, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-dept-")
+	dir := vartmp.Dir(t, "airlock-dept-")
 	never := api.NetworkOff
 	if _, err := f.AddDepartment("ops", dir, api.Defaults{SandboxMode: "full-access", ApprovalPolicy: "never", Network: &never}); err != nil {
 		t.Fatalf("add department: %v", err)
@@ -101,7 +102,7 @@ func TestTaskEditorRoundTrip(t *testing.T) {
 // Bad input in the editor comes back as the core's error, naming the field and the way out.
 func TestTaskEditorErrors(t *testing.T) {
 	_, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-task-")
+	dir := vartmp.Dir(t, "airlock-task-")
 	good := TaskForm{Name: "ok", Argv: []string{"true"}, Cwd: dir, TimeZone: "UTC"}
 	cases := []struct {
 		name string
@@ -182,7 +183,7 @@ func TestSchedulePreview(t *testing.T) {
 // with has_more, the status filters work, and the log is read back.
 func TestRunsPageAndLog(t *testing.T) {
 	core, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-runs-")
+	dir := vartmp.Dir(t, "airlock-runs-")
 	if _, err := f.AddDepartment("work", dir, api.Defaults{}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestRunsPageAndLog(t *testing.T) {
 // A run outside known places is held; cancelling it from the run view records it.
 func TestCancelAndResumeFromTheRunView(t *testing.T) {
 	_, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-held-")
+	dir := vartmp.Dir(t, "airlock-held-")
 	if _, err := f.CreateTask(TaskForm{Name: "held", Argv: []string{"true"}, Cwd: dir}); err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func FuzzParseFormDuration(f *testing.F) {
 // seedRuns stores n finished runs of one task directly, as months of a nightly task leave.
 func seedRuns(b testing.TB, core *app.Core, f *Facade, n int) {
 	b.Helper()
-	dir := varTmpDir(b, "airlock-bench-")
+	dir := vartmp.Dir(b, "airlock-bench-")
 	if _, err := f.CreateTask(TaskForm{Name: "nightly", Argv: []string{"true"}, Cwd: dir, Schedule: "@daily"}); err != nil {
 		b.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func BenchmarkRunsPage(b *testing.B) {
 // resumed from the run view; it then finishes.
 func TestResumePausedRunFromTheRunView(t *testing.T) {
 	core, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-pause-")
+	dir := vartmp.Dir(t, "airlock-pause-")
 	if _, err := f.AddDepartment("p", dir, api.Defaults{}); err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +417,7 @@ func TestResumePausedRunFromTheRunView(t *testing.T) {
 // base is the core's error naming it.
 func TestTaskEditorAgentTask(t *testing.T) {
 	_, f := startedCore(t)
-	dir := varTmpDir(t, "airlock-agent-")
+	dir := vartmp.Dir(t, "airlock-agent-")
 	form := TaskForm{Name: "tidy", Cwd: dir, Agent: &api.AgentSpec{Kind: "codex", Prompt: "Tidy the build.", Model: " m1 "}}
 	row, err := f.CreateTask(form)
 	if err != nil {
@@ -447,7 +448,7 @@ func TestTaskEditorAgentTask(t *testing.T) {
 func TestRunDecisionsFromTheRunView(t *testing.T) {
 	core, f := startedCore(t)
 	ctx := context.Background()
-	dir := varTmpDir(t, "airlock-decisions-")
+	dir := vartmp.Dir(t, "airlock-decisions-")
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644)
 	for _, run := range []string{"7", "8"} {
 		req := api.Request{Tool: api.ToolReadFile, Params: []byte(`{"path":"` + filepath.Join(dir, "a") + `"}`), CallID: "c" + run,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -268,7 +269,7 @@ func TestNotificationsForFailuresAndTheDigest(t *testing.T) {
 	addr := privateSessionBus(t)
 	startDunst(t, addr)
 	sent := watchNotify(t, addr)
-	base, dir := t.TempDir(), varTmpDir(t, "airlock-failing-")
+	base, dir := t.TempDir(), vartmp.Dir(t, "airlock-failing-")
 
 	// The previous start of Airlock: a run failed, and Airlock was closed.
 	before, _ := openTestCoreAt(t, base, "", nil)
@@ -336,7 +337,7 @@ func TestNotificationsForFailuresAndTheDigest(t *testing.T) {
 		defer n.mu.Unlock()
 		return n.failures.count == 0 && n.failNote == 0
 	})
-	failingTask(t, f, varTmpDir(t, "airlock-oops-"), "oops")
+	failingTask(t, f, vartmp.Dir(t, "airlock-oops-"), "oops")
 	oops := runNow(t, f, "oops", 1, dispatch.StatusFailed)[0]
 	want := fmt.Sprintf("Run %d of oops failed", oops)
 	waitFor(t, "the new failure", func() bool { return hasSummary(sent(), want) })

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/ops"
 )
 
@@ -73,7 +74,7 @@ func needKeyring(t *testing.T, core *app.Core) {
 // config file the plan changes from port=80 to port=8080.
 func opsWorkdir(t *testing.T) string {
 	t.Helper()
-	dir := varTmpDir(t, "airlock-opsview-")
+	dir := vartmp.Dir(t, "airlock-opsview-")
 	for name, text := range map[string]string{"app.conf": "name=shop\nport=80\n", "new.conf": "name=shop\nport=8080\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)

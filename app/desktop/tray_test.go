@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -636,7 +637,7 @@ func TestTrayTellsFailedRuns(t *testing.T) {
 		return ok
 	})
 
-	failingTask(t, f, varTmpDir(t, "airlock-tray-failing-"), "flaky")
+	failingTask(t, f, vartmp.Dir(t, "airlock-tray-failing-"), "flaky")
 	runNow(t, f, "flaky", 2, dispatch.StatusFailed)
 	menu := waitMenu(t, conn, name, "the failed runs", func(m menuEntry) bool {
 		_, ok := m.find("2 runs failed — Open…")

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -403,7 +404,7 @@ func TestRunSecretFromTheFileStore(t *testing.T) {
 		t.Skip("bubblewrap not installed")
 	}
 	in := headlessInstance(t)
-	ws := varTmpDir(t, "airlock-headless-run-")
+	ws := vartmp.Dir(t, "airlock-headless-run-")
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[secrets]\nstore = \"file\"\n\n[workspace]\nroots = [%q]\n", ws))
 	in.startDaemon()
 	value := fmt.Sprintf("run-secret-%d", time.Now().UnixNano())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // hookAnswer is the part of a PreToolUse answer the tests read.
@@ -223,7 +225,7 @@ func TestHookWaitsForAWatcherAndDeniesHeadless(t *testing.T) {
 // for the agent to be refused to delete.
 func agentWorkspace(t *testing.T, prefix string) string {
 	t.Helper()
-	ws := varTmpDir(t, prefix)
+	ws := vartmp.Dir(t, prefix)
 	bin := filepath.Join(ws, "bin")
 	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
 	os.MkdirAll(bin, 0o755)
@@ -318,16 +320,4 @@ func TestHookWaitsUnattendedWhenConfigured(t *testing.T) {
 	if r := in.auditByCall()["tu-waited"]; r == nil || r["answered_by"] != "handed-over" {
 		t.Errorf("audit row %v, want handed over", r)
 	}
-}
-
-// varTmpDir is a fresh directory under /var/tmp (what a sandbox sees: its /tmp is its
-// own), removed when the test ends.
-func varTmpDir(t *testing.T, prefix string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }

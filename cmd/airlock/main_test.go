@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // These tests build the real airlock binary and drive it as a person would: a daemon
@@ -919,7 +921,7 @@ func TestTaskScheduleThatNeverFires(t *testing.T) {
 // count and the ways out, and records no run.
 func TestRunNowBeyondTheBacklogFromTheCLI(t *testing.T) {
 	in := newInstance(t)
-	ws := varTmpDir(t, "airlock-backlog-")
+	ws := vartmp.Dir(t, "airlock-backlog-")
 	gate := filepath.Join(ws, "gate")
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[dispatch]\nmax_backlog = 1\n", ws))
 	in.startDaemon()

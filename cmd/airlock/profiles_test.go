@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/internal/vartmp"
 )
 
 // checkPolicy is the policy `airlock check` resolves in dir (its verdict aside).
@@ -407,7 +409,7 @@ func (in *instance) auditTiers(tool string) map[string]int {
 func profileTightenInstance(t *testing.T, prefix string) (*instance, string) {
 	t.Helper()
 	in := newInstance(t)
-	ws := varTmpDir(t, prefix)
+	ws := vartmp.Dir(t, prefix)
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("heron\n"), 0o644)
 	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n[permission.tiers]\nbash = \"P2\"\n", ws))
 	in.startDaemon()
