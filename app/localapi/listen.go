@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +41,10 @@ type Lock struct {
 	path string
 }
 
+// lockSettle is how long Acquire waits for a lock held by another instance before saying
+// so (see Acquire).
+const lockSettle = 500 * time.Millisecond
+
 // Acquire takes the instance lock beside socketPath, checking that the directory is
 // the user's own and private.
 func Acquire(socketPath string) (*Lock, error) {
@@ -52,7 +57,15 @@ func Acquire(socketPath string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open instance lock %s: %w", lockPath, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	// A lock just released can stay held for a moment: a process forking elsewhere in
+	// the releasing program holds a copy of its descriptor until it execs (close-on-exec
+	// closes it only then). A running instance holds it for good; so wait briefly.
+	for deadline := time.Now().Add(lockSettle); errors.Is(err, unix.EWOULDBLOCK) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err != nil {
 		pid := readPID(f)
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
