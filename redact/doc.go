@@ -12,6 +12,10 @@
 // private key blocks). [StringWithSecrets] also hides exact values the caller knows (the
 // secrets it injected), and [Writer] does the same to a stream line by line.
 //
+// JSON stays JSON: [RawJSON] and [Writer] (for a line that is a JSON document, as an
+// agent's event stream is) replace values, keeping keys, punctuation and the numbers
+// that count something (input_tokens, max_tokens).
+//
 // Redaction is idempotent: redacting redacted text changes nothing. Each credential is
 // replaced by [Marker], keeping the name of the variable, flag or header so the reader
 // still sees what was there.

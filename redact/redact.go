@@ -42,6 +42,10 @@ var notSecretFlag = regexp.MustCompile(`(?i)^(?:no-|ask-|prompt-).*|.*-(?:file|s
 // variableRef is a value that only names a variable ($TOKEN, ${TOKEN}): not a secret.
 var variableRef = regexp.MustCompile(`^["']?\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})["']?$`)
 
+// countValue is a number (and, in JSON-like text, the comma or bracket after it): under
+// a name like input_tokens it is a count, not a secret.
+var countValue = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?(?:[,}\]].*)?$`)
+
 func keepGroup1(sub []string) (string, bool) { return sub[1] + Marker, true }
 
 // quoted redacts a value, keeping its quotes so JSON and shell text stay well-formed.
@@ -150,6 +154,9 @@ var rules = []rule{
 			v := sub[3]
 			if v == `""` || v == "''" || v == `\"\"` || variableRef.MatchString(v) {
 				return "", false
+			}
+			if isCountName(sub[2]) && countValue.MatchString(v) {
+				return "", false // "input_tokens":12, max_tokens=4096
 			}
 			return sub[1] + quoted(v), true
 		},

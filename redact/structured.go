@@ -64,59 +64,13 @@ func JSON(v any) ([]byte, error) {
 	return RawJSON(b)
 }
 
-// RawJSON is JSON for a document already encoded. Invalid JSON is an error.
+// RawJSON is JSON for a document already encoded: the document is kept as it is (its
+// keys, their order, the punctuation and numbers that are counts), only the values
+// holding credentials replaced. Invalid JSON is an error.
 func RawJSON(b []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("redact: decode: %w", err)
+	out, ok := jsonRedactor{}.document(bytes.TrimSpace(b))
+	if !ok {
+		return nil, fmt.Errorf("redact: decode: not one valid JSON document")
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(redactTree(tree)); err != nil {
-		return nil, fmt.Errorf("redact: encode: %w", err)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-func redactTree(v any) any {
-	switch x := v.(type) {
-	case string:
-		return String(x)
-	case []any:
-		words := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				words = nil
-				break
-			}
-			words[i] = s
-		}
-		if words != nil {
-			for i, w := range Argv(words) {
-				x[i] = w
-			}
-			return x
-		}
-		for i := range x {
-			x[i] = redactTree(x[i])
-		}
-		return x
-	case map[string]any:
-		for k, val := range x {
-			switch val.(type) {
-			case string, json.Number:
-				if secretKey.MatchString(k) && val != "" && !variableRef.MatchString(fmt.Sprint(val)) {
-					x[k] = Marker
-					continue
-				}
-			}
-			x[k] = redactTree(val)
-		}
-		return x
-	}
-	return v
+	return out, nil
 }

@@ -10,9 +10,12 @@ import (
 // maxLine is how much of a line without a newline Writer holds before it writes part of
 // it; the part kept back (at least keepBack bytes, cut at a space) still catches a
 // credential that continues in the next write.
+// A line that starts like a JSON document may grow to maxJSONLine before it is cut, so
+// an agent's event with a long tool result is still redacted as JSON.
 const (
-	maxLine  = 64 << 10
-	keepBack = 4 << 10
+	maxLine     = 64 << 10
+	maxJSONLine = 8 << 20
+	keepBack    = 4 << 10
 )
 
 // Writer redacts a stream line by line ([StringWithSecrets] on each line) and writes the
@@ -65,7 +68,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		w.line(line)
 		w.buf = w.buf[i+1:]
 	}
-	if len(w.buf) > maxLine {
+	if len(w.buf) > maxLine && (len(w.buf) > maxJSONLine || !startsJSON(w.buf)) {
 		cut := len(w.buf) - keepBack
 		for _, v := range w.secrets {
 			cut = min(cut, len(w.buf)-len(v))
@@ -117,12 +120,20 @@ func (w *Writer) line(b []byte) {
 			return
 		}
 	}
+	body := strings.TrimRight(s, "\r\n")
+	if startsJSON([]byte(body)) {
+		// A JSON line (an agent's event stream) stays JSON: its values are redacted,
+		// its keys, punctuation and counts kept.
+		if out, ok := (jsonRedactor{secrets: w.secrets}).document([]byte(body)); ok {
+			w.write(string(out) + s[len(body):])
+			return
+		}
+	}
 	if b := keyBegin.FindStringIndex(s); b != nil && keyEnd.FindStringIndex(s[b[1]:]) == nil {
 		w.inKey = true
 	}
 	// The line's end is kept apart: a rule that runs to the end of the text (an
 	// unterminated key block) must not swallow it.
-	body := strings.TrimRight(s, "\r\n")
 	w.write(StringWithSecrets(body, w.secrets) + s[len(body):])
 }
 
@@ -131,4 +142,10 @@ func (w *Writer) write(s string) {
 		return
 	}
 	_, w.err = io.WriteString(w.w, s)
+}
+
+// startsJSON reports whether b starts (after blanks) like a JSON object or array.
+func startsJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
