@@ -92,6 +92,9 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	if _, err := applySpec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
 		return refuse(err, err.Error())
 	}
+	if err := checkApplyReads(p); err != nil {
+		return refuse(err, err.Error())
+	}
 
 	// Redeem: the one conditional UPDATE that decides who runs.
 	won, err := s.redeem(ctx, th, rec.ID, tok.PlanHash, now, opt.By)

@@ -52,6 +52,9 @@ func (s *Service) ApprovalPrompt(ctx context.Context, planID string) (*ApprovalP
 	if err := s.checkApprovable(ctx, rec); err != nil {
 		return nil, err
 	}
+	if err := checkApplyReads(p); err != nil {
+		return nil, fmt.Errorf("plan %s cannot be approved: %w", rec.ID, err)
+	}
 	d, err := s.latestArtifact(ctx, rec.ID, ArtifactDiff)
 	if err != nil {
 		return nil, err
@@ -173,6 +176,12 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	}
 	if err := s.checkApprovable(ctx, rec); err != nil {
 		return nil, err
+	}
+	// Every file the apply reads is pinned below, or the approval is refused: a file it
+	// names that is not an input would be read as it is when the apply runs.
+	if err := checkApplyReads(p); err != nil {
+		s.journalRefusal(ctx, rec, EventApproveRefused, opt.By, err.Error())
+		return nil, fmt.Errorf("approve plan %s: %w", rec.ID, err)
 	}
 	diff, err := s.latestArtifact(ctx, rec.ID, ArtifactDiff)
 	if err != nil {

@@ -157,47 +157,61 @@ func (spec RunSpec) CommandFor(place func(StagedInput) string) (Command, error) 
 	}
 	names := make([]inputName, len(spec.Inputs))
 	for i, in := range spec.Inputs {
-		names[i] = inputName{forms: inputForms(spec.Dir, in.Path), to: place(in)}
+		names[i] = inputName{name: in.Path, dir: spec.Dir, ref: resolveRef(spec.Dir, in.Path), to: place(in)}
 	}
-	return rewriteInputs(spec.Command, names)
+	out, err := rewriteInputs(spec.Command, names)
+	if err != nil {
+		return Command{}, err
+	}
+	// What is left must not name an input by a spelling the rewrite could not reach
+	// (inside a script given to sh -c, glued to a redirection): it would read the file
+	// in the working directory, not the approved copy.
+	paths, _, err := applyPaths(out)
+	if err != nil {
+		return Command{}, &ValidationError{Field: "apply", Problem: err.Error()}
+	}
+	for _, p := range paths {
+		ref := resolveRef(spec.Dir, p.text)
+		for _, n := range names {
+			if ref.same(n.ref) {
+				return Command{}, &ValidationError{Field: "inputs", Problem: fmt.Sprintf("%q is named in the apply command as %q where Airlock "+
+					"cannot point it at the approved copy: name it as a word of its own (psql -f migrate.sql, sqlite3 db < migrate.sql, "+
+					"sqlite3 db '.read migrate.sql')", n.name, p.text)}
+			}
+		}
+	}
+	return out, nil
 }
 
 type inputName struct {
-	forms []string // how a command may write the path
-	to    string
-	hits  int
+	name string  // the input as the plan names it
+	dir  string  // the working directory the command runs in
+	ref  pathRef // the file, to match any spelling of it
+	to   string
+	hits int
 }
 
-// inputForms are the spellings of one input a command may use: as the plan names it,
-// with a leading ./, and as an absolute path in the workdir.
-func inputForms(workdir, p string) []string {
-	forms := []string{p}
-	if !filepath.IsAbs(p) {
-		forms = append(forms, "./"+p)
-		if workdir != "" {
-			forms = append(forms, filepath.Join(workdir, p))
-		}
-	} else if workdir != "" {
-		if rel, err := filepath.Rel(workdir, p); err == nil && filepath.IsLocal(rel) {
-			forms = append(forms, rel, "./"+rel)
-		}
+// names reports whether w, as a command in the working directory would take it, is
+// this input: the same path cleaned (.//migrate.sql, x/../migrate.sql, the absolute
+// path) or the same file once symlinks are resolved.
+func (n *inputName) names(w string) bool {
+	if w == "" || strings.ContainsRune(w, 0) {
+		return false
 	}
-	return forms
+	return resolveRef(n.dir, w).same(n.ref)
 }
 
 // rewriteWord rewrites one literal word: the whole word, the value of an --opt=value or
 // VAR=value word, or a space-separated token inside it (sqlite3's '.read migrate.sql').
 func rewriteWord(w string, names []inputName) (string, bool) {
 	for i := range names {
-		for _, f := range names[i].forms {
-			if w == f {
-				names[i].hits++
-				return names[i].to, true
-			}
-			if k := strings.IndexByte(w, '='); k >= 0 && w[k+1:] == f {
-				names[i].hits++
-				return w[:k+1] + names[i].to, true
-			}
+		if names[i].names(w) {
+			names[i].hits++
+			return names[i].to, true
+		}
+		if k := strings.IndexByte(w, '='); k >= 0 && names[i].names(w[k+1:]) {
+			names[i].hits++
+			return w[:k+1] + names[i].to, true
 		}
 	}
 	if !strings.ContainsAny(w, " \t\n") {
@@ -205,14 +219,18 @@ func rewriteWord(w string, names []inputName) (string, bool) {
 	}
 	toks := strings.FieldsFunc(w, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
 	changed := false
+	seen := map[string]bool{}
 	for _, t := range toks {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
 		for i := range names {
-			for _, f := range names[i].forms {
-				if t == f {
-					w = replaceToken(w, t, names[i].to)
-					names[i].hits++
-					changed = true
-				}
+			if names[i].names(t) {
+				w = replaceToken(w, t, names[i].to)
+				names[i].hits++
+				changed = true
+				break
 			}
 		}
 	}
@@ -265,7 +283,7 @@ func rewriteInputs(c Command, names []inputName) (Command, error) {
 		if n.hits == 0 {
 			return Command{}, &ValidationError{Field: "inputs", Problem: fmt.Sprintf("%q is not named in the apply command: Airlock runs the apply on the approved copy of each input, "+
 				"so the command must name it as a word (psql -f migrate.sql, sqlite3 db < migrate.sql, sqlite3 db '.read migrate.sql'); "+
-				"a file read only by a script the command runs cannot be pinned", n.forms[0])}
+				"a file read only by a script the command runs cannot be pinned", n.name)}
 		}
 	}
 	return out, nil
