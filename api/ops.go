@@ -491,7 +491,7 @@ type JournalEntryView struct {
 
 // JournalProblem is one thing wrong with a journal, naming the row.
 type JournalProblem struct {
-	Kind   string `json:"kind"` // edited, deleted, inserted, reordered, head, key, anchor
+	Kind   string `json:"kind"` // edited, deleted, inserted, reordered, head, key, anchor, truncated, rolled back
 	Seq    int64  `json:"seq"`  // the seq the row carries (or the first missing seq)
 	ID     uint   `json:"id"`   // the row id (0 for missing rows)
 	Detail string `json:"detail"`

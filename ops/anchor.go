@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ProblemTruncated is a [JournalProblem] kind: the journal has fewer entries than its
@@ -75,22 +76,45 @@ func (a journalAnchor) read(key []byte) (map[string]anchorHead, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the journal anchor %s: %w", a.path, err)
 	}
+	return parseAnchor(key, b, "the journal anchor "+a.path)
+}
+
+// parseAnchor reads heads in the anchor format (the file, or the secret store's
+// counter), checking they authenticate under key; what names the copy for errors.
+func parseAnchor(key, b []byte, what string) (map[string]anchorHead, error) {
 	var f anchorFile
 	if err := json.Unmarshal(b, &f); err != nil || f.Version != anchorVersion {
-		return nil, fmt.Errorf("the journal anchor %s is not an anchor file (%v)", a.path, err)
+		return nil, fmt.Errorf("%s is not an anchor (%v)", what, err)
 	}
 	if f.Projects == nil {
 		f.Projects = map[string]anchorHead{}
 	}
 	if !hmac.Equal([]byte(anchorMAC(key, f.Projects)), []byte(f.MAC)) {
-		return nil, fmt.Errorf("the journal anchor %s does not authenticate under the journal key: it was edited without the key", a.path)
+		return nil, fmt.Errorf("%s does not authenticate under the journal key: it was edited without the key", what)
 	}
 	for p, h := range f.Projects {
 		if !hmac.Equal([]byte(headMAC(key, p, h.Seq, h.Hash)), []byte(h.MAC)) {
-			return nil, fmt.Errorf("the journal anchor %s: the head of %s does not authenticate", a.path, p)
+			return nil, fmt.Errorf("%s: the head of %s does not authenticate", what, p)
 		}
 	}
 	return f.Projects, nil
+}
+
+// mergeHeads adds to cur the heads newer than it holds; it reports a change.
+func mergeHeads(key []byte, cur map[string]anchorHead, heads map[string]JournalHead) bool {
+	changed := false
+	for p, h := range heads {
+		if old, ok := cur[p]; ok && old.Seq >= h.Seq {
+			continue
+		}
+		cur[p] = anchorHead{Seq: h.Seq, Hash: h.Hash, MAC: headMAC(key, p, h.Seq, h.Hash)}
+		changed = true
+	}
+	return changed
+}
+
+func encodeAnchor(key []byte, heads map[string]anchorHead) ([]byte, error) {
+	return json.MarshalIndent(anchorFile{Version: anchorVersion, Projects: heads, MAC: anchorMAC(key, heads)}, "", " ")
 }
 
 // advance records heads newer than the anchored ones, under a file lock so that two
@@ -112,18 +136,10 @@ func (a journalAnchor) advance(key []byte, heads map[string]JournalHead) error {
 		// Never overwrite an anchor that does not authenticate: it is evidence.
 		return err
 	}
-	changed := false
-	for p, h := range heads {
-		if old, ok := cur[p]; ok && old.Seq >= h.Seq {
-			continue
-		}
-		cur[p] = anchorHead{Seq: h.Seq, Hash: h.Hash, MAC: headMAC(key, p, h.Seq, h.Hash)}
-		changed = true
-	}
-	if !changed {
+	if !mergeHeads(key, cur, heads) {
 		return nil
 	}
-	b, err := json.MarshalIndent(anchorFile{Version: anchorVersion, Projects: cur, MAC: anchorMAC(key, cur)}, "", " ")
+	b, err := encodeAnchor(key, cur)
 	if err != nil {
 		return err
 	}
@@ -175,5 +191,110 @@ func (s *Service) adoptHeads(ctx context.Context) error {
 	if err := s.anchor.advance(key, ok); err != nil {
 		s.log.Warn("ops: the journal anchor was not brought up to date", "err", err)
 	}
+	if err := s.advanceCounter(ctx, key, ok); err != nil {
+		s.log.Warn("ops: the journal counter was not brought up to date", "err", err)
+	}
 	return nil
 }
+
+// ProblemRolledBack is a [JournalProblem] kind: the secret store's counter holds a newer
+// head than the database and the anchor file, which were put back to an older state.
+const ProblemRolledBack = "rolled back"
+
+// counterLock serialises this process's read-merge-write of the counter; the anchor's
+// file lock serialises processes.
+var counterLock = make(chan struct{}, 1)
+
+// advanceCounter records heads newer than the secret store's counter holds (when the key
+// source keeps one).
+func (s *Service) advanceCounter(ctx context.Context, key []byte, heads map[string]JournalHead) error {
+	hc, ok := s.keys.(HeadCounter)
+	if !ok {
+		return nil
+	}
+	counterLock <- struct{}{}
+	defer func() { <-counterLock }()
+	unlock, err := lockFile(s.anchor.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("journal counter: lock: %w", err)
+	}
+	defer unlock()
+	cur, err := s.readCounter(ctx, hc, key)
+	if err != nil {
+		// Never overwrite a counter that does not authenticate: it is evidence.
+		return err
+	}
+	// The counter moves on only along the chain it recorded: after a rollback the entry
+	// at its seq is gone or another, and the counter keeps the evidence.
+	var rolled []string
+	for p, h := range heads {
+		c, ok := cur[p]
+		if !ok || h.Seq <= c.Seq {
+			continue
+		}
+		var e JournalEntry
+		err := s.db.WithContext(ctx).Where("project = ? AND seq = ? AND hash = ?", p, c.Seq, c.Hash).Limit(1).Find(&e).Error
+		if err != nil {
+			return fmt.Errorf("journal counter: %w", err)
+		}
+		if e.ID == 0 {
+			delete(heads, p)
+			rolled = append(rolled, p)
+		}
+	}
+	if mergeHeads(key, cur, heads) {
+		b, err := encodeAnchor(key, cur)
+		if err != nil {
+			return err
+		}
+		if err := hc.SetJournalCounter(ctx, string(b)); err != nil {
+			return err
+		}
+	}
+	if len(rolled) > 0 {
+		return fmt.Errorf("the journal of %s was rolled back (its entry at the seq the secret store's counter records is gone): "+
+			"the counter keeps that head as evidence; see airlock ops journal --verify", strings.Join(rolled, ", "))
+	}
+	return nil
+}
+
+// readCounter returns the counter's heads (none when it was never written).
+func (s *Service) readCounter(ctx context.Context, hc HeadCounter, key []byte) (map[string]anchorHead, error) {
+	v, err := hc.JournalCounter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v == "" {
+		return map[string]anchorHead{}, nil
+	}
+	return parseAnchor(key, []byte(v), "the journal counter in the secret store")
+}
+
+// rolledBack compares the project's newest head the counter holds with what the
+// database and the anchor file show (newest is their newest authentic seq).
+func (s *Service) rolledBack(ctx context.Context, key []byte, project string, newest int64, hashAt func(int64) (string, bool)) []JournalProblem {
+	hc, ok := s.keys.(HeadCounter)
+	if !ok {
+		return nil
+	}
+	heads, err := s.readCounter(ctx, hc, key)
+	if err != nil {
+		return []JournalProblem{{Kind: ProblemAnchor, Detail: err.Error()}}
+	}
+	c, ok := heads[project]
+	if !ok {
+		return nil
+	}
+	if c.Seq > newest {
+		return []JournalProblem{{Kind: ProblemRolledBack, Seq: c.Seq, Detail: fmt.Sprintf("the journal was rolled back: the counter in the secret store "+
+			"records seq %d (hash %s…), the database and the anchor file only seq %d: entries %d to %d were deleted and an older head and anchor "+
+			"put back", c.Seq, shortHash(c.Hash), newest, newest+1, c.Seq)}}
+	}
+	if h, ok := hashAt(c.Seq); ok && h != c.Hash {
+		return []JournalProblem{{Kind: ProblemRolledBack, Seq: c.Seq, Detail: fmt.Sprintf("the journal was rolled back and rewritten: the entry at seq %d "+
+			"has hash %s…, the counter in the secret store recorded %s…", c.Seq, shortHash(h), shortHash(c.Hash))}}
+	}
+	return nil
+}
+
+func shortHash(h string) string { return h[:min(12, len(h))] }

@@ -154,8 +154,14 @@ func (s *Service) appendJournal(ctx context.Context, rec journalRecord) (*Journa
 		return nil, fmt.Errorf("append %s to the ops journal of %s: %w", rec.Event, rec.Project, err)
 	}
 	// The head also goes outside the database, so a wipe of the project's rows shows.
-	if err := s.anchor.advance(key, map[string]JournalHead{rec.Project: {Project: rec.Project, Seq: e.Seq, Hash: e.Hash}}); err != nil {
+	newHead := map[string]JournalHead{rec.Project: {Project: rec.Project, Seq: e.Seq, Hash: e.Hash}}
+	if err := s.anchor.advance(key, newHead); err != nil {
 		s.log.Error("ops: could not anchor the journal head outside the database", "project", rec.Project, "err", err)
+	}
+	// And in the secret store, where a rewrite of the database and the anchor file
+	// cannot put it back.
+	if err := s.advanceCounter(ctx, key, newHead); err != nil {
+		s.log.Error("ops: could not advance the journal counter in the secret store", "project", rec.Project, "err", err)
 	}
 	s.pub.Publish(TopicJournalAppended, JournalEvent{Project: e.Project, Seq: e.Seq, PlanID: e.PlanID, Event: e.Event})
 	return e, nil
@@ -255,6 +261,27 @@ func (s *Service) VerifyJournal(ctx context.Context, project string) (JournalRep
 	for _, r := range rows {
 		rep.LastSeq = max(rep.LastSeq, r.Seq)
 	}
+	newest := rep.LastSeq
+	if head != nil {
+		newest = max(newest, head.Seq)
+	}
+	if anchor != nil {
+		newest = max(newest, anchor.Seq)
+	}
+	rb := s.rolledBack(ctx, key, project, newest, func(seq int64) (string, bool) {
+		for _, r := range rows {
+			if r.Seq == seq && hmac.Equal([]byte(entryMAC(key, r.Hash)), []byte(r.MAC)) {
+				return r.Hash, true
+			}
+		}
+		return "", false
+	})
+	for _, p := range rb {
+		if p.Kind == ProblemRolledBack {
+			rep.Expected = max(rep.Expected, int(p.Seq))
+		}
+	}
+	rep.Problems = append(rep.Problems, rb...)
 	rep.OK = len(rep.Problems) == 0
 	return rep, nil
 }

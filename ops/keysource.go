@@ -64,3 +64,45 @@ func (k StoredKeySource) JournalKey(ctx context.Context) ([]byte, error) {
 	}
 	return key, nil
 }
+
+// JournalCounterName is the secret (next to the journal key) holding the journal's
+// rollback counter: every project's newest head, HMAC'd under the journal key.
+const JournalCounterName = "ops.journal-counter"
+
+// HeadCounter is implemented by a [KeySource] that also keeps the journal's newest heads
+// in its secret store, out of reach of a rewrite of the database and the anchor file: a
+// saved head row and anchor file put back after later entries were deleted no longer
+// verify (they are "rolled back").
+type HeadCounter interface {
+	// JournalCounter returns the stored counter, "" when there is none yet.
+	JournalCounter(ctx context.Context) (string, error)
+	// SetJournalCounter stores it.
+	SetJournalCounter(ctx context.Context, v string) error
+}
+
+// JournalCounter implements [HeadCounter].
+func (k StoredKeySource) JournalCounter(ctx context.Context) (string, error) {
+	v, err := k.Store.Get(ctx, k.counterName())
+	if err != nil {
+		if k.IsNotFound != nil && k.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("read the journal counter %s: %w", k.counterName(), err)
+	}
+	return v, nil
+}
+
+// SetJournalCounter implements [HeadCounter].
+func (k StoredKeySource) SetJournalCounter(ctx context.Context, v string) error {
+	if err := k.Store.Set(ctx, k.counterName(), v); err != nil {
+		return fmt.Errorf("store the journal counter %s: %w", k.counterName(), err)
+	}
+	return nil
+}
+
+func (k StoredKeySource) counterName() string {
+	if k.Name == "" || k.Name == JournalKeyName {
+		return JournalCounterName
+	}
+	return k.Name + ".counter"
+}
