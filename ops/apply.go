@@ -88,12 +88,15 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	if err != nil {
 		return refuse(err, err.Error())
 	}
-	applySpec := RunSpec{Command: p.Apply, Dir: p.Workdir, Network: p.Network, Purpose: "apply", PlanID: rec.ID, Inputs: staged}
-	if _, err := applySpec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
-		return refuse(err, err.Error())
-	}
+	applySpec := RunSpec{Command: p.Apply, Dir: p.Workdir, Network: p.Network, Purpose: "apply", PlanID: rec.ID, Inputs: pinnedFor(p.Apply, p.Workdir, staged)}
 	if err := checkApplyReads(p); err != nil {
 		return refuse(err, err.Error())
+	}
+	for _, ac := range approvedCommands(p) {
+		spec := RunSpec{Command: ac.cmd, Dir: p.Workdir, Inputs: pinnedFor(ac.cmd, p.Workdir, staged)}
+		if _, err := spec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
+			return refuse(err, err.Error())
+		}
 	}
 
 	// Redeem: the one conditional UPDATE that decides who runs.
@@ -151,7 +154,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 
 	out := &ApplyResult{PlanID: rec.ID, PlanHash: rec.Hash, ExitCode: -1}
 	if !p.Snapshot.IsZero() {
-		art, ok := s.snapshot(ctx, rec.ID, p, ArtifactSnapshotBefore)
+		art, ok := s.snapshot(ctx, rec.ID, p, staged, ArtifactSnapshotBefore)
 		out.SnapshotBefore = artifactView(art)
 		if !ok {
 			out.Status, out.Reason = StatusFailed, "the snapshot before the apply failed: nothing was applied"
@@ -183,7 +186,7 @@ func (s *Service) Apply(ctx context.Context, planID, token string, opt ApplyOpti
 	}
 	out.Output = artifactView(outArt)
 	if !p.Snapshot.IsZero() {
-		art, _ := s.snapshot(bg, rec.ID, p, ArtifactSnapshotAfter)
+		art, _ := s.snapshot(bg, rec.ID, p, staged, ArtifactSnapshotAfter)
 		out.SnapshotAfter = artifactView(art)
 	}
 	out.Status = StatusApplied
@@ -268,10 +271,11 @@ func checkDrift(rec *PlanRecord, tok *ApprovalToken, opt ApplyOptions) (*Operati
 	return p, nil
 }
 
-// snapshot runs the plan's snapshot command read-only and stores its output.
-func (s *Service) snapshot(ctx context.Context, planID string, p *OperationPlan, kind string) (*Artifact, bool) {
+// snapshot runs the plan's snapshot command read-only and stores its output. What it
+// runs from the workdir (its program, a script) is the approved copy among staged.
+func (s *Service) snapshot(ctx context.Context, planID string, p *OperationPlan, staged []StagedInput, kind string) (*Artifact, bool) {
 	res, err := s.runner.Run(ctx, RunSpec{Command: p.Snapshot, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap,
-		ReadOnly: true, Network: p.Network, Purpose: "snapshot", PlanID: planID})
+		ReadOnly: true, Network: p.Network, Purpose: "snapshot", PlanID: planID, Inputs: pinnedFor(p.Snapshot, p.Workdir, staged)})
 	raw := combinedOutput(res)
 	art := &Artifact{PlanID: planID, Kind: kind, Source: redact.String(p.Snapshot.String()), ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		Truncated: res.Truncated, Size: int64(len(raw)), SHA256: sha256Hex(raw), Content: storedText(raw), CreatedAt: s.nowUTC()}

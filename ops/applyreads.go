@@ -19,11 +19,17 @@ type namedPath struct {
 	// script a shell or an interpreter runs, the program itself): a file there must be
 	// pinned even if it does not exist yet.
 	read bool
+	// data is true where what is read is only shown (the operands of cat, head, tail):
+	// a read-only snapshot reads the live state there, and pins nothing.
+	data bool
 }
 
 // opaqueRead is a place the command reads a file Airlock cannot name: a variable, a
 // substitution or a glob in a read position.
-type opaqueRead struct{ raw, where string }
+type opaqueRead struct {
+	raw, where string
+	data       bool // a viewer's operand (see namedPath.data)
+}
 
 // fileFlags are the options whose value is a file the program reads, by program ("" for
 // every program). Long forms are also recognised as --flag=value.
@@ -54,6 +60,9 @@ var operandReaders = map[string]bool{
 	"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "php": true, "lua": true,
 	"terraform": true, "tofu": true, "ansible-playbook": true,
 }
+
+// viewers are programs whose operands are files they only show, never run.
+var viewers = map[string]bool{"cat": true, "tac": true, "head": true, "tail": true}
 
 // dotCommands read the file named by the next token inside a word (sqlite3 '.read f',
 // psql '\i f', mysql 'source f').
@@ -105,15 +114,16 @@ func applyPaths(c Command) ([]namedPath, []opaqueRead, error) {
 func commandPaths(c shellcmd.Command) ([]namedPath, []opaqueRead) {
 	var paths []namedPath
 	var opaque []opaqueRead
+	data := false // set below for a viewer's operands
 	add := func(w shellcmd.Word, read bool, where string) {
 		if !w.Literal || strings.ContainsAny(w.Value, "*?[") || strings.HasPrefix(w.Value, "~") {
 			if read {
-				opaque = append(opaque, opaqueRead{raw: w.Raw, where: where})
+				opaque = append(opaque, opaqueRead{raw: w.Raw, where: where, data: data})
 			}
 			return
 		}
 		if w.Value != "" {
-			paths = append(paths, namedPath{text: w.Value, read: read})
+			paths = append(paths, namedPath{text: w.Value, read: read, data: read && data})
 		}
 	}
 	for _, r := range c.Redirects {
@@ -146,9 +156,10 @@ func commandPaths(c shellcmd.Command) ([]namedPath, []opaqueRead) {
 	readsOperands := operandReaders[prog] || (shellcmd.IsShell(prog) && !hasArg(c, "-c"))
 	for i := 1; i < len(c.Args); i++ {
 		w := c.Args[i]
+		data = false
 		if !w.Literal {
 			if isFlag(c.Args[i-1].Value) || readsOperands {
-				opaque = append(opaque, opaqueRead{raw: w.Raw, where: "an operand of " + prog})
+				opaque = append(opaque, opaqueRead{raw: w.Raw, where: "an operand of " + prog, data: viewers[prog] && !isFlag(c.Args[i-1].Value)})
 			}
 			continue
 		}
@@ -165,7 +176,9 @@ func commandPaths(c shellcmd.Command) ([]namedPath, []opaqueRead) {
 		if strings.HasPrefix(v, "-") && !strings.ContainsAny(v, " \t\n") {
 			continue
 		}
+		data = viewers[prog]
 		add(w, readsOperands && !strings.ContainsAny(v, " \t\n"), "")
+		data = false
 		if strings.ContainsAny(v, " \t\n") {
 			toks := strings.Fields(v)
 			for j, t := range toks {
@@ -209,18 +222,55 @@ func (r pathRef) same(o pathRef) bool {
 	return r.clean == o.clean || (r.real != "" && r.real == o.real)
 }
 
-// checkApplyReads refuses an apply command that reads a file which is not pinned: a
-// file it names that is neither one of the plan's inputs nor its target, a read
-// position naming a file that is not an input, or a read Airlock cannot see.
-func checkApplyReads(p *OperationPlan) error {
-	paths, opaque, err := applyPaths(p.Apply)
-	if err != nil {
-		return fieldErr("apply", err.Error())
+// approvedCommand is one command a plan's approval covers and Airlock runs with the
+// approved copies of the inputs: the apply, the confirm that keeps a commit-confirm
+// apply, and the snapshot taken before and after the apply.
+type approvedCommand struct {
+	field string // the plan's field
+	name  string // how a message names it: "apply", "confirm", "snapshot"
+	cmd   Command
+	// live is true for a read-only run that exists to read the live state (the
+	// snapshot): what it only shows (cat running.conf) is read as it is; what it runs
+	// (the program, a script, an -f file) must be pinned like the apply's.
+	live bool
+}
+
+// approvedCommands are the plan's commands that run under its approval.
+func approvedCommands(p *OperationPlan) []approvedCommand {
+	out := []approvedCommand{{field: "apply", name: "apply", cmd: p.Apply}}
+	if !p.Confirm.IsZero() {
+		out = append(out, approvedCommand{field: "confirm", name: "confirm", cmd: p.Confirm})
 	}
-	if len(opaque) > 0 {
-		o := opaque[0]
-		return fieldErr("apply", fmt.Sprintf("reads a file Airlock cannot name (%s, in %s): write the file's path literally "+
-			"and declare it in inputs, so the apply runs the bytes that were approved", o.raw, o.where))
+	if !p.Snapshot.IsZero() {
+		out = append(out, approvedCommand{field: "snapshot", name: "snapshot", cmd: p.Snapshot, live: true})
+	}
+	return out
+}
+
+// checkApplyReads refuses a plan whose apply, confirm or snapshot reads a file which is
+// not pinned: a file the command names that is neither one of the plan's inputs nor its
+// target, a read position naming a file that is not an input, or a read Airlock cannot
+// see. Every command the approval covers runs the bytes that were approved.
+func checkApplyReads(p *OperationPlan) error {
+	for _, ac := range approvedCommands(p) {
+		if err := checkReads(p, ac); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkReads(p *OperationPlan, ac approvedCommand) error {
+	paths, opaque, err := applyPaths(ac.cmd)
+	if err != nil {
+		return fieldErr(ac.field, err.Error())
+	}
+	for _, o := range opaque {
+		if ac.live && o.data {
+			continue
+		}
+		return fieldErr(ac.field, fmt.Sprintf("reads a file Airlock cannot name (%s, in %s): write the file's path literally "+
+			"and declare it in inputs, so the %s runs the bytes that were approved", o.raw, o.where, ac.name))
 	}
 	var pinned []pathRef
 	for _, in := range p.Inputs {
@@ -232,6 +282,9 @@ func checkApplyReads(p *OperationPlan) error {
 		target = &t
 	}
 	for _, np := range paths {
+		if ac.live && (!np.read || np.data) {
+			continue // the live state the snapshot is there to read
+		}
 		ref := resolveRef(p.Workdir, np.text)
 		if anySame(pinned, ref) || (target != nil && ref.same(*target)) {
 			continue
@@ -246,17 +299,37 @@ func checkApplyReads(p *OperationPlan) error {
 		fi, err := os.Stat(ref.clean)
 		switch {
 		case err == nil && fi.Mode().IsRegular():
-			return fieldErr("inputs", fmt.Sprintf("does not hold %s, which the apply command names: the apply would read it as it is "+
-				"when it runs, not as it was approved; declare it in inputs (or, if the apply changes it, name it as target.device)", np.text))
+			return fieldErr("inputs", fmt.Sprintf("does not hold %s, which the %s command names: the %s would read it as it is "+
+				"when it runs, not as it was approved; declare it in inputs (or, if the apply changes it, name it as target.device)", np.text, ac.name, ac.name))
 		case err == nil && fi.IsDir() && np.read:
-			return fieldErr("apply", fmt.Sprintf("reads the directory %s: a directory cannot be pinned; name each file it should read "+
+			return fieldErr(ac.field, fmt.Sprintf("reads the directory %s: a directory cannot be pinned; name each file it should read "+
 				"in the command and declare it in inputs", np.text))
 		case err != nil && np.read:
-			return fieldErr("inputs", fmt.Sprintf("does not hold %s, which the apply reads (it does not exist now): create it and "+
-				"declare it in inputs, so the apply reads the bytes that were approved", np.text))
+			return fieldErr("inputs", fmt.Sprintf("does not hold %s, which the %s reads (it does not exist now): create it and "+
+				"declare it in inputs, so the %s reads the bytes that were approved", np.text, ac.name, ac.name))
 		}
 	}
 	return nil
+}
+
+// pinnedFor returns the approved copies c names, by any spelling: what a command other
+// than the apply (the confirm, the snapshot) runs with. The apply is given all of them.
+func pinnedFor(c Command, dir string, staged []StagedInput) []StagedInput {
+	paths, _, err := applyPaths(c)
+	if err != nil {
+		return staged // CommandFor refuses it, naming the problem
+	}
+	var out []StagedInput
+	for _, in := range staged {
+		ref := resolveRef(dir, in.Path)
+		for _, np := range paths {
+			if resolveRef(dir, np.text).same(ref) {
+				out = append(out, in)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func anySame(refs []pathRef, r pathRef) bool {

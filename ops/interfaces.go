@@ -27,7 +27,8 @@ type RunSpec struct {
 	Purpose string
 	// PlanID names the plan the run belongs to.
 	PlanID string
-	// Inputs are the approved copies of the plan's input files (apply only). A runner must
+	// Inputs are the approved copies of the input files the command names (apply, confirm,
+	// snapshot: every command the approval covers). A runner must
 	// run [RunSpec.CommandFor] with each copy placed where that command reads it, never
 	// Command as it stands: the files in Dir may have been swapped since approval.
 	Inputs []StagedInput

@@ -163,14 +163,28 @@ func Validate(p *OperationPlan) error {
 		return fieldErr("inputs", fmt.Sprintf("has more than %d files", maxAssertions))
 	}
 	if len(p.Inputs) > 0 {
-		// The apply runs on the approved copies: each input must be named where the
-		// command can be pointed at its copy.
-		spec := RunSpec{Command: p.Apply, Dir: p.Workdir}
+		// The apply, the confirm and the snapshot run on the approved copies: each input
+		// must be named where one of them can be pointed at its copy.
+		var all []StagedInput
 		for _, in := range p.Inputs {
-			spec.Inputs = append(spec.Inputs, StagedInput{Path: in, SHA256: strings.Repeat("0", 64)})
+			all = append(all, StagedInput{Path: in, SHA256: strings.Repeat("0", 64)})
 		}
-		if _, err := spec.CommandFor(StagedPath); err != nil {
-			return err
+		named := map[string]bool{}
+		for _, ac := range approvedCommands(p) {
+			spec := RunSpec{Command: ac.cmd, Dir: p.Workdir, Inputs: pinnedFor(ac.cmd, p.Workdir, all)}
+			if _, err := spec.CommandFor(StagedPath); err != nil {
+				return err
+			}
+			for _, in := range spec.Inputs {
+				named[in.Path] = true
+			}
+		}
+		for _, in := range p.Inputs {
+			if !named[in] {
+				return fieldErr("inputs", fmt.Sprintf("%q is not named in the apply command (nor the confirm or snapshot): Airlock runs them on the approved copy of each input, "+
+					"so a command must name it as a word (psql -f migrate.sql, sqlite3 db < migrate.sql, sqlite3 db '.read migrate.sql'); "+
+					"a file read only by a script the command runs cannot be pinned", in))
+			}
 		}
 	}
 	if len(p.Verify) == 0 {

@@ -142,8 +142,14 @@ func (s *Service) confirm(ctx context.Context, rec *PlanRecord, p *OperationPlan
 		r.Outcome, r.Reason = ConfirmWithheld, fmt.Sprintf("the rollback window (%s from the apply's start) ended at %s: the device has rolled back by itself, and a late confirm could confirm another pending commit", window, r.Deadline.Format(time.RFC3339))
 	default:
 		r.Deadline = started.Add(window)
-		res, rerr := s.runner.Run(ctx, RunSpec{Command: p.Confirm, Dir: p.Workdir, Timeout: s.readTO,
-			OutputCap: s.outCap, Network: p.Network, Purpose: "confirm", PlanID: rec.ID})
+		// The confirm runs under the approval, as the apply did: on the approved copies.
+		spec, perr := s.confirmSpec(bg, rec, p)
+		if perr != nil {
+			r.Outcome, r.Reason = ConfirmWithheld, fmt.Sprintf("the confirm cannot run the bytes that were approved (%s): nothing was sent, and the device rolls back by itself by %s",
+				redact.String(perr.Error()), r.Deadline.Format(time.RFC3339))
+			break
+		}
+		res, rerr := s.runner.Run(ctx, spec)
 		raw := combinedOutput(res)
 		r.ExitCode, r.SHA256, r.Output = res.ExitCode, sha256Hex(raw), storedText(raw)
 		switch {
@@ -181,6 +187,34 @@ func (s *Service) confirm(ctx context.Context, rec *PlanRecord, p *OperationPlan
 		s.log.Error("ops: could not journal the confirm", "plan", rec.ID, "err", err)
 	}
 	return r
+}
+
+// confirmSpec is the run of p's confirm: on the approved copies of the inputs it names,
+// from the token the apply spent. It fails when the confirm reads a file that is not
+// pinned (a plan approved before confirms were checked) or a copy is not intact.
+func (s *Service) confirmSpec(ctx context.Context, rec *PlanRecord, p *OperationPlan) (RunSpec, error) {
+	spec := RunSpec{Command: p.Confirm, Dir: p.Workdir, Timeout: s.readTO, OutputCap: s.outCap, Network: p.Network,
+		Purpose: "confirm", PlanID: rec.ID}
+	if err := checkReads(p, approvedCommand{field: "confirm", name: "confirm", cmd: p.Confirm}); err != nil {
+		return spec, err
+	}
+	var toks []ApprovalToken
+	if err := s.db.WithContext(ctx).Where("plan_id = ? AND plan_hash = ? AND used_at IS NOT NULL", rec.ID, rec.Hash).
+		Order("used_at DESC").Limit(1).Find(&toks).Error; err != nil {
+		return spec, fmt.Errorf("read the approval the apply spent: %w", err)
+	}
+	if len(toks) == 0 {
+		return spec, errors.New("no spent approval of this plan is recorded")
+	}
+	staged, err := s.inputs.staged(decodeDigests(toks[0].Inputs))
+	if err != nil {
+		return spec, err
+	}
+	spec.Inputs = pinnedFor(p.Confirm, p.Workdir, staged)
+	if _, err := spec.CommandFor(func(in StagedInput) string { return in.Copy }); err != nil {
+		return spec, err
+	}
+	return spec, nil
 }
 
 // applyStartedAt is when the plan's latest apply started, as its journal says.
