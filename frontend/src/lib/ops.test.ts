@@ -221,6 +221,26 @@ describe('chainState', () => {
     expect(s.todo).toMatch(/keep a copy of the database/);
     expect(s.problems).toEqual(['entry 5: content changed after it was written (it no longer matches its hash)', 'entry 3: changed after it was written']);
   });
+  it('names a rolled back journal, broken from the first entry lost, and any kind it does not know', () => {
+    const s = chainState({
+      entries: 2,
+      last_seq: 2,
+      ok: false,
+      problems: [
+        { kind: 'rolled back', seq: 5, id: 0, detail: '' },
+        { kind: 'something new', seq: 0, id: 0, detail: '' },
+      ],
+    });
+    expect(s.state).toBe('broken');
+    expect(s.brokenAt).toBe(3);
+    expect(s.title).toBe('Chain broken at entry 3');
+    expect(s.problems).toEqual([
+      'entry 5: the journal was put back to an older state: the counter kept in your keyring remembers newer entries, which were deleted',
+      'entry 0: something new',
+    ]);
+    const withDetail = chainState({ entries: 2, last_seq: 2, ok: false, problems: [{ kind: 'rolled back', seq: 5, id: 0, detail: 'the journal was rolled back: entries 3 to 5 were deleted' }] });
+    expect(withDetail.problems).toEqual(['entry 5: the journal was rolled back: entries 3 to 5 were deleted']);
+  });
   it('says when the check could not run, and never calls that intact', () => {
     const s = chainState(undefined, 'journal key from the keyring: locked');
     expect(s.state).toBe('unchecked');

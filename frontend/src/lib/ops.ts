@@ -438,7 +438,15 @@ const problemWords: Record<string, string> = {
   reordered: 'moved out of order',
   head: 'the journal’s authenticated end does not match its last entry (entries at the end were removed or added)',
   key: 'signed with a different key than the one in your keyring',
+  anchor: 'the anchor file outside the database, which remembers the journal’s end, is missing or was edited',
+  truncated: 'entries at the end were removed (the anchor outside the database remembers more)',
+  'rolled back':
+    'the journal was put back to an older state: the counter kept in your keyring remembers newer entries, which were deleted',
 };
+
+// Problems about entries missing at the end name the newest entry that was lost; the
+// chain is broken from the first one lost, just after the last entry left.
+const lostAtEnd = new Set(['truncated', 'rolled back']);
 
 /**
  * chainState turns the journal check into words: intact, broken at entry N (what it means
@@ -467,7 +475,8 @@ export function chainState(report: ChainReport | undefined | null, verifyError =
     };
   }
   const problems = report.problems ?? [];
-  const first = problems.reduce((m, p) => (p.seq > 0 && p.seq < m ? p.seq : m), Number.MAX_SAFE_INTEGER);
+  const from = (p: { kind: string; seq: number }) => (lostAtEnd.has(p.kind) ? Math.min(p.seq, report.last_seq + 1) : p.seq);
+  const first = problems.reduce((m, p) => (from(p) > 0 && from(p) < m ? from(p) : m), Number.MAX_SAFE_INTEGER);
   const brokenAt = first === Number.MAX_SAFE_INTEGER ? undefined : first;
   return {
     state: 'broken',
