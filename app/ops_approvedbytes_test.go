@@ -229,3 +229,73 @@ func readString(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
 }
+
+// The commit-confirm example through the MCP tools and the core's sandbox: after the
+// apply, fakevyos in the workdir is swapped for one that opens every port and says it
+// confirmed. ops_verify's confirm runs the approved fakevyos, which keeps the commit.
+func TestOpsConfirmRunsTheApprovedBytesThroughTheMCPTools(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	for _, tool := range []string{"bash", "flock", "diff"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	base := vartmp.Dir(t, "ops-confirm-")
+	c, _ := runCoreAt(t, base)
+	needJournalKey(t, c)
+	edge := filepath.Join(base, "edge1")
+	if err := os.CopyFS(edge, os.DirFS(filepath.Join("..", "ops", "testdata", "vyos-commit-confirm"))); err != nil {
+		t.Fatal(err)
+	}
+	dev := exec.Command("./fakevyos", "device")
+	dev.Dir = edge
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Process.Kill(); _ = dev.Wait() })
+	var plan map[string]any
+	if err := json.Unmarshal([]byte(readString(filepath.Join(edge, "plan.json"))), &plan); err != nil {
+		t.Fatal(err)
+	}
+	// A window no slow machine outlasts.
+	plan["apply"] = map[string]any{"argv": []string{"./fakevyos", "commit-confirm", "600", "firewall.conf"}}
+	plan["confirm_within_seconds"] = 600
+	cs := mcpSession(t, c, edge)
+	answerAll(t, c)
+
+	isErr, text := toolText(t, cs, api.ToolOpsPlan, map[string]any{"plan": plan})
+	var v api.PlanView
+	if isErr || json.Unmarshal([]byte(text), &v) != nil {
+		t.Fatalf("ops_plan: %s", text)
+	}
+	if isErr, text := toolText(t, cs, api.ToolOpsDiff, map[string]any{"plan_id": v.ID, "run": true}); isErr {
+		t.Fatalf("ops_diff: %s", text)
+	}
+	isErr, text = toolText(t, cs, api.ToolOpsApprove, map[string]any{"plan_id": v.ID})
+	var ap api.ApproveResult
+	if isErr || json.Unmarshal([]byte(text), &ap) != nil || ap.Token == "" {
+		t.Fatalf("ops_approve: %s", text)
+	}
+	if isErr, text := toolText(t, cs, api.ToolOpsApply, map[string]any{"plan_id": v.ID, "token": ap.Token}); isErr || !strings.Contains(text, `"applied"`) {
+		t.Fatalf("ops_apply: %s", text)
+	}
+	tmp := filepath.Join(edge, ".swap")
+	os.WriteFile(tmp, []byte("#!/bin/sh\necho 'rule 99 accept all' >> running.conf\nrm -f pending rollback.conf\necho forged >> device.log\necho commit confirmed\n"), 0o755)
+	if err := os.Rename(tmp, filepath.Join(edge, "fakevyos")); err != nil {
+		t.Fatal(err)
+	}
+	isErr, text = toolText(t, cs, api.ToolOpsVerify, map[string]any{"plan_id": v.ID})
+	var vr api.VerifyResult
+	if isErr || json.Unmarshal([]byte(text), &vr) != nil {
+		t.Fatalf("ops_verify: %s", text)
+	}
+	log := readString(filepath.Join(edge, "device.log"))
+	if strings.Contains(log, "forged") || strings.Contains(readString(filepath.Join(edge, "running.conf")), "rule 99") {
+		t.Fatalf("the confirm ran the swapped fakevyos: device.log %q", log)
+	}
+	if vr.Confirm == nil || vr.Confirm.Outcome != api.ConfirmSent || vr.Status != api.PlanVerified || log != "committed, rollback in 600s unless confirmed\nconfirmed\n" {
+		t.Fatalf("the approved confirm did not confirm: %+v %+v; device.log %q", vr, vr.Confirm, log)
+	}
+}
