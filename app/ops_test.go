@@ -49,6 +49,7 @@ func TestOpsRoutesThroughTheTypedClient(t *testing.T) {
 	plan, _ := json.Marshal(map[string]any{
 		"target": map[string]any{"provider": "file", "device": "app.conf"}, "intent": "serve on 8080", "workdir": ".",
 		"apply":  map[string]any{"argv": []string{"cp", "new.conf", "app.conf"}},
+		"inputs": []string{"new.conf"},
 		"diff":   map[string]any{"argv": []string{"diff", "-u", "app.conf", "new.conf"}},
 		"steps":  []map[string]any{{"description": "cp", "effect": "replace file", "reversibility": "reversible", "blast_radius": "low"}},
 		"verify": []map[string]any{{"command": "cat app.conf", "expect_text": "8080"}},
