@@ -16,7 +16,7 @@ import (
 // Inputs of the six ops tools.
 type (
 	opsPlanIn struct {
-		Plan    map[string]any `json:"plan" jsonschema:"the plan, as in a plan.json: target {provider, account, region, device}, intent, workdir, apply {argv | shell}, inputs, snapshot, diff, timeout_seconds, steps [{description, effect, reversibility: reversible|hard|irreversible, blast_radius: low|med|high, rollback}], verify [{name, command, expect_text}], supersedes"`
+		Plan    map[string]any `json:"plan" jsonschema:"the plan, as in a plan.json: target {provider, account, region, device}, intent, workdir, apply {argv | shell}, inputs (every file the apply, confirm or snapshot names or runs: approval pins their bytes and refuses a plan that reads a file not listed), snapshot, diff, confirm and confirm_within_seconds (commit-confirm devices), timeout_seconds, steps [{description, effect, reversibility: reversible|hard|irreversible, blast_radius: low|med|high, rollback}], verify [{name, command, expect_text}], supersedes"`
 		BaseDir string         `json:"base_dir,omitempty" jsonschema:"the directory relative paths in the plan are relative to (default: the workspace)"`
 	}
 	opsDiffIn struct {
