@@ -16,6 +16,7 @@ func TestCheckApplyReads(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "manifests"), 0o755)
 	os.Symlink("migrate.sql", filepath.Join(dir, "link.sql"))
+	os.Link(filepath.Join(dir, "migrate.sql"), filepath.Join(dir, "hard.sql"))
 	cases := []struct {
 		apply  Command
 		inputs []string
@@ -25,6 +26,8 @@ func TestCheckApplyReads(t *testing.T) {
 		{Command{Shell: "sqlite3 db.sqlite < migrate.sql"}, []string{"migrate.sql"}, ""},
 		{Command{Shell: "sqlite3 db.sqlite < link.sql"}, []string{"migrate.sql"}, ""},
 		{Command{Shell: "sqlite3 db.sqlite < .//migrate.sql"}, []string{"migrate.sql"}, ""},
+		// A hard link is another file as far as the path goes: not pinned, refused.
+		{Command{Shell: "sqlite3 db.sqlite < hard.sql"}, []string{"migrate.sql"}, "does not hold hard.sql"},
 		{Command{Shell: "sqlite3 db.sqlite < " + dir + "/migrate.sql"}, []string{"migrate.sql"}, ""},
 		{Command{Shell: "mysql shop < migrate.sql"}, nil, "declare it in inputs"},
 		{Command{Argv: []string{"psql", "-f", "migrate.sql"}}, nil, "declare it in inputs"},
