@@ -112,7 +112,8 @@ func (e *env) policyInputs(flags policy.Flags, cwd string) (policy.Inputs, error
 func newExecCmd(e *env) *cobra.Command {
 	var pf policyFlags
 	var timeout time.Duration
-	var grantEnv []string
+	var grantEnv, grantWritable []string
+	var grantNetwork bool
 	cmd := &cobra.Command{
 		Use:   "exec [flags] -- CMD [ARGS...]",
 		Short: "Run a command inside the sandbox and return its exit code",
@@ -134,6 +135,13 @@ func newExecCmd(e *env) *cobra.Command {
 			if len(policy.Ignored) > 0 {
 				for _, ig := range policy.Ignored {
 					fmt.Fprintf(e.stderr, "airlock: %s\n", ig)
+				}
+			}
+			if g := (api.Grant{Writable: grantWritable, Network: grantNetwork}); !g.IsZero() {
+				// What a person allowed once for this command (the Claude Code hook passes
+				// it on): exactly that, with hidden and protected paths kept as they are.
+				if policy, err = policy.Escalate(g); err != nil {
+					return &exitError{code: sandbox.ExitSandboxFailed, err: err}
 				}
 			}
 			e.warn(e.policyWarnings(policy, "this command"))
@@ -183,6 +191,8 @@ func newExecCmd(e *env) *cobra.Command {
 	pf.register(cmd.Flags())
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "kill the command and everything it started after this long (for example 30s, 5m)")
 	cmd.Flags().StringArrayVar(&grantEnv, "grant-env", nil, "keep this credential variable in the command's environment (repeatable; others such as *_TOKEN are removed)")
+	cmd.Flags().StringArrayVar(&grantWritable, "grant-writable", nil, "make this existing path writable for this command only, as an escalation a person allowed once (repeatable; hidden and protected paths stay as they are)")
+	cmd.Flags().BoolVar(&grantNetwork, "grant-network", false, "turn the network on for this command only, as an escalation a person allowed once")
 	cmd.Flags().SetInterspersed(false)
 	return cmd
 }

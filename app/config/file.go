@@ -149,6 +149,10 @@ type Rule struct {
 type Hooks struct {
 	BeforeToolUse []Hook `toml:"before_tool_use"`
 	AfterToolUse  []Hook `toml:"after_tool_use"`
+	// ClaudeBashSandbox false lets `airlock hook claude` leave Claude Code's own Bash on
+	// the host, unconfined, instead of running each command through `airlock exec`
+	// (default true).
+	ClaudeBashSandbox *bool `toml:"claude_bash_sandbox"`
 }
 
 // Hook is one [[hooks.*]] entry.

@@ -55,6 +55,7 @@ var Defaults = map[string]any{
 	"approvals.terminal_proof":               "os",
 	"approvals.pam_service":                  "",
 	"approvals.wait_unattended":              false,
+	"hooks.claude_bash_sandbox":              true,
 	"dispatch.concurrency":                   2,
 	"dispatch.log_max_age":                   "720h",
 	"dispatch.log_max_total":                 "1GiB",
@@ -109,6 +110,9 @@ func fileValues(f File) map[string]any {
 	}
 	if f.Approvals.WaitUnattended != nil {
 		out["approvals.wait_unattended"] = *f.Approvals.WaitUnattended
+	}
+	if f.Hooks.ClaudeBashSandbox != nil {
+		out["hooks.claude_bash_sandbox"] = *f.Hooks.ClaudeBashSandbox
 	}
 	if f.Ops.Strict != nil {
 		out["ops.strict"] = *f.Ops.Strict

@@ -77,6 +77,9 @@ type ClaudeHook struct {
 	// AIRLOCK_PROFILE), sent with every request: the broker lets it only tighten its
 	// tiers and approval policy, since any caller may name one.
 	Profile string
+	// Bash is how Claude Code's own Bash commands run: through `airlock exec` in
+	// Airlock's sandbox unless the explicit setting leaves them unconfined.
+	Bash BashSandbox
 	// Hidden are the paths Claude Code's own Grep and Glob may not search through (nil:
 	// the credential paths under $HOME and the environment's default hidden paths).
 	Hidden []string
@@ -119,6 +122,51 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 		}
 	}
 	req := h.request(ev, call)
+	if ev.ToolName != "Bash" {
+		out, _ := h.await(ctx, ev, call, req)
+		return out
+	}
+	plan, confined, err := h.bashPlan(ev, req.Context.Cwd)
+	if err != nil {
+		return answer(api.Deny, fmt.Sprintf("Airlock cannot run this command in its sandbox (%v), and it does not run it on your machine "+
+			"instead: install airlock beside airlock-agent (`make build`), fix config.toml (`airlock config show` checks it), or use "+
+			"mcp__%s__bash; only %s in config.toml lets Claude Code's Bash run unconfined", err, h.mcpName(), UnconfinedSetting), nil)
+	}
+	if confined {
+		// The broker judges the command by the policy exec will enforce.
+		req.Context.Policy.Mode, req.Context.Policy.Network = string(plan.policy.Mode), plan.policy.Network.Norm()
+		req.Context.Policy.EgressConnected = plan.policy.Network == sandbox.NetworkAllowlist
+	}
+	out, d := h.await(ctx, ev, call, req)
+	o := &out.HookSpecificOutput
+	if o.PermissionDecision == api.Deny {
+		return out
+	}
+	var grant *api.Grant
+	if d.Grant != nil && !d.Grant.IsZero() {
+		grant = d.Grant
+	}
+	if !confined {
+		o.PermissionDecisionReason = unconfinedReason(o.PermissionDecisionReason, grant) + "; " + h.bashNote(plan, false, grant)
+		return out
+	}
+	input := o.UpdatedInput
+	if input == nil {
+		input = make(map[string]any, len(ev.ToolInput))
+		for k, v := range ev.ToolInput {
+			input[k] = v
+		}
+	}
+	command, _ := input["command"].(string)
+	input["command"] = h.wrap(plan, req.Context.Cwd, command, grant)
+	o.UpdatedInput = input
+	o.PermissionDecisionReason += "; " + h.bashNote(plan, true, grant)
+	return out
+}
+
+// await asks the broker about req and turns its decision into the answer (and the
+// decision, zero when there is none).
+func (h ClaudeHook) await(ctx context.Context, ev ClaudeEvent, call MappedCall, req api.Request) (ClaudeOutput, api.Decision) {
 	wait := h.Wait
 	if wait <= 0 && !h.InRun {
 		wait = 50 * time.Second
@@ -140,9 +188,9 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 	d, err := h.Broker.Await(ctx, req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return h.unanswered(ev, fmt.Sprintf("nobody answered in Airlock within %s (%s %s)", wait, call.Tool, subjectOf(call)))
+			return h.unanswered(ev, fmt.Sprintf("nobody answered in Airlock within %s (%s %s)", wait, call.Tool, subjectOf(call))), api.Decision{}
 		}
-		return h.unanswered(ev, fmt.Sprintf("Airlock could not decide (%v)", err))
+		return h.unanswered(ev, fmt.Sprintf("Airlock could not decide (%v)", err)), api.Decision{}
 	}
 	reason := fmt.Sprintf("Airlock: %s %s — %s, decided by %s", call.Tool, subjectOf(call), d.Tier, d.Layer)
 	switch d.Verdict {
@@ -150,18 +198,18 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 		if len(d.Params) > 0 && !sameJSON(d.Params, req.Params) {
 			upd, ok := updatedClaudeInput(ev.ToolName, ev.ToolInput, d.Params)
 			if !ok {
-				return h.unanswered(ev, fmt.Sprintf("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take", call.Tool))
+				return h.unanswered(ev, fmt.Sprintf("an Airlock hook rewrote the parameters of %s in a way Claude Code cannot take", call.Tool)), d
 			}
-			return answer(api.Allow, reason+" (parameters rewritten by an Airlock hook)", upd)
+			return answer(api.Allow, reason+" (parameters rewritten by an Airlock hook)", upd), d
 		}
-		return answer(api.Allow, reason, nil)
+		return answer(api.Allow, reason, nil), d
 	case api.Deny:
-		return answer(api.Deny, DenialText(call.Tool, subjectOf(call), d), nil)
+		return answer(api.Deny, DenialText(call.Tool, subjectOf(call), d), nil), d
 	}
 	if d.AnsweredBy == api.AnsweredHandedOver {
-		return h.unanswered(ev, fmt.Sprintf("Airlock: %s %s — %s", call.Tool, subjectOf(call), strings.Join(d.Reasons, "; ")))
+		return h.unanswered(ev, fmt.Sprintf("Airlock: %s %s — %s", call.Tool, subjectOf(call), strings.Join(d.Reasons, "; "))), d
 	}
-	return h.unanswered(ev, reason+"; Airlock left the answer to you")
+	return h.unanswered(ev, reason+"; Airlock left the answer to you"), d
 }
 
 // answerGrace is how much longer than the broker's deadline the hook waits for it.
@@ -198,6 +246,11 @@ func (h ClaudeHook) after(ctx context.Context, ev ClaudeEvent) {
 	call := h.mapTool(ev)
 	if call.Governed || ev.ToolName == "" {
 		return
+	}
+	if c, ok := call.Params["command"].(string); ok && ev.ToolName == "Bash" {
+		if orig, wrapped := unwrapBash(c, h.Bash.Airlock); wrapped {
+			call.Params["command"] = orig // Claude Code reports the input the hook rewrote
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

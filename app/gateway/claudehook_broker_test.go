@@ -107,7 +107,7 @@ func TestClaudeHookCredentialReadsAreP2(t *testing.T) {
 				close(seen)
 			}()
 			var out bytes.Buffer
-			h := ClaudeHook{Broker: wireBroker{b}, Wait: 30 * time.Second, MCPServer: "airlock"}
+			h := ClaudeHook{Broker: wireBroker{b}, Wait: 30 * time.Second, MCPServer: "airlock", Bash: testBash()}
 			if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
 				t.Fatal(err)
 			}

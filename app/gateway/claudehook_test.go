@@ -85,7 +85,7 @@ func runHook(t *testing.T, b Broker, event string) (ClaudeOutput, string) {
 	t.Helper()
 	var out bytes.Buffer
 	h := ClaudeHook{Broker: b, Wait: 200 * time.Millisecond, MCPServer: "airlock", ServerBeside: func() bool { return true },
-		Headless: func() bool { return false }}
+		Headless: func() bool { return false }, Bash: testBash()}
 	if err := h.Run(context.Background(), strings.NewReader(event), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,14 @@ func TestClaudeHookWireFormat(t *testing.T) {
 			t.Fatalf("hookSpecificOutput.%s missing in %s", k, raw)
 		}
 	}
-	if _, ok := hs["updatedInput"]; ok {
+	// Bash always comes back rewritten (it runs in the sandbox); other tools only when a
+	// hook rewrote their input.
+	if _, ok := hs["updatedInput"].(map[string]any); !ok {
+		t.Fatalf("Bash's updatedInput missing: %s", raw)
+	}
+	_, raw = runHook(t, &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P0", Layer: "tier"}},
+		`{"hook_event_name":"PreToolUse","tool_name":"Read","cwd":"/w","tool_input":{"file_path":"/w/a"}}`)
+	if strings.Contains(raw, "updatedInput") {
 		t.Fatalf("updatedInput present without a rewrite: %s", raw)
 	}
 }
@@ -166,7 +173,9 @@ func TestClaudeHookRewrittenBash(t *testing.T) {
 	fb := &fakeBroker{d: api.Decision{Verdict: api.Allow, Tier: "P1", Layer: "hook", Params: json.RawMessage(`{"command":"git status --short"}`)}}
 	o, raw := runHook(t, fb, `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/w","tool_input":{"command":"git status","description":"d"}}`)
 	upd := o.HookSpecificOutput.UpdatedInput
-	if o.HookSpecificOutput.PermissionDecision != api.Allow || upd["command"] != "git status --short" || upd["description"] != "d" {
+	cmd, _ := upd["command"].(string)
+	// The rewritten command, and it in the sandbox.
+	if inner, ok := unwrapBash(cmd, testAirlock); o.HookSpecificOutput.PermissionDecision != api.Allow || !ok || inner != "git status --short" || upd["description"] != "d" {
 		t.Fatalf("got %s", raw)
 	}
 }
@@ -338,7 +347,7 @@ func TestClaudeHookModes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &fakeBroker{d: tt.d, err: tt.err}
 			h := tt.hook
-			h.Broker, h.MCPServer = b, "airlock"
+			h.Broker, h.MCPServer, h.Bash = b, "airlock", testBash()
 			if h.Headless == nil {
 				h.Headless = func() bool { return false }
 			}

@@ -1,12 +1,16 @@
 package agentcmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/gateway"
 	"github.com/airlock-app/airlock/app/localapi"
@@ -54,6 +58,7 @@ func newHookCmd(e *env) *cobra.Command {
 			if h.InRun && !cmd.Flags().Changed("wait") {
 				h.Wait = 0 // the run's hold deadline
 			}
+			h.Bash = bashSandbox(e, h.Profile, inSandbox)
 			return h.Run(cmd.Context(), os.Stdin, e.stdout)
 		},
 	}
@@ -64,6 +69,76 @@ func newHookCmd(e *env) *cobra.Command {
 	claude.Flags().StringVar(&h.Profile, "profile", "", "the permission profile these requests are judged under (default $AIRLOCK_PROFILE); it can only make the broker's tiers and approval policy stricter (airlock profile list)")
 	cmd.AddCommand(claude)
 	return cmd
+}
+
+// bashSandbox is how the hook runs Claude Code's Bash: through the airlock beside this
+// program's `exec`, under the policy that exec resolves in the command's directory with
+// the hook's profile. Inside an Airlock sandbox (a scheduled run) it nests in the run's
+// sandbox with the run's network, like Airlock's own bash tool, and config.toml (out of
+// sight there) cannot turn it off.
+func bashSandbox(e *env, profile string, inSandbox bool) gateway.BashSandbox {
+	b := gateway.BashSandbox{Profile: profile}
+	if !inSandbox {
+		off, err := bashUnconfined(e)
+		if err != nil {
+			b.Err = err
+			return b
+		}
+		if off {
+			return gateway.BashSandbox{Unconfined: true}
+		}
+	}
+	self, err := os.Executable()
+	if err == nil {
+		if real, rerr := filepath.EvalSymlinks(self); rerr == nil {
+			self = real
+		}
+		b.Airlock = filepath.Join(filepath.Dir(self), "airlock")
+		if _, err = os.Stat(b.Airlock); err != nil {
+			err = fmt.Errorf("airlock is not installed beside %s: %w", self, err)
+		}
+	}
+	if err != nil {
+		b.Err = err
+		return b
+	}
+	getenv := enclosedNetwork(e.getenv, false)
+	b.Policy = func(cwd string) (sandbox.Policy, error) {
+		var pf cli.PolicyFlags
+		fs := pflag.NewFlagSet("hook", pflag.ContinueOnError)
+		pf.Register(fs)
+		if err := fs.Set("cwd", cwd); err != nil {
+			return sandbox.Policy{}, err
+		}
+		if profile != "" {
+			if err := fs.Set("profile", profile); err != nil {
+				return sandbox.Policy{}, err
+			}
+		}
+		return pf.Resolve(getenv, fs)
+	}
+	return b
+}
+
+// bashUnconfined reports whether config.toml turns the Bash sandbox off
+// ([hooks] claude_bash_sandbox = false). A file that does not parse keeps it on.
+func bashUnconfined(e *env) (bool, error) {
+	p, err := e.paths()
+	if err != nil {
+		return false, err
+	}
+	data, err := config.ReadFile(p.ConfigFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", p.ConfigFile, err)
+	}
+	f, err := config.Parse(p.ConfigFile, data)
+	if err != nil {
+		return false, err
+	}
+	return f.Hooks.ClaudeBashSandbox != nil && !*f.Hooks.ClaudeBashSandbox, nil
 }
 
 // coreClient is how airlock hook and airlock mcp reach Airlock: inside an Airlock sandbox
