@@ -128,7 +128,7 @@ mcp-e2e: build-cli
 AGENT_CLIS := test/agents-e2e/node_modules
 agents-e2e: $(AGENT_CLIS)/.package-lock.json
 	AIRLOCK_REQUIRE_KEYRING=1 AIRLOCK_AGENTS_E2E=$(CURDIR)/$(AGENT_CLIS)/.bin scripts/with-test-keyring.sh $(GO) test -count=1 -timeout 10m \
-		-run 'TalksToTheFake|TestAgentTask' ./test/agents-e2e ./app
+		-run 'TalksToTheFake|BashRunsInAirlocksSandbox|TestAgentTask' ./test/agents-e2e ./app
 
 $(AGENT_CLIS)/.package-lock.json: test/agents-e2e/package-lock.json test/agents-e2e/package.json
 	cd test/agents-e2e && npm ci --no-audit --no-fund --loglevel=error
