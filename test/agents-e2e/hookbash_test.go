@@ -26,7 +26,7 @@ const keyMarker = "b3BlbnNzaC1rZXktdjEAAAAAKEYMATERIALx7q"
 // PreToolUse hook `airlock hook claude` asking a real daemon, runs a script of Bash
 // calls that read a private key planted in its $HOME/.ssh through a file operand the
 // classifier does not see (wc/du --files0-from, date -f) or a /proc/self/cwd walk, and
-// lists ~/.ssh: under the default approval policy (the person allows each question
+// lists ~/.ssh, then Reads and Edits the key: under the default approval policy (the person allows each question
 // once) and under `never`, none of them shows the key or its name, since the hook
 // runs each command through `airlock exec`, where ~/.ssh is hidden by the OS; a benign
 // command's output and exit status come back unchanged, a heredoc and quotes included.
@@ -79,7 +79,16 @@ func TestClaudeCodeBashRunsInAirlocksSandbox(t *testing.T) {
 			for _, c := range append(attacks, benign) {
 				script = append(script, fakemodel.Turn{Tool: "Bash", Input: map[string]any{"command": c, "description": "step"}})
 			}
-			script = append(script, fakemodel.Turn{Text: "all done"})
+			// Claude Code's own file tools run in its process, outside any sandbox: the hook
+			// refuses them over hidden paths (or asks the person, who refuses here). This
+			// Claude Code offers no Grep or Glob of its own (it greps through Bash); the
+			// hook's refusal of those is held by app/gateway's tests.
+			key := filepath.Join(home, ".ssh", "id_rsa")
+			files := []fakemodel.Turn{
+				{Tool: "Read", Input: map[string]any{"file_path": key}},
+				{Tool: "Edit", Input: map[string]any{"file_path": key, "old_string": keyMarker, "new_string": "x"}},
+			}
+			script = append(append(script, files...), fakemodel.Turn{Text: "all done"})
 			fake := fakemodel.Start(t, script)
 
 			settings := filepath.Join(home, "claude-settings.json")
@@ -102,8 +111,13 @@ func TestClaudeCodeBashRunsInAirlocksSandbox(t *testing.T) {
 					t.Logf("result %d: %q", i, r)
 				}
 			}()
-			if len(results) != len(attacks)+1 {
-				t.Fatalf("the model received %d tool results, want %d", len(results), len(attacks)+1)
+			if len(results) != len(attacks)+1+len(files) {
+				t.Fatalf("the model received %d tool results, want %d", len(results), len(attacks)+1+len(files))
+			}
+			for i, f := range files {
+				if r := results[len(attacks)+1+i]; strings.Contains(r, keyMarker) || strings.Contains(r, "PRIVATE KEY") {
+					t.Errorf("ESCAPE: Claude Code's %s showed the private key: %q", f.Tool, r)
+				}
 			}
 			for i, c := range attacks {
 				if r := results[i]; strings.Contains(r, keyMarker) || strings.Contains(r, "PRIVATE KEY") || slices.Contains(strings.Split(r, "\n"), "id_rsa") {
@@ -170,8 +184,8 @@ func startDaemon(t *testing.T, bin string, env []string) {
 }
 
 // answerOnce is the person at a terminal: each P1 question is allowed once from the
-// CLI, so that what stops a command is the sandbox, not a refusal (a P2 needs the
-// window and stays unanswered: the hook then denies it). stop ends it.
+// CLI, so that what stops a command is the sandbox, not a refusal; a P2 or
+// interactive-only one (a credential read by a file tool) is denied. stop ends it.
 func answerOnce(t *testing.T, bin string, env []string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -192,16 +206,19 @@ func answerOnce(t *testing.T, bin string, env []string) (stop func()) {
 				continue
 			}
 			for _, p := range pending {
-				if seen[p.ID] || p.Tier != "P1" || p.InteractiveOnly {
+				if seen[p.ID] {
 					continue
 				}
 				seen[p.ID] = true
 				a := exec.CommandContext(ctx, bin, "approvals", "allow", p.ID, "--once")
+				if p.Tier != "P1" || p.InteractiveOnly {
+					a = exec.CommandContext(ctx, bin, "approvals", "deny", p.ID, "--reason", "not my keys")
+				}
 				a.Env = c.Env
 				if out, err := a.CombinedOutput(); err != nil && ctx.Err() == nil {
 					t.Logf("allowing %s: %v %s", p.Summary, err, out)
 				}
-				t.Logf("allowed once: %s", fmt.Sprint(p.Summary))
+				t.Logf("%s: %s", a.Args[2], fmt.Sprint(p.Summary))
 			}
 		}
 	}()
