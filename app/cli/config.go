@@ -78,8 +78,11 @@ func localConfigView(_ context.Context, e *env) (api.ConfigView, error) {
 	if err != nil {
 		return api.ConfigView{}, err
 	}
-	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings,
-		Warnings: policy.ShellTierWarnings(st.File.Permission.Tiers)}, nil
+	warnings := policy.ShellTierWarnings(st.File.Permission.Tiers)
+	if w := policy.ClaudeBashWarning(st.File.Hooks); w != "" {
+		warnings = append(warnings, w)
+	}
+	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings, Warnings: warnings}, nil
 }
 
 func formatValue(v any) string {

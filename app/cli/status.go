@@ -11,12 +11,16 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
+	"github.com/airlock-app/airlock/app/policy"
 )
 
 // statusReport is what `airlock status --json` prints when a core answers.
 type statusReport struct {
 	Running bool `json:"running"`
 	api.Status
+	// ClaudeBash is where `airlock hook claude` runs Claude Code's own Bash, as this
+	// config.toml says: "sandbox" (through airlock exec) or "unconfined".
+	ClaudeBash string `json:"claude_bash"`
 }
 
 // notRunningReport is what `airlock status --json` prints when no core answers.
@@ -53,12 +57,28 @@ func newStatusCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.print(statusReport{true, st}, func(w io.Writer) { printStatus(w, st) })
+			bash, warning := e.claudeBash()
+			return e.print(statusReport{true, st, bash}, func(w io.Writer) { printStatus(w, st, warning) })
 		},
 	}
 }
 
-func printStatus(w io.Writer, st api.Status) {
+// claudeBash is where the hook runs Claude Code's Bash by this command's config.toml,
+// and the red line when it is unconfined (a file that does not read keeps the sandbox on,
+// as the hook does).
+func (e *env) claudeBash() (where, warning string) {
+	in, err := e.policyInputs(policy.Flags{}, "")
+	if err != nil {
+		return "sandbox", ""
+	}
+	if w := policy.ClaudeBashWarning(in.File.Hooks); w != "" {
+		return "unconfined", w
+	}
+	return "sandbox", ""
+}
+
+// printStatus prints st; bashWarning is the red line of an unconfined Claude Code Bash.
+func printStatus(w io.Writer, st api.Status, bashWarning string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Airlock %s is running\t(pid %d, version %s, up %s)\n", st.Kind, st.PID, st.Version, st.Uptime)
 	fmt.Fprintf(tw, "config\t%s\n", configLine(st.Config))
@@ -87,6 +107,11 @@ func printStatus(w io.Writer, st api.Status) {
 		} else {
 			fmt.Fprintf(tw, "answering\tnothing follows the approvals now: a hook's question is handed over at once (open the window, or run `airlock approvals watch`)\n")
 		}
+	}
+	if bashWarning != "" {
+		fmt.Fprintf(tw, "claude bash\tUNCONFINED — %s\n", bashWarning)
+	} else {
+		fmt.Fprintf(tw, "claude bash\tin Airlock's sandbox (`airlock hook claude` runs each command through airlock exec)\n")
 	}
 	if st.Keyring.OK {
 		fmt.Fprintf(tw, "secrets\t%s store, ok (%s)\n", st.Keyring.Store, st.Keyring.Where)

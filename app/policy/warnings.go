@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -53,4 +54,14 @@ func ShellTierWarning(tool, tier string) string {
 	}
 	return fmt.Sprintf("%s is P0: every shell command it runs runs without asking you (only the sandbox and the dangerous-command preflight still stand); "+
 		"set it to P1 (asks once) or P2 (asks every time) in [permission.tiers]", tool)
+}
+
+// ClaudeBashWarning is the red line of [hooks] claude_bash_sandbox = false ("" when the
+// sandbox is on): Claude Code's own Bash then runs on the host, unconfined.
+func ClaudeBashWarning(h config.Hooks) string {
+	if h.ClaudeBashSandbox == nil || *h.ClaudeBashSandbox {
+		return ""
+	}
+	return "[hooks] claude_bash_sandbox = false: Claude Code's own Bash runs UNCONFINED on your machine, with your user's rights " +
+		"(only the hook's question and the classifier stand before your credentials); remove the line to run each command through airlock exec"
 }
