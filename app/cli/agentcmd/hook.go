@@ -34,6 +34,12 @@ func newHookCmd(e *env) *cobra.Command {
 			"waits for you in Airlock until --wait, or by default the task's hold deadline, then denies.\n" +
 			"A PostToolUse or PostToolUseFailure event is reported to Airlock (the audit says the call ran, or\n" +
 			"failed) and to its after_tool_use hooks; nothing is printed.\n\n" +
+			"Claude Code's own Bash runs in Airlock's sandbox: every answer that lets a Bash call run rewrites its\n" +
+			"command (updatedInput) to `airlock exec --sandbox=M --network=N --cwd DIR [--profile P] -- bash -c CMD`,\n" +
+			"the policy exec resolves in the call's directory under this hook's --profile (inside an Airlock run,\n" +
+			"nested in the run's sandbox with its network), plus exactly what a person allowed once\n" +
+			"(--grant-writable, --grant-network). Only [hooks] claude_bash_sandbox = false in config.toml leaves\n" +
+			"it on the host, unconfined, and every Bash answer then says UNCONFINED.\n\n" +
 			"In ~/.claude/settings.json:\n" +
 			`  {"hooks": {"PreToolUse": [{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|WebSearch|mcp__.*",` + "\n" +
 			`     "hooks": [{"type": "command", "command": "airlock hook claude", "timeout": 60}]}]}}` + "\n\n" +
