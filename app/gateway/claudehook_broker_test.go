@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/sandbox"
 )
 
 // wireBroker hands the hook's requests to a real permission broker through their JSON,
@@ -130,5 +132,55 @@ func TestClaudeHookCredentialReadsAreP2(t *testing.T) {
 				t.Fatalf("hook answered %s (%v)", out.String(), err)
 			}
 		})
+	}
+}
+
+// TestClaudeHookEscalationSaysWhatAllowingDoes: Claude Code's `touch` outside the
+// workspace is an escalation the real broker asks about; with the Bash sandbox on, the
+// person's allow reaches Claude Code as the command in the sandbox with exactly the
+// grant the question named, and the answer says that is all it lifts; unconfined, the
+// question handed to Claude Code's prompt says allowing runs the whole command on the
+// host, not that it gives one path.
+func TestClaudeHookEscalationSaysWhatAllowingDoes(t *testing.T) {
+	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
+	b := realBroker(t, home)
+	b.SetIsolation(permission.SandboxIsolation{PolicyFor: func(_ context.Context, req permission.Request) (sandbox.Policy, error) {
+		return sandbox.Resolve(sandbox.Inputs{Cwd: req.Context.Cwd, Home: home, Env: func(string) string { return "" }})
+	}})
+	event := `{"session_id":"esc","cwd":"` + ws + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch ` + other + `/x"},"tool_use_id":"t1"}`
+	bash := testBash()
+	bash.Policy = func(cwd string) (sandbox.Policy, error) {
+		return sandbox.Resolve(sandbox.Inputs{Cwd: cwd, Home: home, Env: func(string) string { return "" }})
+	}
+
+	answered := make(chan permission.PendingRequest, 1)
+	go func() {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if p := b.Pending(); len(p) > 0 {
+				answered <- p[0]
+				_, _ = b.Answer(context.Background(), p[0].ID, permission.Answer{Allow: true, By: permission.ByWindow, Interactive: true})
+				return
+			}
+		}
+		close(answered)
+	}()
+	h := ClaudeHook{Broker: wireBroker{b}, Wait: 20 * time.Second, MCPServer: "airlock", Bash: bash, Headless: func() bool { return false }}
+	got := hookAnswer(t, h, event)
+	p, ok := <-answered
+	if !ok || p.Grant == nil {
+		t.Fatalf("no escalation was asked (%+v); the hook said %+v", p, got)
+	}
+	argv, _ := splitShellJoin(got.UpdatedInput["command"].(string))
+	if got.PermissionDecision != api.Allow || !slices.Contains(argv, "--grant-writable") || !slices.Contains(argv, p.Grant.Writable[0]) ||
+		!strings.Contains(got.PermissionDecisionReason, "allowing lifts only "+p.Grant.String()) {
+		t.Fatalf("allowed escalation: %+v (argv %q), asked %s", got, argv, p.Grant)
+	}
+
+	// Unconfined: nobody in Airlock answers; the question goes to Claude Code's prompt.
+	h = ClaudeHook{Broker: wireBroker{b}, Wait: 200 * time.Millisecond, MCPServer: "airlock", Bash: BashSandbox{Unconfined: true}, Headless: func() bool { return false }}
+	got = hookAnswer(t, h, strings.Replace(event, `"esc"`, `"esc2"`, 1))
+	r := got.PermissionDecisionReason
+	if got.UpdatedInput != nil || strings.Contains(r, "for this one call") || !strings.Contains(r, "runs the whole command on your machine") {
+		t.Fatalf("unconfined escalation: %+v", got)
 	}
 }
