@@ -42,9 +42,9 @@ type confinedBash struct {
 	policy sandbox.Policy
 }
 
-// bashPlan resolves the policy a Bash call of ev runs under; ok is false when the
+// bashPlan resolves the policy a Bash call in cwd runs under; ok is false when the
 // hook runs it unconfined (the explicit setting). err is why it cannot be confined.
-func (h ClaudeHook) bashPlan(ev ClaudeEvent, cwd string) (plan confinedBash, ok bool, err error) {
+func (h ClaudeHook) bashPlan(cwd string) (plan confinedBash, ok bool, err error) {
 	b := h.Bash
 	if b.Unconfined {
 		return confinedBash{}, false, nil

@@ -126,8 +126,12 @@ func (h ClaudeHook) decide(ctx context.Context, ev ClaudeEvent) ClaudeOutput {
 		out, _ := h.await(ctx, ev, call, req)
 		return out
 	}
-	plan, confined, err := h.bashPlan(ev, req.Context.Cwd)
+	plan, confined, err := h.bashPlan(req.Context.Cwd)
 	if err != nil {
+		// The broker still decides (its rule and its audit); only its deny stands as it is.
+		if out, _ := h.await(ctx, ev, call, req); out.HookSpecificOutput.PermissionDecision == api.Deny {
+			return out
+		}
 		return answer(api.Deny, fmt.Sprintf("Airlock cannot run this command in its sandbox (%v), and it does not run it on your machine "+
 			"instead: install airlock beside airlock-agent (`make build`), fix config.toml (`airlock config show` checks it), or use "+
 			"mcp__%s__bash; only %s in config.toml lets Claude Code's Bash run unconfined", err, h.mcpName(), UnconfinedSetting), nil)
