@@ -193,6 +193,53 @@ func TestWebFetchWithTheNetworkOn(t *testing.T) {
 	})
 }
 
+// TestWebFetchRefusesThisMachinesOwnAddress: with the network on, a server listening on
+// all interfaces of this machine is not reached through the machine's own external
+// address (the source of its default route, public or not), whether spelled as the
+// address, as a name resolving to it, or as a redirect from a public domain to it;
+// allow_local reaches it.
+func TestWebFetchRefusesThisMachinesOwnAddress(t *testing.T) {
+	own := egresstest.OutsideAddress(t)
+	var hits sync.Map
+	ln, err := net.Listen("tcp", ":0") // every interface, as an X server with -listen tcp or a dev server
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		n, _ := hits.LoadOrStore(r.URL.Path, new(int))
+		*n.(*int)++
+		fmt.Fprintf(rw, "reached %s\n", r.URL.Path)
+	})}}
+	srv.Start()
+	defer srv.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	ownURL := func(path string) string { return fmt.Sprintf("http://%s%s", net.JoinHostPort(own, fmt.Sprint(port)), path) }
+	web := newFetchWeb(t)
+	for _, allowLocal := range []bool{false, true} {
+		pol := fetchPolicyFor(t, sandbox.NetworkOn, sandbox.NetworkTable{AllowLocal: &allowLocal})
+		s := NewServer(Options{Policy: pol, Broker: fetchBroker()})
+		s.net = web.net()
+		s.net.resolver = egresstest.DNS{"own.test": {own}, "unknown.test": {"203.0.113.12"}}
+		cs := mcptest.Connect(t, s)
+		for _, tc := range []struct{ name, url, path string }{
+			{"address", ownURL("/addr"), "/addr"},
+			{"name resolving to it", fmt.Sprintf("http://own.test:%d/name", port), "/name"},
+			{"redirect to it", "http://unknown.test/r?to=" + ownURL("/redirected"), "/redirected"},
+		} {
+			path := tc.path + fmt.Sprint(allowLocal)
+			url := strings.Replace(tc.url, tc.path, path, 1)
+			res, text := callText(t, cs, api.ToolWebFetch, map[string]any{"url": url})
+			_, reached := hits.Load(path)
+			switch {
+			case !allowLocal && (reached || !res.IsError || !strings.Contains(text, "this machine's own address")):
+				t.Errorf("ESCAPE: %s: web_fetch %s with the network on: reached %v, error %v:\n%s", tc.name, url, reached, res.IsError, text)
+			case allowLocal && (!reached || res.IsError):
+				t.Errorf("%s: web_fetch %s under allow_local: reached %v:\n%s", tc.name, url, reached, text)
+			}
+		}
+	}
+}
+
 // TestWebFetchWithTheNetworkOff: with the network off web_fetch, allowed by the broker
 // without more access, connects nowhere and says why.
 func TestWebFetchWithTheNetworkOff(t *testing.T) {

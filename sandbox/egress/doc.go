@@ -22,7 +22,8 @@
 //     leaks through a DNS query.
 //  4. The name is resolved once. If any address is local (loopback, RFC 1918 and
 //     ULA, link-local, CGNAT, unspecified, multicast, reserved, and those same
-//     addresses embedded in IPv6 forms; see LocalReason), the destination is refused
+//     addresses embedded in IPv6 forms; see LocalReason) or is one of this machine's
+//     own interface addresses, public ones too, the destination is refused
 //     unless allow_local, whatever the lists say. The connection is then made to
 //     exactly the addresses that were checked, never to the name, so a second DNS
 //     answer (rebinding) cannot redirect it.

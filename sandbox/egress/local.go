@@ -1,73 +1,15 @@
 package egress
 
-import "net/netip"
+import (
+	"net/netip"
 
-// localRanges are the destinations refused unless allow_local: everything that reaches
-// this machine, its LAN or its provider's network rather than the internet, and
-// addresses that are not a single unicast host. Documentation ranges (192.0.2.0/24 and
-// the like) are not here: nothing routes them, locally or not.
-var localRanges = func() []struct {
-	p   netip.Prefix
-	why string
-} {
-	type r = struct {
-		p   netip.Prefix
-		why string
-	}
-	m := func(s, why string) r { return r{netip.MustParsePrefix(s), why} }
-	return []r{
-		m("0.0.0.0/8", "unspecified (this network)"),
-		m("10.0.0.0/8", "private (RFC 1918)"),
-		m("100.64.0.0/10", "shared address space (CGNAT, RFC 6598)"),
-		m("127.0.0.0/8", "loopback"),
-		m("169.254.0.0/16", "link-local"),
-		m("172.16.0.0/12", "private (RFC 1918)"),
-		m("192.0.0.0/24", "IETF protocol assignments"),
-		m("192.168.0.0/16", "private (RFC 1918)"),
-		m("198.18.0.0/15", "benchmarking (RFC 2544)"),
-		m("224.0.0.0/4", "multicast"),
-		m("240.0.0.0/4", "reserved (and broadcast)"),
-		m("::/96", "unspecified, loopback or IPv4-compatible"),
-		m("64:ff9b:1::/48", "local-use NAT64"),
-		m("100::/64", "discard-only"),
-		m("2001::/32", "Teredo (embeds an IPv4 address)"),
-		m("fc00::/7", "unique local (ULA)"),
-		m("fe80::/10", "link-local"),
-		m("fec0::/10", "site-local"),
-		m("ff00::/8", "multicast"),
-	}
-}()
+	"github.com/airlock-app/airlock/sandbox/egress/rules"
+)
 
 // LocalReason says why an address is local (refused unless allow_local), or "" when
-// it is a public destination. IPv6 forms that carry an IPv4 address (IPv4-mapped,
-// NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by that IPv4 address.
-func LocalReason(a netip.Addr) string {
-	if !a.IsValid() {
-		return "invalid address"
-	}
-	if a.Zone() != "" {
-		return "zoned (interface-scoped) address"
-	}
-	a = a.Unmap()
-	if a.Is6() {
-		b := a.As16()
-		switch {
-		case netip.MustParsePrefix("64:ff9b::/96").Contains(a):
-			if why := LocalReason(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
-				return "NAT64 of a " + why + " address"
-			}
-			return ""
-		case b[0] == 0x20 && b[1] == 0x02:
-			if why := LocalReason(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
-				return "6to4 of a " + why + " address"
-			}
-			return ""
-		}
-	}
-	for _, r := range localRanges {
-		if r.p.Contains(a) {
-			return r.why
-		}
-	}
-	return ""
-}
+// it is a public destination (rules.LocalReason).
+func LocalReason(a netip.Addr) string { return rules.LocalReason(a) }
+
+// localReason is what the proxy refuses unless allow_local: LocalReason and this
+// machine's own addresses, public ones included (rules.OwnAddressReason).
+var localReason = rules.OwnAddressReason

@@ -190,7 +190,7 @@ func (p *Proxy) authorize(ctx context.Context, proto Protocol, host string, port
 		}
 		if isIP && !p.policy.AllowLocal {
 			// No answer could let a local address through: nobody is asked about it.
-			if why := LocalReason(netip.MustParseAddr(name)); why != "" {
+			if why := localReason(netip.MustParseAddr(name)); why != "" {
 				a.rec.IP = netip.MustParseAddr(name).Unmap()
 				return nil, p.refuse(a, ReasonLocalAddress, a.rec.IP.String()+" is "+why)
 			}
@@ -224,7 +224,7 @@ func (p *Proxy) authorize(ctx context.Context, proto Protocol, host string, port
 		// One local answer refuses the whole name: a mix of public and local answers
 		// is what a rebinding attack looks like.
 		for _, ip := range a.addrs {
-			if why := LocalReason(ip); why != "" {
+			if why := localReason(ip); why != "" {
 				a.rec.IP = ip.Unmap()
 				return nil, p.refuse(a, ReasonLocalAddress, ip.Unmap().String()+" is "+why)
 			}
