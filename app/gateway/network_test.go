@@ -213,7 +213,9 @@ func TestWebFetchRefusesThisMachinesOwnAddress(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	ownURL := func(path string) string { return fmt.Sprintf("http://%s%s", net.JoinHostPort(own, fmt.Sprint(port)), path) }
+	ownURL := func(path string) string {
+		return fmt.Sprintf("http://%s%s", net.JoinHostPort(own, fmt.Sprint(port)), path)
+	}
 	web := newFetchWeb(t)
 	for _, allowLocal := range []bool{false, true} {
 		pol := fetchPolicyFor(t, sandbox.NetworkOn, sandbox.NetworkTable{AllowLocal: &allowLocal})
