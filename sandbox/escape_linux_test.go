@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-app/airlock/sandbox/egress/egresstest"
 )
 
 // The escape suite: a hostile command in workspace-write with the network off
@@ -492,7 +494,6 @@ func TestNetworkOnReachesOutside(t *testing.T) {
 	requireNetStack(t)
 	forcedBackend = BackendNameBwrap
 	defer func() { forcedBackend = "" }()
-	ip := outsideAddress(t)
 	f := newFixture(t, "workspace-write", true)
 	srv := filepath.Join(f.base, "srv")
 	must(t, os.MkdirAll(srv, 0o755))
@@ -508,8 +509,7 @@ func TestNetworkOnReachesOutside(t *testing.T) {
 			t.Fatalf("git %v: %v %s", args, err, out)
 		}
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
-	must(t, err)
+	l := outsideListener(t, f)
 	hs := &http.Server{Handler: http.FileServer(http.Dir(srv)), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(l)
 	defer hs.Close()
@@ -685,25 +685,25 @@ func requireNetStack(t *testing.T) {
 	}
 }
 
-// outsideAddress is a non-loopback address of this machine (the source of its default
-// route): from the run's own namespace it is an outside host like any other.
-func outsideAddress(t *testing.T) net.IP {
+// outsideListener listens on a host outside this machine (egresstest.NewOutside, as
+// root), which a sandbox with the network on reaches through its stack. Without root it
+// is this machine's own address, with allow_local set in f's policy so that the stack's
+// way out is still tested.
+func outsideListener(t *testing.T, f *fixture) net.Listener {
 	t.Helper()
-	if c, err := net.Dial("udp4", "1.1.1.1:9"); err == nil { // no packet is sent: this only picks the route
-		ip := c.LocalAddr().(*net.UDPAddr).IP
-		c.Close()
-		if !ip.IsLoopback() && !ip.IsUnspecified() {
-			return ip
-		}
+	if os.Geteuid() == 0 {
+		ln, _ := egresstest.NewOutside(t).Listen(t, "tcp")
+		return ln
 	}
-	addrs, _ := net.InterfaceAddrs()
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
-			return n.IP
-		}
+	lists := DefaultNetworkLists()
+	if f.policy.Allowlist != nil {
+		lists = *f.policy.Allowlist
 	}
-	t.Skip("this machine has no non-loopback IPv4 address to stand for an outside host")
-	return nil
+	lists.AllowLocal = true
+	f.policy.Allowlist = &lists
+	l, err := net.Listen("tcp", net.JoinHostPort(egresstest.OwnAddress(t), "0"))
+	must(t, err)
+	return l
 }
 
 // noStackLeft: no slirp4netns started by this process is still running once its run

@@ -225,6 +225,7 @@ func runBwrap(ctx context.Context, pr *prepared) (res Result, started bool, err 
 			return res, false, err
 		}
 		defer net.close()
+		net.allowLocal = p.Allowlist != nil && p.Allowlist.AllowLocal
 		args = append(args, net.bwrapArgs(5)...)
 	}
 	for _, f := range pr.req.ReadOnlyFiles {

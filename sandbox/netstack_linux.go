@@ -80,11 +80,14 @@ func slirpArgs() []string {
 type netSetup struct {
 	// egress, when set, connects an allowlist run instead of a stack: it is called with
 	// the sandbox's pid before the command is released, and its stop when the run ends.
-	egress         Egress
-	egressStop     func()
-	ask            Egress // the ask-only channel, served like the proxy
-	askStop        func()
-	withStack      bool     // the network on: slirp4netns connects the namespace
+	egress     Egress
+	egressStop func()
+	ask        Egress // the ask-only channel, served like the proxy
+	askStop    func()
+	withStack  bool // the network on: slirp4netns connects the namespace
+	// allowLocal leaves the host's addresses and the local ranges reachable through the
+	// stack (allow_local); otherwise refuseLocal closes them before the command runs.
+	allowLocal     bool
 	infoR, infoW   *os.File // bwrap writes the sandbox's pid here
 	blockR, blockW *os.File // bwrap waits on blockR before it runs the command
 	resolvR        *os.File // the generated resolv.conf
@@ -256,6 +259,11 @@ func (n *netSetup) connect(ctx context.Context) (sandboxStarted bool, err error)
 		return true, n.fail("%w", ctx.Err())
 	case <-timer.C:
 		return true, n.fail("slirp4netns was not ready after %s: %s", netStackReadyTimeout, n.stackOut.String())
+	}
+	if !n.allowLocal {
+		if err := refuseLocal(netns, userns); err != nil {
+			return true, n.fail("%w (the run is refused rather than given this machine and its network)", err)
+		}
 	}
 	return true, n.release()
 }

@@ -199,7 +199,7 @@ func TestWebFetchWithTheNetworkOn(t *testing.T) {
 // address, as a name resolving to it, or as a redirect from a public domain to it;
 // allow_local reaches it.
 func TestWebFetchRefusesThisMachinesOwnAddress(t *testing.T) {
-	own := egresstest.OutsideAddress(t)
+	own := egresstest.OwnAddress(t)
 	var hits sync.Map
 	ln, err := net.Listen("tcp", ":0") // every interface, as an X server with -listen tcp or a dev server
 	if err != nil {

@@ -157,3 +157,44 @@ curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/direct; echo "direct 
 		})
 	}
 }
+
+// TestExecNetworkOnRefusesThisMachine: `airlock exec --network` reaches no service of
+// this machine through its own external address (a server on 0.0.0.0, as an X server
+// with -listen tcp is) and no private range, while the same command under allow_local
+// in config.toml reaches it.
+func TestExecNetworkOnRefusesThisMachine(t *testing.T) {
+	in := newInstance(t)
+	ws := t.TempDir()
+	c, err := net.Dial("udp4", "1.1.1.1:9") // no packet is sent: this only picks the route
+	if err != nil {
+		t.Skip("no default route: no external address to test")
+	}
+	own := c.LocalAddr().(*net.UDPAddr).IP.String()
+	c.Close()
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello from the host\n"))
+			c.Close()
+		}
+	}()
+	probe := fmt.Sprintf("exec 3<>/dev/tcp/%s/%d && cat <&3; exec 4<>/dev/tcp/192.168.1.1/80 && echo LAN REACHED", own, ln.Addr().(*net.TCPAddr).Port)
+	out, stderr, _ := in.run("exec", "--cwd", ws, "--network", "--", "bash", "-c", probe)
+	if strings.Contains(out, "hello from the host") || strings.Contains(out, "REACHED") || !strings.Contains(stderr, "Permission denied") {
+		t.Errorf("ESCAPE: airlock exec --network reached this machine through %s:\n%s%s", own, out, stderr)
+	}
+	cfg := filepath.Join(in.home, "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("[network]\nallow_local = true\n"), 0o644)
+	if out, stderr, _ := in.run("exec", "--cwd", ws, "--network", "--", "bash", "-c", probe); !strings.Contains(out, "hello from the host") {
+		t.Errorf("allow_local: airlock exec --network did not reach %s:\n%s%s", own, out, stderr)
+	}
+}

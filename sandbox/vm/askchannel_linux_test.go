@@ -51,7 +51,7 @@ func TestMicroVMAskOnlyChannel(t *testing.T) {
 	pool := NewPool(base, time.Minute, nil, nil)
 	defer pool.Close()
 	loopback := egresstest.Greeter(t, "hello from the host")
-	outside := egresstest.GreeterOn(t, egresstest.OutsideAddress(t), "hello from outside")
+	outside := egresstest.NewOutside(t).GreeterOutside(t, "hello from outside")
 	var mu sync.Mutex
 	served := map[string][]string{}
 	channel := func(name string) sandbox.Egress {

@@ -54,7 +54,7 @@ func TestMicroVM(t *testing.T) {
 	}
 
 	ln := egresstest.Greeter(t, "hello from the host\n")
-	outside := egresstest.GreeterOn(t, egresstest.OutsideAddress(t), "hello from outside\n")
+	outside := egresstest.NewOutside(t).GreeterOutside(t, "hello from outside\n")
 
 	var v, v2 *VM
 	var err2 error

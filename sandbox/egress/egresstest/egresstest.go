@@ -84,10 +84,11 @@ func GreeterOn(t testing.TB, ip, greeting string) net.Listener {
 	return ln
 }
 
-// OutsideAddress is a non-loopback IPv4 address of this machine (the source of its
-// default route): from a namespace of its own it is an outside host like any other. The
-// test skips when the machine has none.
-func OutsideAddress(t testing.TB) string {
+// OwnAddress is a non-loopback IPv4 address of this machine (the source of its default
+// route): what a sandbox with the network on must not reach (a server listening on all
+// interfaces answers there). The test skips when the machine has none. An outside host
+// is NewOutside.
+func OwnAddress(t testing.TB) string {
 	t.Helper()
 	if c, err := net.Dial("udp4", "1.1.1.1:9"); err == nil { // no packet is sent: this only picks the route
 		ip := c.LocalAddr().(*net.UDPAddr).IP
