@@ -123,6 +123,10 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 			m.hiddenFiles = append(m.hiddenFiles, h)
 		}
 	}
+	// Hidden by name only: a hidden file with a second name would be read through it.
+	if err := checkHiddenLinks(m.hiddenFiles, m.hiddenDirs, m.reveal); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 

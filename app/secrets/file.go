@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,9 @@ import (
 // are in clear on disk: anyone who can read files as you outside a sandbox (or as root)
 // reads them, as they could read the keyring of an unlocked session. Every access checks
 // the modes and the owner and refuses a looser directory or file, or a symlink, naming
-// the fix; writes replace the file atomically under an exclusive lock.
+// the fix; writes replace the file atomically under an exclusive lock, each with a new
+// file. A secrets.json with a second name (a hard link, which the sandbox's path-based
+// hiding would not cover) is refused too, and every sandbox refuses to start meanwhile.
 type FileStore struct {
 	dir string
 }
@@ -178,35 +182,62 @@ func (s *FileStore) read() (map[string]string, error) {
 	return m, nil
 }
 
-// write replaces the file atomically: a 0600 temporary file in the same directory,
-// synced, renamed over it.
+// write replaces the file atomically: a new 0600 file of its own (O_EXCL|O_NOFOLLOW, a
+// random name in the same directory), checked to be one link and ours, synced, renamed
+// over the old one, and the result checked to be that very file. Every write is a new
+// inode: a name someone gave the old file keeps only what it held.
 func (s *FileStore) write(m map[string]string) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.dir, ".secrets-*.tmp")
+	rnd := make([]byte, 12)
+	if _, err := rand.Read(rnd); err != nil {
+		return fmt.Errorf("the secrets file store: %w", err)
+	}
+	name := filepath.Join(s.dir, ".secrets-"+hex.EncodeToString(rnd)+".tmp")
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("the secrets file store: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
+	defer os.Remove(name)
+	fail := func(err error) error {
 		tmp.Close()
 		return fmt.Errorf("the secrets file store: %w", err)
+	}
+	made, err := tmp.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkPrivate(name, made, false); err != nil {
+		tmp.Close()
+		return err
 	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("the secrets file store: %w", err)
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("the secrets file store: %w", err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("the secrets file store: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), s.Path()); err != nil {
+	if err := os.Rename(name, s.Path()); err != nil {
 		return fmt.Errorf("the secrets file store: %w", err)
+	}
+	now, err := os.Lstat(s.Path())
+	if err != nil {
+		return fmt.Errorf("the secrets file store: %w", err)
+	}
+	if !os.SameFile(made, now) {
+		return fmt.Errorf("the secrets file store: %s is not the file just written (something replaced it meanwhile): check who else writes to %s", s.Path(), s.dir)
+	}
+	if err := checkPrivate(s.Path(), now, false); err != nil {
+		return err
+	}
+	if d, err := os.Open(s.dir); err == nil { // the rename itself, on disk
+		_ = d.Sync()
+		d.Close()
 	}
 	return nil
 }
@@ -234,9 +265,21 @@ func checkPrivate(path string, fi fs.FileInfo, dir bool) error {
 	case dir != fi.IsDir() || (!dir && !fi.Mode().IsRegular()):
 		return &PermissionError{Path: path, Problem: "is not " + kind, Fix: "move it aside; Airlock creates the store itself"}
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return &PermissionError{Path: path, Problem: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", st.Uid, os.Getuid()),
-			Fix: "run Airlock as its owner, or move it aside"}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if int(st.Uid) != os.Getuid() {
+			return &PermissionError{Path: path, Problem: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", st.Uid, os.Getuid()),
+				Fix: "run Airlock as its owner, or move it aside"}
+		}
+		// A second name for the file is a copy nobody sees: hidden from sandboxes by its
+		// path, the store would be read through the other one (a hard link left in a
+		// workspace). A directory's links are its subdirectories, and the store makes none.
+		if n := uint64(st.Nlink); !dir && n > 1 {
+			return &PermissionError{Path: path, Problem: fmt.Sprintf("has %d hard links, and another name for it (in a workspace, /var/tmp…) shows every secret it holds to whoever reads there", n),
+				Fix: fmt.Sprintf("find them with `find / -xdev -samefile %s`, remove the names you did not make, then change the secrets it holds (airlock secret set NAME), since they may have been read", path)}
+		} else if dir && n > 2 {
+			return &PermissionError{Path: path, Problem: "holds directories, which the store never makes",
+				Fix: "move it aside; Airlock creates the store itself"}
+		}
 	}
 	if fi.Mode().Perm()&^want != 0 {
 		return &PermissionError{Path: path, Problem: fmt.Sprintf("has mode %04o, which lets others in", fi.Mode().Perm()),

@@ -90,6 +90,17 @@ func TestFileStoreRefusesWhatOthersCouldReadOrSwap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "is a symlink"},
+		{"hard-linked file", func(t *testing.T, s *FileStore, _ string) {
+			// The attack: a second name in a workspace a sandbox reads.
+			if err := os.Link(s.Path(), filepath.Join(t.TempDir(), "hard.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, "has 2 hard links"},
+		{"directory holding a directory", func(t *testing.T, s *FileStore, data string) {
+			if err := os.Mkdir(filepath.Join(FileStoreDir(data), "sub"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, "holds directories"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := t.TempDir()
@@ -110,6 +121,38 @@ func TestFileStoreRefusesWhatOthersCouldReadOrSwap(t *testing.T) {
 				t.Fatalf("Set = %v, want the same refusal", err)
 			}
 		})
+	}
+}
+
+// TestFileStoreWritesANewFileEachTime: every write is a new inode of one link, made
+// in the store's directory, and leaves no temporary file: a name someone gave the old
+// file never sees what is written after.
+func TestFileStoreWritesANewFileEachTime(t *testing.T) {
+	data := t.TempDir()
+	s := NewFileStore(data)
+	ctx := context.Background()
+	if err := s.Set(ctx, "a", "first"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, "b", "second"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Error("the second write rewrote the same file in place")
+	}
+	entries, _ := os.ReadDir(FileStoreDir(data))
+	for _, e := range entries {
+		if e.Name() != "secrets.json" && e.Name() != ".lock" {
+			t.Errorf("left behind in the store: %s", e.Name())
+		}
 	}
 }
 

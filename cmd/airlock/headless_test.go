@@ -429,3 +429,123 @@ func TestRunSecretFromTheFileStore(t *testing.T) {
 		t.Errorf("the run's log does not hide the secret:\n%s", log)
 	}
 }
+
+// TestFileStoreHardLinkReadsNothing: a hard link to the secrets file store (and one to
+// the database) left in a workspace is another name the sandbox's mounts do not hide.
+// Read through `airlock exec`, a scheduled run, and an agent's MCP bash and read_file,
+// it shows nothing: every sandbox refuses to start while a hidden file has a second
+// name, naming it and the fix, and the store itself refuses the file (status says so)
+// until the link is gone. Before, `airlock exec -- cat hard.json` printed every secret.
+func TestFileStoreHardLinkReadsNothing(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	in := headlessInstance(t)
+	ws, err := os.MkdirTemp("/var/tmp", "airlock-hardlink-ws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	in.writeFile(filepath.Join(in.home, "config", "config.toml"), fmt.Sprintf("[workspace]\nroots = [%q]\n\n[secrets]\nstore = \"file\"\n\n"+
+		"[[permission.rules]]\ntool = \"bash\"\npattern = \"cat *\"\naction = \"allow\"\n", ws))
+	in.startDaemon()
+	c := in.cmd("secret", "set", "db.password")
+	c.Stdin = strings.NewReader("s3cret-linked\n")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("secret set: %v %s", err, out)
+	}
+	file := filepath.Join(in.home, "data", "secrets", "secrets.json")
+	os.WriteFile(filepath.Join(ws, "plain.txt"), []byte("plain text\n"), 0o644)
+	if out, stderr, code := in.run("exec", "--cwd", ws, "--", "cat", "plain.txt"); code != 0 || out != "plain text\n" {
+		t.Fatalf("control: exit %d %q %s", code, out, stderr)
+	}
+	if err := os.Link(file, filepath.Join(ws, "hard.json")); err != nil {
+		t.Fatal(err)
+	}
+	if db := filepath.Join(in.home, "data", "airlock.db"); fileExists(db) {
+		if err := os.Link(db, filepath.Join(ws, "hard.db")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaked := func(s string) bool {
+		return strings.Contains(s, "s3cret-linked") || strings.Contains(s, "SQLite format")
+	}
+
+	out, stderr, code := in.run("exec", "--cwd", ws, "--", "sh", "-c", "cat hard.json hard.db")
+	if code == 0 || leaked(out) || !strings.Contains(stderr, "hard links") || !strings.Contains(stderr, "find / -xdev -samefile") {
+		t.Errorf("ESCAPE? airlock exec through a hard link: exit %d\n%s%s", code, out, stderr)
+	}
+
+	// A scheduled run.
+	if _, stderr, code := in.run("task", "add", "--name", "peek", "--cwd", ws, "--", "sh", "-c", "cat hard.json hard.db"); code != 0 {
+		t.Fatalf("task add: %s", stderr)
+	}
+	if _, stderr, code := in.run("task", "run-now", "peek"); code != 0 {
+		t.Fatalf("run-now: %s", stderr)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, _, _ := in.run("runs", "list", "--json", "--task", "peek")
+		var runs []map[string]any
+		json.Unmarshal([]byte(out), &runs)
+		if len(runs) == 1 && runs[0]["status"] != "running" && runs[0]["status"] != "queued" {
+			log, _, _ := in.run("runs", "logs", fmt.Sprint(runs[0]["id"]))
+			if runs[0]["status"] == "succeeded" || leaked(log) || leaked(out) || !strings.Contains(out+log, "hard links") {
+				t.Errorf("ESCAPE? a scheduled run through a hard link: %s\n%s", out, log)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never ended: %s", out)
+		}
+	}
+
+	// An agent's MCP tools.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	server := in.cmd("mcp", "--cwd", ws)
+	server.Path, server.Args[0] = withAgent, withAgent
+	var serverLog strings.Builder
+	server.Stderr = &serverLog
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hardlink-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatalf("airlock mcp: %v\n%s", err, serverLog.String())
+	}
+	defer cs.Close()
+	call := func(tool string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	for _, got := range []string{
+		call("bash", map[string]any{"command": "cat hard.json"}),
+		call("read_file", map[string]any{"path": filepath.Join(ws, "hard.json")}),
+	} {
+		if leaked(got) {
+			t.Errorf("ESCAPE: an MCP tool read the store through a hard link:\n%s", got)
+		}
+		t.Logf("MCP: %s", strings.TrimSpace(got))
+	}
+
+	// The store refuses the file while it has a second name, and says how to fix it.
+	if text, _, _ := in.run("status"); !strings.Contains(text, "hard links") {
+		t.Errorf("status does not say the store has a second name:\n%s", text)
+	}
+	// Once the links are gone, everything runs again.
+	os.Remove(filepath.Join(ws, "hard.json"))
+	os.Remove(filepath.Join(ws, "hard.db"))
+	if out, stderr, code := in.run("exec", "--cwd", ws, "--", "cat", "plain.txt"); code != 0 || out != "plain text\n" {
+		t.Errorf("with the links gone: exit %d %q %s", code, out, stderr)
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
