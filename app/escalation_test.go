@@ -308,3 +308,65 @@ func TestProjectDenyRuleThroughTheRealSurfaces(t *testing.T) {
 		t.Fatalf("a deny rule asked someone: %+v", c.Broker.Pending())
 	}
 }
+
+// TestNoQuestionForWhatNoGrantLifts: a write into what every sandbox hides (Airlock's
+// own config.toml and data directory, a credential directory) is refused at once with
+// the reason, through the MCP tools and the real broker: nothing is asked, because
+// allowing it could not run the call (before, the write was offered as a one-time
+// escalation, and after the person allowed it the call failed "cannot be given … stays
+// hidden"). A write outside the workspace that a grant does lift still asks.
+func TestNoQuestionForWhatNoGrantLifts(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	base := vartmp.Dir(t, "airlock-deadend-")
+	c, _ := runCoreAt(t, base)
+	home := c.getenv("HOME")
+	ws := filepath.Join(home, "ws")
+	outside := filepath.Join(home, "outside")
+	for _, d := range []string{ws, outside, filepath.Join(home, ".ssh")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(c.Paths.ConfigFile, []byte("approval_policy = \"on-request\"\n"), 0o644)
+	waitFor(t, func() bool { return string(c.Broker.Settings().ApprovalPolicy) == "on-request" })
+	cs := mcpSession(t, c, ws)
+	config := c.Paths.ConfigFile
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"write_file config.toml", api.ToolWriteFile, map[string]any{"path": config, "content": "terminal_proof = \"tty\"\n"}},
+		{"bash into config.toml", api.ToolBash, map[string]any{"command": "echo 'terminal_proof = \"tty\"' >> " + config}},
+		{"write_file into the data directory", api.ToolWriteFile, map[string]any{"path": filepath.Join(c.Paths.DataDir, "secrets", "planted.json"), "content": "{}"}},
+		{"bash into ~/.ssh", api.ToolBash, map[string]any{"command": "echo key >> " + filepath.Join(home, ".ssh", "authorized_keys")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := answerNextWithin(t, c, true, 10*time.Second) // a person who says yes, if asked
+			isErr, text := toolText(t, cs, tc.tool, tc.args)
+			if !isErr || !strings.Contains(text, "no escalation can give it") {
+				t.Errorf("want the call refused at once with the reason, got error %v:\n%s", isErr, text)
+			}
+			if strings.Contains(text, "cannot be given") {
+				t.Errorf("DEAD END: a question was offered that allowing could not satisfy:\n%s", text)
+			}
+			if p, ok := <-asked; ok {
+				t.Errorf("DEAD END: the person was asked %q for what no grant can lift (%v)", p.ID, p.Reasons)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(config); strings.Contains(string(b), "terminal_proof") {
+		t.Fatalf("config.toml was written: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".ssh", "authorized_keys")); err == nil {
+		t.Fatal("~/.ssh/authorized_keys was written")
+	}
+	// Control: what a grant lifts still asks, and the allow runs it.
+	asked := answerNext(t, c, true)
+	if isErr, text := toolText(t, cs, api.ToolWriteFile, map[string]any{"path": filepath.Join(outside, "ok.txt"), "content": "ok"}); isErr {
+		t.Fatalf("an escalation a grant lifts: %s", text)
+	}
+	if p, ok := <-asked; !ok || p.Kind != permission.KindIsolationEscalation {
+		t.Fatalf("a write outside the workspace was not asked as an escalation: %+v", p)
+	}
+}

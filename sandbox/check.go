@@ -31,10 +31,13 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 	if slices.Contains(alwaysWritable, abs) || strings.HasPrefix(abs, "/dev/fd/") {
 		return nil
 	}
+	if d := p.hiddenWrite(abs, followFinal); d != nil {
+		return d
+	}
 	if p.Mode == ModeReadOnly {
 		var grant *Grant
 		if !p.isProtected(abs) {
-			grant = writeGrant(abs) // a protected path stays read-only even for one call
+			grant = p.liftable(writeGrant(abs)) // a protected path stays read-only even for one call
 		}
 		return &IsolationDeniedError{Reason: ReasonWrite, Path: abs, Grant: grant,
 			Why:  "sandbox_mode is read-only (" + p.Sources[KeyMode].String() + "), which allows no writes",
@@ -56,7 +59,7 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 	}
 	root := p.rootOf(real)
 	if root == "" {
-		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real), Grant: writeGrant(real),
+		return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real), Grant: p.liftable(writeGrant(real)),
 			Why:  "it is outside the writable roots (" + strings.Join(p.WritableRoots, ", ") + ")",
 			Hint: "add its directory to sandbox_workspace_write.writable_roots (or --writable-root), or run with --sandbox full-access"}
 	}
@@ -66,6 +69,39 @@ func (p Policy) checkWrite(path string, followFinal bool) error {
 			Hint: "make this change outside the sandbox yourself, or run with --sandbox full-access"}
 	}
 	return nil
+}
+
+// hiddenWrite refuses a write into a hidden path (Airlock's own state, the credentials)
+// outright: the OS layer hides it from every command and Escalate never lifts that, so
+// no escalation is offered (a question whose "allow" fails is a dead end).
+func (p Policy) hiddenWrite(abs string, followFinal bool) *IsolationDeniedError {
+	real, err := resolvePath(abs, followFinal)
+	if err != nil {
+		real = abs
+	}
+	if withinAny(real, p.Unhidden) {
+		return nil
+	}
+	for _, h := range p.Hidden {
+		if within(abs, h) || within(real, h) {
+			return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
+				Why:  hiddenWhy(h, p.Home) + "; no sandboxed run writes there, and no escalation can give it",
+				Hint: "make this change yourself, outside any sandbox"}
+		}
+	}
+	return nil
+}
+
+// liftable is g when Escalate would give it, else nil: an escalation is offered only
+// when allowing it runs the call.
+func (p Policy) liftable(g *Grant) *Grant {
+	if g == nil {
+		return nil
+	}
+	if _, err := p.Escalate(*g); err != nil {
+		return nil
+	}
+	return g
 }
 
 // describe shows the path as written and, when different, where it leads.
