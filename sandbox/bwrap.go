@@ -105,29 +105,36 @@ func planMounts(p Policy, hidden []string) (mountPlan, error) {
 			cur = next
 		}
 	}
-	hiddenSeen := map[string]bool{}
-	for _, h := range hidden {
-		real, err := filepath.EvalSymlinks(h) // mount on what the path leads to (/var/run -> /run)
-		if err != nil || hiddenSeen[real] || within(real, "/tmp") {
-			continue // missing, done, or inside the sandbox's fresh /tmp
-		}
-		hiddenSeen[real] = true
-		h = real
-		st, err := os.Stat(h)
-		if err != nil {
-			continue
-		}
-		if st.IsDir() {
-			m.hiddenDirs = append(m.hiddenDirs, h)
-		} else {
-			m.hiddenFiles = append(m.hiddenFiles, h)
-		}
-	}
+	m.hiddenDirs, m.hiddenFiles = splitHidden(hidden)
 	// Hidden by name only: a hidden file with a second name would be read through it.
 	if err := checkHiddenLinks(m.hiddenFiles, m.hiddenDirs, m.reveal); err != nil {
 		return m, err
 	}
 	return m, nil
+}
+
+// splitHidden resolves the hidden paths that exist (mounting on what a path leads to:
+// /var/run -> /run) into directories and other files, once each, skipping what lies in
+// the sandbox's fresh /tmp.
+func splitHidden(hidden []string) (dirs, files []string) {
+	seen := map[string]bool{}
+	for _, h := range hidden {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil || seen[real] || within(real, "/tmp") {
+			continue // missing, done, or inside the sandbox's fresh /tmp
+		}
+		seen[real] = true
+		st, err := os.Stat(real)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			dirs = append(dirs, real)
+		} else {
+			files = append(files, real)
+		}
+	}
+	return dirs, files
 }
 
 // bwrapArgs returns bubblewrap's arguments for the plan (without the command).

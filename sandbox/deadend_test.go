@@ -12,6 +12,12 @@ import (
 // `..` too, is denied with no grant, saying that no escalation can give it; a write
 // outside the roots elsewhere still offers the grant, which Escalate then gives.
 func TestNoGrantOfferedForHiddenWrites(t *testing.T) {
+	must := func(t *testing.T, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	base := t.TempDir()
 	ws, home, state := filepath.Join(base, "ws"), filepath.Join(base, "home"), filepath.Join(base, "state")
 	for _, d := range []string{ws, filepath.Join(home, ".ssh"), filepath.Join(state, "config"), filepath.Join(base, "outside")} {

@@ -39,6 +39,11 @@ func execOnHost(ctx context.Context, pr *prepared) (Result, error) {
 		res.Warning = joinWarn(appRanWarning, res.Warning)
 	case runtime.GOOS == "darwin" && fileExists(sandboxExec):
 		res.Backend = BackendNameSeatbelt
+		// Seatbelt hides by path too: a hidden file's second name would be read.
+		dirs, files := splitHidden(pr.hidden)
+		if err := checkHiddenLinks(files, dirs, p.Unhidden); err != nil {
+			return res, &ExecError{Code: ExitSandboxFailed, Err: err}
+		}
 		argv = append([]string{sandboxExec, "-p", SeatbeltProfile(p, pr.hidden), "--"}, argv...)
 		pr.path = sandboxExec
 	case p.Backend == BackendOS:
