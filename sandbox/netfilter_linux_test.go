@@ -77,6 +77,14 @@ func TestNetworkOnRefusesThisMachineAndTheLAN(t *testing.T) {
 	forcedBackend = BackendNameBwrap
 	defer func() { forcedBackend = "" }()
 	own := egresstest.OwnAddress(t)
+	var own6 []string // this machine's global IPv6 addresses: the stack has no IPv6 at all
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() == nil && n.IP.IsGlobalUnicast() {
+				own6 = append(own6, n.IP.String())
+			}
+		}
+	}
 	all, err := net.Listen("tcp", ":0")
 	must(t, err)
 	accepted := countingListener(t, all)
@@ -100,6 +108,8 @@ for port in os.environ["PORTS"].split():
     if port != "0":
         probes += [("own " + port, tcp(own, port)), ("mapped " + port, tcp("::ffff:" + own, port, socket.AF_INET6)),
                    ("bound to tap0 " + port, tcp(own, port, dev=b"tap0"))]
+        for own6 in os.environ["OWN6"].split():
+            probes.append(("own6 " + own6 + " " + port, tcp(own6, port, socket.AF_INET6)))
 for host in ["10.0.0.1", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "224.0.0.1"]:
     probes.append(("range " + host, tcp(host, 80)))
 for what, fn in probes:
@@ -115,7 +125,7 @@ PYEOF
 ip route del prohibit 10.0.0.0/8 2>&1 && echo "ROUTE REMOVED"
 ip route show type prohibit | wc -l | sed 's/^/prohibit routes: /'`
 	env := func(r *ExecRequest) {
-		r.Env = append(r.Env, "OWN="+own, "PORTS="+ports, "OUTSIDE="+outside.Addr().String())
+		r.Env = append(r.Env, "OWN="+own, "OWN6="+strings.Join(own6, " "), "PORTS="+ports, "OUTSIDE="+outside.Addr().String())
 	}
 	out, res := f.run(t, script, env)
 	t.Logf("exit %d:\n%s", res.ExitCode, out)
