@@ -23,8 +23,8 @@ import (
 // on all interfaces (an X server with -listen tcp, a dev server on 0.0.0.0) also answers
 // on the machine's other addresses, and the LAN is one hop away. So, unless allow_local,
 // the sandbox's own routing table gets a "prohibit" route for each local range
-// (rules.LocalPrefixes4: private, CGNAT, link-local, multicast, reserved) and for each of
-// the host's own addresses: connect() there fails at once with EACCES, before slirp4netns
+// (rules.LocalPrefixes4: private, CGNAT, link-local, multicast, reserved), for each of
+// the host's own addresses and for the networks they are on: connect() there fails at once with EACCES, before slirp4netns
 // sees a packet. The routes are the namespace's, set before the command runs; the
 // sandboxed process has no CAP_NET_ADMIN over that namespace (its user namespace is a
 // child of the namespace's owner, and every capability is dropped), so it cannot remove
@@ -36,21 +36,27 @@ import (
 // never refused, even when a host address happens to be one of them.
 var slirpReserved = []netip.Addr{netip.MustParseAddr("10.0.2.2"), netip.MustParseAddr(sandboxDNS), netip.MustParseAddr("10.0.2.100")}
 
-// localRefusals are the IPv4 prefixes a network-on sandbox is refused: the local ranges
-// and each of the host's own IPv4 addresses (loopback aside: the namespace's own lo).
+// slirpNet is slirp4netns' network inside the namespace (its default --cidr).
+var slirpNet = netip.MustParsePrefix("10.0.2.0/24")
+
+// localRefusals are the IPv4 prefixes a network-on sandbox is refused: the local ranges,
+// each of the host's own IPv4 addresses (loopback aside: the namespace's own lo), and the
+// networks they are on (a LAN numbered from public space), slirp4netns' own network aside.
 func localRefusals() ([]netip.Prefix, error) {
 	out := rules.LocalPrefixes4()
-	own, err := rules.OwnAddresses()
+	own, err := rules.OwnNetworks()
 	if err != nil {
 		return nil, fmt.Errorf("this machine's addresses: %w", err)
 	}
-	for _, a := range own {
-		if !a.Is4() || a.IsLoopback() || slices.Contains(slirpReserved, a) {
+	for _, p := range own {
+		a := p.Addr()
+		switch {
+		case !a.Is4() || a.IsLoopback() || slices.Contains(slirpReserved, a) || slices.Contains(out, p):
 			continue
+		case !p.IsSingleIP() && p.Overlaps(slirpNet):
+			continue // the 10/8 route covers it; the stack's own /24 stays
 		}
-		if p := netip.PrefixFrom(a, 32); !slices.Contains(out, p) {
-			out = append(out, p)
-		}
+		out = append(out, p)
 	}
 	return out, nil
 }

@@ -92,6 +92,18 @@ func TestNetworkOnRefusesThisMachineAndTheLAN(t *testing.T) {
 	f := newFixture(t, "workspace-write", true)
 	outside := outsideListener(t, f)
 	outsideHits := countingListener(t, outside)
+	lanProbe := "" // a host on this machine's LAN, numbered from public space (as root)
+	if os.Geteuid() == 0 {
+		o := egresstest.NewOutside(t)
+		ln, _ := o.ListenAt(t, "tcp", o.Link)
+		accepted2 := countingListener(t, ln)
+		lanProbe = ln.Addr().String()
+		t.Cleanup(func() {
+			if accepted2.Load() > 0 {
+				t.Errorf("ESCAPE: a host on this machine's LAN (%s) was reached", lanProbe)
+			}
+		})
+	}
 	allowLocal := f.policy.Allowlist != nil && f.policy.Allowlist.AllowLocal // no root: the outside host is this machine
 	ports := fmt.Sprintf("%d %d", all.Addr().(*net.TCPAddr).Port, xport)
 	script := `$PY - <<'PYEOF'
@@ -110,6 +122,9 @@ for port in os.environ["PORTS"].split():
                    ("bound to tap0 " + port, tcp(own, port, dev=b"tap0"))]
         for own6 in os.environ["OWN6"].split():
             probes.append(("own6 " + own6 + " " + port, tcp(own6, port, socket.AF_INET6)))
+if os.environ.get("LAN"):
+    lan = os.environ["LAN"].rsplit(":", 1)
+    probes.append(("public LAN " + lan[0], tcp(lan[0], lan[1])))
 for host in ["10.0.0.1", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "224.0.0.1"]:
     probes.append(("range " + host, tcp(host, 80)))
 for what, fn in probes:
@@ -125,7 +140,7 @@ PYEOF
 ip route del prohibit 10.0.0.0/8 2>&1 && echo "ROUTE REMOVED"
 ip route show type prohibit | wc -l | sed 's/^/prohibit routes: /'`
 	env := func(r *ExecRequest) {
-		r.Env = append(r.Env, "OWN="+own, "OWN6="+strings.Join(own6, " "), "PORTS="+ports, "OUTSIDE="+outside.Addr().String())
+		r.Env = append(r.Env, "LAN="+lanProbe, "OWN="+own, "OWN6="+strings.Join(own6, " "), "PORTS="+ports, "OUTSIDE="+outside.Addr().String())
 	}
 	out, res := f.run(t, script, env)
 	t.Logf("exit %d:\n%s", res.ExitCode, out)

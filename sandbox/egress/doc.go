@@ -23,7 +23,8 @@
 //  4. The name is resolved once. If any address is local (loopback, RFC 1918 and
 //     ULA, link-local, CGNAT, unspecified, multicast, reserved, and those same
 //     addresses embedded in IPv6 forms; see LocalReason) or is one of this machine's
-//     own interface addresses, public ones too, the destination is refused
+//     own interface addresses or on a network they are on, public ones too
+//     (rules.OwnAddressReason), the destination is refused
 //     unless allow_local, whatever the lists say. The connection is then made to
 //     exactly the addresses that were checked, never to the name, so a second DNS
 //     answer (rebinding) cannot redirect it.

@@ -11,5 +11,6 @@ import (
 func LocalReason(a netip.Addr) string { return rules.LocalReason(a) }
 
 // localReason is what the proxy refuses unless allow_local: LocalReason and this
-// machine's own addresses, public ones included (rules.OwnAddressReason).
+// machine's own addresses and the networks they are on, public ones included
+// (rules.OwnAddressReason).
 var localReason = rules.OwnAddressReason

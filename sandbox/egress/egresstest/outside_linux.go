@@ -18,11 +18,14 @@ import (
 // Outside is a host that is not this machine, for tests that must reach "the internet"
 // from a sandbox whose network refuses this machine's own addresses: a network namespace
 // of its own joined to this one by a veth pair, with an address in TEST-NET-2
-// (198.51.100.0/24) routed there. The host's end of the pair is one of this machine's
-// addresses (refused); Addr, the far end, is an outside host like any other.
+// (198.51.100.0/24) routed there through the pair. The pair is a LAN of this machine
+// (refused, and so is Host, this machine's end); Addr, beyond it, is an outside host
+// like any other.
 type Outside struct {
 	// Addr is the outside host's address.
 	Addr string
+	// Link is the outside host's end of the pair: on this machine's LAN.
+	Link string
 	// Host is this machine's end of the link (one of its own addresses).
 	Host string
 	ns   string
@@ -50,9 +53,12 @@ func NewOutside(t testing.TB) *Outside {
 		b := make([]byte, 3)
 		_, _ = rand.Read(b)
 		id := hex.EncodeToString(b)
-		n, _ := rand.Int(rand.Reader, big.NewInt(63))
+		// The link is a /30 in 198.51.100.0/25 (this machine's end is on it, so it is
+		// its LAN); the outside host's address is in 198.51.100.128/25, routed over it.
+		n, _ := rand.Int(rand.Reader, big.NewInt(32))
 		sub := 4 * int(n.Int64())
-		o := &Outside{Addr: fmt.Sprintf("198.51.100.%d", sub+2), Host: fmt.Sprintf("198.51.100.%d", sub+1), ns: "airlock-out-" + id}
+		farLink := fmt.Sprintf("198.51.100.%d", sub+2)
+		o := &Outside{Addr: fmt.Sprintf("198.51.100.%d", 128+sub/4), Host: fmt.Sprintf("198.51.100.%d", sub+1), Link: farLink, ns: "airlock-out-" + id}
 		if lastErr = run("netns", "add", o.ns); lastErr != nil {
 			continue
 		}
@@ -62,10 +68,12 @@ func NewOutside(t testing.TB) *Outside {
 			{"link", "add", hostIf, "type", "veth", "peer", "name", farIf, "netns", o.ns},
 			{"addr", "add", o.Host + "/30", "dev", hostIf},
 			{"link", "set", hostIf, "up"},
-			{"-n", o.ns, "addr", "add", o.Addr + "/30", "dev", farIf},
+			{"-n", o.ns, "addr", "add", farLink + "/30", "dev", farIf},
+			{"-n", o.ns, "addr", "add", o.Addr + "/32", "dev", "lo"},
 			{"-n", o.ns, "link", "set", farIf, "up"},
 			{"-n", o.ns, "link", "set", "lo", "up"},
 			{"-n", o.ns, "route", "add", "default", "via", o.Host},
+			{"route", "add", o.Addr + "/32", "via", farLink},
 		} {
 			if lastErr = run(args...); lastErr != nil {
 				break
@@ -84,6 +92,12 @@ func NewOutside(t testing.TB) *Outside {
 // the test.
 func (o *Outside) Listen(t testing.TB, network string) (ln net.Listener, pc net.PacketConn) {
 	t.Helper()
+	return o.ListenAt(t, network, o.Addr)
+}
+
+// ListenAt is Listen on ip, one of the outside host's addresses (Addr or Link).
+func (o *Outside) ListenAt(t testing.TB, network, ip string) (ln net.Listener, pc net.PacketConn) {
+	t.Helper()
 	ns, err := os.Open("/run/netns/" + o.ns)
 	if err != nil {
 		t.Fatal(err)
@@ -98,9 +112,9 @@ func (o *Outside) Listen(t testing.TB, network string) (ln net.Listener, pc net.
 		}
 		var err error
 		if network == "udp" {
-			pc, err = net.ListenPacket("udp", net.JoinHostPort(o.Addr, "0"))
+			pc, err = net.ListenPacket("udp", net.JoinHostPort(ip, "0"))
 		} else {
-			ln, err = net.Listen("tcp", net.JoinHostPort(o.Addr, "0"))
+			ln, err = net.Listen("tcp", net.JoinHostPort(ip, "0"))
 		}
 		done <- err
 	}()

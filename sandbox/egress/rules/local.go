@@ -3,6 +3,7 @@ package rules
 import (
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
@@ -89,63 +90,125 @@ func LocalPrefixes4() []netip.Prefix {
 	return out
 }
 
-// OwnAddressReason is LocalReason widened by this machine's own interface addresses,
-// whatever their range: a server listening on all interfaces answers on each of them,
-// the public ones too, so reaching one is reaching this machine.
+// OwnAddressReason is LocalReason widened by this machine's own interface addresses and
+// the networks they are on, whatever their range: a server listening on all interfaces
+// answers on each address, the public ones too, and a LAN numbered from public space is
+// still the LAN (OwnNetworks).
 func OwnAddressReason(a netip.Addr) string {
 	if why := LocalReason(a); why != "" {
 		return why
 	}
-	if IsOwnAddress(a) {
-		return "this machine's own address"
+	a = a.Unmap().WithZone("")
+	nets, err := cachedOwnNetworks()
+	if err != nil {
+		return "not told apart from this machine (its interfaces cannot be listed: " + err.Error() + ")"
+	}
+	for _, n := range nets {
+		if !n.Contains(a) {
+			continue
+		}
+		if n.IsSingleIP() {
+			return "this machine's own address"
+		}
+		return "on " + n.String() + ", a network this machine is attached to (its LAN)"
 	}
 	return ""
 }
 
-// ownAddrs caches the interface addresses briefly: every destination is checked against
-// them, and an address the machine gains is refused within ownAddrsTTL.
-var ownAddrs struct {
-	mu    sync.Mutex
-	at    time.Time
-	addrs map[netip.Addr]bool
-}
-
-const ownAddrsTTL = time.Second
-
 // IsOwnAddress reports whether a is one of this machine's interface addresses (in the
-// network namespace of this process). When the interfaces cannot be listed it says
-// true: a destination that cannot be told apart from the machine is refused.
+// network namespace of this process), or true when they cannot be listed.
 func IsOwnAddress(a netip.Addr) bool {
 	a = a.Unmap().WithZone("")
-	ownAddrs.mu.Lock()
-	defer ownAddrs.mu.Unlock()
-	if ownAddrs.addrs == nil || time.Since(ownAddrs.at) > ownAddrsTTL {
-		m, err := OwnAddresses()
-		if err != nil {
+	nets, err := cachedOwnNetworks()
+	if err != nil {
+		return true
+	}
+	for _, n := range nets {
+		if n.IsSingleIP() && n.Addr() == a {
 			return true
 		}
-		ownAddrs.addrs, ownAddrs.at = map[netip.Addr]bool{}, time.Now()
-		for _, x := range m {
-			ownAddrs.addrs[x] = true
-		}
 	}
-	return ownAddrs.addrs[a]
+	return false
 }
 
-// OwnAddresses lists this machine's interface addresses (unmapped, without zones).
-func OwnAddresses() ([]netip.Addr, error) {
+// ownNets caches OwnNetworks briefly: every destination is checked against them, and an
+// address the machine gains is refused within ownNetsTTL.
+var ownNets struct {
+	mu   sync.Mutex
+	at   time.Time
+	nets []netip.Prefix
+}
+
+const ownNetsTTL = time.Second
+
+func cachedOwnNetworks() ([]netip.Prefix, error) {
+	ownNets.mu.Lock()
+	defer ownNets.mu.Unlock()
+	if ownNets.nets == nil || time.Since(ownNets.at) > ownNetsTTL {
+		nets, err := OwnNetworks()
+		if err != nil {
+			return nil, err
+		}
+		ownNets.nets, ownNets.at = nets, time.Now()
+	}
+	return ownNets.nets, nil
+}
+
+// Attached networks wider than these are not taken as the LAN (a point-to-point or
+// provider set-up can claim a huge prefix): only the address itself is.
+const (
+	minLANBits4 = 16
+	minLANBits6 = 48
+)
+
+// OwnNetworks lists this machine's interface addresses, each as a single-address prefix,
+// followed by the networks they are on (masked, no wider than /16 for IPv4 and /48 for
+// IPv6), loopback aside.
+func OwnNetworks() ([]netip.Prefix, error) {
 	ifs, err := net.InterfaceAddrs()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]netip.Addr, 0, len(ifs))
+	var addrs, lans []netip.Prefix
 	for _, ia := range ifs {
 		n, ok := ia.(*net.IPNet)
 		if !ok {
 			continue
 		}
-		if a, ok := netip.AddrFromSlice(n.IP); ok {
-			out = append(out, a.Unmap())
+		a, ok := netip.AddrFromSlice(n.IP)
+		if !ok {
+			continue
+		}
+		a = a.Unmap()
+		addrs = append(addrs, netip.PrefixFrom(a, a.BitLen()))
+		ones, _ := n.Mask.Size()
+		if a.Is4() && len(n.Mask) == net.IPv6len {
+			ones -= 96
+		}
+		min := minLANBits4
+		if a.Is6() {
+			min = minLANBits6
+		}
+		if a.IsLoopback() || ones < min || ones >= a.BitLen() {
+			continue
+		}
+		if p, err := a.Prefix(ones); err == nil && !slices.Contains(lans, p) {
+			lans = append(lans, p)
+		}
+	}
+	return append(addrs, lans...), nil
+}
+
+// OwnAddresses lists this machine's interface addresses (unmapped, without zones).
+func OwnAddresses() ([]netip.Addr, error) {
+	nets, err := OwnNetworks()
+	if err != nil {
+		return nil, err
+	}
+	var out []netip.Addr
+	for _, n := range nets {
+		if n.IsSingleIP() {
+			out = append(out, n.Addr())
 		}
 	}
 	return out, nil
