@@ -50,7 +50,7 @@ func (a *agentRun) directory() string {
 
 // prepareAgent builds an agent task's run: its plan, the settings written to the run's
 // own directory, the API key read from the keyring now, the environment with them.
-func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy, env []string) (*agentRun, error) {
+func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy, workdir string, env []string) (*agentRun, error) {
 	if p.Network == api.NetworkOff {
 		return nil, fmt.Errorf("agent task %s needs its model API (%s), and the run's network is off: set network_access = \"allowlist\" (its host is allowed for the run) or \"on\", e.g. `airlock task edit %s --network allowlist`",
 			t.Name, t.Agent.APIBase, t.Name)
@@ -71,7 +71,7 @@ func (d *Dispatcher) prepareAgent(ctx context.Context, t Task, r *Run, p Policy,
 	}
 	dir := d.agentDir(r.ID)
 	plan, err := agenttask.Prepare(agenttask.Input{
-		Spec: *t.Agent, RunID: r.ID, Dir: dir, Airlock: d.opts.Airlock(), PATH: m["PATH"], Wait: t.HoldDeadline,
+		Spec: *t.Agent, RunID: r.ID, Dir: dir, Workdir: workdir, Airlock: d.opts.Airlock(), PATH: m["PATH"], Wait: t.HoldDeadline,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent task %s: %w", t.Name, err)

@@ -414,7 +414,7 @@ func (d *Dispatcher) execute(ctx context.Context, ar *activeRun, r *Run, t Task,
 	}
 	var agent *agentRun
 	if t.Agent != nil {
-		if agent, err = d.prepareAgent(ctx, t, r, v.policy, env); err != nil {
+		if agent, err = d.prepareAgent(ctx, t, r, v.policy, v.dir, env); err != nil {
 			d.finish(r, StatusFailed, err.Error(), nil)
 			return
 		}

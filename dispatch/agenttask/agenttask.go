@@ -108,6 +108,9 @@ type Input struct {
 	RunID uint
 	// Dir is the run's own directory, where the agent's settings and its home go.
 	Dir string
+	// Workdir is the workspace the agent works in (the run's working directory), whose
+	// instructions file (CLAUDE.md) the agent reads; "" when not known.
+	Workdir string
 	// Airlock is the path of the airlock executable the agent's hook and MCP server run.
 	Airlock string
 	// PATH is the run's PATH, where the agent is looked up when Spec.Binary is "".
@@ -196,11 +199,22 @@ func Prepare(in Input) (Plan, error) {
 		p.Files["mcp.json"] = jsonText(map[string]any{"mcpServers": map[string]any{"airlock": mcp}})
 		p.Files["claude/.keep"] = ""
 		p.Writable = append(p.Writable, "claude")
-		p.Argv = []string{bin, "-p", "--settings", filepath.Join(in.Dir, "claude-settings.json"),
+		// --setting-sources "": none of the settings files Claude Code would find on its
+		// own — the user's (the run's config dir, which the agent writes), the project's
+		// and the local .claude/settings*.json of the workspace, which a repository
+		// carries and which could add hooks of its own, allow tools or turn hooks off.
+		// Only --settings (the run's) is loaded; CLAUDE.md is still read, as text.
+		p.Argv = []string{bin, "-p", "--setting-sources", "", "--settings", filepath.Join(in.Dir, "claude-settings.json"),
 			"--mcp-config", filepath.Join(in.Dir, "mcp.json"), "--strict-mcp-config",
 			"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
 		if s.Model != "" {
 			p.Argv = append(p.Argv, "--model", s.Model)
+		}
+		if in.Workdir != "" {
+			// The workspace's CLAUDE.md, which the project source off no longer loads, is
+			// read as an additional directory's: instructions, not settings.
+			p.Argv = append(p.Argv, "--add-dir", in.Workdir)
+			p.Env["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] = "1"
 		}
 		p.Argv = append(p.Argv, "--", s.Prompt)
 		p.Env["CLAUDE_CONFIG_DIR"] = filepath.Join(in.Dir, "claude")
