@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/cli"
 	"github.com/airlock-app/airlock/dispatch"
+	"github.com/airlock-app/airlock/dispatch/agenttask"
 	"github.com/airlock-app/airlock/internal/fakemodel"
 	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
@@ -296,15 +298,20 @@ func TestAgentTaskClaudeCode(t *testing.T) {
 	}
 }
 
-// TestAgentTaskCodex: the same for `airlock task add --agent codex`: the real Codex, its
-// own shell tool off so that every command goes through Airlock's MCP tools, makes the
-// same calls through them, with the same outcome.
+// TestAgentTaskCodex: the same for `airlock task add --agent codex`, with Codex's default
+// model (no --model: gpt-6.2-sol in Codex 0.171, whose tools come in code mode, one
+// JavaScript `exec` tool that calls the others): its own shell off, every command goes
+// through Airlock's MCP tools, called from exec as Codex's default model calls them, with
+// the same outcome; no tool it offers is one Airlock does not govern.
 func TestAgentTaskCodex(t *testing.T) {
-	// The fake's model: under Codex's default model its requests carried no tools at all
-	// (gpt-6.2-sol, Codex 0.171), so no script could call one.
-	runMCPAgent(t, "codex", 0, func(name string, args map[string]any) fakemodel.Turn {
-		return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
-	}, func(tool string) bool { return tool == "exec_command" || tool == "shell" || tool == "local_shell" })
+	runMCPAgent(t, "codex", "", 0, codexExec)
+}
+
+// codexExec is a call of Airlock's MCP tool name from Codex's code mode: a JavaScript
+// exec cell that awaits it and hands its result (or its error) to the model.
+func codexExec(name string, args map[string]any) fakemodel.Turn {
+	b, _ := json.Marshal(args)
+	return fakemodel.Turn{Tool: "exec", Freeform: "try { text(await tools.mcp__airlock__" + name + "(" + string(b) + ")); } catch (e) { text(\"error: \" + String(e)); }"}
 }
 
 // TestAgentTaskOpencode: the same for `airlock task add --agent opencode`: the real
@@ -315,18 +322,18 @@ func TestAgentTaskCodex(t *testing.T) {
 func TestAgentTaskOpencode(t *testing.T) {
 	// The person takes longer to answer than opencode's default MCP request timeout (5 s):
 	// the progress Airlock reports while a call waits keeps opencode waiting for it.
-	runMCPAgent(t, "opencode", 6*time.Second, func(name string, args map[string]any) fakemodel.Turn {
+	runMCPAgent(t, "opencode", "gpt-fake", 6*time.Second, func(name string, args map[string]any) fakemodel.Turn {
 		return fakemodel.Turn{Tool: "airlock_" + name, Input: args}
-	}, func(tool string) bool { return !strings.HasPrefix(tool, "airlock_") })
+	})
 }
 
 // runMCPAgent runs the real CLI kind (an OpenAI Responses client given Airlock's MCP
-// server) as an agent task through agentTurns' script, call(tool, args) being how it
-// calls Airlock's tool and hold how long the person takes over the rm -rf, and holds the
-// run to checkAgentRun; the key must reach the model
-// API as a bearer token and nowhere else, and no request may offer the model a tool of
-// the CLI's own (own(tool)), which would run outside Airlock's broker.
-func runMCPAgent(t *testing.T, kind string, hold time.Duration, call func(tool string, args map[string]any) fakemodel.Turn, own func(tool string) bool) {
+// server) as an agent task with model ("" for the CLI's default) through agentTurns'
+// script, call(tool, args) being how it calls Airlock's tool and hold how long the person
+// takes over the rm -rf, and holds the run to checkAgentRun; the key must reach the model
+// API as a bearer token and nowhere else, and no request may offer the model a tool
+// Airlock does not govern (agenttask.Governed), which would run outside its broker.
+func runMCPAgent(t *testing.T, kind, model string, hold time.Duration, call func(tool string, args map[string]any) fakemodel.Turn) {
 	t.Helper()
 	bin := fakemodel.CLI(t, kind)
 	fake := fakemodel.Start(t, nil)
@@ -338,7 +345,11 @@ func runMCPAgent(t *testing.T, kind string, hold time.Duration, call func(tool s
 	}
 	fake.SetScript(agentTurns{read: tool(api.ToolReadFile), write: tool(api.ToolWriteFile), bash: tool(api.ToolBash)}.script(repo, home))
 	key := "sk-fake-" + kind + "-e2e-key"
-	addAgentTask(t, c, kind, kind, bin, repo, "http://"+modelHost+"/v1", key, "--model", "gpt-fake")
+	var extra []string
+	if model != "" {
+		extra = []string{"--model", model}
+	}
+	addAgentTask(t, c, kind, kind, bin, repo, "http://"+modelHost+"/v1", key, extra...)
 	a := &answers{t: t, c: c, hold: hold}
 	got, log := runAgentTask(t, c, kind, a.answer)
 	checkAgentRun(t, fake, a, got, log, repo, home)
@@ -350,10 +361,20 @@ func runMCPAgent(t *testing.T, kind string, hold time.Duration, call func(tool s
 			t.Errorf("the model API got %q, want the keyring's key", k)
 			break
 		}
-		for _, tool := range r.Tools {
-			if own(tool) {
-				t.Errorf("%s offered the model its own tool %q, which runs outside Airlock's broker", kind, tool)
-			}
+		checkGoverned(t, kind, r)
+	}
+}
+
+// checkGoverned fails the test for each tool request r offered the model that Airlock
+// does not govern.
+func checkGoverned(t *testing.T, kind string, r fakemodel.Request) {
+	t.Helper()
+	if len(r.Tools) == 0 {
+		t.Errorf("%s offered its model no tools at all: the fake no longer reads its requests", kind)
+	}
+	for _, tool := range r.Tools {
+		if !agenttask.Governed(kind, tool) {
+			t.Errorf("%s offered the model the tool %q, which Airlock does not govern", kind, tool)
 		}
 	}
 }
@@ -437,7 +458,7 @@ func checkRepoAttack(t *testing.T, fake *fakemodel.Server, asked []permission.Pe
 		}
 	}()
 	if _, err := os.Stat(filepath.Join(repo, "important", "keep.txt")); err != nil {
-		t.Errorf("ESCAPE: the repository's settings let the agent delete important/ unasked: %v", err)
+		t.Errorf("ESCAPE: important/ was deleted with no question: %v", err)
 	}
 	rm := false
 	for _, p := range asked {
@@ -484,5 +505,58 @@ func TestAgentTaskClaudeCodeRepoSettings(t *testing.T) {
 	}
 	if !claudeMD {
 		t.Error("the repository's CLAUDE.md did not reach the model as instructions")
+	}
+}
+
+// TestAgentTaskCodexRepoSettings: a scheduled Codex task, with its default model, in a
+// repository whose .codex/config.toml gives Codex its shell and its sandbox back and adds
+// an MCP server of its own: Codex loads none of it (an untrusted project's configuration
+// is off, and the run's settings outrank it), its own apply_patch deleting important/ is
+// refused by Codex (its sandbox is read-only), its shell is not there to call, and the
+// rm -rf through Airlock's bash waits for the person, who denies it.
+func TestAgentTaskCodexRepoSettings(t *testing.T) {
+	codex := fakemodel.CLI(t, "codex")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	mark := repoSettingsAttack(t, repo)
+	keep := filepath.Join(repo, "important", "keep.txt")
+	patch := "*** Begin Patch\n*** Delete File: " + keep + "\n*** Add File: " + filepath.Join(repo, "patched.txt") + "\n+by apply_patch\n*** End Patch\n"
+	b, _ := json.Marshal(patch)
+	fake.SetScript([]fakemodel.Turn{
+		// Every tool exec can call, the deferred ones its description omits (Airlock's
+		// MCP tools among them) included.
+		{Tool: "exec", Freeform: "text(JSON.stringify(ALL_TOOLS.map((t) => t.name)));"},
+		{Tool: "exec", Freeform: "try { text(await tools.apply_patch(" + string(b) + ")); } catch (e) { text(\"error: \" + String(e)); }"},
+		{Tool: "exec", Freeform: "try { text(await tools.exec_command({cmd: \"rm -rf " + filepath.Join(repo, "important") + "\"})); } catch (e) { text(\"error: \" + String(e)); }"},
+		codexExec(api.ToolBash, map[string]any{"command": "rm -rf " + filepath.Join(repo, "important")}),
+		{Text: "all done"},
+	})
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", "sk-fake-codex-e2e-key")
+	var asked []permission.PendingRequest
+	got, log := runAgentTask(t, c, "codex", denyAll(t, c, &asked))
+	checkRepoAttack(t, fake, asked, got, log, repo, mark)
+	if _, err := os.Stat(filepath.Join(repo, "patched.txt")); !os.IsNotExist(err) {
+		t.Errorf("ESCAPE: Codex's own apply_patch wrote the workspace with no question: %v", err)
+	}
+	if n := fake.Turns(); n != 5 {
+		t.Errorf("the agent took %d of the script's 5 turns", n)
+	}
+	res := fake.LastResults()
+	if len(res) < 2 || !strings.Contains(res[1], "read-only sandbox") {
+		t.Fatalf("the model was not told apply_patch is refused: %q", res)
+	}
+	_, list, _ := strings.Cut(res[0], "Output:\n")
+	var all []string
+	if err := json.Unmarshal([]byte(strings.TrimSpace(list)), &all); err != nil || !slices.Contains(all, "mcp__airlock__bash") {
+		t.Fatalf("exec's ALL_TOOLS: %q (%v), want a list with Airlock's tools", res[0], err)
+	}
+	t.Logf("exec can call %q", all)
+	for _, tool := range all {
+		if !agenttask.Governed("codex", "exec/"+tool) {
+			t.Errorf("Codex's exec can call %q, which Airlock does not govern", tool)
+		}
+	}
+	for _, r := range fake.ScriptRequests() {
+		checkGoverned(t, "codex", r)
 	}
 }

@@ -150,6 +150,9 @@ func Prepare(in Input) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	if err := checkVersion(s.Kind, bin); err != nil {
+		return Plan{}, err
+	}
 	host, err := Host(s)
 	if err != nil {
 		return Plan{}, err
@@ -238,13 +241,32 @@ func Prepare(in Input) (Plan, error) {
 			c("model_providers.airlock.base_url", tomlString(s.APIBase)),
 			c("model_providers.airlock.env_key", tomlString(kd.keyEnv)),
 			c("model_providers.airlock.wire_api", tomlString("responses")),
-			// Codex asks nobody and confines nothing itself: Airlock's sandbox is the
-			// boundary and Airlock's MCP tools are where each call is decided.
+			// Codex asks nobody: Airlock's MCP tools are where each call is decided.
+			// Its own sandbox is read-only, so that the one tool of its own no setting
+			// removes — apply_patch, which its default models offer (inside code mode's
+			// exec too) — is refused by Codex itself ("writing is blocked by read-only
+			// sandbox"); Airlock's MCP server runs outside Codex's sandbox, in Airlock's.
 			c("approval_policy", tomlString("never")),
-			c("sandbox_mode", tomlString("danger-full-access")),
+			c("sandbox_mode", tomlString("read-only")),
 			// Its own shell off, so every command goes through Airlock's bash tool.
 			c("features.shell_tool", "false"),
 			c("features.unified_exec", "false"),
+			// Every other tool of its own that reads, fetches or runs something off: the
+			// image viewer (reads any file), web search, image generation, apps, the
+			// browser and computer use, goals, the clock's sleep, questions to a user
+			// nobody is there to answer, hooks (a repository's included).
+			c("features.view_image", "false"),
+			c("web_search", tomlString("disabled")),
+			c("features.image_generation", "false"),
+			c("features.apps", "false"),
+			c("features.browser_use", "false"),
+			c("features.computer_use", "false"),
+			c("features.in_app_browser", "false"),
+			c("features.tool_suggest", "false"),
+			c("features.goals", "false"),
+			c("features.sleep_tool", "false"),
+			c("features.hooks", "false"),
+			c("tools.experimental_request_user_input.enabled", "false"),
 			// Nothing but the model API: no plugin sync, no analytics (github.com,
 			// chatgpt.com at start, refused by the allowlist or asked about).
 			c("features.plugins", "false"),

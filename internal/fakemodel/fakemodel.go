@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +35,10 @@ type Turn struct {
 	// an MCP server's tools as one namespace).
 	Namespace string
 	Input     map[string]any // the tool call's arguments
-	Text      string         // the final answer when Tool is empty
+	// Freeform, when set, is the input of a freeform (custom) tool call in place of Input:
+	// Codex's code mode takes its `exec` tool's JavaScript this way.
+	Freeform string
+	Text     string // the final answer when Tool is empty
 }
 
 // Request is one request the fake received.
@@ -42,7 +46,10 @@ type Request struct {
 	Path   string
 	Header http.Header
 	Body   map[string]any
-	// Tools are the names of the tools the request offered the model.
+	// Tools are the names of the tools the request offered the model: those of the
+	// request's tools and of its input's additional_tools items (Codex sends its code
+	// mode's this way), each namespace's by their own names, and the tools a code mode
+	// `exec` tool says it can call as "exec/NAME".
 	Tools []string
 	// Results are the texts of the tool results the request's conversation holds, in order.
 	Results []string
@@ -265,10 +272,39 @@ func (s *Server) anthropic(w http.ResponseWriter, body map[string]any, req Reque
 // --- OpenAI Responses API ---
 
 func openAITools(body map[string]any) []string {
+	tools := list(body["tools"])
+	for _, it := range list(body["input"]) {
+		if obj(it)["type"] == "additional_tools" {
+			tools = append(tools, list(obj(it)["tools"])...)
+		}
+	}
+	return openAIToolNames(tools)
+}
+
+// execNested finds the nested tools a code mode exec tool's description declares.
+var execNested = regexp.MustCompile("(?m)^### `([^`]+)`")
+
+func openAIToolNames(tools []any) []string {
 	var out []string
-	for _, t := range list(body["tools"]) {
-		if n, ok := obj(t)["name"].(string); ok {
-			out = append(out, n)
+	for _, t := range tools {
+		t := obj(t)
+		if sub, ok := t["tools"].([]any); ok && t["type"] == "namespace" {
+			out = append(out, openAIToolNames(sub)...)
+			continue
+		}
+		n, ok := t["name"].(string)
+		if !ok {
+			if typ, ok := t["type"].(string); ok {
+				n = typ // a hosted tool (web_search, image_generation) has only its type
+			} else {
+				continue
+			}
+		}
+		out = append(out, n)
+		if desc, _ := t["description"].(string); n == "exec" {
+			for _, m := range execNested.FindAllStringSubmatch(desc, -1) {
+				out = append(out, "exec/"+m[1])
+			}
 		}
 	}
 	return out
@@ -277,7 +313,7 @@ func openAITools(body map[string]any) []string {
 func openAIToolCalls(body map[string]any) int {
 	n := 0
 	for _, it := range list(body["input"]) {
-		if obj(it)["type"] == "function_call" {
+		if typ := obj(it)["type"]; typ == "function_call" || typ == "custom_tool_call" {
 			n++
 		}
 	}
@@ -287,7 +323,7 @@ func openAIToolCalls(body map[string]any) int {
 func openAIResults(body map[string]any) []string {
 	var out []string
 	for _, it := range list(body["input"]) {
-		if obj(it)["type"] == "function_call_output" {
+		if typ := obj(it)["type"]; typ == "function_call_output" || typ == "custom_tool_call_output" {
 			out = append(out, text(obj(it)["output"]))
 		}
 	}
@@ -298,7 +334,10 @@ func (s *Server) openAI(w http.ResponseWriter, req Request) {
 	t := s.turn(req)
 	id := fmt.Sprintf("resp_fake_%d", len(s.Requests()))
 	var item map[string]any
-	if t.Tool != "" {
+	if t.Tool != "" && t.Freeform != "" {
+		item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_fake_%d", req.Turn), "call_id": fmt.Sprintf("call_fake_%d", req.Turn),
+			"name": t.Tool, "input": t.Freeform, "status": "completed"}
+	} else if t.Tool != "" {
 		args, _ := json.Marshal(t.Input)
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", req.Turn), "call_id": fmt.Sprintf("call_fake_%d", req.Turn),
 			"name": t.Tool, "arguments": string(args), "status": "completed"}

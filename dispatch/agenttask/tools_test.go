@@ -1,0 +1,101 @@
+package agenttask
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlock-app/airlock/api"
+)
+
+// npmInstall lays out an npm install of pkg at version, its executable linked from
+// node_modules/.bin as npm links it, and returns the link.
+func npmInstall(t *testing.T, kind, pkg, version string) string {
+	t.Helper()
+	mods := filepath.Join(t.TempDir(), "node_modules")
+	dir := filepath.Join(mods, filepath.FromSlash(pkg))
+	for _, err := range []error{
+		os.MkdirAll(filepath.Join(dir, "bin"), 0o755), os.MkdirAll(filepath.Join(mods, ".bin"), 0o755),
+		os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name": "`+pkg+`", "version": "`+version+`"}`), 0o644),
+		os.WriteFile(filepath.Join(dir, "bin", "cli.js"), []byte("#!/bin/sh\n"), 0o755),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, _ := filepath.Rel(filepath.Join(mods, ".bin"), filepath.Join(dir, "bin", "cli.js"))
+	link := filepath.Join(mods, ".bin", kinds[kind].bin)
+	if err := os.Symlink(rel, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// TestPrepareRefusesUnknownVersions: an agent CLI newer than the one whose own tools
+// Airlock knows is refused at the run's start, naming the version to install; the known
+// ones and older ones start.
+func TestPrepareRefusesUnknownVersions(t *testing.T) {
+	for _, tc := range []struct {
+		kind, pkg, version string
+		refused            bool
+	}{
+		{api.AgentCodex, "@openai/codex", "0.171.0", false},
+		{api.AgentCodex, "@openai/codex", "0.150.3", false},
+		{api.AgentCodex, "@openai/codex", "0.172.0", true},
+		{api.AgentCodex, "@openai/codex", "1.0.0", true},
+		{api.AgentCodex, "@openai/codex", "latest", true},
+		{api.AgentClaude, "@anthropic-ai/claude-code", "2.1.332", false},
+		{api.AgentClaude, "@anthropic-ai/claude-code", "3.0.0", true},
+		{api.AgentOpencode, "opencode-ai", "1.18.33", false},
+		{api.AgentOpencode, "opencode-ai", "2.0.0", true},
+		// Another package's version says nothing of the agent's.
+		{api.AgentCodex, "codex-wrapper", "9.0.0", false},
+	} {
+		t.Run(tc.kind+"@"+tc.pkg+"@"+tc.version, func(t *testing.T) {
+			bin := npmInstall(t, tc.kind, tc.pkg, tc.version)
+			_, err := Prepare(Input{Spec: api.AgentSpec{Kind: tc.kind, Prompt: "x", Binary: bin}, Dir: t.TempDir(), Airlock: "/usr/bin/airlock"})
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("Prepare = %v, want it to start", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnknownVersion) || !strings.Contains(err.Error(), "npm i -g "+known[tc.kind].pkg+"@") {
+				t.Fatalf("Prepare = %v, want ErrUnknownVersion naming the version to install", err)
+			}
+		})
+	}
+}
+
+func TestGoverned(t *testing.T) {
+	for _, tc := range []struct {
+		kind, tool string
+		want       bool
+	}{
+		{api.AgentClaude, "Bash", true},
+		{api.AgentClaude, "Agent", true},
+		{api.AgentClaude, "NotebookEdit", true},
+		{api.AgentClaude, "WebFetch", true},
+		{api.AgentCodex, "mcp__airlock__bash", true},
+		{api.AgentCodex, "exec", true},
+		{api.AgentCodex, "exec/apply_patch", true},
+		{api.AgentCodex, "exec/mcp__airlock__read_file", true},
+		{api.AgentCodex, "exec_command", false},
+		{api.AgentCodex, "exec/exec_command", false},
+		{api.AgentCodex, "apply_patch", false}, // outside code mode no sandbox check was seen
+		{api.AgentCodex, "view_image", false},
+		{api.AgentCodex, "exec/view_image", false},
+		{api.AgentCodex, "web_search", false},
+		{api.AgentCodex, "mcp__repo__anything", false},
+		{api.AgentCodex, "exec/mcp__airlockx__bash", false},
+		{api.AgentOpencode, "airlock_bash", true},
+		{api.AgentOpencode, "bash", false},
+		{"gemini", "anything", false},
+	} {
+		if got := Governed(tc.kind, tc.tool); got != tc.want {
+			t.Errorf("Governed(%s, %q) = %v, want %v", tc.kind, tc.tool, got, tc.want)
+		}
+	}
+}
