@@ -153,6 +153,11 @@ func Prepare(in Input) (Plan, error) {
 	if err := checkVersion(s.Kind, bin); err != nil {
 		return Plan{}, err
 	}
+	if s.Kind == api.AgentOpencode {
+		if err := checkOpencodeRepo(in.Workdir); err != nil {
+			return Plan{}, err
+		}
+	}
 	host, err := Host(s)
 	if err != nil {
 		return Plan{}, err
@@ -318,6 +323,10 @@ func Prepare(in Input) (Plan, error) {
 		// A workspace's own opencode.json (the repository's, or one an earlier run wrote)
 		// would be merged over the run's and could give opencode its tools back.
 		p.Env["OPENCODE_DISABLE_PROJECT_CONFIG"] = "1"
+		// No external plugin (of the run's configuration directories). The workspace's
+		// own, which neither switch keeps out in opencode 1.18, are refused before the
+		// start (checkOpencodeRepo).
+		p.Env["OPENCODE_PURE"] = "1"
 		// Nothing but the model API: no update check, no models.dev catalogue, no
 		// language-server downloads, no default plugins, no sharing.
 		p.Env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"

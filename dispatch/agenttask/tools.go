@@ -132,3 +132,41 @@ func majorMinor(v string) (int, int, bool) {
 	minor, err2 := strconv.Atoi(parts[1])
 	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
 }
+
+// ErrRepoCode is wrapped when the workspace holds code the agent would run in its own
+// process on its own, asking nobody.
+var ErrRepoCode = errors.New("the workspace holds code the agent would run unasked")
+
+// checkOpencodeRepo refuses a workspace from which opencode would load plugins: opencode
+// 1.18 loads .opencode/plugin/*.js and .opencode/plugins/*.js, and the plugins an
+// opencode.json names, from the working directory and every directory above it up to the
+// git work tree's root (or /), in spite
+// of OPENCODE_DISABLE_PROJECT_CONFIG and OPENCODE_PURE. A plugin is code opencode runs in
+// its own process: no tool call, no question. A configuration file that mentions plugins
+// at all is refused too (its format is opencode's, and JSONC).
+func checkOpencodeRepo(workdir string) error {
+	if workdir == "" {
+		return nil
+	}
+	for dir := filepath.Clean(workdir); ; dir = filepath.Dir(dir) {
+		for _, d := range []string{".opencode/plugin", ".opencode/plugins"} {
+			if _, err := os.Lstat(filepath.Join(dir, d)); err == nil {
+				return repoCodeError(filepath.Join(dir, d))
+			}
+		}
+		for _, f := range []string{"opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc"} {
+			if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.Contains(string(b), `"plugin`) {
+				return repoCodeError(filepath.Join(dir, f))
+			}
+		}
+		// opencode looks up to the project's root (its git work tree's), else to /.
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || filepath.Dir(dir) == dir {
+			return nil
+		}
+	}
+}
+
+func repoCodeError(path string) error {
+	return fmt.Errorf("%w: opencode would load the plugins of %s and run them in its own process, with no question asked (it does so whatever its settings say): move them out of the workspace and its parent directories, or run this task with Claude Code or Codex (`airlock task edit NAME --agent claude`)",
+		ErrRepoCode, path)
+}

@@ -99,3 +99,52 @@ func TestGoverned(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareRefusesOpencodePlugins: an opencode task whose workspace, or a directory
+// above it, holds plugins opencode would load (.opencode/plugin, .opencode/plugins, an
+// opencode.json naming plugins) is refused, naming the path and the way out; a workspace
+// with an opencode.json of other settings, and other agents, start.
+func TestPrepareRefusesOpencodePlugins(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string // under the parent of the workspace "ws"
+		kind    string
+		refused string // the path named, relative to the parent; "" when it starts
+	}{
+		{"plugin dir", map[string]string{"ws/.opencode/plugin/x.js": "x"}, api.AgentOpencode, "ws/.opencode/plugin"},
+		{"plugins dir", map[string]string{"ws/.opencode/plugins/x.ts": "x"}, api.AgentOpencode, "ws/.opencode/plugins"},
+		{"above the workspace", map[string]string{".opencode/plugin/x.js": "x", "ws/a.txt": ""}, api.AgentOpencode, ".opencode/plugin"},
+		{"named in opencode.json", map[string]string{"ws/opencode.json": `{"plugin": ["./x.js"]}`}, api.AgentOpencode, "ws/opencode.json"},
+		{"named in .opencode/opencode.jsonc", map[string]string{"ws/.opencode/opencode.jsonc": "// c\n{\"plugins\": []}"}, api.AgentOpencode, "ws/.opencode/opencode.jsonc"},
+		{"above the git root", map[string]string{".opencode/plugin/x.js": "x", "ws/.git/HEAD": ""}, api.AgentOpencode, ""},
+		{"other settings", map[string]string{"ws/opencode.json": `{"permission": {"*": "allow"}}`, "ws/.opencode/agent/build.md": "x"}, api.AgentOpencode, ""},
+		{"claude ignores them", map[string]string{"ws/.opencode/plugin/x.js": "x"}, api.AgentClaude, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "ws"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range tc.files {
+				p := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bin := fakeBin(t, kinds[tc.kind].bin)
+			_, err := Prepare(Input{Spec: api.AgentSpec{Kind: tc.kind, Prompt: "x"}, Dir: t.TempDir(), Workdir: filepath.Join(root, "ws"), Airlock: "/usr/bin/airlock", PATH: bin})
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("Prepare = %v, want it to start", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrRepoCode) || !strings.Contains(err.Error(), filepath.Join(root, tc.refused)+" ") || !strings.Contains(err.Error(), "--agent claude") {
+				t.Fatalf("Prepare = %v, want ErrRepoCode naming %s and the way out", err, tc.refused)
+			}
+		})
+	}
+}
