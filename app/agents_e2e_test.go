@@ -646,7 +646,7 @@ func TestAgentTaskOpencodeRepoSettings(t *testing.T) {
 	})
 	addAgentTask(t, c, "opencode", "opencode", bin, repo, "http://"+modelHost+"/v1", "sk-fake-opencode-e2e-key", "--model", "gpt-fake")
 	var asked []permission.PendingRequest
-	got, log := runAgentTask(t, c, "opencode", denyAll(t, c, &asked))
+	got, _ := runAgentTask(t, c, "opencode", denyAll(t, c, &asked))
 	if got.Status != dispatch.StatusFailed || !strings.Contains(got.Reason, filepath.Join(repo, ".opencode", "plugin")) ||
 		!strings.Contains(got.Reason, "move them out of the workspace") {
 		t.Errorf("the run in a workspace with opencode plugins: %s (%s), want it refused naming them and the way out", got.Status, got.Reason)
@@ -664,7 +664,7 @@ func TestAgentTaskOpencodeRepoSettings(t *testing.T) {
 		}
 	}
 	asked = nil
-	got, log = runAgentTask(t, c, "opencode", denyAll(t, c, &asked))
+	got, log := runAgentTask(t, c, "opencode", denyAll(t, c, &asked))
 	checkRepoAttack(t, fake, asked, got, log, repo, mark)
 	for _, r := range fake.ScriptRequests() {
 		checkGoverned(t, "opencode", r)
