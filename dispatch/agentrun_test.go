@@ -55,7 +55,7 @@ func TestAgentTaskRun(t *testing.T) {
 			}))
 			h.start()
 			bin := filepath.Join(h.root, "claude")
-			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\ngrep -q PreToolUse \"$3\" && echo settings hooks\n"), 0o755)
+			os.WriteFile(bin, []byte("#!/bin/sh\necho \"agent key $ANTHROPIC_API_KEY\"\nwhile [ \"$1\" != --settings ]; do shift; done\ngrep -q PreToolUse \"$2\" && echo settings hooks\n"), 0o755)
 			tk := h.task(TaskSpec{Name: "agent", Cwd: h.ws, Agent: &api.AgentSpec{Kind: "claude", Prompt: "tidy up", APIBase: "https://llm.example:8443", APIKeySecret: "MY_KEY", Binary: bin}})
 			if !slices.Equal(tk.Argv, []string{"claude"}) || tk.Agent.Prompt != "tidy up" {
 				t.Fatalf("task = %q %+v", tk.Argv, tk.Agent)
