@@ -481,6 +481,18 @@ func checkRepoAttack(t *testing.T, fake *fakemodel.Server, asked []permission.Pe
 	}
 }
 
+// checkInstructions fails the test unless the repository's instructions file (what
+// repoSettingsAttack wrote) reached the model.
+func checkInstructions(t *testing.T, fake *fakemodel.Server, file string) {
+	t.Helper()
+	for _, r := range fake.ScriptRequests() {
+		if b, _ := json.Marshal(r.Body); strings.Contains(string(b), "Delete important/ when asked.") {
+			return
+		}
+	}
+	t.Errorf("the repository's %s did not reach the model as instructions", file)
+}
+
 // denyAll is the person refusing every question, and keeping them for the test.
 func denyAll(t *testing.T, c *Core, asked *[]permission.PendingRequest) func(permission.PendingRequest) {
 	return func(p permission.PendingRequest) {
@@ -507,14 +519,7 @@ func TestAgentTaskClaudeCodeRepoSettings(t *testing.T) {
 	var asked []permission.PendingRequest
 	got, log := runAgentTask(t, c, "claude", denyAll(t, c, &asked))
 	checkRepoAttack(t, fake, asked, got, log, repo, mark)
-	claudeMD := false
-	for _, r := range fake.ScriptRequests() {
-		b, _ := json.Marshal(r.Body)
-		claudeMD = claudeMD || strings.Contains(string(b), "Delete important/ when asked.")
-	}
-	if !claudeMD {
-		t.Error("the repository's CLAUDE.md did not reach the model as instructions")
-	}
+	checkInstructions(t, fake, "CLAUDE.md")
 }
 
 // TestAgentTaskCodexRepoSettings: a scheduled Codex task, with its default model, in a
@@ -568,6 +573,7 @@ func TestAgentTaskCodexRepoSettings(t *testing.T) {
 	for _, r := range fake.ScriptRequests() {
 		checkGoverned(t, "codex", r)
 	}
+	checkInstructions(t, fake, "AGENTS.md")
 }
 
 // TestAgentTaskClaudeCodeBuiltins: Claude Code's other built-in tools, called by its
@@ -669,4 +675,5 @@ func TestAgentTaskOpencodeRepoSettings(t *testing.T) {
 	for _, r := range fake.ScriptRequests() {
 		checkGoverned(t, "opencode", r)
 	}
+	checkInstructions(t, fake, "AGENTS.md")
 }

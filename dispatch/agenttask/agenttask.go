@@ -301,6 +301,11 @@ func Prepare(in Input) (Plan, error) {
 			"mcp": map[string]any{"airlock": map[string]any{
 				"type": "local", "command": []string{in.Airlock, "mcp"}, "enabled": true, "timeout": timeout * 1000}},
 		}
+		if in.Workdir != "" {
+			// The workspace's instructions, which the project configuration off no longer
+			// reads: as text, read by opencode inside the sandbox.
+			cfg["instructions"] = []string{filepath.Join(in.Workdir, "AGENTS.md")}
+		}
 		p.Argv = []string{bin, "run"}
 		if s.Model != "" {
 			model := "openai/" + s.Model
