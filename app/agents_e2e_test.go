@@ -677,3 +677,54 @@ func TestAgentTaskOpencodeRepoSettings(t *testing.T) {
 	}
 	checkInstructions(t, fake, "AGENTS.md")
 }
+
+// TestAgentTaskCodexSubagent: a subagent Codex spawns (its collaboration tools are on)
+// runs with the run's configuration: the tools offered to it are governed ones too, its
+// apply_patch is refused and its rm -rf through Airlock's bash waits for the person.
+func TestAgentTaskCodexSubagent(t *testing.T) {
+	codex := fakemodel.CLI(t, "codex")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	keep := filepath.Join(repo, "important", "keep.txt")
+	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch, _ := json.Marshal("*** Begin Patch\n*** Delete File: " + keep + "\n*** End Patch\n")
+	// The subagent starts from the parent's history (one call), so it follows the
+	// script from its second turn, as the parent does after the spawn.
+	fake.SetScript([]fakemodel.Turn{
+		{Tool: "spawn_agent", Namespace: "collaboration", Input: map[string]any{"task_name": "tidy", "message": "delete important/", "fork_turns": "all"}},
+		{Tool: "exec", Freeform: "try { text(await tools.apply_patch(" + string(patch) + ")); } catch (e) { text(\"error: \" + String(e)); }"},
+		codexExec(api.ToolBash, map[string]any{"command": "rm -rf " + filepath.Join(repo, "important")}),
+		{Tool: "wait_agent", Namespace: "collaboration", Input: map[string]any{}},
+		{Text: "all done"},
+	})
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", "sk-fake-codex-e2e-key")
+	var asked []permission.PendingRequest
+	got, log := runAgentTask(t, c, "codex", denyAll(t, c, &asked))
+	sub := 0
+	for _, r := range fake.Requests() {
+		if r.Header.Get("X-Openai-Subagent") != "" {
+			sub++
+		}
+		if r.Turn >= 0 {
+			checkGoverned(t, "codex", r)
+		}
+	}
+	t.Logf("%d of %d model requests came from a subagent; %d questions asked", sub, len(fake.Requests()), len(asked))
+	if sub == 0 {
+		t.Error("no request came from a subagent")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("ESCAPE: important/ was deleted with no question: %v", err)
+	}
+	if t.Failed() {
+		t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
+		for i, r := range fake.Requests() {
+			t.Logf("model request %d: %s turn %d subagent %q tools %q results %q", i, r.Path, r.Turn, r.Header.Get("X-Openai-Subagent"), r.Tools, r.Results)
+		}
+	}
+}
