@@ -728,3 +728,31 @@ func TestAgentTaskCodexSubagent(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentTaskCodexToolModel: the same with a Codex model whose tools are plain
+// function tools, not code mode (gpt-5.5 in Codex 0.171's catalogue), where apply_patch
+// is a tool of its own: it is refused by Codex (its sandbox is read-only) and writes
+// nothing.
+func TestAgentTaskCodexToolModel(t *testing.T) {
+	runMCPAgent(t, "codex", "gpt-5.5", 0, func(name string, args map[string]any) fakemodel.Turn {
+		return fakemodel.Turn{Tool: name, Namespace: "mcp__airlock", Input: args}
+	})
+
+	codex := fakemodel.CLI(t, "codex")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	patched := filepath.Join(repo, "patched.txt")
+	fake.SetScript([]fakemodel.Turn{
+		{Tool: "apply_patch", Freeform: "*** Begin Patch\n*** Add File: " + patched + "\n+by apply_patch\n*** End Patch\n"},
+		{Text: "all done"},
+	})
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", "sk-fake-codex-e2e-key", "--model", "gpt-5.5")
+	var asked []permission.PendingRequest
+	runAgentTask(t, c, "codex", denyAll(t, c, &asked))
+	if _, err := os.Stat(patched); !os.IsNotExist(err) {
+		t.Errorf("ESCAPE: Codex's own apply_patch wrote the workspace with no question: %v", err)
+	}
+	if res := fake.LastResults(); len(res) == 0 || !strings.Contains(res[0], "read-only sandbox") {
+		t.Errorf("the model was not told apply_patch is refused: %q", res)
+	}
+}

@@ -22,10 +22,10 @@ var ErrUnknownVersion = errors.New("agent version whose tools Airlock does not k
 //   - Claude Code: every tool, its subagents' (Task/Agent) included, passes the hook
 //     (PreToolUse matcher "*"), which asks Airlock before the call runs.
 //   - Codex: Airlock's MCP tools; code mode's exec and wait, which only call the tools
-//     listed here ("exec/NAME" is a tool exec offers); apply_patch, refused by Codex's
-//     own read-only sandbox; MCP resources (only Airlock's server is configured); the
-//     clock; messages to the (absent) user; and subagents, which run with the same
-//     configuration.
+//     listed here ("exec/NAME" is a tool exec offers), and tool_search, which only finds
+//     them; apply_patch, refused by Codex's own read-only sandbox; MCP resources (only
+//     Airlock's server is configured); the clock; messages to the (absent) user; and
+//     subagents, which run with the same configuration.
 //   - opencode: Airlock's MCP tools only (its own are denied, and denied tools are not
 //     offered).
 func Governed(kind, tool string) bool {
@@ -37,15 +37,17 @@ func Governed(kind, tool string) bool {
 		if strings.HasPrefix(t, "mcp__airlock__") {
 			return true
 		}
-		if t != tool { // offered inside exec
-			switch t {
-			case "apply_patch", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource", "clock__curr_time":
-				return true
-			}
+		switch t {
+		case "apply_patch", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource":
+			return true // inside exec (code mode) or beside it (a model with function tools)
+		case "clock__curr_time":
+			return t != tool
+		}
+		if t != tool {
 			return false
 		}
 		switch tool {
-		case "exec", "wait", "send_message_to_user_async", "request_user_input_async",
+		case "exec", "wait", "tool_search", "send_message_to_user_async", "request_user_input_async",
 			"spawn_agent", "followup_task", "interrupt_agent", "list_agents", "send_message", "wait_agent":
 			return true
 		}

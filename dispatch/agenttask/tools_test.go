@@ -84,7 +84,9 @@ func TestGoverned(t *testing.T) {
 		{api.AgentCodex, "exec/mcp__airlock__read_file", true},
 		{api.AgentCodex, "exec_command", false},
 		{api.AgentCodex, "exec/exec_command", false},
-		{api.AgentCodex, "apply_patch", false}, // outside code mode no sandbox check was seen
+		{api.AgentCodex, "apply_patch", true}, // a model with function tools: refused the same way
+		{api.AgentCodex, "tool_search", true},
+		{api.AgentCodex, "exec/tool_search", false},
 		{api.AgentCodex, "view_image", false},
 		{api.AgentCodex, "exec/view_image", false},
 		{api.AgentCodex, "web_search", false},
