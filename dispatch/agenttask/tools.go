@@ -70,15 +70,18 @@ var known = map[string]struct {
 }
 
 // checkVersion refuses an agent executable whose version (read from the npm package it
-// belongs to, found by its real path) is newer than the one whose tools Airlock knows.
-// An executable that belongs to no package of the kind's is not refused here: its
-// version cannot be read without running it.
+// belongs to, or the native install's directory, found by its real path) is newer than the one whose tools Airlock knows.
+// Claude Code's native install names its version in its path. An executable of neither
+// kind is not refused here: its version cannot be read without running it.
 func checkVersion(kind, bin string) error {
 	k, ok := known[kind]
 	if !ok {
 		return nil
 	}
 	v, ok := packageVersion(bin, k.pkg)
+	if !ok && kind == api.AgentClaude {
+		v, ok = claudeNativeVersion(bin)
+	}
 	if !ok {
 		return nil
 	}
@@ -122,6 +125,18 @@ func packageVersion(bin, pkg string) (string, bool) {
 			return "", false
 		}
 	}
+}
+
+// claudeNativeVersion is the version of a Claude Code that its native installer put in
+// place: ~/.local/bin/claude links to …/claude/versions/VERSION.
+func claudeNativeVersion(bin string) (string, bool) {
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil || filepath.Base(filepath.Dir(real)) != "versions" {
+		return "", false
+	}
+	v := filepath.Base(real)
+	_, _, ok := majorMinor(v)
+	return v, ok
 }
 
 // majorMinor reads "MAJOR.MINOR[.…]".

@@ -69,6 +69,26 @@ func TestPrepareRefusesUnknownVersions(t *testing.T) {
 	}
 }
 
+// TestPrepareRefusesUnknownNativeClaude: Claude Code's native install
+// (~/.local/bin/claude → …/claude/versions/VERSION) is held to the same versions.
+func TestPrepareRefusesUnknownNativeClaude(t *testing.T) {
+	for v, refused := range map[string]bool{"2.1.332": false, "3.0.1": true} {
+		root := t.TempDir()
+		real := filepath.Join(root, "share", "claude", "versions", v)
+		link := filepath.Join(root, "bin", "claude")
+		for _, err := range []error{os.MkdirAll(filepath.Dir(real), 0o755), os.MkdirAll(filepath.Dir(link), 0o755),
+			os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755), os.Symlink(real, link)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Prepare(Input{Spec: api.AgentSpec{Kind: api.AgentClaude, Prompt: "x", Binary: link}, Dir: t.TempDir(), Airlock: "/usr/bin/airlock"})
+		if refused != errors.Is(err, ErrUnknownVersion) {
+			t.Errorf("Claude Code %s: Prepare = %v, refused want %v", v, err, refused)
+		}
+	}
+}
+
 func TestGoverned(t *testing.T) {
 	for _, tc := range []struct {
 		kind, tool string
