@@ -84,8 +84,9 @@ type analyzer struct {
 	p    Policy
 	a    *Analysis
 	cwds []string // every directory relative paths may be relative to (cd seen)
-	// unknownCwd is set after a cd to a computed directory.
-	unknownCwd bool
+	// unknownCwd is set after a cd to a computed directory, manyCwds after more cds than
+	// maxCwds tracks.
+	unknownCwd, manyCwds bool
 }
 
 func (an *analyzer) deny(d *IsolationDeniedError) { an.a.Denials = append(an.a.Denials, d) }
@@ -221,16 +222,17 @@ func operands(args []shellcmd.Word, valShort string, valLong map[string]bool) []
 func (an *analyzer) cd(args []shellcmd.Word) {
 	ops := operands(args, "", nil)
 	if len(ops) == 0 {
-		an.cwds = append(an.cwds, an.p.Home)
-		return
+		ops = []shellcmd.Word{{Raw: "~", Value: "~", Literal: true}}
 	}
 	if !ops[0].Literal || ops[0].Value == "-" {
 		an.unknownCwd = true
 		return
 	}
-	for _, base := range an.cwds {
-		an.cwds = append(an.cwds, filepath.Clean(absFrom(ops[0].Value, base, an.p.Home)))
+	cwds, ok := cdFrom(an.cwds, ops[0].Value, an.p.Home)
+	if !ok {
+		an.manyCwds = true
 	}
+	an.cwds = cwds
 }
 
 func (an *analyzer) each(prog string, c *shellcmd.Command, ops []shellcmd.Word, follow bool) {
@@ -536,6 +538,12 @@ func (an *analyzer) write(w shellcmd.Word, prog, source string, follow bool) {
 	}
 	an.a.Writes = append(an.a.Writes, wt)
 	if an.p.Mode == ModeFullAccess {
+		return
+	}
+	if w.Literal && an.manyCwds && !filepath.IsAbs(expandHome(w.Value, an.p.Home)) {
+		an.deny(&IsolationDeniedError{Reason: ReasonBash, Path: w.Raw, Command: source,
+			Why:  fmt.Sprintf("the command changes directory more ways than the sandbox tracks (%d directories), so it cannot check where a relative path writes", maxCwds),
+			Hint: "write the path as an absolute one, split the command, or run with --sandbox full-access"})
 		return
 	}
 	if !w.Literal || (an.unknownCwd && !filepath.IsAbs(expandHome(w.Value, an.p.Home))) {

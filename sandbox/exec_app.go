@@ -554,15 +554,16 @@ func mvGap(p Policy, ops []string, cwds []string, src string) error {
 // trackCd follows a literal cd so that later relative paths are checked where they lead.
 func trackCd(p Policy, ops []string, cwds *[]string, src string) error {
 	if len(ops) == 0 {
-		*cwds = append(*cwds, p.Home)
-		return nil
+		ops = []string{"~"}
 	}
 	if ops[0] == "-" {
 		return fmt.Errorf("%s goes back to a directory the application layer does not track", src)
 	}
-	for _, base := range *cwds {
-		*cwds = append(*cwds, filepath.Clean(absFrom(ops[0], base, p.Home)))
+	next, ok := cdFrom(*cwds, ops[0], p.Home)
+	if !ok {
+		return fmt.Errorf("%s changes directory more ways than the application layer tracks (%d directories)", src, maxCwds)
 	}
+	*cwds = next
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"slices"
 
 	"github.com/airlock-app/airlock/internal/realpath"
 )
@@ -31,4 +32,28 @@ func absFrom(p, cwd, home string) string {
 		p = filepath.Join(cwd, p)
 	}
 	return p
+}
+
+// maxCwds bounds the directories a command's relative paths are checked from. Each
+// literal `cd` adds where it leads from every directory already possible (a cd that
+// fails leaves the shell where it was), so without the set and the bound `cd a;` × N
+// would make 2^N of them.
+const maxCwds = 16
+
+// cdFrom returns cwds with where `cd target` leads from each of them added, each
+// directory once; ok is false when that would be more than maxCwds directories (the
+// caller then treats the working directory as unknown).
+func cdFrom(cwds []string, target, home string) (out []string, ok bool) {
+	out = cwds
+	for _, base := range cwds {
+		next := filepath.Clean(absFrom(target, base, home))
+		if slices.Contains(out, next) {
+			continue
+		}
+		if len(out) >= maxCwds {
+			return cwds, false
+		}
+		out = append(out, next)
+	}
+	return out, true
 }

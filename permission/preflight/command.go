@@ -335,6 +335,18 @@ func (a *analyzer) cd(cl call) {
 	case a.cwd != "":
 		a.cwd = a.cwd + "/" + pos[0]
 	}
+	if len(a.cwd) > maxPathLen {
+		// Past PATH_MAX the directory is not followed: each cd would copy it again.
+		a.cwd = ""
+		a.tooComplex("it changes directory deeper than can be followed", cl.src)
+	}
+}
+
+// tooComplex records that part of a command was not analysed because following it would
+// cost more than the command's length allows: P2, like any command Airlock cannot read.
+func (a *analyzer) tooComplex(why, src string) {
+	a.safe = false
+	a.add(CategoryOpaque, cannotSee+"the command is too complex for Airlock to analyse ("+why+")", src)
 }
 
 // leadingAssignments counts the VAR=value words at the start of Args (a wrapper's

@@ -216,6 +216,10 @@ func (a *analyzer) trackCd(cl call) {
 		a.rel, a.relSet = "", false
 	case a.cwd == "":
 		a.rel, a.relSet = path.Join(a.rel, pos[0]), true
+		if len(a.rel) > maxPathLen {
+			a.rel, a.relSet = "", false
+			a.tooComplex("it changes directory deeper than can be followed", cl.src)
+		}
 	}
 }
 
