@@ -100,3 +100,33 @@ func TestCredentialReadsAreP2(t *testing.T) {
 		t.Fatalf("untrusted with bash P0: %+v", d)
 	}
 }
+
+// The reads that printed a private key through the hook with no question: a file operand
+// smuggled through an option, or a walk out of /proc/self/cwd. Through the real broker
+// (SQLite) each is a plain P2 credential read like `cat ~/.ssh/id_rsa`, and approval
+// policy never denies it.
+func TestSmuggledCredentialReadsThroughTheBroker(t *testing.T) {
+	ctx := context.Background()
+	const home = "/home/u"
+	withHome := func(o *BrokerOptions) { o.Preflight = preflight.Options{Home: home} }
+	def, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{}), withHome)
+	never, _ := newBroker(t, openDB(t, t.TempDir()), effective(t, Settings{ApprovalPolicy: "never"}), withHome)
+	for _, cmd := range []string{
+		"wc --files0-from=$HOME/.ssh/id_rsa",
+		"du --files0-from=$HOME/.ssh/id_rsa",
+		"date -f$HOME/.ssh/id_rsa",
+		"cat /proc/self/cwd/../../.ssh/id_rsa",
+		"xargs -a ~/.ssh/id_rsa echo",
+		"grep -f ~/.aws/credentials x",
+	} {
+		req := Request{Tool: ToolBash, Params: params("command", cmd), Context: Context{Session: "claude:s1", Department: "dev",
+			Cwd: home + "/src/app", Policy: PolicySummary{Mode: "full-access"}}}
+		d := def.Check(ctx, req).Decision
+		if d.Tier != P2 || d.Verdict != Ask || d.InteractiveOnly || !strings.Contains(strings.Join(d.Reasons, "\n"), "SSH keys") && !strings.Contains(strings.Join(d.Reasons, "\n"), "AWS") {
+			t.Errorf("%s: %s at %s by %s (%v), want a P2 ask that says what it reads", cmd, d.Verdict, d.Tier, d.Layer, d.Reasons)
+		}
+		if d := never.Check(ctx, req).Decision; d.Verdict == Allow {
+			t.Errorf("%s: allowed under never (%s, %v)", cmd, d.Layer, d.Reasons)
+		}
+	}
+}

@@ -15,6 +15,7 @@ func shellProgram(p string) bool {
 
 // command classifies one simple command.
 func (a *analyzer) command(c shellcmd.Command, depth int) {
+	a.noteFds(c)
 	for _, r := range c.Redirects {
 		if !r.Write {
 			continue
@@ -324,6 +325,9 @@ func afterOptions(args []string, valued map[string]bool) []string {
 
 // cd follows the working directory through `cd` commands with literal targets.
 func (a *analyzer) cd(cl call) {
+	if a.cwdLost {
+		return
+	}
 	pos := positionals(cl.args, nil)
 	switch {
 	case len(pos) == 0:
@@ -335,12 +339,16 @@ func (a *analyzer) cd(cl call) {
 	case a.cwd != "":
 		a.cwd = a.cwd + "/" + pos[0]
 	}
-	if len(a.cwd) > maxPathLen {
+	if len(a.cwd) > maxCwdLen {
 		// Past PATH_MAX the directory is not followed: each cd would copy it again.
-		a.cwd = ""
+		a.cwd, a.rel, a.relSet, a.cwdLost = "", "", false, true
 		a.tooComplex("it changes directory deeper than can be followed", cl.src)
 	}
 }
+
+// maxCwdLen bounds the working directory the line's cds are followed to: every path
+// checked after them is resolved from it.
+const maxCwdLen = 1024
 
 // tooComplex records that part of a command was not analysed because following it would
 // cost more than the command's length allows: P2, like any command Airlock cannot read.

@@ -1,10 +1,12 @@
 package preflight
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/airlock-app/airlock/internal/realpath"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/shellcmd"
 )
@@ -120,6 +122,9 @@ func (a *analyzer) credentialRead(cl call) {
 		a.add(CategoryCredentialRead, r, c.Source)
 		return
 	}
+	if a.fileOptionRead(cl) {
+		return
+	}
 	if cl.prog == "find" {
 		a.findCredentials(cl)
 		return
@@ -130,7 +135,7 @@ func (a *analyzer) credentialRead(cl call) {
 	if namesOnly[cl.prog] {
 		if a.namedCredential == "" {
 			for _, arg := range cl.args {
-				if _, ok := a.credentialTarget(arg, false); ok {
+				if _, ok := a.credentialNamed(arg, false); ok {
 					a.namedCredential = c.Source
 					break
 				}
@@ -215,9 +220,22 @@ func candidates(arg string) []string {
 		return nil // longer than any path the system opens
 	}
 	out := []string{arg}
+	if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
+		// An attached value: -f$HOME/.ssh/id_rsa, -xf~/.netrc (fileOptions knows the
+		// letters of the programs it lists; any other program gets the first path-like tail).
+		if i := strings.IndexAny(arg[2:], "~/$."); i >= 0 {
+			out = append(out, arg[2+i:])
+		}
+	}
 	for i := 1; i < len(arg) && len(out) < maxCandidates; i++ {
 		switch arg[i-1] {
-		case '=', '@', ':', ',':
+		case '=', '@':
+			// --file=FILE, if=FILE, @FILE: any value without spaces may be a path, relative
+			// ones included.
+			if !strings.ContainsAny(arg[i:], " \t\n") {
+				out = append(out, arg[i:])
+			}
+		case ':', ',':
 			if strings.IndexByte("~/$.", arg[i]) >= 0 && !strings.ContainsAny(arg[i:], " \t\n") { // a path, not a command line
 				out = append(out, arg[i:])
 			}
@@ -259,12 +277,108 @@ func (a *analyzer) credentialTarget(t string, recursive bool) (string, bool) {
 	if t == "" || len(t) > maxPathLen {
 		return "", false
 	}
+	if what, ok := a.credentialNamed(t, recursive); ok {
+		return what, true
+	}
+	alts := expandBraces(t, 16)
+	// The same path as the kernel resolves it, symbolic links on disk followed (a link
+	// in the workspace to ~/.ssh, `..` after a link, a working directory reached
+	// through one).
+	for _, alt := range alts {
+		abs := a.absolute(alt)
+		if abs == "" || strings.ContainsAny(abs, "*?[") {
+			continue
+		}
+		if a.fsResolves++; a.fsResolves > maxFSResolves {
+			a.tooComplex(fmt.Sprintf("it names more than %d paths to resolve", maxFSResolves), t)
+			return "", false
+		}
+		real, _, err := realpath.Resolve(abs, realpath.Options{})
+		if err != nil {
+			continue
+		}
+		if what, ok := a.credentialPath(real, recursive); ok {
+			return what + ", through a symbolic link", true
+		}
+	}
+	return "", false
+}
+
+// credentialNamed is credentialTarget by the path's text alone (what a program that
+// only handles names is given: nothing on disk is looked at).
+func (a *analyzer) credentialNamed(t string, recursive bool) (string, bool) {
+	if t == "" || len(t) > maxPathLen {
+		return "", false
+	}
 	for _, alt := range expandBraces(t, 16) {
 		if what, ok := a.credentialPath(alt, recursive); ok {
 			return what, true
 		}
 	}
 	return "", false
+}
+
+// maxFSResolves bounds the paths one analysis resolves on disk.
+const maxFSResolves = 1024
+
+// absolute is t as an absolute path on this machine, the kernel's links of /proc and
+// /dev followed ("" when its base is not known).
+func (a *analyzer) absolute(t string) string {
+	switch {
+	case t == "~" || strings.HasPrefix(t, "~/"):
+		if a.opts.Home == "" {
+			return ""
+		}
+		t = a.opts.Home + t[1:]
+	case strings.HasPrefix(t, "$HOME") || strings.HasPrefix(t, "${HOME}"):
+		if a.opts.Home == "" {
+			return ""
+		}
+		t = a.opts.Home + strings.TrimPrefix(strings.TrimPrefix(t, "${HOME}"), "$HOME")
+	case strings.HasPrefix(t, "~") || strings.HasPrefix(t, "$"):
+		return ""
+	case !strings.HasPrefix(t, "/"):
+		here := a.realCwd()
+		if here == "" {
+			return ""
+		}
+		t = here + "/" + t
+	}
+	if strings.Contains(t, "/proc/") || strings.Contains(t, "/dev/") {
+		resolved, _, known := a.procPath(t)
+		if !known || !strings.HasPrefix(resolved, "/") {
+			return ""
+		}
+		t = resolved
+	}
+	return t
+}
+
+// realCwd is currentCwd without symbolic links (what /proc/self/cwd shows), "" when
+// unknown.
+func (a *analyzer) realCwd() string {
+	cwd := a.currentCwd()
+	switch {
+	case strings.HasPrefix(cwd, "~") || strings.HasPrefix(cwd, "$HOME"):
+		if a.opts.Home == "" {
+			return ""
+		}
+		cwd = a.opts.Home + strings.TrimPrefix(strings.TrimPrefix(cwd, "~"), "$HOME")
+	case !strings.HasPrefix(cwd, "/"):
+		return ""
+	}
+	if a.realCwdOf != cwd {
+		// After `cd a` the walk starts from where the last directory resolved to.
+		p, opt := cwd, realpath.Options{}
+		if rest, ok := strings.CutPrefix(cwd, a.realCwdOf+"/"); ok && a.realCwdOf != "" && !strings.Contains(rest, "..") {
+			p, opt.Base = a.realCwdIs+"/"+rest, a.realCwdIs
+		}
+		a.realCwdOf, a.realCwdIs = cwd, cwd
+		if r, _, err := realpath.Resolve(p, opt); err == nil {
+			a.realCwdIs = r
+		}
+	}
+	return a.realCwdIs
 }
 
 func (a *analyzer) credentialPath(t string, recursive bool) (string, bool) {
@@ -345,10 +459,24 @@ func componentMatch(pat, name string) (match, glob bool) {
 // ${HOME}, the configured home, or a relative path after `cd ~` or in a working
 // directory there) or another user's (~user, /home/user, /root, /Users/user).
 func (a *analyzer) homeRel(t string) (rel, shown string, ok bool) {
+	if !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") && !strings.HasPrefix(t, "$") && a.cwd == "" {
+		if here := a.startCwd(); here != "" {
+			t = here + "/" + t
+		}
+	}
 	if strings.HasPrefix(t, "/") {
-		t = path.Clean(t)
-	} else if !strings.HasPrefix(t, "~") && !strings.HasPrefix(t, "$") && a.cwd == "" && a.opts.Cwd != "" {
-		t = path.Join(a.opts.Cwd, t)
+		if strings.Contains(t, "/proc/") || strings.Contains(t, "/dev/") {
+			// /proc/self/cwd/../../.ssh/id_rsa: the kernel's links are followed before
+			// `..` is applied, as the kernel does.
+			resolved, tail, known := a.procPath(t)
+			if !known {
+				return a.anywhereRel(t, tail)
+			}
+			t = resolved
+		}
+		if strings.HasPrefix(t, "/") {
+			t = path.Clean(t)
+		}
 	}
 	if r, ok := a.inHome(t); ok {
 		return r, shownRel("~", r), true
@@ -537,4 +665,171 @@ func FileRead(p, cwd string, contents, recursive bool, opts Options) []Finding {
 		a.add(CategoryCredentialRead, "reads "+what, verb+p)
 	}
 	return a.findings
+}
+
+// startCwd is the directory a relative path is relative to when no absolute cd was seen:
+// the request's working directory and the relative cds after it ("" when unknown).
+func (a *analyzer) startCwd() string {
+	if a.opts.Cwd == "" || a.cwdLost {
+		return ""
+	}
+	if a.relSet {
+		return path.Join(a.opts.Cwd, a.rel)
+	}
+	return a.opts.Cwd
+}
+
+// currentCwd is where the command runs, as far as the line shows ("" when unknown).
+func (a *analyzer) currentCwd() string {
+	if a.cwd != "" {
+		return a.cwd
+	}
+	return a.startCwd()
+}
+
+// maxLinks bounds how many of the kernel's links one path may go through.
+const maxLinks = 16
+
+// procPath follows the kernel's magic links in an absolute path — /dev/fd, /dev/stdin,
+// /proc/self, /proc/<pid>/{cwd,root,fd/N} and their task/<tid> forms — component by
+// component, so that `..` after a link goes where the kernel goes. cwd links of this
+// shell lead to the command's directory, root links to /, fd links to what the line
+// redirected that descriptor from. When a link leads somewhere the line does not show
+// (another process's directory, an inherited descriptor), known is false and tail is
+// what follows it.
+func (a *analyzer) procPath(t string) (resolved string, tail []string, known bool) {
+	comps := strings.Split(t, "/")
+	var stack []string
+	links := 0
+	for i := 0; i < len(comps); i++ {
+		c := comps[i]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		stack = append(stack, c)
+		for {
+			base, isLink, ok := a.magicLink(stack)
+			if !isLink {
+				break
+			}
+			if links++; links > maxLinks || !ok {
+				return "", comps[i+1:], false
+			}
+			if !strings.HasPrefix(base, "/") {
+				// $HOME/x, ~/x: the rest is applied lexically by the home matching.
+				return base + "/" + strings.Join(comps[i+1:], "/"), nil, true
+			}
+			stack = stack[:0]
+			for _, b := range strings.Split(base, "/") {
+				if b != "" {
+					stack = append(stack, b)
+				}
+			}
+		}
+	}
+	return "/" + strings.Join(stack, "/"), nil, true
+}
+
+// magicLink reports whether the path in stack is one of the kernel's links, and where it
+// leads (ok false: somewhere the line does not show).
+func (a *analyzer) magicLink(stack []string) (base string, isLink, ok bool) {
+	n := len(stack)
+	switch {
+	case n == 2 && stack[0] == "dev" && stack[1] == "fd":
+		return "/proc/self/fd", true, true
+	case n == 2 && stack[0] == "dev" && (stack[1] == "stdin" || stack[1] == "stdout" || stack[1] == "stderr"):
+		return "/proc/self/fd/" + map[string]string{"stdin": "0", "stdout": "1", "stderr": "2"}[stack[1]], true, true
+	case n < 3 || stack[0] != "proc":
+		return "", false, false
+	}
+	pid := stack[1]
+	self := pid == "self" || pid == "thread-self"
+	if !self && !isDigits(pid) {
+		return "", false, false
+	}
+	rest := stack[2:]
+	if len(rest) >= 2 && rest[0] == "task" && isDigits(rest[1]) {
+		rest = rest[2:] // /proc/self/task/<tid>/cwd is the thread's, the same directory
+	}
+	switch {
+	case len(rest) == 1 && rest[0] == "root":
+		return "/", true, true
+	case len(rest) == 1 && rest[0] == "cwd":
+		if cwd := a.realCwd(); self && cwd != "" {
+			return cwd, true, true
+		}
+		return "", true, false
+	case len(rest) == 2 && (rest[0] == "fd" || rest[0] == "map_files"):
+		if target, found := a.fds[rest[1]]; self && found {
+			return target, true, true
+		}
+		return "", true, false
+	}
+	return "", false, false
+}
+
+// anywhereRel matches the tail of a path whose base is not known (/proc/1234/cwd/…,
+// an inherited descriptor) against the credential paths of any home directory: the base
+// may be a home, or any directory below one, so every suffix of the tail is tried.
+func (a *analyzer) anywhereRel(t string, tail []string) (rel, shown string, ok bool) {
+	var parts []string
+	for _, c := range tail {
+		if c != "" && c != "." {
+			parts = append(parts, c)
+		}
+	}
+	tries := 0
+	for i := range parts {
+		if parts[i] == ".." || !a.startsCredential(parts[i]) {
+			continue
+		}
+		if tries++; tries > maxTailTries {
+			// More places a credential path could start than are tried: the path is
+			// built to be expensive, which no reader of a file needs.
+			return strings.Join(parts, "/"), t, true
+		}
+		r := strings.TrimPrefix(path.Clean("/"+strings.Join(parts[i:], "/")), "/")
+		if _, matched := a.credentialRelMatch(r); matched {
+			return r, t, true
+		}
+	}
+	return "", "", false
+}
+
+// maxTailTries bounds the suffixes of one path anywhereRel matches.
+const maxTailTries = 32
+
+// startsCredential reports whether a path component may be the first of a credential
+// path (.ssh, .config, a glob).
+func (a *analyzer) startsCredential(c string) bool {
+	for _, cred := range credentialRels {
+		if m, _ := componentMatch(c, cred[0]); m {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialRelMatch reports whether a home-relative path names a credential path.
+func (a *analyzer) credentialRelMatch(rel string) (string, bool) {
+	b := analyzer{opts: Options{Home: "/"}}
+	return b.credentialPath("$HOME/"+rel, false)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

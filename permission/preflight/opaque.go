@@ -210,14 +210,17 @@ func (a *analyzer) opaque(c shellcmd.Command, depth int) {
 // trackCd follows relative `cd`s while the directory is otherwise unknown, so that
 // `cd .claude && echo '{}' > settings.json` is seen to write .claude/settings.json.
 func (a *analyzer) trackCd(cl call) {
+	if a.cwdLost {
+		return
+	}
 	pos := positionals(cl.args, nil)
 	switch {
 	case len(pos) == 0 || pos[0] == "-" || strings.HasPrefix(pos[0], "/") || strings.HasPrefix(pos[0], "~") || strings.HasPrefix(pos[0], "$"):
 		a.rel, a.relSet = "", false
 	case a.cwd == "":
 		a.rel, a.relSet = path.Join(a.rel, pos[0]), true
-		if len(a.rel) > maxPathLen {
-			a.rel, a.relSet = "", false
+		if len(a.rel) > maxCwdLen {
+			a.cwd, a.rel, a.relSet, a.cwdLost = "", "", false, true
 			a.tooComplex("it changes directory deeper than can be followed", cl.src)
 		}
 	}

@@ -171,6 +171,52 @@ type analyzer struct {
 	// namedCredential is a command that names a credential path without reading it, and
 	// xargsReads one that reads what xargs is fed (together: find ~/.ssh | xargs cat).
 	namedCredential, xargsReads string
+	// fds are the files the line redirected descriptors from or to (3< ~/.ssh), by
+	// number, for /dev/fd/3 and /proc/self/fd/3.
+	fds map[string]string
+	// fsResolves counts the paths resolved on disk; realCwdOf and realCwdIs cache the
+	// last working directory resolved.
+	fsResolves int
+	// cwdLost is set once the line cd'd deeper than is followed (and said so).
+	cwdLost              bool
+	realCwdOf, realCwdIs string
+}
+
+// maxFds bounds the descriptors followed.
+const maxFds = 64
+
+// noteFds records the files c's redirections open, by descriptor.
+func (a *analyzer) noteFds(c shellcmd.Command) {
+	for _, r := range c.Redirects {
+		fd := r.FD
+		switch r.Op {
+		case "<", "<>":
+			if fd == "" {
+				fd = "0"
+			}
+		case ">", ">>", ">|":
+			if fd == "" {
+				fd = "1"
+			}
+		default:
+			continue
+		}
+		t := text(r.Target)
+		if t == "" {
+			continue
+		}
+		if !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") && !strings.HasPrefix(t, "$") {
+			if here := a.currentCwd(); here != "" {
+				t = here + "/" + t
+			}
+		}
+		if a.fds == nil {
+			a.fds = map[string]string{}
+		}
+		if _, ok := a.fds[fd]; ok || len(a.fds) < maxFds {
+			a.fds[fd] = t
+		}
+	}
 }
 
 func (a *analyzer) add(cat Category, reason, src string) {

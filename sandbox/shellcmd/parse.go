@@ -162,7 +162,7 @@ func (w *walker) stmt(src string, st *syntax.Stmt, nested, subst bool) {
 	for i, a := range call.Args {
 		args[i] = wordFrom(src, a)
 	}
-	args, c.Wrappers, c.Assigns = stripWrappers(args, c.Assigns)
+	args, c.Wrappers, c.WrapperArgs, c.Assigns = stripWrappers(args, c.Assigns)
 	c.Args = args
 	if len(c.Args) == 0 && len(c.Assigns) == 0 && len(c.Redirects) == 0 {
 		return

@@ -49,6 +49,10 @@ type Command struct {
 	Args []Word
 	// Wrappers are the wrapper programs seen through, outermost first, e.g. ["sudo","timeout"].
 	Wrappers []string
+	// WrapperArgs[i] is the command line from Wrappers[i] on: the wrapper's own words
+	// (its options: xargs -a FILE, env -C DIR) followed by what it runs. The slices share
+	// one array, so they cost nothing per wrapper.
+	WrapperArgs [][]Word
 	// Assigns are the leading VAR=value assignments (and those given to `env`).
 	Assigns []Assign
 	// Redirects are the redirections attached to the statement.

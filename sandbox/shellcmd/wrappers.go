@@ -50,8 +50,9 @@ var wrapperSpecs = map[string]*optSpec{
 // stripWrappers removes wrapper programs from the front of args and returns
 // the wrapped command, the wrappers seen (outermost first) and the assigns
 // extended with those given to env.
-func stripWrappers(args []Word, assigns []Assign) ([]Word, []string, []Assign) {
+func stripWrappers(args []Word, assigns []Assign) ([]Word, []string, [][]Word, []Assign) {
 	var wrappers []string
+	var words [][]Word
 	for depth := 0; depth < 32 && len(args) > 0; depth++ {
 		if !args[0].Literal {
 			break
@@ -67,17 +68,18 @@ func stripWrappers(args []Word, assigns []Assign) ([]Word, []string, []Assign) {
 		default:
 			spec, ok := wrapperSpecs[name]
 			if !ok {
-				return args, wrappers, assigns
+				return args, wrappers, words, assigns
 			}
 			rest, noCmd = skipOptions(args[1:], spec)
 		}
 		if noCmd || len(rest) == 0 {
-			return args, wrappers, assigns
+			return args, wrappers, words, assigns
 		}
 		wrappers = append(wrappers, name)
+		words = append(words, args)
 		args = rest
 	}
-	return args, wrappers, assigns
+	return args, wrappers, words, assigns
 }
 
 // nextOption is the word of args at i when it may be an option: literal, and not the
