@@ -201,6 +201,7 @@ func (a *analyzer) opaque(c shellcmd.Command, depth int) {
 		}
 	}
 	a.runners(c, cl, depth)
+	a.commandRunner(c, cl, depth)
 	if codeReader(cl.prog) {
 		a.stdinCode(c, cl, depth)
 		a.oneLiner(cl)
