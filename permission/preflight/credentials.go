@@ -319,7 +319,7 @@ func (a *analyzer) credentialNamed(t string, recursive bool) (string, bool) {
 }
 
 // maxFSResolves bounds the paths one analysis resolves on disk.
-const maxFSResolves = 1024
+const maxFSResolves = 4096
 
 // absolute is t as an absolute path on this machine, the kernel's links of /proc and
 // /dev followed ("" when its base is not known).

@@ -144,6 +144,9 @@ func (a *analyzer) plantedIn(who, target, src string) {
 // system files. cwd resolves a relative path ("" leaves relative paths unchecked, except
 // for names that are the same wherever they are).
 func FileWrite(p, cwd string, opts Options) []Finding {
+	if opts.Cwd == "" {
+		opts.Cwd = cwd
+	}
 	a := analyzer{opts: opts}
 	if cwd != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
 		p = path.Join(cwd, p)

@@ -178,7 +178,10 @@ type analyzer struct {
 	// last working directory resolved.
 	fsResolves int
 	// cwdLost is set once the line cd'd deeper than is followed (and said so).
-	cwdLost              bool
+	cwdLost bool
+	// agentDirsAre are the real targets of linked .claude directories (agentDirs).
+	agentDirsAre         []string
+	agentDirsDone        bool
 	realCwdOf, realCwdIs string
 }
 

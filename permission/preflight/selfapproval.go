@@ -1,8 +1,12 @@
 package preflight
 
 import (
+	"fmt"
+	"os"
 	"path"
 	"strings"
+
+	"github.com/airlock-app/airlock/internal/realpath"
 
 	"github.com/airlock-app/airlock/sandbox/lazyre"
 )
@@ -168,6 +172,11 @@ func (a *analyzer) airlockPath(p string) (string, bool) {
 		return "Airlock's own keyring", true
 	case agentHookSettings(p):
 		return "the Claude Code settings that send the agent's tool calls to Airlock (" + path.Base(p) + ")", true
+	case agentSettingsDir(p):
+		return "the Claude Code settings directory (" + p + "), whose settings send the agent's tool calls to Airlock", true
+	}
+	if what, ok := a.agentSettingsOnDisk(p); ok {
+		return what, true
 	}
 	if strings.HasPrefix(p, "/") {
 		c := path.Clean(p)
@@ -187,4 +196,71 @@ func agentHookSettings(p string) bool {
 	c := path.Clean(p)
 	return strings.HasSuffix(c, ".claude/settings.json") || strings.HasSuffix(c, ".claude/settings.local.json") ||
 		strings.HasSuffix(c, "claude-code/managed-settings.json")
+}
+
+// agentSettingsDir reports whether p names a .claude directory itself: copying,
+// moving or linking into it, or replacing it, writes its settings.
+func agentSettingsDir(p string) bool {
+	c := path.Clean(p)
+	return c == ".claude" || strings.HasSuffix(c, "/.claude")
+}
+
+// agentSettingsOnDisk resolves p on disk and reports whether it is, or is in, a Claude
+// Code settings location under another name: a link to ~/.claude/settings.json, or the
+// target of a .claude that is itself a link (.claude -> cfg: cfg/settings.json is the
+// project's settings).
+func (a *analyzer) agentSettingsOnDisk(p string) (string, bool) {
+	abs := a.absolute(p)
+	if abs == "" {
+		return "", false
+	}
+	if a.fsResolves++; a.fsResolves > maxFSResolves {
+		a.tooComplex(fmt.Sprintf("it names more than %d paths to resolve", maxFSResolves), p)
+		return "", false
+	}
+	real, _, err := realpath.Resolve(abs, realpath.Options{})
+	if err != nil {
+		return "", false
+	}
+	const what = "the Claude Code settings that send the agent's tool calls to Airlock ("
+	if agentHookSettings(real) || agentSettingsDir(real) {
+		return what + p + ", through a symbolic link to " + real + ")", true
+	}
+	for _, dir := range a.agentDirs() {
+		if real == dir || path.Dir(real) == dir && (path.Base(real) == "settings.json" || path.Base(real) == "settings.local.json") {
+			return what + p + ", which a linked .claude directory points to)", true
+		}
+	}
+	return "", false
+}
+
+// agentDirs are the real directories that .claude links of the home directory and of
+// the working directory and its parents point to (computed once per analysis).
+func (a *analyzer) agentDirs() []string {
+	if a.agentDirsDone {
+		return a.agentDirsAre
+	}
+	a.agentDirsDone = true
+	var dirs []string
+	if a.opts.Home != "" {
+		dirs = append(dirs, a.opts.Home)
+	}
+	if cwd := a.opts.Cwd; strings.HasPrefix(cwd, "/") {
+		for d := path.Clean(cwd); ; d = path.Dir(d) {
+			dirs = append(dirs, d)
+			if d == "/" || len(dirs) > 64 {
+				break
+			}
+		}
+	}
+	for _, d := range dirs {
+		link := path.Join(d, ".claude")
+		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if real, _, err := realpath.Resolve(link, realpath.Options{}); err == nil {
+			a.agentDirsAre = append(a.agentDirsAre, real)
+		}
+	}
+	return a.agentDirsAre
 }
