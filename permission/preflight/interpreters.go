@@ -346,8 +346,10 @@ func sedCommands(s string) (cmds []string, flagE bool) {
 			}
 			d := s[i]
 			i++
-			if !skipDelimited(d) || !skipDelimited(d) {
-				return cmds, true
+			for part := 0; part < 2; part++ { // the pattern, then the replacement
+				if !skipDelimited(d) {
+					return cmds, true
+				}
 			}
 			if c == 's' {
 				for i < len(s) && strings.IndexByte("gipIMme0123456789w", s[i]) >= 0 {
