@@ -22,6 +22,8 @@ const env = "AIRLOCK_MEMCHILD"
 // Limits bound the child.
 type Limits struct {
 	// RSS is the most resident memory the child may use; the parent kills it past this.
+	// Under the race detector it is four times as much (its shadow memory), and the Go
+	// heap is still held to RSS.
 	RSS int64
 	// Timeout is how long the child may run; the parent kills it after. It is a ceiling
 	// only runaway work reaches, not a timing assertion.
@@ -40,6 +42,10 @@ func Run(t *testing.T, l Limits) bool {
 		debug.SetMemoryLimit(l.RSS / 2)
 		go watchHeap(l.RSS)
 		return true
+	}
+	rss := l.RSS
+	if Race {
+		rss *= 4
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), env+"="+t.Name(), "GOMEMLIMIT="+strconv.FormatInt(l.RSS/2, 10))
@@ -67,12 +73,12 @@ func Run(t *testing.T, l Limits) bool {
 			<-done
 			t.Fatalf("the child ran past %v (killed):\n%s", l.Timeout, out.String())
 		case <-tick.C:
-			rss := residentBytes(cmd.Process.Pid)
-			peak = max(peak, rss)
-			if rss > l.RSS {
+			now := residentBytes(cmd.Process.Pid)
+			peak = max(peak, now)
+			if now > rss {
 				_ = cmd.Process.Kill()
 				<-done
-				t.Fatalf("the child used %d MiB, past %d MiB (killed):\n%s", rss>>20, l.RSS>>20, out.String())
+				t.Fatalf("the child used %d MiB, past %d MiB (killed):\n%s", now>>20, rss>>20, out.String())
 			}
 		}
 	}
