@@ -74,6 +74,10 @@ var smuggledReads = []string{
 	"cd ../.. && wc --files0-from=.ssh/id_rsa",
 	"date -f /proc/self/cwd/../../.ssh/id_rsa",
 	"wc --files0-from=/proc/self/cwd/../../.netrc",
+	"env -C ~/.ssh cat id_rsa", // a wrapper that changes directory
+	"env --chdir=/home/ana/.ssh cat id_rsa",
+	"sudo -D ~/.aws cat credentials",
+	"env -C ../.. cat .ssh/id_rsa",
 }
 
 // notSmuggled use the same options on files that hold no secret.

@@ -249,9 +249,59 @@ func (a *analyzer) script(src string, s *shellcmd.Script, depth int, top bool) {
 		if a.safe && !safeCommand(c) {
 			a.safe = false
 		}
+		restore := a.wrapperChdir(c)
 		a.command(c, depth)
 		a.opaque(c, depth)
+		restore()
 	}
+}
+
+// wrapperChdir moves the working directory for one command run by a wrapper that
+// changes it (env -C DIR, sudo -D DIR), so that `env -C ~/.ssh cat id_rsa` is seen to
+// read ~/.ssh/id_rsa. It returns what puts the line's directory back.
+func (a *analyzer) wrapperChdir(c shellcmd.Command) func() {
+	dir, found, literal := "", false, true
+	for i, w := range c.WrapperArgs {
+		if i >= len(c.Wrappers) || (c.Wrappers[i] != "env" && c.Wrappers[i] != "sudo") {
+			continue
+		}
+		own := len(w) - len(c.Args)
+		for j := 1; j < own && j < len(w); j++ {
+			v := text(w[j])
+			val, ok := "", false
+			switch {
+			case v == "-C" || v == "--chdir" || c.Wrappers[i] == "sudo" && v == "-D":
+				if j+1 < len(w) {
+					val, ok = text(w[j+1]), true
+					literal = literal && w[j+1].Literal
+				}
+			case strings.HasPrefix(v, "--chdir="):
+				val, ok = strings.TrimPrefix(v, "--chdir="), true
+				literal = literal && w[j].Literal
+			case len(v) > 2 && (strings.HasPrefix(v, "-C") || c.Wrappers[i] == "sudo" && strings.HasPrefix(v, "-D")):
+				val, ok = v[2:], true
+				literal = literal && w[j].Literal
+			}
+			if ok {
+				if !strings.HasPrefix(val, "/") && !strings.HasPrefix(val, "~") && !strings.HasPrefix(val, "$") {
+					if here := a.currentCwd(); here != "" {
+						val = here + "/" + val
+					}
+				}
+				dir, found = val, true
+			}
+		}
+	}
+	if !found {
+		return func() {}
+	}
+	if !literal {
+		a.safe = false
+		a.add(CategoryOpaque, cannotSee+"it runs in a directory only known at run time", c.Source)
+	}
+	saved := a.cwd
+	a.cwd = dir
+	return func() { a.cwd = saved }
 }
 
 // nested parses and classifies a command string run by another command (sh -c at the
