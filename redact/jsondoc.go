@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -69,7 +70,7 @@ func parseJSON(src []byte) (*jsonNode, error) {
 		if err != nil {
 			return err
 		}
-		n.closing = append(c.pre, c.lit...)
+		n.closing = slices.Concat(c.pre, c.lit) // never append into the input
 		return nil
 	}
 	root, err := next()
