@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -83,7 +84,10 @@ type Core struct {
 	digests   digests // the latest dispatch digest and its dismissal (digest.go)
 	vm        *microVM
 	dbLock    *os.File
-	startRow  CoreStart
+	// newJournal: the database and the ops journal's anchor were both created by this
+	// start (a first start, or the way out of a damaged database).
+	newJournal bool
+	startRow   CoreStart
 	// Previous is the start before this one; Clean false means it was killed.
 	Previous *PreviousStart
 
@@ -135,7 +139,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 			c.dbLock.Close()
 		}
 	}()
-	// The journal's anchor belongs to the database: a damaged one is moved aside with it.
+	// The journal's anchor belongs to the database: a damaged one is moved aside with it,
+	// and a journal whose database and anchor are both new starts its own rollback count.
+	c.newJournal = !exists(p.Database) && !exists(ops.AnchorPath(c.opsStateDir()))
 	c.DB, err = openDatabase(ctx, p.Database, c.migrators(), ops.AnchorPath(c.opsStateDir()))
 	if err != nil {
 		return nil, err
@@ -342,4 +348,11 @@ func (c *Core) Close() error {
 	dbErr := closeDatabase(c.DB)
 	c.dbLock.Close()
 	return errors.Join(apiErr, dispatchErr, brokerErr, stopErr, dbErr)
+}
+
+// exists reports whether something may be at path: only "does not exist" says no (a
+// link counts, followed or not).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }

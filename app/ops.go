@@ -69,7 +69,8 @@ func (c *Core) openOps(ctx context.Context) error {
 		DB: c.DB, Runner: runner, Publisher: c.Bus, StateDir: c.opsStateDir(),
 		Keys: ops.StoredKeySource{Store: c.Secrets, IsNotFound: func(e error) bool { return errors.Is(e, secrets.ErrNotFound) }},
 		// Open holds the database's lock: an apply this core does not run is dead.
-		Exclusive: true,
+		Exclusive:  true,
+		NewJournal: c.newJournal,
 	})
 	if err != nil {
 		return err

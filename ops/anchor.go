@@ -258,6 +258,28 @@ func (s *Service) advanceCounter(ctx context.Context, key []byte, heads map[stri
 	return nil
 }
 
+// retireCounter moves the counter of a journal that was set aside with its database and
+// anchor to its retired name (the newest retired one is kept) and clears it, so the new
+// journal starts its own count. Nothing is retired when the counter is empty.
+func (s *Service) retireCounter(ctx context.Context) error {
+	hc, ok := s.keys.(HeadCounter)
+	if !ok {
+		return nil
+	}
+	counterLock <- struct{}{}
+	defer func() { <-counterLock }()
+	v, err := hc.JournalCounter(ctx)
+	if err != nil || v == "" {
+		return err
+	}
+	if err := hc.RetireJournalCounter(ctx, v); err != nil {
+		return err
+	}
+	s.log.Warn("ops: a new database and journal anchor: the earlier journal's rollback counter is retired, kept in the secret store",
+		"name", RetiredCounterName)
+	return nil
+}
+
 // readCounter returns the counter's heads (none when it was never written).
 func (s *Service) readCounter(ctx context.Context, hc HeadCounter, key []byte) (map[string]anchorHead, error) {
 	v, err := hc.JournalCounter(ctx)

@@ -78,7 +78,14 @@ type HeadCounter interface {
 	JournalCounter(ctx context.Context) (string, error)
 	// SetJournalCounter stores it.
 	SetJournalCounter(ctx context.Context, v string) error
+	// RetireJournalCounter keeps v (the counter of a journal set aside with its
+	// database) under the retired name and clears the counter.
+	RetireJournalCounter(ctx context.Context, v string) error
 }
+
+// RetiredCounterName is the secret that keeps the rollback counter of the journal last
+// set aside with its database (the way out of a damaged one), as evidence.
+const RetiredCounterName = JournalCounterName + ".retired"
 
 // JournalCounter implements [HeadCounter].
 func (k StoredKeySource) JournalCounter(ctx context.Context) (string, error) {
@@ -96,6 +103,17 @@ func (k StoredKeySource) JournalCounter(ctx context.Context) (string, error) {
 func (k StoredKeySource) SetJournalCounter(ctx context.Context, v string) error {
 	if err := k.Store.Set(ctx, k.counterName(), v); err != nil {
 		return fmt.Errorf("store the journal counter %s: %w", k.counterName(), err)
+	}
+	return nil
+}
+
+// RetireJournalCounter implements [HeadCounter].
+func (k StoredKeySource) RetireJournalCounter(ctx context.Context, v string) error {
+	if err := k.Store.Set(ctx, k.counterName()+".retired", v); err != nil {
+		return fmt.Errorf("keep the retired journal counter: %w", err)
+	}
+	if err := k.Store.Set(ctx, k.counterName(), ""); err != nil {
+		return fmt.Errorf("clear the journal counter %s: %w", k.counterName(), err)
 	}
 	return nil
 }

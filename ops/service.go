@@ -49,6 +49,12 @@ type Config struct {
 	// another process that reused it), and Recover ends it. Without it, an apply whose
 	// pid is alive is left alone.
 	Exclusive bool
+
+	// NewJournal says the database and its journal anchor were both just created (the
+	// way out of a damaged database moves both aside): a rollback counter left in the
+	// secret store by the journal set aside is retired (kept under [RetiredCounterName]
+	// as evidence) instead of reporting the new journal as rolled back.
+	NewJournal bool
 }
 
 // Service runs the ops flow over one database. It is safe for concurrent use.
@@ -132,6 +138,11 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if _, err := s.Recover(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.NewJournal {
+		if err := s.retireCounter(ctx); err != nil {
+			s.log.Warn("ops: the earlier journal's counter was not retired", "err", err)
+		}
 	}
 	if err := s.adoptHeads(ctx); err != nil {
 		// A keyring that does not answer yet must not keep the ops flow from opening;
