@@ -84,7 +84,8 @@ func (p Policy) hiddenWrite(abs string, followFinal bool) *IsolationDeniedError 
 	}
 	for _, h := range p.Hidden {
 		if within(abs, h) || within(real, h) {
-			return &IsolationDeniedError{Reason: ReasonWrite, Path: describe(abs, real),
+			// ReasonRead: the denial of a hidden path, whatever the access.
+			return &IsolationDeniedError{Reason: ReasonRead, Path: describe(abs, real),
 				Why:  hiddenWhy(h, p.Home) + "; no sandboxed run writes there, and no escalation can give it",
 				Hint: "make this change yourself, outside any sandbox"}
 		}

@@ -261,7 +261,7 @@ func Prepare(in Input) (Plan, error) {
 			// browser and computer use, goals, the clock's sleep, questions to a user
 			// nobody is there to answer, hooks (a repository's included).
 			c("features.view_image", "false"),
-			c("web_search", tomlString("disabled")),
+			{"-c", `web_search="disabled"`}, // Codex's key, not Airlock's tool of that name
 			c("features.image_generation", "false"),
 			c("features.apps", "false"),
 			c("features.browser_use", "false"),
