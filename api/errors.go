@@ -62,6 +62,7 @@ const (
 	CodeNoStream       = "no_stream"        // 500: the server cannot stream
 	CodeUnavailable    = "unavailable"      // 503: the part of the core this needs is not running
 	CodeUnsupported    = "unsupported"      // 501: this machine cannot do it (no micro-VM on this architecture)
+	CodeTooMany        = "too_many"         // 429: this caller has as many requests or connections open as it may
 )
 
 // StatusOf is the HTTP status of a code (500 for an unknown one).
@@ -80,7 +81,7 @@ func StatusOf(code string) int {
 		return http.StatusForbidden
 	case CodeBadToken:
 		return http.StatusForbidden
-	case CodeProofLocked:
+	case CodeProofLocked, CodeTooMany:
 		return http.StatusTooManyRequests
 	case CodeGaveUp:
 		return http.StatusRequestTimeout

@@ -8,13 +8,13 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"time"
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/dispatch/brokerapprovals"
 	"github.com/airlock-app/airlock/internal/realpath"
+	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 	"github.com/airlock-app/airlock/sandbox/egress"
 )
@@ -35,11 +35,26 @@ func (c *Core) askChannel(id api.Context) sandbox.Egress {
 		}
 		mux := localapi.NewMux(apiError)
 		c.askRoutes(mux, id, pid)
-		srv := &http.Server{
-			Handler: mux, ReadHeaderTimeout: 10 * time.Second,
-			// An await in flight ends with the run: its context is the run's.
-			BaseContext: func(net.Listener) context.Context { return ctx },
+		srv := localapi.NewHTTPServer(mux, c.askTimeouts)
+		// An await in flight ends with the run: its context is the run's. All of the
+		// sandbox's requests are one caller's, whose waiting requests the broker caps.
+		caller := fmt.Sprintf("the sandbox %d", pid)
+		if id.Run != "" {
+			caller = fmt.Sprintf("the sandbox of run %s (pid %d)", id.Run, pid)
 		}
+		base := permission.WithCaller(ctx, caller)
+		srv.BaseContext = func(net.Listener) context.Context { return base }
+		ln = localapi.Guard(ln, localapi.Limits{
+			PerCaller: MaxAsksPerSandbox, Reserve: true, Name: "ask-only channel of " + caller,
+			Who: func(string) string { return caller },
+			OnCap: func(_ string, open int) {
+				if b, err := c.broker(); err == nil {
+					b.RecordRefusal(permission.Request{Tool: toolAskConnection, Context: id},
+						fmt.Sprintf("%s opened %d connections to its ask-only channel, the most it may: further ones are refused, "+
+							"without an audit row each, until some close", caller, open))
+				}
+			},
+		})
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -50,6 +65,16 @@ func (c *Core) askChannel(id api.Context) sandbox.Egress {
 		return func() { srv.Close(); <-done }, nil
 	}
 }
+
+// MaxAsksPerSandbox caps the connections one sandbox holds open on its ask-only channel
+// (each await holds one until the person answers); beyond it a connection is refused
+// with the reason. The broker caps its waiting requests lower still
+// (permission.DefaultMaxPendingPerCaller).
+const MaxAsksPerSandbox = 64
+
+// toolAskConnection names, in the audit, a sandbox's connection to its ask-only
+// channel refused at the door.
+const toolAskConnection = "ask_channel_connection"
 
 // askRoutes are the ask-only channel's routes.
 func (c *Core) askRoutes(mux *localapi.Mux, id api.Context, pid int) {
@@ -98,10 +123,7 @@ func tagRequest(req *api.Request, id api.Context, pid int) {
 			cwd = real
 		}
 	}
-	desc := req.Context.Caller.Description
-	if len(desc) > 64 {
-		desc = desc[:64]
-	}
+	desc := api.Label(req.Context.Caller.Description, 32)
 	who := "sandbox of " + id.Caller.Description // airlock exec, an MCP session's bash call
 	if id.Run != "" {
 		who = "sandbox of run " + id.Run

@@ -81,6 +81,9 @@ type Core struct {
 	sandbox sandboxState
 	// egressNet is set by tests only (egress.go).
 	egressNet *egressNet
+	// askTimeouts bound reading a request on a sandbox's ask-only channel (zero: the
+	// defaults; tests shorten them).
+	askTimeouts localapi.Timeouts
 	digests   digests // the latest dispatch digest and its dismissal (digest.go)
 	vm        *microVM
 	dbLock    *os.File
@@ -114,6 +117,12 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		StartedAt: time.Now(), getenv: getenv, flags: opts.Flags, sandboxes: proc.NewSandboxes(), presence: newPresence(),
 		sandbox: sandboxState{done: make(chan struct{})}}
 
+	// Every open request holds a descriptor: the core takes all the system lets it.
+	if n, err := localapi.RaiseFileLimit(); err != nil {
+		slog.Warn("the open-file limit stays as it is", "error", err)
+	} else {
+		slog.Debug("open-file limit", "limit", n, "kept for the person's surfaces", localapi.DescriptorReserve())
+	}
 	c.api, err = localapi.NewServer(ctx, c.apiOptions(ctx))
 	if err != nil {
 		return nil, err

@@ -329,6 +329,7 @@ func (c *Core) egressRoutes() {
 		if caller == "" {
 			caller = "airlock exec"
 		}
+		session, caller = api.Label(session, api.LabelName), api.Label(caller, 32)
 		id := api.Context{Session: session, Cwd: b.Cwd, Workspace: b.Cwd,
 			Caller: api.Caller{PID: peer.PID, Description: caller},
 			Policy: api.PolicySummary{Mode: string(res.Sandbox.Mode), Network: res.Sandbox.Network}}

@@ -61,6 +61,8 @@ func apiError(err error) error {
 	// The permission broker.
 	case errors.Is(err, permission.ErrGrantNotFound):
 		return mk(api.CodeNotFound, "list grants with `airlock grants list`")
+	case errors.Is(err, permission.ErrTooManyPending):
+		return mk(api.CodeTooMany, "wait for the person to answer what is already waiting (`airlock approvals list`), then ask again")
 	case errors.Is(err, permission.ErrNotPending):
 		return mk(api.CodeNotPending, "it was answered or expired; list what waits with `airlock approvals list`")
 	case errors.Is(err, permission.ErrInteractiveOnly):

@@ -189,10 +189,22 @@ func (c *Core) permissionRoutes() {
 	})
 	// Await blocks until the request is decided or the caller hangs up.
 	handle(c, api.PermissionAwait, func(r *http.Request, req api.Request) (api.Decision, error) {
-		if peer, ok := localapi.PeerFrom(r.Context()); ok && peer.PID > 0 {
-			req.Context.Caller.PID = peer.PID
+		ctx := r.Context()
+		if peer, ok := localapi.PeerFrom(ctx); ok {
+			// One client process (every loopback TCP client together), and each session
+			// it serves (an MCP server's), is one caller whose waiting requests the
+			// broker caps.
+			who := "a loopback TCP client"
+			if peer.PID > 0 {
+				req.Context.Caller.PID = peer.PID
+				who = fmt.Sprintf("the process %d", peer.PID)
+			}
+			if s := req.Context.Session; s != "" {
+				who += " in session " + api.Label(s, api.LabelName)
+			}
+			ctx = permission.WithCaller(ctx, who)
 		}
-		return c.awaitRequest(r.Context(), req)
+		return c.awaitRequest(ctx, req)
 	})
 	handle(c, api.ListApprovals, func(r *http.Request, _ api.None) ([]api.PendingRequest, error) {
 		return c.PendingApprovals(APICaller(r, api.Proof{})), nil

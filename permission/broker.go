@@ -66,7 +66,11 @@ type BrokerOptions struct {
 	// the tray, notifications, a terminal watching the approvals). nil: always. A request
 	// with AnswerUnattended is answered at once when it reports false.
 	Attended func() bool
-	Logger   *slog.Logger
+	// MaxPendingPerCaller caps the requests one caller (WithCaller) has waiting for the
+	// person; beyond it Await refuses with ErrTooManyPending. 0: the default
+	// (DefaultMaxPendingPerCaller); negative: no cap.
+	MaxPendingPerCaller int
+	Logger              *slog.Logger
 }
 
 // Broker decides every tool call and waits for the person when the decision is ask.
@@ -92,6 +96,7 @@ type Broker struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingEntry
+	quota   quota
 	closed  bool
 	stop    chan struct{}
 }
@@ -110,8 +115,10 @@ type pendingEntry struct {
 	// place is where an always grant of it applies (alwaysPlace); "" offers none
 	// unless the request names a department.
 	place string
-	done  chan struct{}
-	final Decision
+	// caller holds one of its caller's places (quota) while it waits ("" for none).
+	caller string
+	done   chan struct{}
+	final  Decision
 }
 
 // PendingRequest is a request waiting for a person, as surfaces show it.
@@ -145,6 +152,10 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 	}
 	if b.grace <= 0 {
 		b.grace = 2 * time.Minute
+	}
+	b.quota = quota{max: o.MaxPendingPerCaller, waiting: map[string]int{}, refused: map[string]int{}}
+	if b.quota.max == 0 {
+		b.quota.max = DefaultMaxPendingPerCaller
 	}
 	b.cfg.Store(cfg)
 	b.SetIsolation(o.Isolation)
@@ -217,6 +228,7 @@ func (b *Broker) SetIsolation(iso Isolation) {
 // Check runs the pipeline without hooks, the reviewer or waiting, for `airlock check`:
 // the verdict the request would get under the effective policy, and why.
 func (b *Broker) Check(ctx context.Context, req Request) Evaluation {
+	req.CleanLabels()
 	return b.evaluate(ctx, &req, evalMode{})
 }
 
@@ -229,6 +241,7 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	if req.Tool == "" {
 		return Decision{}, errors.New("permission request without a tool")
 	}
+	req.CleanLabels()
 	if req.ID == "" {
 		req.ID = newID("req")
 	} else if d, ok, err := b.attach(ctx, req); ok || err != nil {
@@ -249,8 +262,12 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 		b.record(req, d)
 		return d, nil
 	}
+	caller := callerFrom(ctx)
+	if d, err := b.reserveFor(caller, req, d); err != nil {
+		return d, err
+	}
 	e := &pendingEntry{req: req, ask: d, created: time.Now().UTC(), waiters: 1, done: make(chan struct{}),
-		place: alwaysPlace(req.Context, b.preflight.Home)}
+		place: alwaysPlace(req.Context, b.preflight.Home), caller: caller}
 	if !jsonEqual(asked, req.Params) {
 		e.asked = asked
 	}
@@ -262,6 +279,7 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 		e.deadline = e.created.Add(timeout)
 	}
 	if err := b.persistPending(ctx, e); err != nil {
+		b.releaseFor(caller)
 		d = denyWith(d, LayerPolicy, "the request could not be recorded, so it is refused: "+err.Error())
 		b.record(req, d)
 		return d, err
@@ -269,11 +287,12 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
+		b.releaseFor(caller)
 		return denyWith(d, LayerPolicy, "Airlock is shutting down"), ErrClosed
 	}
 	b.pending[req.ID] = e
 	b.mu.Unlock()
-	b.publish(TopicRequested, api.PermissionRequested{ID: req.ID, Tool: req.Tool, Summary: redact.String(describe(req)),
+	b.publish(TopicRequested, api.PermissionRequested{ID: req.ID, Tool: req.Tool, Summary: summary(req),
 		Tier: string(e.ask.Tier), InteractiveOnly: e.ask.InteractiveOnly})
 	return b.waitEntry(ctx, e)
 }
@@ -450,6 +469,7 @@ func (b *Broker) complete(e *pendingEntry, d Decision, status string) {
 	delete(b.pending, e.req.ID)
 	e.final = d
 	b.mu.Unlock()
+	b.releaseFor(e.caller)
 	close(e.done)
 	b.record(e.req, d)
 }
@@ -486,7 +506,7 @@ func expiredWith(d Decision, reason string) Decision {
 func (b *Broker) record(req Request, d Decision) {
 	b.audit.add(auditRecord(req, d, time.Now().UTC()))
 	if b.pub != nil {
-		b.pub.Publish(TopicDecided, api.PermissionDecided{ID: req.ID, Summary: redact.String(describe(req)),
+		b.pub.Publish(TopicDecided, api.PermissionDecided{ID: req.ID, Summary: summary(req),
 			Verdict: string(d.Verdict), Tier: string(d.Tier), Layer: string(d.Layer)})
 	}
 }
@@ -542,7 +562,7 @@ func (e *pendingEntry) defaultScope() Scope {
 
 func (e *pendingEntry) view() PendingRequest {
 	p := PendingRequest{
-		ID: e.req.ID, Request: e.req, Summary: redact.String(describe(e.req)), Tier: e.ask.Tier, Kind: e.ask.Kind,
+		ID: e.req.ID, Request: e.req, Summary: summary(e.req), Tier: e.ask.Tier, Kind: e.ask.Kind,
 		InteractiveOnly: e.ask.InteractiveOnly, Reasons: e.ask.Reasons, Scopes: e.scopes(),
 		CreatedAt: e.created, CallerWaiting: e.waiters > 0, Grant: e.ask.Grant,
 	}
@@ -830,6 +850,7 @@ func processAlive(pid int) bool {
 // AfterToolUse records the outcome of a call on its decision's audit row and runs the
 // afterToolUse hooks with it.
 func (b *Broker) AfterToolUse(ctx context.Context, req Request, d Decision, out Outcome) {
+	req.CleanLabels()
 	b.recordOutcome(ctx, req, d, out)
 	runAfterHooks(ctx, b.log, b.cfg.Load().eff.AfterHooks, req, d, out)
 }

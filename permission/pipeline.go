@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 	"github.com/airlock-app/airlock/permission/preflight"
+	"github.com/airlock-app/airlock/redact"
 	"github.com/airlock-app/airlock/sandbox"
 )
 
@@ -368,11 +369,20 @@ func taskApproves(req *Request) bool {
 
 // describe renders a request in one line for events and logs.
 func describe(req Request) string {
-	s := req.Subject()
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	return strings.TrimSpace(req.Tool + " " + req.Subject())
+}
+
+// summary is a request's one line in a list, a popup's title or a notification: what
+// describe says, credentials redacted, made a bounded single line (api.Label). The
+// command itself stays exact in the request's parameters.
+func summary(req Request) string {
+	s := describe(req)
+	if len(s) > 16*api.LabelSummary {
+		// Redaction need not read past what the label shows; a secret cut here lies
+		// beyond the label's end.
+		s = strings.ToValidUTF8(s[:16*api.LabelSummary], "")
 	}
-	return strings.TrimSpace(req.Tool + " " + s)
+	return api.Label(redact.String(s), api.LabelSummary)
 }
 
 var _ = json.Valid

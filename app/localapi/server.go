@@ -33,7 +33,14 @@ type Options struct {
 	// MapError turns a handler's error into an *api.Error (the core's one mapper); an
 	// error it leaves unmapped is a 500.
 	MapError func(error) error
+	// Timeouts bound reading a request (zero: the defaults).
+	Timeouts Timeouts
 }
+
+// MaxConnsPerClient caps the connections one process holds open on the unix socket,
+// and all loopback TCP clients together: far above what the CLI, a hook or an MCP
+// server holds, far below the core's file limit.
+const MaxConnsPerClient = 256
 
 // Server is the local API.
 type Server struct {
@@ -99,15 +106,12 @@ func (s *Server) Serve() error {
 	if err != nil {
 		return err
 	}
-	s.http = &http.Server{
-		Handler:           s.guard(s.mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			if pc, ok := c.(*peerConn); ok {
-				return context.WithValue(ctx, peerKey{}, pc.peer)
-			}
-			return context.WithValue(ctx, peerKey{}, Peer{})
-		},
+	s.http = NewHTTPServer(s.guard(s.mux), s.opts.Timeouts)
+	s.http.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if pc, ok := unwrapConn(c).(*peerConn); ok {
+			return context.WithValue(ctx, peerKey{}, pc.peer)
+		}
+		return context.WithValue(ctx, peerKey{}, Peer{})
 	}
 	if s.opts.TCPAddress != "" {
 		tl, err := ListenLoopback(s.opts.TCPAddress)
@@ -116,6 +120,8 @@ func (s *Server) Serve() error {
 			return err
 		}
 		s.tcp = tl
+		tl = Guard(tl, Limits{PerCaller: MaxConnsPerClient, Name: "local API (loopback TCP)",
+			Who: func(string) string { return "loopback TCP, all its clients together," }})
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -127,7 +133,9 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := s.http.Serve(&uidListener{UnixListener: ul}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		l := Guard(&uidListener{UnixListener: ul}, Limits{PerCaller: MaxConnsPerClient, Name: "local API (unix socket)",
+			Who: func(c string) string { return "the process with " + c }})
+		if err := s.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("local API (unix)", "error", err)
 		}
 	}()
