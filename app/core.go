@@ -84,9 +84,9 @@ type Core struct {
 	// askTimeouts bound reading a request on a sandbox's ask-only channel (zero: the
 	// defaults; tests shorten them).
 	askTimeouts localapi.Timeouts
-	digests   digests // the latest dispatch digest and its dismissal (digest.go)
-	vm        *microVM
-	dbLock    *os.File
+	digests     digests // the latest dispatch digest and its dismissal (digest.go)
+	vm          *microVM
+	dbLock      *os.File
 	// newJournal: the database and the ops journal's anchor were both created by this
 	// start (a first start, or the way out of a damaged database).
 	newJournal bool
