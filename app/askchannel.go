@@ -45,7 +45,7 @@ func (c *Core) askChannel(id api.Context) sandbox.Egress {
 		base := permission.WithCaller(ctx, caller)
 		srv.BaseContext = func(net.Listener) context.Context { return base }
 		ln = localapi.Guard(ln, localapi.Limits{
-			PerCaller: MaxAsksPerSandbox, Reserve: true, Name: "ask-only channel of " + caller,
+			PerCaller: MaxAsksPerSandbox, Reserve: true, OneCaller: true, Name: "ask-only channel of " + caller,
 			Who: func(string) string { return caller },
 			OnCap: func(_ string, open int) {
 				if b, err := c.broker(); err == nil {

@@ -38,7 +38,7 @@ type quota struct {
 	waiting map[string]int
 	// refused holds the callers at their cap: how many requests were refused since they
 	// reached it. The first refusal is audited, the rest only counted, and the count is
-	// logged when the caller is below its cap again.
+	// logged when the caller is down to half its cap.
 	refused map[string]int
 }
 
@@ -58,7 +58,7 @@ func (q *quota) reserve(caller string) (ok, first bool) {
 }
 
 // release gives a place back (under b.mu); refused is how many requests were refused
-// while the caller was at its cap, when it has just come below it (else 0).
+// while the caller was at its cap, when it has just come down to half of it (else 0).
 func (q *quota) release(caller string) (refused int) {
 	if caller == "" || q.max <= 0 {
 		return 0
@@ -66,7 +66,9 @@ func (q *quota) release(caller string) (refused int) {
 	if q.waiting[caller]--; q.waiting[caller] <= 0 {
 		delete(q.waiting, caller)
 	}
-	if n, at := q.refused[caller]; at {
+	// The episode ends well below the cap, so a caller hovering at it is audited and
+	// logged once, not each time one of its requests is answered.
+	if n, at := q.refused[caller]; at && q.waiting[caller] <= q.max/2 {
 		delete(q.refused, caller)
 		return n
 	}
@@ -88,7 +90,7 @@ func (b *Broker) reserveFor(caller string, req Request, d Decision) (Decision, e
 	if first {
 		b.log.Warn("permission: a caller reached its cap of requests waiting for the person; refusing more (audited once, logged again with the count)",
 			"caller", caller, "cap", b.quota.max)
-		d.Reasons = append(d.Reasons, "further requests are refused without an audit row each until one of its requests is answered")
+		d.Reasons = append(d.Reasons, "further requests are refused without an audit row each until half of its requests are answered")
 		b.record(req, d)
 	}
 	return d, fmt.Errorf("%s: %w", reason, ErrTooManyPending)
@@ -103,7 +105,7 @@ func (b *Broker) releaseFor(caller string) {
 	refused := b.quota.release(caller)
 	b.mu.Unlock()
 	if refused > 0 {
-		b.log.Warn("permission: a caller is below its cap of requests waiting for the person again",
+		b.log.Warn("permission: a caller is well below its cap of requests waiting for the person again",
 			"caller", caller, "cap", b.quota.max, "refused", refused)
 	}
 }

@@ -97,10 +97,15 @@ type Limits struct {
 	// reserve (FreeDescriptors): a sandbox's channel stops before the person's socket
 	// does. Connections wait in the kernel's queue meanwhile.
 	Reserve bool
+	// OneCaller says the listener is one caller's alone (a sandbox's channel): a
+	// refusal is then written before the next connection is accepted, so a flood is
+	// slowed to the pace its own refusals are read, and no one else waits for it.
+	OneCaller bool
 	// Name is the listener in the log ("ask-only channel of run 12").
 	Name string
 	// OnCap is called once each time a caller reaches its cap (not for each refusal
-	// that follows while it stays there): the core audits it.
+	// that follows while it stays near it, until it is down to half): the core audits
+	// it.
 	OnCap func(caller string, open int)
 }
 
@@ -119,7 +124,7 @@ func Guard(l net.Listener, lim Limits) net.Listener {
 		lim.Name = "local API"
 	}
 	return &guarded{Listener: l, lim: lim, open: map[string]int{}, refused: map[string]int{},
-		refusers: make(chan struct{}, 8), done: make(chan struct{})}
+		refusers: make(chan struct{}, 32), done: make(chan struct{})}
 }
 
 type guarded struct {
@@ -249,16 +254,23 @@ func (g *guarded) release(caller string) {
 	if g.open[caller] <= 0 {
 		delete(g.open, caller)
 	}
-	if n, at := g.refused[caller]; at && g.open[caller] < g.lim.PerCaller {
+	// The episode ends well below the cap, so a caller hovering at it is logged and
+	// audited once, not each time one of its connections closes.
+	if n, at := g.refused[caller]; at && g.open[caller] <= g.lim.PerCaller/2 {
 		delete(g.refused, caller)
-		slog.Warn(g.lim.Name+": a caller is below its cap of open connections again", "caller", g.lim.Who(caller), "refused", n)
+		slog.Warn(g.lim.Name+": a caller is well below its cap of open connections again", "caller", g.lim.Who(caller), "refused", n)
 	}
 }
 
 // refuse answers a connection beyond its caller's cap with 429 and the reason. It
 // reads the request head first (briefly), so the caller sees the answer rather than a
-// reset; when too many refusals are being written already, it just closes.
+// reset. A listener of one caller writes it at once; another hands it to one of a few
+// goroutines, or, when they are all busy, just closes the connection.
 func (g *guarded) refuse(c net.Conn, caller string) {
+	if g.lim.OneCaller {
+		g.writeRefusal(c, caller)
+		return
+	}
 	select {
 	case g.refusers <- struct{}{}:
 	default:
@@ -267,6 +279,12 @@ func (g *guarded) refuse(c net.Conn, caller string) {
 	}
 	go func() {
 		defer func() { <-g.refusers }()
+		g.writeRefusal(c, caller)
+	}()
+}
+
+func (g *guarded) writeRefusal(c net.Conn, caller string) {
+	{
 		defer c.Close()
 		_ = c.SetDeadline(time.Now().Add(time.Second))
 		br := bufio.NewReader(io.LimitReader(c, 16<<10))
@@ -284,7 +302,7 @@ func (g *guarded) refuse(c net.Conn, caller string) {
 			_ = cw.CloseWrite()
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
-	}()
+	}
 }
 
 // guardedConn gives its caller's slot back when it closes.
