@@ -36,7 +36,7 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 host, port = os.environ["AIRLOCK_ASK_SOCKET"].rsplit(":", 1)
 inflight, total = int(sys.argv[1]), int(sys.argv[2])
-body = json.dumps({"tool": "bash", "params": {"command": "rm -rf build"}, "context": {"caller": {"description": "flood"}}}).encode()
+body = json.dumps({"tool": "bash", "params": {"command": "rm -rf build\n#\u202e ok"}, "context": {"caller": {"description": "flood\nAPPROVED \u202e" + "x" * 5000}}}).encode()
 req = ("POST /v1/permission/await HTTP/1.1\r\nHost: ask\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)).encode() + body
 sel = selectors.DefaultSelector()
 stats = {"opened": 0, "200": 0, "429": 0, "other": 0, "reset": 0, "connect_failed": 0}
@@ -96,7 +96,8 @@ print("flood", json.dumps(stats), flush=True)
 // person's list and answer complete promptly; the sandbox gets at most its cap of
 // waiting requests and its connections beyond the cap are refused with the reason; the
 // core's descriptors and memory stay bounded; the refusals are audited once and logged
-// once with a count, not once per connection.
+// once with a count, not once per connection. The newlines and bidi override the
+// sandbox puts in its label and command reach the person's list as escapes.
 func TestAskFloodFromOneSandbox(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
 		t.Skip("bubblewrap not installed")
@@ -182,6 +183,13 @@ func TestAskFloodFromOneSandbox(t *testing.T) {
 		for _, p := range ps {
 			if p.Request.Context.Session == "person-test" {
 				theirs = p.ID
+			}
+			// What the sandbox put in its labels shows on one line, bounded; its command
+			// stays exact in the parameters.
+			if p.Request.Context.Run == runID && (strings.ContainsAny(p.Summary+p.Request.Context.Caller.Description, "\n\u202e") ||
+				len(p.Request.Context.Caller.Description) > 4*api.LabelDescription || !strings.Contains(string(p.Request.Params), `build\n#\u202e ok`)) {
+				t.Errorf("a sandbox's label reaches the person as it wrote it: %q, %q; params %s", p.Summary, p.Request.Context.Caller.Description, p.Request.Params)
+				break
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
