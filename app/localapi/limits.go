@@ -67,9 +67,10 @@ func bodyDeadline(next http.Handler, d time.Duration) http.Handler {
 	})
 }
 
-// deadlineBody clears the body's read deadline once the body ends (or fails): a
-// deadline also applies to the read in flight, so the server's background read that
-// watches for the caller hanging up starts without one.
+// deadlineBody clears the body's read deadline once the body has ended: a deadline
+// also applies to the read in flight, so the server's background read that watches for
+// the caller hanging up starts without one. A body that fails (the deadline passed)
+// keeps it, so the server's draining of the rest fails at once too.
 type deadlineBody struct {
 	io.ReadCloser
 	once  sync.Once
@@ -78,7 +79,7 @@ type deadlineBody struct {
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil {
+	if errors.Is(err, io.EOF) {
 		b.once.Do(b.clear)
 	}
 	return n, err
