@@ -42,7 +42,7 @@ func (c *Core) askChannel(id api.Context) sandbox.Egress {
 		if id.Run != "" {
 			caller = fmt.Sprintf("the sandbox of run %s (pid %d)", id.Run, pid)
 		}
-		base := permission.WithCaller(ctx, caller)
+		base := permission.WithGate(permission.WithCaller(ctx, caller), make(chan struct{}, askDecidersPerSandbox))
 		srv.BaseContext = func(net.Listener) context.Context { return base }
 		ln = localapi.Guard(ln, localapi.Limits{
 			PerCaller: MaxAsksPerSandbox, Reserve: true, OneCaller: true, Name: "ask-only channel of " + caller,
@@ -71,6 +71,10 @@ func (c *Core) askChannel(id api.Context) sandbox.Egress {
 // with the reason. The broker caps its waiting requests lower still
 // (permission.DefaultMaxPendingPerCaller).
 const MaxAsksPerSandbox = 64
+
+// askDecidersPerSandbox is how many of one sandbox's requests are decided at once (the
+// classifier's CPU): the rest of its open asks wait their turn, not the person's.
+const askDecidersPerSandbox = 4
 
 // toolAskConnection names, in the audit, a sandbox's connection to its ask-only
 // channel refused at the door.

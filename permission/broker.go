@@ -229,6 +229,12 @@ func (b *Broker) SetIsolation(iso Isolation) {
 // the verdict the request would get under the effective policy, and why.
 func (b *Broker) Check(ctx context.Context, req Request) Evaluation {
 	req.CleanLabels()
+	leave, err := enterGate(ctx)
+	if err != nil {
+		ev := Evaluation{Decision: Decision{Verdict: Deny, Layer: LayerPolicy, Reasons: []string{"the caller stopped waiting"}}}
+		return ev
+	}
+	defer leave()
 	return b.evaluate(ctx, &req, evalMode{})
 }
 
@@ -248,7 +254,12 @@ func (b *Broker) Await(ctx context.Context, req Request) (Decision, error) {
 		return d, err
 	}
 	asked := req.Params
+	leave, err := enterGate(ctx)
+	if err != nil {
+		return Decision{}, err
+	}
 	ev := b.evaluate(ctx, &req, evalMode{hooks: true, reviewer: true})
+	leave()
 	d := ev.Decision
 	d.RequestID = req.ID
 	if d.Verdict != Ask {

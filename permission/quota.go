@@ -119,3 +119,26 @@ func (b *Broker) RecordRefusal(req Request, reason string) {
 	}
 	b.record(req, Decision{RequestID: req.ID, Verdict: Deny, Layer: LayerPolicy, Reasons: []string{reason}})
 }
+
+type gateKey struct{}
+
+// WithGate bounds how many of one caller's requests are being decided at once to the
+// capacity of gate: a flood of them then takes a few goroutines' share of the CPU from
+// everyone else, not one per request. Waiting for the person does not hold it.
+func WithGate(ctx context.Context, gate chan struct{}) context.Context {
+	return context.WithValue(ctx, gateKey{}, gate)
+}
+
+// enterGate waits for ctx's gate (WithGate); leave gives the place back.
+func enterGate(ctx context.Context) (leave func(), err error) {
+	gate, _ := ctx.Value(gateKey{}).(chan struct{})
+	if gate == nil {
+		return func() {}, nil
+	}
+	select {
+	case gate <- struct{}{}:
+		return func() { <-gate }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
