@@ -166,7 +166,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 }
 
 // createTask creates a task in c's dispatch, failing the test if it cannot.
-func createTask(t *testing.T, c *Core, spec dispatch.TaskSpec) dispatch.Task {
+func createTask(t testing.TB, c *Core, spec dispatch.TaskSpec) dispatch.Task {
 	t.Helper()
 	tk, err := c.Dispatch.CreateTask(context.Background(), spec)
 	if err != nil {

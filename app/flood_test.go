@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net/http"
@@ -99,19 +100,8 @@ print("flood", json.dumps(stats), flush=True)
 // once with a count, not once per connection. The newlines and bidi override the
 // sandbox puts in its label and command reach the person's list as escapes.
 func TestAskFloodFromOneSandbox(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
-		t.Skip("bubblewrap not installed")
-	}
-	logs := captureLogs(t)
-	c, hc := runCoreAt(t, vartmp.Dir(t, "airlock-flood-"))
-	ctx := context.Background()
-	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
-	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
 	const total = 20000
-	// As many at once as its file limit allows (the core's is the same).
-	inflight := min(19000, fileLimit(t)-500)
-	tk := createTask(t, c, dispatch.TaskSpec{Name: "flood", Cwd: repo,
-		Argv: []string{"python3", "-c", askFlood, strconv.Itoa(inflight), strconv.Itoa(total)}})
+	logs := captureLogs(t)
 	fds0, rss0 := openFDs(), rssBytes()
 	var maxFDs, maxRSS atomic.Int64
 	stopSampling := make(chan struct{})
@@ -128,30 +118,10 @@ func TestAskFloodFromOneSandbox(t *testing.T) {
 			}
 		}
 	}()
-	r, err := c.Dispatch.RunNow(ctx, tk.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, "the flood to start", 2*time.Minute, func() bool {
-		if got, _ := c.Dispatch.Run(ctx, r.ID); dispatch.Finished(got.Status) {
-			out, _ := os.ReadFile(got.LogPath)
-			t.Fatalf("the flood's run ended before it began: %s (%s)\n%s", got.Status, got.Reason, out)
-		}
-		_, err := os.Stat(filepath.Join(repo, "ready"))
-		return err == nil
-	})
-	runID := strconv.FormatUint(uint64(r.ID), 10)
-	fromRun := func(ps []api.PendingRequest) (n int) {
-		for _, p := range ps {
-			if p.Request.Context.Run == runID {
-				n++
-			}
-		}
-		return n
-	}
-	waitUntil(t, "the sandbox's asks to wait for the person", time.Minute, func() bool {
-		return fromRun(c.Broker.Pending()) >= permission.DefaultMaxPendingPerCaller
-	})
+	f := startAskFlood(t, total)
+	c, hc, repo, runID := f.c, f.hc, f.repo, f.runID
+	ctx := context.Background()
+	fromRun := f.fromRun
 
 	// Another caller (an API client over the socket) asks; the person lists and answers it.
 	awaited := make(chan time.Time, 1)
@@ -215,12 +185,9 @@ func TestAskFloodFromOneSandbox(t *testing.T) {
 		t.Errorf("the flood delayed the person: slowest list %v, answer %v, delivered after %v", slow, answered, delivered)
 	}
 
-	os.WriteFile(filepath.Join(repo, "stop"), []byte("stop\n"), 0o644)
-	var got dispatch.Run
-	waitUntil(t, "the flood's run to finish", 4*time.Minute, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+	out := f.stop()
 	close(stopSampling)
 	<-sampled
-	out, _ := os.ReadFile(got.LogPath)
 	t.Logf("flood output:\n%s", out)
 	t.Logf("the core's descriptors: %d before, at most %d during; its RSS: %d MiB before, at most %d MiB during",
 		fds0, maxFDs.Load(), rss0>>20, maxRSS.Load()>>20)
@@ -270,6 +237,82 @@ func TestAskFloodFromOneSandbox(t *testing.T) {
 	}
 }
 
+// askFloodRun is a scheduled run flooding its sandbox's ask-only channel (askFlood).
+type askFloodRun struct {
+	c     *Core
+	hc    *http.Client
+	repo  string
+	runID string
+	stop  func() string // ends the flood and returns the run's log
+}
+
+// fromRun counts the requests of ps that the flooding run raised.
+func (f askFloodRun) fromRun(ps []api.PendingRequest) (n int) {
+	for _, p := range ps {
+		if p.Request.Context.Run == f.runID {
+			n++
+		}
+	}
+	return n
+}
+
+// startAskFlood starts a core and a run whose sandbox opens total asks on its channel,
+// as many at once as its file limit allows, and returns once the first wave is open
+// and the sandbox has its cap of requests waiting for the person.
+func startAskFlood(tb testing.TB, total int) askFloodRun {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		tb.Skip("bubblewrap not installed")
+	}
+	c, hc := runCoreAt(tb, vartmp.Dir(tb, "airlock-flood-"))
+	ctx := context.Background()
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
+	// The core's file limit is the same as the sandbox's.
+	inflight := min(19000, fileLimit(tb)-500)
+	tk := createTask(tb, c, dispatch.TaskSpec{Name: "flood", Cwd: repo,
+		Argv: []string{"python3", "-c", askFlood, strconv.Itoa(inflight), strconv.Itoa(total)}})
+	r, err := c.Dispatch.RunNow(ctx, tk.Name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	waitUntil(tb, "the flood to start", 2*time.Minute, func() bool {
+		if got, _ := c.Dispatch.Run(ctx, r.ID); dispatch.Finished(got.Status) {
+			out, _ := os.ReadFile(got.LogPath)
+			tb.Fatalf("the flood's run ended before it began: %s (%s)\n%s", got.Status, got.Reason, out)
+		}
+		_, err := os.Stat(filepath.Join(repo, "ready"))
+		return err == nil
+	})
+	f := askFloodRun{c: c, hc: hc, repo: repo, runID: strconv.FormatUint(uint64(r.ID), 10)}
+	waitUntil(tb, "the sandbox's asks to wait for the person", time.Minute, func() bool {
+		return f.fromRun(c.Broker.Pending()) >= permission.DefaultMaxPendingPerCaller
+	})
+	f.stop = func() string {
+		os.WriteFile(filepath.Join(repo, "stop"), []byte("stop\n"), 0o644)
+		var got dispatch.Run
+		waitUntil(tb, "the flood's run to finish", 4*time.Minute, func() bool { got, _ = c.Dispatch.Run(ctx, r.ID); return dispatch.Finished(got.Status) })
+		out, _ := os.ReadFile(got.LogPath)
+		return string(out)
+	}
+	return f
+}
+
+// BenchmarkApprovalsListDuringAskFlood: the person's list of approvals over the socket
+// (`airlock approvals list`) while one sandbox holds thousands of asks open on its
+// ask-only channel.
+func BenchmarkApprovalsListDuringAskFlood(b *testing.B) {
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f := startAskFlood(b, 20000)
+	defer f.stop()
+	var ps []api.PendingRequest
+	for b.Loop() {
+		if err := getJSON(f.hc, "/v1/approvals", &ps); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // captureLogs tees slog's and the log package's output (net/http logs accept errors
 // there) for the test; the returned function reads what was written so far.
 func captureLogs(t *testing.T) func() string {
@@ -288,7 +331,7 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-func fileLimit(t *testing.T) int {
+func fileLimit(t testing.TB) int {
 	b, err := os.ReadFile("/proc/self/limits")
 	if err != nil {
 		t.Skip("no /proc/self/limits")

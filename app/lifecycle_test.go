@@ -26,13 +26,13 @@ import (
 // AIRLOCK_HOME, with a workspace ~/Airlock/work), waits until its API answers, and
 // returns it with a stop that ends it as a quit does (the next lifeCore on base is the
 // next start).
-func lifeCore(t *testing.T, base string) (*Core, func()) {
+func lifeCore(t testing.TB, base string) (*Core, func()) {
 	t.Helper()
 	return lifeCoreEnv(t, base, nil)
 }
 
 // lifeCoreEnv is lifeCore with extra variables in the core's environment.
-func lifeCoreEnv(t *testing.T, base string, extra map[string]string) (*Core, func()) {
+func lifeCoreEnv(t testing.TB, base string, extra map[string]string) (*Core, func()) {
 	t.Helper()
 	env := map[string]string{"HOME": filepath.Join(base, "home"), "XDG_RUNTIME_DIR": filepath.Join(base, "run"), "AIRLOCK_HOME": filepath.Join(base, "airlock")}
 	for k, v := range extra {

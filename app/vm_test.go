@@ -112,7 +112,7 @@ func runCore(t *testing.T) (*Core, *http.Client) {
 }
 
 // runCoreAt is runCore with its files under base.
-func runCoreAt(t *testing.T, base string) (*Core, *http.Client) {
+func runCoreAt(t testing.TB, base string) (*Core, *http.Client) {
 	t.Helper()
 	c, _ := lifeCore(t, base)
 	return c, coreClient(c)
@@ -333,7 +333,7 @@ func TestInstalledMicroVMTakesTheWaitingAutoRun(t *testing.T) {
 	})
 }
 
-func waitUntil(t *testing.T, what string, limit time.Duration, ok func() bool) {
+func waitUntil(t testing.TB, what string, limit time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !ok() {
