@@ -143,6 +143,16 @@ func networkDomainRequest(base permission.Request, r egress.Request) permission.
 func (c *Core) askDomain(ctx context.Context, base permission.Request, r egress.Request, log io.Writer) (egress.Verdict, error) {
 	req := networkDomainRequest(base, r)
 	dest := net.JoinHostPort(r.Domain, strconv.Itoa(r.Port))
+	// One sandbox's questions about destinations are one caller's, whose waiting
+	// requests the broker caps: a flood of new names asks the person only so often.
+	asker := "the network of the sandbox of " + base.Context.Caller.Description
+	switch {
+	case base.Context.Run != "":
+		asker = "the network of the sandbox of run " + base.Context.Run
+	case base.Context.Session != "":
+		asker = "the network of the sandbox of session " + base.Context.Session
+	}
+	ctx = permission.WithCaller(ctx, asker)
 	d, err := c.awaitForRun(ctx, req, "domain", func(id string) string {
 		return fmt.Sprintf("waiting for you: may it connect to %s? (network_domain request %s)", dest, id)
 	})
