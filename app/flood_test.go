@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/internal/vartmp"
 	"github.com/airlock-app/airlock/permission"
@@ -396,4 +397,93 @@ func doJSON(hc *http.Client, req *http.Request, out any) error {
 		return fmt.Errorf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, e.Message)
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// askTrickle runs inside a sandbox: it trickles a request's headers, then another's
+// body, one byte a second to the ask-only channel, and prints how long the channel let
+// each run; meanwhile an await of an rm -rf waits for the person longer than either
+// timeout and prints the verdict it got.
+const askTrickle = `
+import json, os, socket, threading, time, urllib.request
+host, port = os.environ["AIRLOCK_ASK_SOCKET"].rsplit(":", 1)
+body = json.dumps({"tool": "bash", "params": {"command": "rm -rf build"}}).encode()
+head = ("POST /v1/permission/await HTTP/1.1\r\nHost: ask\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)).encode()
+def trickle(name, sent, trickled):
+    s = socket.create_connection((host, int(port)))
+    s.settimeout(1)
+    t0 = time.time()
+    s.sendall(sent)
+    for i in range(len(trickled)):
+        try:
+            s.send(trickled[i:i+1])
+            if s.recv(1) == b"":
+                break
+            break  # the server answered (400): it is about to close
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+    else:
+        pass
+    print("trickle", name, "%.1f" % (time.time() - t0), flush=True)
+def await_one():
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    req = urllib.request.Request("http://" + host + ":" + port + "/v1/permission/await", data=body, method="POST", headers={"Content-Type": "application/json"})
+    with opener.open(req, timeout=120) as r:
+        print("await", r.status, json.loads(r.read()).get("verdict"), flush=True)
+a = threading.Thread(target=await_one)
+a.start()
+trickle("headers", b"", head + body)
+trickle("body", head, body)
+a.join()
+`
+
+// TestAskChannelCutsSlowRequests: inside a real run's sandbox, a request trickled one
+// byte a second to the ask-only channel, headers or body, is cut once the read timeout
+// passes (2 s here), while an await that waits for the person longer than both gets the
+// person's answer.
+func TestAskChannelCutsSlowRequests(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		t.Skip("bubblewrap not installed")
+	}
+	c, _ := runCoreAt(t, vartmp.Dir(t, "airlock-trickle-"))
+	c.askTimeouts = localapi.Timeouts{Header: 2 * time.Second, Body: 2 * time.Second}
+	repo := filepath.Join(c.getenv("HOME"), "Airlock", "repo")
+	os.MkdirAll(filepath.Join(repo, "build"), 0o755)
+	tk := createTask(t, c, dispatch.TaskSpec{Name: "trickle", Cwd: repo, Argv: []string{"python3", "-c", askTrickle}})
+	go func() {
+		// The person answers after both timeouts have passed.
+		var p []permission.PendingRequest
+		for deadline := time.Now().Add(time.Minute); len(p) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			p = c.Broker.Pending()
+		}
+		if len(p) == 0 {
+			t.Error("the await never waited for the person")
+			return
+		}
+		time.Sleep(5 * time.Second)
+		if _, err := c.Broker.Answer(context.Background(), p[0].ID, permission.Answer{Allow: false, By: permission.ByWindow, Interactive: true}); err != nil {
+			t.Errorf("answer: %v", err)
+		}
+	}()
+	got, out := runTask(t, c, tk.Name)
+	t.Logf("run log:\n%s", out)
+	if got.Status != dispatch.StatusSucceeded {
+		t.Fatalf("run %s (%s)", got.Status, got.Reason)
+	}
+	for _, what := range []string{"headers", "body"} {
+		_, rest, ok := strings.Cut(out, "trickle "+what+" ")
+		secs, err := strconv.ParseFloat(strings.Fields(rest + " x")[0], 64)
+		if !ok || err != nil {
+			t.Errorf("the probe did not say how long its trickled %s lasted", what)
+			continue
+		}
+		// Trickled to its end it would last over 60 s.
+		if secs > 20 {
+			t.Errorf("the channel kept a request trickling its %s for %.1f s", what, secs)
+		}
+	}
+	if !strings.Contains(out, "await 200 deny") {
+		t.Error("the await that outlived the read timeouts did not get the person's answer")
+	}
 }
