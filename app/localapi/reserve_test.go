@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestSandboxChannelsKeepAReserve(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSandboxChannelsKeepAReserve$")
 	cmd.Env = append(os.Environ(), reserveChild+"="+dir)
 	stdout, _ := cmd.StdoutPipe()
-	var logs strings.Builder
+	var logs lockedBuilder
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -103,6 +104,24 @@ func TestSandboxChannelsKeepAReserve(t *testing.T) {
 	if !strings.Contains(logs.String(), "not accepting while the core is short of file descriptors") {
 		t.Errorf("the server did not say the channel paused:\n%s", logs.String())
 	}
+}
+
+// lockedBuilder is a strings.Builder that the child's stderr writes while the test reads.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // helperReserveServer is the server process of TestSandboxChannelsKeepAReserve.
