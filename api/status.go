@@ -73,7 +73,32 @@ type ConfigView struct {
 	// Warnings are red lines of the configuration in words: a shell tool set to P0 in
 	// [permission.tiers] (every command it runs runs without asking).
 	Warnings []string `json:"warnings,omitempty"`
+	// Pending is a change of config.toml that loosens the answer path and waits for the
+	// person to confirm it (its keys keep their values in force until then).
+	Pending *ConfigPending `json:"pending,omitempty"`
 }
+
+// ConfigPending is a reloaded config.toml whose looser keys wait for the person.
+type ConfigPending struct {
+	// Keys are the keys it loosens (approvals.terminal_proof, approval_policy, …).
+	Keys []string `json:"keys"`
+	// Digest is the SHA-256 of the file as read: a confirmation names it, so what the
+	// person saw is what takes effect.
+	Digest string    `json:"digest"`
+	Since  time.Time `json:"since"`
+	// Message says what waits and the ways to confirm it.
+	Message string `json:"message"`
+}
+
+// ConfigConfirmIn confirms the waiting change of config.toml (Digest "": whatever
+// waits now), with the proof of a person.
+type ConfigConfirmIn struct {
+	Digest string `json:"digest,omitempty"`
+	Proof
+}
+
+// ConfirmConfig takes the waiting looser config.toml into force.
+var ConfirmConfig = route[ConfigConfirmIn, ConfigView]("POST", "/v1/config/confirm")
 
 // KeyringView says which secret store is in use and whether it answers.
 type KeyringView struct {

@@ -185,8 +185,15 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 // while Airlock was closed still starts with the person's settings, not the defaults.
 func (c *Core) lastGoodPath() string { return filepath.Join(c.Paths.DataDir, "config.last-good.toml") }
 
+// baselinePath keeps the configuration in force between starts: what config.toml
+// loosens against it waits for the person (config.Guard).
+func (c *Core) baselinePath() string { return filepath.Join(c.Paths.DataDir, "config.in-force.json") }
+
 func (c *Core) openConfig() error {
-	store, err := config.Open(c.Paths.ConfigFile, c.onConfigChange)
+	// A new installation (no database yet) takes the file as the person wrote it.
+	_, dbErr := os.Stat(c.Paths.Database)
+	guard := config.Guard{Baseline: c.baselinePath(), FirstStart: errors.Is(dbErr, os.ErrNotExist)}
+	store, err := config.OpenGuarded(c.Paths.ConfigFile, guard, c.onConfigChange)
 	if err == nil {
 		c.Config = store
 		c.saveLastGood()
@@ -202,7 +209,7 @@ func (c *Core) openConfig() error {
 		return fmt.Errorf("%w\nfix the file and start again (no earlier good configuration is known, and Airlock will not silently use the defaults)", err)
 	}
 	slog.Error("config.toml is broken; starting with the last good configuration", "error", err, "copy", c.lastGoodPath())
-	store, _ = config.OpenWith(c.Paths.ConfigFile, fallback.State().File, broken, c.onConfigChange)
+	store, _ = config.OpenWith(c.Paths.ConfigFile, fallback.State().File, broken, c.onConfigChange, &guard)
 	c.Config = store
 	c.startupErr = broken
 	return nil
@@ -224,6 +231,9 @@ func (c *Core) saveLastGood() {
 }
 
 func (c *Core) onConfigChange(st config.State) {
+	if c.presence != nil {
+		c.presence.forget()
+	}
 	if st.Error == nil {
 		c.saveLastGood()
 		if c.Departments != nil {

@@ -40,10 +40,17 @@ var (
 	errProofLocked = errors.New("too many wrong passwords in a row")
 	// errNoPAM: this build of the core has no PAM (it was built without cgo).
 	errNoPAM = errors.New("this Airlock core was built without PAM")
+	// errPasswordless: the PAM service lets the user through without a password
+	// (pam_rootok for root, pam_permit), so a password checked with it proves nothing.
+	errPasswordless = errors.New("the PAM service succeeds without a password")
 )
 
-// Failed attempts are limited per user: after maxFailures wrong passwords in a row,
-// attempts are refused for lockout, doubling on every further failure up to maxLockout.
+// Failed attempts are limited per caller (one process of the user, by pid and start
+// time): after maxFailures wrong passwords in a row, that caller's attempts are refused
+// for lockout, doubling on every further failure up to maxLockout. Another caller (the
+// person's own airlock command) is not locked by it, and the window never is; guessing
+// across many callers is slowed by the conversations being one at a time, each failure
+// paying PAM's own delay.
 const (
 	maxFailures = 5
 	lockout     = 30 * time.Second
@@ -56,13 +63,19 @@ type presence struct {
 	// authenticate runs the PAM conversation (pamAuthenticate); confDir is "" for
 	// /etc/pam.d (tests point it at a directory of their own services).
 	authenticate func(ctx context.Context, service, confDir, user, password string) error
+	// passwordless runs service's stack for user with a conversation that gives no
+	// password: nil means it lets the user through without one (pamPasswordless).
+	passwordless func(ctx context.Context, service, confDir, user string) error
 	confDir      string
 	userName     func(uid int) (string, error)
 	now          func() time.Time
 
 	attempt sync.Mutex // one PAM conversation at a time: no racing past the limit
 	mu      sync.Mutex
-	fails   map[int]*failState
+	fails   map[string]*failState // by caller (callerKey)
+	// probed caches, per service and user, whether the stack needs a password (nil)
+	// or not (errPasswordless); forgotten when config.toml changes.
+	probed map[string]error
 }
 
 type failState struct {
@@ -71,7 +84,54 @@ type failState struct {
 }
 
 func newPresence() *presence {
-	return &presence{authenticate: pamAuthenticate, userName: lookupUserName, now: time.Now, fails: map[int]*failState{}}
+	return &presence{authenticate: pamAuthenticate, passwordless: pamPasswordless, userName: lookupUserName, now: time.Now,
+		fails: map[string]*failState{}, probed: map[string]error{}}
+}
+
+// callerKey names one caller: the process by pid and start time (a pid reused by
+// another process is another caller).
+func callerKey(uid, pid int) string {
+	start := "?"
+	if f, err := proc.Stat(pid); err == nil && len(f) > 19 {
+		start = f[19]
+	}
+	return fmt.Sprintf("%d:%d:%s", uid, pid, start)
+}
+
+// needsPassword refuses service when its stack lets user through without a password.
+// The answer is kept until forget (a change of config.toml).
+func (p *presence) needsPassword(ctx context.Context, service, user string) error {
+	k := service + "\x00" + user
+	p.mu.Lock()
+	err, ok := p.probed[k]
+	p.mu.Unlock()
+	if ok {
+		return err
+	}
+	if p.passwordless == nil {
+		return nil
+	}
+	perr := p.passwordless(ctx, service, p.confDir, user)
+	if errors.Is(perr, errNoPAM) || errors.Is(perr, context.Canceled) || errors.Is(perr, context.DeadlineExceeded) {
+		return nil // no answer: the real conversation decides
+	}
+	if perr == nil {
+		err = fmt.Errorf("%w for %s (pam_rootok or pam_permit in /etc/pam.d/%s), so a password checked with it proves nothing: "+
+			"remove [approvals] pam_service from config.toml to use Airlock's own service (`make deps` installs /etc/pam.d/airlock), "+
+			"or name one that asks for the password (sudo, login)", errPasswordless, user, service)
+		slog.Error("a PAM service lets the user through without a password; terminal answers with it are refused", "service", service, "user", user)
+	}
+	p.mu.Lock()
+	p.probed[k] = err
+	p.mu.Unlock()
+	return err
+}
+
+// forget drops what was learnt of the PAM services (config.toml changed).
+func (p *presence) forget() {
+	p.mu.Lock()
+	clear(p.probed)
+	p.mu.Unlock()
 }
 
 func lookupUserName(uid int) (string, error) {
@@ -83,19 +143,31 @@ func lookupUserName(uid int) (string, error) {
 }
 
 // verify checks password for the user of uid with PAM service, counting failures.
-func (p *presence) verify(ctx context.Context, uid int, service, password string) error {
+// caller is callerKey of the process that sent it.
+func (p *presence) verify(ctx context.Context, uid int, caller, service, password string) error {
+	locked := func() error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if f := p.fails[caller]; f != nil && p.now().Before(f.until) {
+			wait := f.until.Sub(p.now()).Round(time.Second)
+			return fmt.Errorf("%w (%d) from this process: its terminal answers are refused for %s", errProofLocked, f.count, wait)
+		}
+		return nil
+	}
+	// A locked caller is refused before it waits for the conversation of another.
+	if err := locked(); err != nil {
+		return err
+	}
 	p.attempt.Lock()
 	defer p.attempt.Unlock()
-	p.mu.Lock()
-	f := p.fails[uid]
-	if f != nil && p.now().Before(f.until) {
-		wait := f.until.Sub(p.now()).Round(time.Second)
-		p.mu.Unlock()
-		return fmt.Errorf("%w (%d): terminal answers are refused for %s", errProofLocked, f.count, wait)
+	if err := locked(); err != nil {
+		return err
 	}
-	p.mu.Unlock()
 	name, err := p.userName(uid)
 	if err != nil {
+		return err
+	}
+	if err := p.needsPassword(ctx, service, name); err != nil {
 		return err
 	}
 	err = p.authenticate(ctx, service, p.confDir, name, password)
@@ -105,12 +177,16 @@ func (p *presence) verify(ctx context.Context, uid int, service, password string
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err == nil {
-		delete(p.fails, uid)
+		delete(p.fails, caller)
 		return nil
 	}
+	f := p.fails[caller]
 	if f == nil {
+		if len(p.fails) >= maxCallers {
+			p.pruneLocked()
+		}
 		f = &failState{}
-		p.fails[uid] = f
+		p.fails[caller] = f
 	}
 	f.count++
 	if f.count >= maxFailures {
@@ -122,6 +198,25 @@ func (p *presence) verify(ctx context.Context, uid int, service, password string
 	}
 	slog.Warn("a terminal answer's password was refused", "user", name, "service", service, "failures", f.count, "error", err)
 	return fmt.Errorf("%w by PAM (service %s, user %s): %v", errNotProven, service, name, err)
+}
+
+// maxCallers bounds the callers whose failures are remembered; beyond it those no
+// longer locked are forgotten first.
+const maxCallers = 4096
+
+func (p *presence) pruneLocked() {
+	now := p.now()
+	for k, f := range p.fails {
+		if !now.Before(f.until) {
+			delete(p.fails, k)
+		}
+	}
+	for k := range p.fails { // still full: all locked; drop any
+		if len(p.fails) < maxCallers {
+			break
+		}
+		delete(p.fails, k)
+	}
 }
 
 // terminalProof is the configured [approvals] terminal_proof (default os).
@@ -197,13 +292,16 @@ func (c *Core) answerer(r *http.Request, p personProof, confirmed func(string) b
 	}
 	if p.Password != "" {
 		service, _ := c.pamService()
-		err := c.presence.verify(r.Context(), peer.UID, service, p.Password)
+		err := c.presence.verify(r.Context(), peer.UID, callerKey(peer.UID, peer.PID), service, p.Password)
 		switch {
 		case err == nil:
 			return permission.ByCLIOSProof, nil
 		case errors.Is(err, errProofLocked):
 			return "", &api.Error{Status: http.StatusTooManyRequests, Code: "proof_locked", Message: err.Error(),
-				Hint: "wait, or answer in the Airlock window"}
+				Hint: "run the airlock command again (a new one is not locked by this one), or answer in the Airlock window"}
+		case errors.Is(err, errPasswordless):
+			return "", &api.Error{Status: http.StatusForbidden, Code: "not_proven", Message: err.Error() + "; nothing was answered",
+				Hint: "answer in the Airlock window, and fix [approvals] pam_service as the message says"}
 		case errors.Is(err, errNoPAM):
 			return "", &api.Error{Status: http.StatusForbidden, Code: "no_pam", Message: err.Error(),
 				Hint: "answer in the Airlock window (or set [approvals] terminal_proof = \"tty\", the weaker choice)"}

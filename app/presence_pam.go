@@ -17,6 +17,20 @@ const pamAvailable = true
 // password prompt gets password, any other prompt fails the conversation; then the
 // account must be valid. confDir "" is /etc/pam.d.
 func pamAuthenticate(ctx context.Context, service, confDir, user, password string) error {
+	return pamRun(ctx, service, confDir, user, func() (string, error) { return password, nil })
+}
+
+// pamPasswordless runs service's stack for user with a conversation that answers no
+// prompt: nil means the stack let the user through without a password (pam_rootok
+// for root, pam_permit).
+func pamPasswordless(ctx context.Context, service, confDir, user string) error {
+	return pamRun(ctx, service, confDir, user, func() (string, error) {
+		return "", errors.New("no password is given to this check")
+	})
+}
+
+// pamRun runs one conversation: secret answers the first password prompt.
+func pamRun(ctx context.Context, service, confDir, user string, secret func() (string, error)) error {
 	answered := false
 	conv := pam.ConversationFunc(func(s pam.Style, msg string) (string, error) {
 		switch s {
@@ -25,7 +39,7 @@ func pamAuthenticate(ctx context.Context, service, confDir, user, password strin
 				return "", errors.New("PAM asked for a second secret")
 			}
 			answered = true
-			return password, nil
+			return secret()
 		case pam.PromptEchoOn:
 			return "", fmt.Errorf("PAM asked %q, which only the password answers here", msg)
 		}

@@ -239,8 +239,10 @@ func TestOSProofAnswersWithTheRightPasswordOnly(t *testing.T) {
 		t.Fatalf("decision %+v", d)
 	}
 
-	// Five wrong passwords in a row lock the terminal proof; the right one is then
-	// refused without asking PAM, until the lockout passes.
+	// Five wrong passwords in a row lock the terminal proof of that caller (this test's
+	// process); the right one from it is then refused without asking PAM, until the
+	// lockout passes. Another caller — the person's own command — is not locked: a
+	// script's guesses never lock the person out.
 	id, _ = pending(t, c, bashReq("rm -rf /srv", ws))
 	for i := 0; i < maxFailures; i++ {
 		answer(`{"allow":true,"password":"wrong"}`)
@@ -248,6 +250,11 @@ func TestOSProofAnswersWithTheRightPasswordOnly(t *testing.T) {
 	if code, m := answer(`{"allow":true,"password":"` + password + `"}`); code != http.StatusTooManyRequests || m["code"] != "proof_locked" || !stillPending(c, id) {
 		t.Fatalf("after %d wrong passwords: %d %v", maxFailures, code, m)
 	}
+	if out, err := exec.Command("curl", "-s", "--unix-socket", c.Paths.Socket, "-H", "Content-Type: application/json",
+		"-d", `{"allow":true,"password":"`+password+`"}`, "http://airlock/v1/approvals/"+id+"/answer").CombinedOutput(); err != nil || !strings.Contains(string(out), permission.ByCLIOSProof) {
+		t.Fatalf("another caller with the right password, while a script is locked out: %v %s", err, out)
+	}
+	id, _ = pending(t, c, bashReq("rm -rf /srv/x", ws))
 	now = now.Add(lockout + time.Second)
 	if code, m := answer(`{"allow":true,"password":"` + password + `"}`); code != http.StatusOK {
 		t.Fatalf("after the lockout: %d %v", code, m)
@@ -256,6 +263,9 @@ func TestOSProofAnswersWithTheRightPasswordOnly(t *testing.T) {
 	// A service whose stack denies refuses the right password too: PAM decides.
 	c.Config.State() // the service is read per answer
 	writeConfig(t, c, "[approvals]\npam_service = \"airlock-deny\"\n")
+	if _, err := c.ConfirmConfig(WindowCaller(), ""); err != nil { // a new service waits for the person
+		t.Fatal(err)
+	}
 	id, _ = pending(t, c, bashReq("rm -rf /opt", ws))
 	if code, m := answer(`{"allow":true,"password":"` + password + `"}`); code != http.StatusForbidden || m["code"] != "not_proven" || !strings.Contains(fmt.Sprint(m["message"]), "airlock-deny") {
 		t.Fatalf("pam_deny: %d %v", code, m)

@@ -45,7 +45,7 @@ func (c *Core) Status(ctx context.Context) api.Status {
 // them (GET /v1/config, the window's Settings and the config.changed event).
 func (c *Core) ConfigView() api.ConfigView {
 	st := c.Config.State()
-	v := api.ConfigView{Path: st.Path, Exists: st.Exists, LoadedAt: st.LoadedAt, Error: st.Error}
+	v := api.ConfigView{Path: st.Path, Exists: st.Exists, LoadedAt: st.LoadedAt, Error: st.Error, Pending: st.Pending}
 	if v.Error == nil && c.startupErr != nil && st.LoadedAt.IsZero() {
 		v.Error = c.startupErr
 	}
@@ -102,6 +102,9 @@ func (c *Core) routes() {
 	})
 	handle(c, api.GetConfig, func(*http.Request, api.None) (api.ConfigView, error) {
 		return c.ConfigView(), nil
+	})
+	handle(c, api.ConfirmConfig, func(r *http.Request, in api.ConfigConfirmIn) (api.ConfigView, error) {
+		return c.ConfirmConfig(APICaller(r, in.Proof), in.Digest)
 	})
 	// Served raw (a stream, not one JSON answer), under the table's pattern.
 	c.api.Handle(api.EventStream.Pattern(), localapi.EventsHandler(c.Bus))

@@ -46,6 +46,33 @@ func newConfigCmd(e *env) *cobra.Command {
 			})
 		},
 	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "confirm",
+		Short: "Take into force a config.toml change that loosens the answer path (asks your login password)",
+		Long: "A change of config.toml that loosens who may answer, what asks or how far a run reaches\n" +
+			"(terminal_proof, pam_service, approval policies, tiers, the reviewer, network or sandbox defaults)\n" +
+			"waits for you: the values in force stay until you confirm it here or in the Airlock window.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			view, err := call(cmd.Context(), e, api.GetConfig, api.None{})
+			if err != nil {
+				return err
+			}
+			p := view.Pending
+			if p == nil {
+				fmt.Fprintln(e.stdout, "Nothing waits: config.toml is in force as written.")
+				return nil
+			}
+			fmt.Fprintf(e.stderr, "config.toml (%s) loosens: %s\n", view.Path, strings.Join(p.Keys, ", "))
+			in := api.ConfigConfirmIn{Digest: p.Digest}
+			if err := addProof(cmd.Context(), e, &in.Proof, "confirming a looser config.toml", p.Digest); err != nil {
+				return err
+			}
+			return printRoute(cmd.Context(), e, api.ConfirmConfig, in, func(w io.Writer, v api.ConfigView) {
+				fmt.Fprintf(w, "Confirmed: config.toml is in force as written (%s).\n", strings.Join(p.Keys, ", "))
+			})
+		},
+	})
 	return cmd
 }
 

@@ -119,6 +119,9 @@ func printStatus(w io.Writer, st api.Status, bashWarning string) {
 		fmt.Fprintf(tw, "secrets\t%s store UNAVAILABLE: %s\n", st.Keyring.Store, st.Keyring.Error)
 	}
 	tw.Flush()
+	if p := st.Config.Pending; p != nil {
+		fmt.Fprintf(w, "\nWAITING FOR YOU: %s\n", p.Message)
+	}
 	if st.Config.Error != nil {
 		fmt.Fprintf(w, "\nconfig.toml is broken; the last good configuration stays in force until it is fixed:\n")
 		for _, p := range st.Config.Error.Problems {
@@ -131,6 +134,8 @@ func configLine(c api.ConfigView) string {
 	switch {
 	case c.Error != nil:
 		return c.Path + " — BROKEN (see below)"
+	case c.Pending != nil:
+		return c.Path + " (ok; a looser change WAITS for you, see below)"
 	case !c.Exists:
 		return c.Path + " (absent: safe defaults)"
 	default:

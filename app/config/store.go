@@ -2,16 +2,22 @@ package config
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // maxFileSize bounds what is read: a config file larger than this is a mistake.
@@ -25,15 +31,42 @@ type State struct {
 	LoadedAt time.Time `json:"loaded_at"`
 	// Error is set when the file on disk is broken: File is then the last good one.
 	Error *Error `json:"error,omitempty"`
+	// Pending is set when the file on disk loosens the answer path: File then keeps
+	// those keys at their values in force until the person confirms (Store.Confirm).
+	Pending *api.ConfigPending `json:"pending,omitempty"`
 }
+
+// Guard makes a store hold what loosens the answer path (guard.go) for the person.
+type Guard struct {
+	// Baseline is where the configuration in force is kept between starts (JSON, 0600),
+	// so a file loosened while Airlock was stopped waits too.
+	Baseline string
+	// FirstStart takes the file as it is when there is no baseline yet (a new
+	// installation); otherwise a missing baseline counts as the defaults.
+	FirstStart bool
+}
+
+// ConfirmCommand is how a person confirms a waiting change at a terminal.
+const ConfirmCommand = "airlock config confirm"
+
+// Errors of Confirm.
+var (
+	// ErrNothingPending: no change of config.toml waits.
+	ErrNothingPending = errors.New("no change of config.toml waits for confirmation")
+	// ErrPendingChanged: the file changed since the digest confirmed was shown.
+	ErrPendingChanged = errors.New("config.toml changed since that confirmation was asked")
+)
 
 // Store keeps the last good configuration and reloads it when the file changes.
 type Store struct {
 	path     string
 	onChange func(State)
+	guard    *Guard
 
-	mu    sync.RWMutex
-	state State
+	mu      sync.RWMutex
+	state   State
+	pending File   // the file on disk while State.Pending is set
+	digest  string // of the file last read
 }
 
 // Open reads path once. A missing file means defaults; a broken file at start-up is
@@ -55,11 +88,115 @@ func (s *Store) State() State {
 	return s.state
 }
 
+// OpenGuarded is Open for the core: what the file loosens against the baseline (the
+// configuration in force when Airlock last ran) waits for the person.
+func OpenGuarded(path string, g Guard, onChange func(State)) (*Store, error) {
+	s := &Store{path: path, onChange: onChange, guard: &g}
+	st := s.read(File{})
+	if st.Error != nil {
+		return nil, st.Error
+	}
+	s.state = s.guarded(s.baseline(st.File), st)
+	s.saveBaseline()
+	return s, nil
+}
+
+// baseline is the configuration in force at the last run (disk: the file now, taken
+// on a first start).
+func (s *Store) baseline(disk File) File {
+	data, err := os.ReadFile(s.guard.Baseline)
+	if err == nil {
+		var f File
+		if json.Unmarshal(data, &f) == nil {
+			return f
+		}
+		slog.Error("the configuration in force at the last start cannot be read; the defaults stand in for it", "path", s.guard.Baseline)
+		return File{}
+	}
+	if errors.Is(err, fs.ErrNotExist) && s.guard.FirstStart {
+		return disk
+	}
+	return File{}
+}
+
+// saveBaseline keeps the configuration in force for the next start.
+func (s *Store) saveBaseline() {
+	if s.guard == nil || s.guard.Baseline == "" {
+		return
+	}
+	data, err := json.Marshal(s.state.File)
+	if err != nil {
+		slog.Error("keep the configuration in force", "error", err)
+		return
+	}
+	tmp := s.guard.Baseline + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		slog.Error("keep the configuration in force", "error", err)
+		return
+	}
+	if err := os.Rename(tmp, s.guard.Baseline); err != nil {
+		slog.Error("keep the configuration in force", "error", err)
+	}
+}
+
+// guarded is st (read from disk) against cur, the configuration in force: what
+// loosens the answer path keeps its value in cur and waits.
+func (s *Store) guarded(cur File, st State) State {
+	s.pending = File{}
+	if s.guard == nil || st.Error != nil {
+		return st
+	}
+	f, keys := Guarded(cur, st.File)
+	if len(keys) == 0 {
+		return st
+	}
+	s.pending = st.File
+	st.File = f
+	st.Pending = &api.ConfigPending{Keys: keys, Digest: s.digest, Since: st.LoadedAt,
+		Message: fmt.Sprintf("config.toml loosens %s: the values in force stay until you confirm the change in the Airlock window or with `%s` at a terminal (your login password)", strings.Join(keys, ", "), ConfirmCommand)}
+	slog.Warn("config.toml loosens the answer path; it waits for the person", "keys", keys)
+	return st
+}
+
+// Confirm takes the waiting file into force, as the person confirmed it: digest names
+// the file they saw ("" takes what waits now). Call it only for a person's act.
+func (s *Store) Confirm(digest string) (State, error) {
+	s.mu.Lock()
+	st := s.state
+	if st.Pending == nil {
+		s.mu.Unlock()
+		return st, ErrNothingPending
+	}
+	if digest != "" && digest != st.Pending.Digest {
+		s.mu.Unlock()
+		return st, fmt.Errorf("%w: look again (`airlock status`) and confirm what waits now", ErrPendingChanged)
+	}
+	slog.Warn("a looser config.toml was confirmed by the person", "keys", st.Pending.Keys)
+	st.File, st.Pending, st.LoadedAt = s.pending, nil, time.Now()
+	s.pending = File{}
+	s.state = st
+	s.saveBaseline()
+	s.mu.Unlock()
+	if s.onChange != nil {
+		s.onChange(st)
+	}
+	return st, nil
+}
+
+// PendingFile is the waiting file (ok false: nothing waits), for checks made before
+// it is confirmed.
+func (s *Store) PendingFile() (File, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pending, s.state.Pending != nil
+}
+
 func (s *Store) read(lastGood File) State {
 	st := State{Path: s.path, LoadedAt: time.Now(), File: lastGood}
 	info, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		st.File = File{}
+		s.digest = "absent"
 		return st
 	}
 	if err == nil && info.Size() > maxFileSize {
@@ -74,6 +211,8 @@ func (s *Store) read(lastGood File) State {
 		return st
 	}
 	st.Exists = true
+	sum := sha256.Sum256(data)
+	s.digest = hex.EncodeToString(sum[:])
 	f, err := Parse(s.path, data)
 	if err != nil {
 		var ce *Error
@@ -91,13 +230,16 @@ func (s *Store) read(lastGood File) State {
 // and records the error.
 func (s *Store) Reload() State {
 	s.mu.Lock()
-	st := s.read(s.state.File)
+	st := s.guarded(s.state.File, s.read(s.state.File))
 	if st.Error != nil {
 		slog.Error("config.toml is broken; keeping the last good configuration", "error", st.Error)
 	} else {
 		slog.Info("config.toml reloaded", "path", s.path)
 	}
 	s.state = st
+	if st.Error == nil {
+		s.saveBaseline()
+	}
 	s.mu.Unlock()
 	if s.onChange != nil {
 		s.onChange(st)
@@ -172,8 +314,16 @@ func (s *Store) Watch(ctx context.Context) error {
 
 // OpenWith starts a store on lastGood because the file is broken (err): the error is
 // reported in State until the file is fixed.
-func OpenWith(path string, lastGood File, err *Error, onChange func(State)) (*Store, error) {
-	s := &Store{path: path, onChange: onChange}
-	s.state = State{Path: path, Exists: true, LoadedAt: time.Now(), File: lastGood, Error: err}
+// With a guard, the last good copy is held against the baseline as the file would be.
+func OpenWith(path string, lastGood File, err *Error, onChange func(State), g *Guard) (*Store, error) {
+	s := &Store{path: path, onChange: onChange, guard: g}
+	st := State{Path: path, Exists: true, LoadedAt: time.Now(), File: lastGood}
+	if g != nil {
+		s.digest = "last-good"
+		st = s.guarded(s.baseline(lastGood), st)
+	}
+	st.Error = err
+	s.state = st
+	s.saveBaseline()
 	return s, nil
 }

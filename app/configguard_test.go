@@ -1,0 +1,156 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlock-app/airlock/permission"
+)
+
+// forgedTerminalAnswer answers request id as a same-user script would: curl on the
+// core's socket under script(1), which gives it a controlling terminal.
+func forgedTerminalAnswer(t *testing.T, c *Core, id, body string) string {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	curl := fmt.Sprintf("curl -s --unix-socket %s -H 'Content-Type: application/json' -d '%s' http://airlock/v1/approvals/%s/answer", c.Paths.Socket, body, id)
+	out, err := exec.Command("script", "-qec", curl, "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("script: %v %s", err, out)
+	}
+	return string(out)
+}
+
+// A same-user script that writes terminal_proof = "tty" into config.toml does not
+// downgrade the proof: the reload holds the key at "os" until the person confirms it,
+// so a forged terminal still answers nothing; `airlock status` (the config view) says
+// what waits and names the command. Once the person confirms in the window the change
+// is in force; tightening it back takes effect at once.
+func TestLooserProofInConfigWaitsForThePerson(t *testing.T) {
+	c, hc := apiCore(t, "approval_policy = \"untrusted\"\n")
+	ws := t.TempDir()
+	id, _ := pending(t, c, bashReq("rm -rf ~", ws))
+
+	writeConfig(t, c, "approval_policy = \"untrusted\"\n[approvals]\nterminal_proof = \"tty\"\n")
+	if got := c.terminalProof(); got != proofOS {
+		t.Fatalf("the reloaded file downgraded the proof to %q", got)
+	}
+	v := c.ConfigView()
+	if v.Pending == nil || !strings.Contains(strings.Join(v.Pending.Keys, ","), "approvals.terminal_proof") ||
+		!strings.Contains(v.Pending.Message, "airlock config confirm") || !strings.Contains(v.Pending.Message, "Airlock window") {
+		t.Fatalf("nothing says what waits: %+v", v.Pending)
+	}
+	out := forgedTerminalAnswer(t, c, id, `{"allow":true,"confirmation":"`+id[:8]+`"}`)
+	if !strings.Contains(out, "not_proven") || !stillPending(c, id) {
+		t.Fatalf("a forged terminal answered under a file-written tty proof: %s", out)
+	}
+	// The API cannot confirm it without proof.
+	if code, m := post(t, hc, "/v1/config/confirm", `{}`); code != http.StatusForbidden || !strings.Contains(fmt.Sprint(m["hint"]), "airlock config confirm") {
+		t.Fatalf("confirm over the API without proof: %d %v", code, m)
+	}
+	if code, m := post(t, hc, "/v1/config/confirm", `{"confirmation":"yes"}`); code != http.StatusForbidden {
+		t.Fatalf("confirm with a typed confirmation under os: %d %v", code, m)
+	}
+	if c.terminalProof() != proofOS {
+		t.Fatal("a refused confirmation changed the proof")
+	}
+	// The person confirms in the window.
+	if _, err := c.ConfirmConfig(WindowCaller(), v.Pending.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if c.terminalProof() != proofTTY || c.ConfigView().Pending != nil {
+		t.Fatalf("the confirmed change is not in force: %s %+v", c.terminalProof(), c.ConfigView().Pending)
+	}
+	// The harness's attack works once the person chose tty: the test attacks for real.
+	out = forgedTerminalAnswer(t, c, id, `{"allow":true,"confirmation":"`+id[:8]+`"}`)
+	if !strings.Contains(out, permission.ByCLITTY) {
+		t.Fatalf("the forged terminal under a confirmed tty proof: %s", out)
+	}
+	// Tightening takes effect at once.
+	writeConfig(t, c, "approval_policy = \"untrusted\"\n[approvals]\nterminal_proof = \"os\"\n")
+	if c.terminalProof() != proofOS || c.ConfigView().Pending != nil {
+		t.Fatalf("tightening waited: %s %+v", c.terminalProof(), c.ConfigView().Pending)
+	}
+	// A mixed change: the tightening is in force, the loosening waits.
+	writeConfig(t, c, "approval_policy = \"never\"\n[approvals]\nterminal_proof = \"os\"\n[network]\nallow_local = false\n[limits]\npids = 64\n")
+	st := c.Config.State()
+	if p := st.File.ApprovalPolicy; p == nil || *p != "untrusted" {
+		t.Fatalf("approval_policy never took effect without the person: %v", p)
+	}
+	if l := st.File.Limits.Pids; l == nil || *l != 64 {
+		t.Fatalf("a lower pids limit waited: %v", l)
+	}
+}
+
+// The looser file waits across a restart: the configuration in force is kept beside
+// the database, so a file rewritten while Airlock was stopped waits too.
+func TestLooserConfigWaitsAcrossARestart(t *testing.T) {
+	base := t.TempDir()
+	c, stop := lifeCore(t, base)
+	os.MkdirAll(filepath.Dir(c.Paths.ConfigFile), 0o700)
+	stop()
+	if err := os.WriteFile(c.Paths.ConfigFile, []byte("sandbox_mode = \"full-access\"\n[approvals]\nterminal_proof = \"tty\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := lifeCore(t, base)
+	if c2.terminalProof() != proofOS {
+		t.Fatal("a restart took the file-written tty proof")
+	}
+	if m := c2.Config.State().File.SandboxMode; m != nil {
+		t.Fatalf("a restart took sandbox_mode %q", *m)
+	}
+	if p := c2.ConfigView().Pending; p == nil || len(p.Keys) != 2 {
+		t.Fatalf("pending %+v", p)
+	}
+}
+
+// pam_service = "su"-like (pam_rootok, sufficient for root) lets a wrong password
+// through for a root caller. Written into config.toml it waits like any loosening;
+// the person's confirmation is refused with the reason and the way out; and a
+// service already in force that needs no password proves nothing.
+func TestPasswordlessPAMServiceIsRefused(t *testing.T) {
+	name, password := pamUser(t)
+	c, hc := apiCore(t, "[approvals]\npam_service = \"airlock-unix\"\n")
+	dir := pamServices(t)
+	if err := os.WriteFile(filepath.Join(dir, "airlock-rootok"), []byte("auth sufficient pam_rootok.so\nauth required pam_deny.so\naccount required pam_permit.so\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.presence.confDir = dir
+	c.presence.userName = func(int) (string, error) { return name, nil }
+	ws := t.TempDir()
+	id, _ := pending(t, c, bashReq("rm -rf ~", ws))
+
+	writeConfig(t, c, "[approvals]\npam_service = \"airlock-rootok\"\n")
+	if s, _ := c.pamService(); s != "airlock-unix" {
+		t.Fatalf("the reloaded file changed the PAM service to %s", s)
+	}
+	if code, m := post(t, hc, "/v1/approvals/"+id+"/answer", `{"allow":true,"password":"anything"}`); code != http.StatusForbidden || !stillPending(c, id) {
+		t.Fatalf("a wrong password after the file named a rootok service: %d %v", code, m)
+	}
+	// The person's confirmation (their right password) is refused: the service proves nothing.
+	code, m := post(t, hc, "/v1/config/confirm", `{"password":"`+password+`"}`)
+	if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(m["message"]), "without a password") || !strings.Contains(fmt.Sprint(m["message"]), "pam_service") {
+		t.Fatalf("confirming a passwordless service: %d %v", code, m)
+	}
+	if _, err := c.ConfirmConfig(WindowCaller(), ""); err == nil {
+		t.Fatal("the window confirmed a passwordless PAM service")
+	}
+	if s, _ := c.pamService(); s != "airlock-unix" {
+		t.Fatalf("a refused confirmation changed the service to %s", s)
+	}
+	// In force from the start (a new installation's own file), it still proves nothing.
+	c2, hc2 := apiCore(t, "[approvals]\npam_service = \"airlock-rootok\"\n")
+	c2.presence.confDir = dir
+	c2.presence.userName = func(int) (string, error) { return name, nil }
+	id2, _ := pending(t, c2, bashReq("rm -rf ~", ws))
+	code, m = post(t, hc2, "/v1/approvals/"+id2+"/answer", `{"allow":true,"password":"wrong"}`)
+	if code != http.StatusForbidden || !strings.Contains(fmt.Sprint(m["message"]), "without a password") || !stillPending(c2, id2) {
+		t.Fatalf("a wrong password under a rootok service: %d %v", code, m)
+	}
+}
