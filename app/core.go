@@ -185,14 +185,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 // while Airlock was closed still starts with the person's settings, not the defaults.
 func (c *Core) lastGoodPath() string { return filepath.Join(c.Paths.DataDir, "config.last-good.toml") }
 
-// baselinePath keeps the configuration in force between starts: what config.toml
-// loosens against it waits for the person (config.Guard).
-func (c *Core) baselinePath() string { return filepath.Join(c.Paths.DataDir, "config.in-force.json") }
-
 func (c *Core) openConfig() error {
-	// A new installation (no database yet) takes the file as the person wrote it.
-	_, dbErr := os.Stat(c.Paths.Database)
-	guard := config.Guard{Baseline: c.baselinePath(), FirstStart: errors.Is(dbErr, os.ErrNotExist)}
+	// What config.toml loosens against the configuration in force waits for the person.
+	guard := config.GuardAt(c.Paths.DataDir, c.Paths.Database)
 	store, err := config.OpenGuarded(c.Paths.ConfigFile, guard, c.onConfigChange)
 	if err == nil {
 		c.Config = store

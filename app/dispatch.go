@@ -191,6 +191,19 @@ func (c *Core) departments() (*departments.Service, error) {
 	return c.Departments, nil
 }
 
+// departmentDefaults are the defaults of department name (nil: none, or not found —
+// the task is then refused or held by dispatch).
+func (c *Core) departmentDefaults(ctx context.Context, name string) *departments.Defaults {
+	if name == "" || c.Departments == nil {
+		return nil
+	}
+	dep, err := c.Departments.Get(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return &dep.Defaults
+}
+
 // requirePersonFor is requirePerson for a caller: the window is a person; an API caller
 // proves one when what widens access.
 func (c *Core) requirePersonFor(cl Caller, p api.Proof, what []string, subject, cli string) error {
@@ -249,11 +262,13 @@ func (c *Core) CreateTask(cl Caller, in api.TaskIn) (api.TaskRow, error) {
 	if err := c.checkProfile(in.Overrides); err != nil {
 		return api.TaskRow{}, err
 	}
-	if err := c.requirePersonFor(cl, in.Proof, c.widening(in.Overrides), "a task", "airlock task add --name "+in.Name+" …"); err != nil {
-		return api.TaskRow{}, err
-	}
 	ctx, cancel := opContext(cl, windowDBTimeout)
 	defer cancel()
+	if !cl.window {
+		if err := c.requirePersonFor(cl, in.Proof, c.widening(c.departmentDefaults(ctx, in.Department), in.Overrides), "a task", "airlock task add --name "+in.Name+" …"); err != nil {
+			return api.TaskRow{}, err
+		}
+	}
 	t, err := d.CreateTask(ctx, in.TaskSpec)
 	if err != nil {
 		return api.TaskRow{}, err
@@ -277,12 +292,19 @@ func (c *Core) EditTask(cl Caller, name string, in api.TaskPatchIn) (api.TaskRow
 	ctx, cancel := opContext(cl, windowDBTimeout)
 	defer cancel()
 	if !cl.window {
+		// The task as it would be: its overrides over its department's defaults. A new
+		// command (or directory, or agent) under what widens is a new approval of it.
 		var widens []string
-		if in.Overrides != nil {
-			widens = c.widening(*in.Overrides)
-		} else if in.Argv != nil || in.Cwd != nil {
-			if cur, err := d.Task(ctx, name); err == nil {
-				widens = c.widening(cur.Overrides)
+		if cur, err := d.Task(ctx, name); err == nil {
+			dept, ov := cur.Department, cur.Overrides
+			if in.Department != nil {
+				dept = *in.Department
+			}
+			if in.Overrides != nil {
+				ov = *in.Overrides
+			}
+			if in.Overrides != nil || in.Department != nil || in.Argv != nil || in.Cwd != nil || in.Agent != nil {
+				widens = c.widening(c.departmentDefaults(ctx, dept), ov)
 			}
 		}
 		if err := c.requirePersonFor(cl, in.Proof, widens, "a task", "airlock task edit "+name+" …"); err != nil {
@@ -588,7 +610,7 @@ func (c *Core) AddDepartment(cl Caller, in api.DepartmentIn) (api.Department, er
 	ctx, cancel := opContext(cl, windowDBTimeout)
 	defer cancel()
 	if !cl.window {
-		what := c.widening(in.Defaults)
+		what := c.widening(nil, in.Defaults)
 		if k, err := s.Known(ctx, in.Dir); err == nil && !k.Known {
 			what = append(what, "a new known place ("+k.Path+")")
 		}
@@ -620,7 +642,7 @@ func (c *Core) SetDepartmentDefaults(cl Caller, name string, in api.DefaultsIn) 
 	if err := c.checkProfile(in.Defaults); err != nil {
 		return api.Department{}, err
 	}
-	if err := c.requirePersonFor(cl, in.Proof, c.widening(in.Defaults), "department defaults", "airlock dept set "+name+" …"); err != nil {
+	if err := c.requirePersonFor(cl, in.Proof, c.widening(nil, in.Defaults), "department defaults", "airlock dept set "+name+" …"); err != nil {
 		return api.Department{}, err
 	}
 	ctx, cancel := opContext(cl, windowDBTimeout)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +17,11 @@ import (
 
 	"github.com/airlock-app/airlock/api"
 
+	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/app/localapi"
 	"github.com/airlock-app/airlock/app/proc"
 	"github.com/airlock-app/airlock/departments"
+	"github.com/airlock-app/airlock/dispatch"
 	"github.com/airlock-app/airlock/permission"
 	"github.com/airlock-app/airlock/sandbox"
 )
@@ -344,23 +347,64 @@ func (c *Core) needPerson(what, cli string) error {
 		Hint:    fmt.Sprintf("do it in the Airlock window, or run `%s` at a terminal and %s", cli, how)}
 }
 
-// widening names what in d widens a run's access so that nothing would ask at night:
-// full-access (no sandbox) or approval_policy never (nothing asks, P1 is allowed).
-// Set over the API, such a task or department needs the person, as an answer does.
-// A profile d names counts with its settings beneath d's own (an unknown profile
-// widens nothing here: the task or department is refused by the profile check).
-func (c *Core) widening(d departments.Defaults) []string {
-	if d.Profile != "" {
-		if prof, err := c.Profile(d.Profile); err == nil {
-			d = api.RunPolicy{}.ApplyProfile(prof, d).AsDefaults()
-		}
+// widening names what a run under d would get beyond what the configuration gives
+// every run, so that less would ask or confine at night: full access or approval never
+// (always), a looser approval policy, more network, higher limits, or a profile with a
+// reviewer or lower tiers. under is the department's defaults a task's overrides d
+// apply over (nil for a department's own): a task inherits what its department widens,
+// and creating it approves its command under that. Set over the API, such a task or
+// department needs the person, as an answer does. A profile counts with its settings
+// beneath the fields given beside it (an unknown one widens nothing here: the task or
+// department is refused by the profile check).
+func (c *Core) widening(under *departments.Defaults, d departments.Defaults) []string {
+	base := c.DispatchPolicy("")
+	eff := base
+	layers := []departments.Defaults{d}
+	if under != nil {
+		layers = []departments.Defaults{*under, d}
 	}
 	var out []string
-	if m, err := sandbox.ParseMode(d.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
-		out = append(out, "sandbox_mode full-access")
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
 	}
-	if p, err := permission.ParseApprovalPolicy(d.ApprovalPolicy); err == nil && p == permission.PolicyNever {
-		out = append(out, "approval_policy never")
+	file := c.Config.State().File
+	for _, l := range layers {
+		eff, _ = dispatch.ApplyDefaults(eff, l, c.Profile)
+		if l.Profile == "" {
+			continue
+		}
+		prof, err := c.Profile(l.Profile)
+		if err != nil {
+			continue
+		}
+		cur := ""
+		if file.ApprovalsReviewer != nil {
+			cur = *file.ApprovalsReviewer
+		}
+		if config.LooserReviewer(prof.Reviewer, cur) {
+			add("a reviewer (profile " + prof.Name + ")")
+		}
+		for tool, tier := range prof.Tiers {
+			if config.LooserTier(tier, file.Permission.Tiers[tool]) {
+				add("tier " + tool + " " + tier + " (profile " + prof.Name + ")")
+			}
+		}
+	}
+	if m, err := sandbox.ParseMode(eff.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
+		add("sandbox_mode full-access")
+	}
+	if p, err := permission.ParseApprovalPolicy(eff.ApprovalPolicy); err == nil && p == permission.PolicyNever {
+		add("approval_policy never")
+	} else if config.LooserApproval(eff.ApprovalPolicy, base.ApprovalPolicy) {
+		add("approval_policy " + eff.ApprovalPolicy)
+	}
+	if config.LooserNetwork(eff.Network, base.Network) {
+		add("network " + string(eff.Network.Norm()))
+	}
+	for _, l := range config.HigherLimits(eff.Limits, base.Limits) {
+		add(l)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -365,17 +366,33 @@ func TestWideningTasksNeedThePerson(t *testing.T) {
 		{"full-access task, wrong password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"nope"`), http.StatusForbidden},
 		{"full-access department", "/v1/departments", `{"name":"ops","dir":"` + dir + `","defaults":{"sandbox_mode":"full-access"}}`, http.StatusForbidden},
 		{"an ordinary task", "/v1/tasks", task("plain", `{}`, ""), http.StatusOK},
+		{"a stricter task", "/v1/tasks", task("strict", `{"approval_policy":"untrusted","network":"off","limits":{"pids":64}}`, ""), http.StatusOK},
+		// Anything a run would get beyond what the configuration gives every run.
+		{"network on", "/v1/tasks", task("net", `{"network":"on"}`, ""), http.StatusForbidden},
+		{"network allowlist", "/v1/tasks", task("allow", `{"network":"allowlist"}`, ""), http.StatusForbidden},
+		{"the cloudops posture (network on)", "/v1/tasks", task("cloud", `{"posture":"cloudops"}`, ""), http.StatusForbidden},
+		{"on-failure", "/v1/tasks", task("onf", `{"approval_policy":"on-failure"}`, ""), http.StatusForbidden},
+		{"higher limits", "/v1/tasks", task("big", `{"limits":{"memory":"max","pids":100000}}`, ""), http.StatusForbidden},
+		{"a reviewer", "/v1/tasks", task("rev", `{"profile":"approve-for-me"}`, ""), http.StatusForbidden},
+		{"network on, wrong password", "/v1/tasks", task("net", `{"network":"on"}`, `,"password":"nope"`), http.StatusForbidden},
+		{"a network-on department", "/v1/departments", `{"name":"netdept","dir":"` + filepath.Join(dir, "inner") + `","defaults":{"network":"on"}}`, http.StatusForbidden},
 		// A department's directory becomes a known place: a new one needs the person too.
 		{"a department in a new place", "/v1/departments", `{"name":"fresh","dir":"` + dir + `","defaults":{}}`, http.StatusForbidden},
 		{"a department in a new place, with the password", "/v1/departments", `{"name":"fresh","dir":"` + dir + `","defaults":{},"password":"` + password + `"}`, http.StatusOK},
 		{"a department inside a known place", "/v1/departments", `{"name":"inner","dir":"` + filepath.Join(dir, "inner") + `","defaults":{}}`, http.StatusOK},
 		{"full-access task with the password", "/v1/tasks", task("fa", `{"sandbox_mode":"full-access"}`, `,"password":"`+password+`"`), http.StatusOK},
+		{"network on with the password", "/v1/tasks", task("net", `{"network":"on"}`, `,"password":"`+password+`"`), http.StatusOK},
+		// A department's full access, given by the person, is inherited by a new task:
+		// creating that task approves its command under it, so it needs the person too.
+		{"a full-access department, with the password", "/v1/departments", `{"name":"wide","dir":"` + filepath.Join(dir, "inner") + `","defaults":{"sandbox_mode":"full-access"},"password":"` + password + `"}`, http.StatusOK},
+		{"a task inheriting full access", "/v1/tasks", task("heir", `{}`, `,"department":"wide"`), http.StatusForbidden},
+		{"a task inheriting full access, with the password", "/v1/tasks", task("heir", `{}`, `,"department":"wide","password":"`+password+`"`), http.StatusOK},
 	} {
 		code, m := post(t, hc, tt.path, tt.body)
 		if code != tt.want {
 			t.Fatalf("%s: %d %v", tt.name, code, m)
 		}
-		if code == http.StatusForbidden && !strings.Contains(fmt.Sprint(m["hint"]), "Airlock window") {
+		if code == http.StatusForbidden && (!strings.Contains(fmt.Sprint(m["hint"]), "Airlock window") || !strings.Contains(fmt.Sprint(m["hint"]), "login password")) {
 			t.Fatalf("%s: no way out in %v", tt.name, m)
 		}
 	}
@@ -397,9 +414,12 @@ func TestWideningTasksNeedThePerson(t *testing.T) {
 	if code := patch(`{"argv":["true","again"],"password":"` + password + `"}`); code != http.StatusOK {
 		t.Fatalf("the person's edit: %d", code)
 	}
+	if code := patch(`{"overrides":{"network":"on"}}`); code != http.StatusForbidden {
+		t.Fatalf("network on by an edit over the API: %d", code)
+	}
 	tasks, _ := c.Dispatch.Tasks(context.Background())
 	for _, tk := range tasks {
-		if tk.Name != "fa" && tk.Name != "plain" {
+		if !slices.Contains([]string{"fa", "plain", "strict", "net", "heir"}, tk.Name) {
 			t.Fatalf("task %s was created without the person", tk.Name)
 		}
 	}

@@ -109,19 +109,11 @@ func newDeptCmd(e *env) *cobra.Command {
 				return err
 			}
 			in := api.DepartmentIn{Name: args[0], Dir: dir, Defaults: df.value(cmd)}
-			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Defaults, "a department with full access or approval never", args[0]); err != nil {
-				return err
-			}
-			err = printRoute(cmd.Context(), e, api.AddDepartment, in, printDepartment)
-			if errors.Is(err, &api.Error{Code: api.CodeNotInteractive}) && in.Proof == (api.Proof{}) {
-				// A directory that is not a known place yet becomes one: the core asks for
-				// the person, as authorizing it would.
-				if perr := addProof(cmd.Context(), e, &in.Proof, "a department in a directory that is not a known place yet", args[0]); perr != nil {
-					return fmt.Errorf("%w (%v)", err, perr)
-				}
+			// Defaults that widen access, or a directory that is not a known place yet,
+			// need the person: the core says which.
+			return withProof(cmd.Context(), e, &in.Proof, "a department", args[0], func() error {
 				return printRoute(cmd.Context(), e, api.AddDepartment, in, printDepartment)
-			}
-			return err
+			})
 		},
 	}
 	df.register(add)
@@ -151,6 +143,19 @@ func newDeptCmd(e *env) *cobra.Command {
 			}, args[0])
 		},
 	}
+	var sf defaultsFlags
+	set := &cobra.Command{
+		Use:   "set NAME [flags]",
+		Short: "Replace a department's defaults (runs started from then on use them)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := api.DefaultsIn{Defaults: sf.value(cmd)}
+			return withProof(cmd.Context(), e, &in.Proof, "department defaults", args[0], func() error {
+				return printRoute(cmd.Context(), e, api.SetDepartmentDefaults, in, printDepartment, args[0])
+			})
+		},
+	}
+	sf.register(set)
 	rm := &cobra.Command{
 		Use: "rm NAME", Short: "Remove a department (its runs are held again at their next start)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -159,7 +164,7 @@ func newDeptCmd(e *env) *cobra.Command {
 			}, args[0])
 		},
 	}
-	cmd.AddCommand(add, list, show, rm)
+	cmd.AddCommand(add, list, show, set, rm)
 	return cmd
 }
 
@@ -378,10 +383,9 @@ func newTaskCmd(e *env) *cobra.Command {
 				Department: af.dept, Overrides: af.df.value(cmd), Env: envm, Secrets: af.secrets,
 				Timeout: af.timeout, NoProgressTimeout: af.noProgress, Overlap: af.overlap, Missed: af.missed,
 				HoldDeadline: af.hold, Disabled: af.disabled}}
-			if err := proofForWidening(cmd.Context(), e, &in.Proof, in.Overrides, "a task with full access or approval never", af.name); err != nil {
-				return err
-			}
-			return printRoute(cmd.Context(), e, api.CreateTask, in, printTask)
+			return withProof(cmd.Context(), e, &in.Proof, "a task", af.name, func() error {
+				return printRoute(cmd.Context(), e, api.CreateTask, in, printTask)
+			})
 		},
 	}
 	af.register(add, true)
@@ -439,17 +443,11 @@ func newTaskCmd(e *env) *cobra.Command {
 				}
 				p.Env = m
 			}
-			widen := ef.df.value(cmd)
-			if p.Overrides == nil && (p.Argv != nil || p.Cwd != nil) {
-				// A new command under a task that runs with full access is a new approval of it.
-				if cur, err := call(cmd.Context(), e, api.GetTask, api.None{}, args[0]); err == nil {
-					widen = cur.Overrides
-				}
-			}
-			if err := proofForWidening(cmd.Context(), e, &in.Proof, widen, "a task with full access or approval never", args[0]); err != nil {
-				return err
-			}
-			return printRoute(cmd.Context(), e, api.EditTask, in, printTask, args[0])
+			// What widens (and a new command under a task that already widens) needs the
+			// person: the core says so.
+			return withProof(cmd.Context(), e, &in.Proof, "a task", args[0], func() error {
+				return printRoute(cmd.Context(), e, api.EditTask, in, printTask, args[0])
+			})
 		},
 	}
 	ef.register(edit, false)

@@ -93,11 +93,9 @@ func (e *env) policyInputs(flags policy.Flags, cwd string) (policy.Inputs, error
 	if err != nil {
 		return policy.Inputs{}, err
 	}
-	var file config.File
-	data, err := config.ReadFile(p.ConfigFile)
-	if err == nil {
-		file, err = config.Parse(p.ConfigFile, data)
-	}
+	// As the core takes it: what loosens the answer path waits for the person.
+	st, err := config.ReadInForce(p.ConfigFile, config.GuardAt(p.DataDir, p.Database))
+	file := st.File
 	var ce *config.Error
 	switch {
 	case errors.As(err, &ce):

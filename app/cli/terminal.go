@@ -12,8 +12,6 @@ import (
 	"syscall"
 
 	"github.com/airlock-app/airlock/api"
-	"github.com/airlock-app/airlock/app/config"
-	"github.com/airlock-app/airlock/app/policy"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -122,28 +120,26 @@ func readHidden(f *os.File, echo io.Writer, prompt string) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// widensAccess names what in a department's or task's defaults widens access so that
-// nothing would ask: the core asks the person's proof for it.
-func widensAccess(d api.Defaults) bool {
-	return d.SandboxMode == "full-access" || d.SandboxMode == "danger-full-access" || d.ApprovalPolicy == "never"
-}
-
-// proofForWidening fills proof when defaults widen access: the login password under
-// terminal_proof = "os", or confirmation under "tty".
-func proofForWidening(ctx context.Context, e *env, proof *api.Proof, defaults api.Defaults, what, confirmation string) error {
-	if defaults.Profile != "" {
-		// The profile's settings count beneath the ones given beside it, as the core counts
-		// them (an unknown name is the core's refusal to make).
-		if in, err := e.policyInputs(policy.Flags{}, ""); err == nil {
-			if p, err := config.LookupProfile(in.File, in.FilePath, defaults.Profile); err == nil {
-				defaults = api.RunPolicy{}.ApplyProfile(p, defaults).AsDefaults()
-			}
+// withProof sends a request (send) without proof first: the core decides what needs
+// the person (one definition, the core's), and when it refuses for want of one, the
+// person's proof is added (the login password, or confirmation under terminal_proof =
+// "tty") and the request sent again.
+func withProof(ctx context.Context, e *env, proof *api.Proof, what, confirmation string, send func() error) error {
+	err := send()
+	if !errors.Is(err, &api.Error{Code: api.CodeNotInteractive}) || *proof != (api.Proof{}) {
+		return err
+	}
+	var refused *api.Error
+	if errors.As(err, &refused) {
+		what = refused.Message
+		if i := strings.Index(what, " needs a person"); i > 0 {
+			what = what[:i]
 		}
 	}
-	if !widensAccess(defaults) {
-		return nil
+	if perr := addProof(ctx, e, proof, what, confirmation); perr != nil {
+		return fmt.Errorf("%w (%v)", err, perr)
 	}
-	return addProof(ctx, e, proof, what, confirmation)
+	return send()
 }
 
 // addProof fills proof with the person's: the login password under terminal_proof =

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -116,8 +117,8 @@ func limit(key string, parse func(string) (int64, error), def string, field func
 var guardKeys = []guardKey{
 	ranked("approvals.terminal_proof", []string{"os", "tty"}, "os", func(f *File) **string { return &f.Approvals.TerminalProof }),
 	changed("approvals.pam_service", func(f *File) **string { return &f.Approvals.PAMService }),
-	ranked("approval_policy", []string{"untrusted", "on-request", "on-failure", "never"}, "on-request", func(f *File) **string { return &f.ApprovalPolicy }),
-	ranked("approvals_reviewer", []string{"user", "auto_review"}, "user", func(f *File) **string { return &f.ApprovalsReviewer }),
+	ranked("approval_policy", approvalOrder, "on-request", func(f *File) **string { return &f.ApprovalPolicy }),
+	ranked("approvals_reviewer", reviewerOrder, "user", func(f *File) **string { return &f.ApprovalsReviewer }),
 	{key: "reviewer",
 		looser: func(cur, next File) bool {
 			return len(next.Reviewer.Command) > 0 && !reflect.DeepEqual(cur.Reviewer, next.Reviewer)
@@ -187,10 +188,8 @@ func pids(f File) int {
 // tiersLooser: a tool's tier lowered, or a tier removed (the built-in one may be
 // lower), or a new tier below P2 (the built-in one may be higher).
 func tiersLooser(cur, next File) bool {
-	rank := func(s string) int { return strings.Index("P0P1P2", strings.ToUpper(s)) }
 	for tool, n := range next.Permission.Tiers {
-		c, ok := cur.Permission.Tiers[tool]
-		if !ok && rank(n) < rank("P2") || ok && rank(n) < rank(c) {
+		if LooserTier(n, cur.Permission.Tiers[tool]) {
 			return true
 		}
 	}
@@ -247,4 +246,62 @@ func Guarded(cur, next File) (File, []string) {
 		return next, nil
 	}
 	return Hold(cur, next, keys), keys
+}
+
+// The orders of the answer path's choices, strictest first: one definition for a
+// reloaded file and for a department or task set over the API.
+var (
+	approvalOrder = []string{"untrusted", "on-request", "on-failure", "never"}
+	reviewerOrder = []string{"user", "auto_review"}
+)
+
+// LooserApproval reports whether approval policy next asks less than cur ("": on-request).
+func LooserApproval(next, cur string) bool {
+	return rankOf(approvalOrder, &next, "on-request") > rankOf(approvalOrder, &cur, "on-request")
+}
+
+// LooserReviewer reports whether reviewer next answers where cur asks the person.
+func LooserReviewer(next, cur string) bool {
+	return rankOf(reviewerOrder, &next, "user") > rankOf(reviewerOrder, &cur, "user")
+}
+
+// LooserSandbox reports whether sandbox mode next confines less than cur.
+func LooserSandbox(next, cur string) bool { return sandboxRank(&next) > sandboxRank(&cur) }
+
+// LooserNetwork reports whether network next reaches more than cur.
+func LooserNetwork(next, cur api.NetworkAccess) bool { return networkRank(&next) > networkRank(&cur) }
+
+// LooserTier reports whether tier next asks less than cur ("": unknown, so any tier
+// below P2 may be lower).
+func LooserTier(next, cur string) bool {
+	rank := func(s string) int { return strings.Index("P0P1P2", strings.ToUpper(s)) }
+	if cur == "" {
+		return rank(next) < rank("P2")
+	}
+	return rank(next) < rank(cur)
+}
+
+// HigherLimits names the limits of next above cur's ("max" is above every size).
+func HigherLimits(next, cur api.Limits) []string {
+	size := func(parse func(string) (int64, error), s string) int64 {
+		n, err := parse(s)
+		if s == "" || err != nil {
+			return -1 // unset: the layer beneath decides
+		}
+		if n == 0 {
+			return math.MaxInt64
+		}
+		return n
+	}
+	var out []string
+	if a, b := size(api.ParseMemoryLimit, next.Memory), size(api.ParseMemoryLimit, cur.Memory); a > b && b >= 0 {
+		out = append(out, "limits.memory "+next.Memory)
+	}
+	if a, b := size(api.ParseCPULimit, next.CPU), size(api.ParseCPULimit, cur.CPU); a > b && b >= 0 {
+		out = append(out, "limits.cpu "+next.CPU)
+	}
+	if next.Pids > cur.Pids && cur.Pids > 0 {
+		out = append(out, fmt.Sprintf("limits.pids %d", next.Pids))
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,28 @@ type Guard struct {
 	// FirstStart takes the file as it is when there is no baseline yet (a new
 	// installation); otherwise a missing baseline counts as the defaults.
 	FirstStart bool
+	// readOnly never writes the baseline (ReadInForce: a client reads it only).
+	readOnly bool
+}
+
+// GuardAt is the guard of the core whose data directory is dataDir and whose database
+// is database: the baseline lives beside it, and a new installation (no database yet)
+// takes the file as the person wrote it.
+func GuardAt(dataDir, database string) Guard {
+	_, err := os.Stat(database)
+	return Guard{Baseline: filepath.Join(dataDir, "config.in-force.json"), FirstStart: errors.Is(err, fs.ErrNotExist)}
+}
+
+// ReadInForce reads config.toml as the core takes it under g: what loosens the answer
+// path against the configuration in force waits, so a command that resolves the policy
+// itself (airlock exec) takes the same values as the core. A broken file is an *Error.
+func ReadInForce(path string, g Guard) (State, error) {
+	g.readOnly = true
+	s, err := OpenGuarded(path, g, nil)
+	if err != nil {
+		return State{}, err
+	}
+	return s.State(), nil
 }
 
 // ConfirmCommand is how a person confirms a waiting change at a terminal.
@@ -121,7 +144,7 @@ func (s *Store) baseline(disk File) File {
 
 // saveBaseline keeps the configuration in force for the next start.
 func (s *Store) saveBaseline() {
-	if s.guard == nil || s.guard.Baseline == "" {
+	if s.guard == nil || s.guard.Baseline == "" || s.guard.readOnly {
 		return
 	}
 	data, err := json.Marshal(s.state.File)
@@ -141,15 +164,19 @@ func (s *Store) saveBaseline() {
 
 // guarded is st (read from disk) against cur, the configuration in force: what
 // loosens the answer path keeps its value in cur and waits.
-func (s *Store) guarded(cur File, st State) State {
+// The keys of allowed (set by the person, as the window does) take effect loosened.
+func (s *Store) guarded(cur File, st State, allowed ...string) State {
 	s.pending = File{}
 	if s.guard == nil || st.Error != nil {
 		return st
 	}
-	f, keys := Guarded(cur, st.File)
+	keys := slices.DeleteFunc(Loosened(cur, st.File), func(g string) bool {
+		return slices.ContainsFunc(allowed, func(k string) bool { return k == g || strings.HasPrefix(k, g+".") })
+	})
 	if len(keys) == 0 {
 		return st
 	}
+	f := Hold(cur, st.File, keys)
 	s.pending = st.File
 	st.File = f
 	st.Pending = &api.ConfigPending{Keys: keys, Digest: s.digest, Since: st.LoadedAt,
@@ -228,9 +255,13 @@ func (s *Store) read(lastGood File) State {
 
 // Reload reads the file again. On a broken file it keeps the last good configuration
 // and records the error.
-func (s *Store) Reload() State {
+func (s *Store) Reload() State { return s.ReloadBy() }
+
+// ReloadBy is Reload after the person wrote keys (the window's settings): those take
+// effect even where they loosen; any other looser key still waits.
+func (s *Store) ReloadBy(keys ...string) State {
 	s.mu.Lock()
-	st := s.guarded(s.state.File, s.read(s.state.File))
+	st := s.guarded(s.state.File, s.read(s.state.File), keys...)
 	if st.Error != nil {
 		slog.Error("config.toml is broken; keeping the last good configuration", "error", st.Error)
 	} else {

@@ -39,6 +39,13 @@ func (f *Facade) Status() api.Status {
 // and column.
 func (f *Facade) ConfigView() api.ConfigView { return f.core.ConfigView() }
 
+// ConfirmConfig takes into force the waiting config.toml that loosens the answer path
+// (ConfigView's pending), as the person confirms it in the window; digest names the
+// file they were shown.
+func (f *Facade) ConfirmConfig(digest string) (api.ConfigView, error) {
+	return f.core.ConfirmConfig(app.WindowCaller(), digest)
+}
+
 // Topics lists the event topics the window may receive, for the frontend's check that
 // its events module mirrors the core (see frontend/src/lib/events.ts).
 func (f *Facade) Topics() []string { return topics() }

@@ -84,7 +84,7 @@ func (f *Facade) SetSetting(key string, value any) (api.ConfigView, error) {
 	if err != nil {
 		return api.ConfigView{}, err
 	}
-	return f.editConfig(config.Set(v, strings.Split(key, ".")...))
+	return f.editConfig([]string{key}, config.Set(v, strings.Split(key, ".")...))
 }
 
 // ResetSetting removes key from config.toml, so its default applies (unless a flag or
@@ -93,7 +93,7 @@ func (f *Facade) ResetSetting(key string) (api.ConfigView, error) {
 	if _, ok := editable[key]; !ok {
 		return api.ConfigView{}, fmt.Errorf("%s cannot be changed from the window; edit config.toml", key)
 	}
-	return f.editConfig(config.Unset(strings.Split(key, ".")...))
+	return f.editConfig([]string{key}, config.Unset(strings.Split(key, ".")...))
 }
 
 // Profiles lists the built-in profiles and config.toml's [profiles.NAME], with the one
@@ -120,7 +120,7 @@ func (f *Facade) SetTier(tool, tier string) (api.PermissionsView, error) {
 		}
 		edit = config.Set(tier, "permission", "tiers", tool)
 	}
-	if _, err := f.editConfig(edit); err != nil {
+	if _, err := f.editConfig([]string{"permission.tiers." + tool}, edit); err != nil {
 		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
@@ -141,7 +141,7 @@ func (f *Facade) AddRule(tool, pattern, action string) (api.PermissionsView, err
 		fields = append(fields, config.Field{Key: "pattern", Value: pattern})
 	}
 	fields = append(fields, config.Field{Key: "action", Value: action})
-	if _, err := f.editConfig(config.AppendTable(fields, "permission", "rules")); err != nil {
+	if _, err := f.editConfig([]string{"permission.rules"}, config.AppendTable(fields, "permission", "rules")); err != nil {
 		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
@@ -155,7 +155,7 @@ func (f *Facade) RemoveRule(index int, tool, pattern string) (api.PermissionsVie
 	if index < 0 || index >= len(rules) || rules[index].Tool != tool || rules[index].Pattern != pattern {
 		return api.PermissionsView{}, config.ErrChangedOnDisk
 	}
-	if _, err := f.editConfig(config.RemoveTable(index, "permission", "rules")); err != nil {
+	if _, err := f.editConfig([]string{"permission.rules"}, config.RemoveTable(index, "permission", "rules")); err != nil {
 		return api.PermissionsView{}, err
 	}
 	return f.PermissionsView()
@@ -168,7 +168,7 @@ var editMu sync.Mutex
 
 // editConfig applies edits to config.toml, refusing when the file no longer says what
 // the core has loaded (the window shows the loaded configuration), then reloads it.
-func (f *Facade) editConfig(edits ...config.Edit) (api.ConfigView, error) {
+func (f *Facade) editConfig(keys []string, edits ...config.Edit) (api.ConfigView, error) {
 	if f.core == nil || f.core.Config == nil {
 		return api.ConfigView{}, errNoCore
 	}
@@ -184,7 +184,11 @@ func (f *Facade) editConfig(edits ...config.Edit) (api.ConfigView, error) {
 		if base.Exists {
 			onDisk, err = config.Parse(st.Path, base.Data)
 		}
-		if err != nil || !reflect.DeepEqual(onDisk, st.File) || base.Exists != st.Exists {
+		inForce := st.File
+		if waiting, ok := f.core.Config.PendingFile(); ok {
+			inForce = waiting // the file as read; its looser keys wait for the person
+		}
+		if err != nil || !reflect.DeepEqual(onDisk, inForce) || base.Exists != st.Exists {
 			// Saved by someone else since the core read it: the window is about to
 			// receive the new values; the person decides again on those.
 			return api.ConfigView{}, config.ErrChangedOnDisk
@@ -193,7 +197,9 @@ func (f *Facade) editConfig(edits ...config.Edit) (api.ConfigView, error) {
 	if _, err := config.WriteEdited(st.Path, base, edits...); err != nil {
 		return api.ConfigView{}, err
 	}
-	f.core.Config.Reload()
+	// The person set these keys in the window: they take effect even where they
+	// loosen (anything else the file loosens still waits).
+	f.core.Config.ReloadBy(keys...)
 	return f.core.ConfigView(), nil
 }
 

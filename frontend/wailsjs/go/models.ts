@@ -622,6 +622,25 @@ export namespace api {
 		}
 	}
 	
+	export class ConfigPending {
+	    keys: string[];
+	    digest: string;
+	    // Go type: time
+	    since: any;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigPending(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.keys = source["keys"];
+	        this.digest = source["digest"];
+	        this.since = source["since"];
+	        this.message = source["message"];
+	    }
+	}
 	export class ConfigSetting {
 	    key: string;
 	    value: any;
@@ -648,6 +667,7 @@ export namespace api {
 	    error?: ConfigError;
 	    settings: ConfigSetting[];
 	    warnings?: string[];
+	    pending?: ConfigPending;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConfigView(source);
@@ -661,6 +681,7 @@ export namespace api {
 	        this.error = this.convertValues(source["error"], ConfigError);
 	        this.settings = this.convertValues(source["settings"], ConfigSetting);
 	        this.warnings = source["warnings"];
+	        this.pending = this.convertValues(source["pending"], ConfigPending);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

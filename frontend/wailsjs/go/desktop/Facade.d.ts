@@ -18,6 +18,8 @@ export function ChooseDirectory(arg1:string,arg2:string):Promise<string>;
 
 export function ConfigView():Promise<api.ConfigView>;
 
+export function ConfirmConfig(arg1:string):Promise<api.ConfigView>;
+
 export function CreateTask(arg1:api.TaskForm):Promise<api.TaskRow>;
 
 export function Departments():Promise<Array<api.DepartmentRow>>;

@@ -34,6 +34,10 @@ export function ConfigView() {
   return window['go']['desktop']['Facade']['ConfigView']();
 }
 
+export function ConfirmConfig(arg1) {
+  return window['go']['desktop']['Facade']['ConfirmConfig'](arg1);
+}
+
 export function CreateTask(arg1) {
   return window['go']['desktop']['Facade']['CreateTask'](arg1);
 }
