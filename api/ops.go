@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -574,4 +575,29 @@ type ApproveRequestBody struct {
 type ApproveRequestAnswer struct {
 	Decision Decision       `json:"decision"`
 	Approval *ApproveResult `json:"approval,omitempty"`
+}
+
+// The bounds of an approval token's TTL (ApproveBody.TTL).
+const (
+	DefaultTokenTTL = 10 * time.Minute
+	// MinTokenTTL: a shorter token would expire before an apply could redeem it.
+	MinTokenTTL = 10 * time.Second
+	MaxTokenTTL = 60 * time.Minute
+)
+
+// ParseTokenTTL reads an approval's TTL as a caller gives it ("": the default) within
+// its bounds, so that a wrong one is refused before the person is asked to approve.
+func ParseTokenTTL(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultTokenTTL, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("ttl %q is not a duration such as 10m or 1h", s)
+	}
+	if d < MinTokenTTL || d > MaxTokenTTL {
+		return 0, fmt.Errorf("ttl %s is out of bounds: give one from %s (time to run the apply) to %s", d, MinTokenTTL, MaxTokenTTL)
+	}
+	return d, nil
 }

@@ -154,3 +154,33 @@ func TestPasswordlessPAMServiceIsRefused(t *testing.T) {
 		t.Fatalf("a wrong password under a rootok service: %d %v", code, m)
 	}
 }
+
+// Bounds are checked before anyone is asked: an approval TTL that would mint a dead
+// token (or one past the maximum) is refused before the proof is checked and before an
+// agent's request reaches the person; a schedule of @every beyond a year is refused.
+func TestBoundsAreCheckedBeforeThePersonIsAsked(t *testing.T) {
+	c, hc := apiCore(t, "")
+	for _, ttl := range []string{"1ns", "9s", "61m", "2562047h", "soon"} {
+		code, m := post(t, hc, "/v1/ops/plans/nope/approve", `{"ttl":"`+ttl+`","confirm_hash_prefix":"0123abcd","proof":{"password":"whatever"}}`)
+		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(m["message"]), "ttl") {
+			t.Fatalf("ops approve with ttl %s: %d %v", ttl, code, m)
+		}
+		code, m = post(t, hc, "/v1/ops/plans/nope/approve-request", `{"ttl":"`+ttl+`"}`)
+		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(m["message"]), "ttl") || len(c.Broker.Pending()) != 0 {
+			t.Fatalf("an agent's approve request with ttl %s: %d %v (pending %d)", ttl, code, m, len(c.Broker.Pending()))
+		}
+	}
+	if code, m := post(t, hc, "/v1/ops/plans/nope/approve", `{"ttl":"10s","confirm_hash_prefix":"0123abcd"}`); code != http.StatusForbidden {
+		t.Fatalf("a TTL within bounds goes on to the proof: %d %v", code, m)
+	}
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		schedule string
+		want     int
+	}{{"@every 2562047h", http.StatusBadRequest}, {"@every 8785h", http.StatusBadRequest}, {"@every 8784h", http.StatusOK}, {"@every 1h", http.StatusOK}} {
+		code, m := post(t, hc, "/v1/tasks", `{"name":"t`+strings.NewReplacer(" ", "", "@", "").Replace(tt.schedule)+`","argv":["true"],"cwd":"`+dir+`","schedule":"`+tt.schedule+`","overrides":{}}`)
+		if code != tt.want || code != http.StatusOK && !strings.Contains(fmt.Sprint(m["message"]), "@yearly") {
+			t.Fatalf("schedule %s: %d %v", tt.schedule, code, m)
+		}
+	}
+}

@@ -205,6 +205,10 @@ func (c *Core) OpsApprove(cl Caller, id string, in api.ApproveBody) (*api.Approv
 			return nil, fmt.Errorf("approve plan %s: the window must send the full plan hash it showed (64 hex characters), got %d characters", id, len(h))
 		}
 	}
+	// A TTL out of bounds is refused before the proof is checked: nothing would come of it.
+	if _, err := ops.ParseTokenTTL(in.TTL); err != nil {
+		return nil, err
+	}
 	by, err := c.who(cl, nil) // ops checks the hash prefix itself
 	if err != nil {
 		return nil, err
@@ -230,6 +234,11 @@ func (c *Core) OpsApproveRequest(cl Caller, id, ttl string, rc permission.Contex
 		return permission.Decision{}, nil, err
 	}
 	ctx := cl.Context()
+	// Before the person is asked: a token that would be refused (or dead at birth) is
+	// not worth a question.
+	if _, err := ops.ParseTokenTTL(ttl); err != nil {
+		return permission.Decision{}, nil, err
+	}
 	prompt, err := svc.ApprovalPrompt(ctx, id)
 	if err != nil {
 		return permission.Decision{}, nil, err

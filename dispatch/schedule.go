@@ -15,6 +15,10 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 
 const scheduleHint = `use five fields "minute hour day-of-month month day-of-week" (for example "0 2 * * 1-5" for 02:00 on weekdays) or a descriptor: @yearly, @monthly, @weekly, @daily, @hourly, @every 15m`
 
+// maxEvery bounds @every: a longer interval is a mistake (and near the limit of a
+// duration, its next time overflows).
+const maxEvery = 366 * 24 * time.Hour
+
 // ParseSchedule validates a cron line and an IANA time zone ("" means UTC) and returns
 // the schedule. Errors carry the parser's reason and a hint.
 func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
@@ -31,8 +35,8 @@ func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
 	}
 	if strings.HasPrefix(line, "@every") {
 		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "@every")))
-		if err != nil || d < time.Second {
-			return nil, nil, invalidf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
+		if err != nil || d < time.Second || d > maxEvery {
+			return nil, nil, invalidf("invalid schedule %q: @every needs a duration from 1s to %s (a year) such as 30s, 15m or 2h; for a yearly run write @yearly or a cron line", line, "8784h")
 		}
 	}
 	sched, err := cronParser.Parse(line)

@@ -150,6 +150,22 @@ func (s *Service) liveToken(ctx context.Context, db *gorm.DB, planID string) (bo
 // refuses unless opt.Interactive is set and opt.ConfirmedHashPrefix (at least 8 hex
 // characters) starts the plan's hash, the plan has a diff and is diffed or expired, and no
 // live token exists for it.
+// ParseTokenTTL is api.ParseTokenTTL as a validation error of the ttl field.
+func ParseTokenTTL(s string) (time.Duration, error) {
+	d, err := api.ParseTokenTTL(s)
+	if err != nil {
+		return 0, fieldErr("ttl", err.Error())
+	}
+	return d, nil
+}
+
+func checkTokenTTL(d time.Duration) error {
+	if _, err := api.ParseTokenTTL(d.String()); err != nil {
+		return fieldErr("ttl", err.Error())
+	}
+	return nil
+}
+
 func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions) (*ApproveResult, error) {
 	rec, err := s.loadPlan(ctx, s.db, planID)
 	if err != nil {
@@ -167,8 +183,8 @@ func (s *Service) Approve(ctx context.Context, planID string, opt ApproveOptions
 	if ttl == 0 {
 		ttl = DefaultTokenTTL
 	}
-	if ttl < 0 || ttl > MaxTokenTTL {
-		return nil, fieldErr("ttl", fmt.Sprintf("is %s: it must be more than 0 and at most %s", opt.TTL, MaxTokenTTL))
+	if err := checkTokenTTL(ttl); err != nil {
+		return nil, err
 	}
 	typed := strings.ToLower(strings.TrimSpace(opt.ConfirmedHashPrefix))
 	if len(typed) < MinConfirmPrefix || !strings.HasPrefix(rec.Hash, typed) {

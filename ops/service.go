@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/airlock-app/airlock/api"
 )
 
 // Defaults and bounds of the service.
 const (
-	DefaultTokenTTL     = 10 * time.Minute
-	MaxTokenTTL         = 60 * time.Minute
+	DefaultTokenTTL     = api.DefaultTokenTTL
+	MaxTokenTTL         = api.MaxTokenTTL
+	MinTokenTTL         = api.MinTokenTTL
 	MinConfirmPrefix    = 8
 	DefaultApplyTimeout = 10 * time.Minute
 	DefaultOutputCap    = 1 << 20 // 1 MiB of stdout and of stderr

@@ -3,8 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/airlock-app/airlock/api"
 )
@@ -78,13 +76,9 @@ func (s *Service) OpsDiff(ctx context.Context, in DiffInput) (*DiffResult, error
 // OpsApprove is the ops_approve tool. who carries the person's answer; without
 // who.Interactive the approval is refused.
 func (s *Service) OpsApprove(ctx context.Context, in ApproveInput, who Attestation) (*ApproveResult, error) {
-	var ttl time.Duration
-	if in.TTL != "" {
-		d, err := time.ParseDuration(in.TTL)
-		if err != nil {
-			return nil, fieldErr("ttl", fmt.Sprintf("%q is not a duration such as 10m or 1h", in.TTL))
-		}
-		ttl = d
+	ttl, err := ParseTokenTTL(in.TTL)
+	if err != nil {
+		return nil, err
 	}
 	return s.Approve(ctx, in.PlanID, ApproveOptions{TTL: ttl, ConfirmedHashPrefix: in.ConfirmHashPrefix, By: who.By, Interactive: who.Interactive})
 }

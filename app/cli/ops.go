@@ -101,6 +101,9 @@ func opsApproveCmd(e *env) *cobra.Command {
 		Short: "Approve a plan at a terminal: shows the hash and the exact change, asks you to type the hash's first characters, prints the single-use token once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := api.ParseTokenTTL(ttl); err != nil {
+				return fmt.Errorf("%w (--ttl)", err)
+			}
 			prompt, err := call(cmd.Context(), e, api.OpsApprovalPrompt, api.None{}, args[0])
 			if err != nil {
 				return err
@@ -120,7 +123,7 @@ func opsApproveCmd(e *env) *cobra.Command {
 			}, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&ttl, "ttl", "", "how long the token stays valid (default 10m, at most 60m)")
+	cmd.Flags().StringVar(&ttl, "ttl", "", "how long the token stays valid (default 10m, from 10s to 60m)")
 	return cmd
 }
 
