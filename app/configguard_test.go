@@ -184,3 +184,68 @@ func TestBoundsAreCheckedBeforeThePersonIsAsked(t *testing.T) {
 		}
 	}
 }
+
+// cliBin builds the airlock command for the tests that run it at a (pseudo) terminal.
+func cliBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "airlock")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/airlock")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building airlock: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// atTerminal runs the airlock command in a pseudo-terminal (script(1)), as the person
+// does, typing input there; it returns what the terminal showed.
+func atTerminal(t *testing.T, c *Core, bin, input string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	line := bin
+	for _, a := range args {
+		line += " '" + a + "'"
+	}
+	cmd := exec.Command("script", "-qec", line, "/dev/null")
+	cmd.Env = append(os.Environ(), "AIRLOCK_HOME="+filepath.Dir(filepath.Dir(c.Paths.ConfigFile)), "XDG_RUNTIME_DIR="+filepath.Dir(filepath.Dir(c.Paths.Socket)))
+	cmd.Stdin = strings.NewReader(input)
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// At a terminal: `airlock status` says what waits and names the command; `airlock
+// config confirm` asks the login password and takes the change into force; a task
+// with the network on is created by `airlock task add` once the person types it.
+func TestTheCLIConfirmsWithTheOSProof(t *testing.T) {
+	name, password := pamUser(t)
+	c, _ := apiCore(t, "[approvals]\npam_service = \"airlock-unix\"\n")
+	c.presence.confDir = pamServices(t)
+	c.presence.userName = func(int) (string, error) { return name, nil }
+	bin := cliBin(t)
+
+	writeConfig(t, c, "approval_policy = \"never\"\n[approvals]\npam_service = \"airlock-unix\"\n")
+	out := atTerminal(t, c, bin, "", "status")
+	if !strings.Contains(out, "WAITING FOR YOU") || !strings.Contains(out, "approval_policy") || !strings.Contains(out, "airlock config confirm") {
+		t.Fatalf("airlock status:\n%s", out)
+	}
+	out = atTerminal(t, c, bin, "wrong\n", "config", "confirm")
+	if c.ConfigView().Pending == nil {
+		t.Fatalf("a wrong password confirmed the change:\n%s", out)
+	}
+	out = atTerminal(t, c, bin, password+"\n", "config", "confirm")
+	if !strings.Contains(out, "Confirmed") || c.ConfigView().Pending != nil {
+		t.Fatalf("airlock config confirm with the password:\n%s", out)
+	}
+	if p := c.Config.State().File.ApprovalPolicy; p == nil || *p != "never" {
+		t.Fatalf("the confirmed policy is not in force: %v", p)
+	}
+
+	dir := t.TempDir()
+	out = atTerminal(t, c, bin, password+"\n", "task", "add", "--name", "fetch", "--cwd", dir, "--network", "on", "--", "true")
+	tk, err := c.Dispatch.Task(t.Context(), "fetch")
+	if err != nil || tk.Overrides.Network == nil || string(*tk.Overrides.Network) != "on" {
+		t.Fatalf("airlock task add --network on with the password: %v\n%s", err, out)
+	}
+}

@@ -622,25 +622,6 @@ export namespace api {
 		}
 	}
 	
-	export class ConfigPending {
-	    keys: string[];
-	    digest: string;
-	    // Go type: time
-	    since: any;
-	    message: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ConfigPending(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.keys = source["keys"];
-	        this.digest = source["digest"];
-	        this.since = source["since"];
-	        this.message = source["message"];
-	    }
-	}
 	export class ConfigSetting {
 	    key: string;
 	    value: any;
@@ -658,6 +639,43 @@ export namespace api {
 	        this.layer = source["layer"];
 	        this.detail = source["detail"];
 	    }
+	}
+	export class ConfigPending {
+	    keys: string[];
+	    digest: string;
+	    // Go type: time
+	    since: any;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigPending(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.keys = source["keys"];
+	        this.digest = source["digest"];
+	        this.since = this.convertValues(source["since"], null);
+	        this.message = source["message"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class ConfigView {
 	    path: string;
