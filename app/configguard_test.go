@@ -249,3 +249,15 @@ func TestTheCLIConfirmsWithTheOSProof(t *testing.T) {
 		t.Fatalf("airlock task add --network on with the password: %v\n%s", err, out)
 	}
 }
+
+// personWrites is the person writing config.toml: the file is reloaded and what it
+// loosens confirmed, as they would in the window.
+func personWrites(t *testing.T, c *Core, text string) {
+	t.Helper()
+	writeConfig(t, c, text)
+	if c.ConfigView().Pending != nil {
+		if _, err := c.ConfirmConfig(WindowCaller(), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

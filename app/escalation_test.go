@@ -102,7 +102,7 @@ func TestEscalationRunsTheCallWithExactlyWhatItAsked(t *testing.T) {
 				os.MkdirAll(d, 0o755)
 			}
 			os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n"), 0o600)
-			os.WriteFile(c.Paths.ConfigFile, []byte("approval_policy = \""+approval+"\"\n"), 0o644)
+			personWrites(t, c, "approval_policy = \""+approval+"\"\n")
 			waitFor(t, func() bool { return string(c.Broker.Settings().ApprovalPolicy) == approval })
 			cs := mcpSession(t, c, ws)
 

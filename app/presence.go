@@ -395,9 +395,10 @@ func (c *Core) widening(under *departments.Defaults, d departments.Defaults) []s
 	if m, err := sandbox.ParseMode(eff.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
 		add("sandbox_mode full-access")
 	}
+	// A value the domain does not know widens nothing here: it is refused as invalid.
 	if p, err := permission.ParseApprovalPolicy(eff.ApprovalPolicy); err == nil && p == permission.PolicyNever {
 		add("approval_policy never")
-	} else if config.LooserApproval(eff.ApprovalPolicy, base.ApprovalPolicy) {
+	} else if err == nil && config.LooserApproval(eff.ApprovalPolicy, base.ApprovalPolicy) {
 		add("approval_policy " + eff.ApprovalPolicy)
 	}
 	if config.LooserNetwork(eff.Network, base.Network) {

@@ -76,6 +76,19 @@ func newConfigCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// sayWhatWaits tells, after this command wrote config.toml, what of it waits for the
+// person (config.Guard): a file written by a command is not yet the person's word.
+func (e *env) sayWhatWaits() {
+	p, err := e.paths()
+	if err != nil {
+		return
+	}
+	st, err := config.ReadInForce(p.ConfigFile, config.GuardAt(p.DataDir, p.Database))
+	if err == nil && st.Pending != nil {
+		fmt.Fprintf(e.stderr, "airlock: %s\n", st.Pending.Message)
+	}
+}
+
 // localConfigView reads the configuration as this process sees it: config.toml under
 // this process's environment. The running core may see another environment; its view
 // is in `airlock status`.

@@ -100,6 +100,7 @@ func newProfileCmd(e *env) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(e.stdout, "profile: none (the keys of %s and the defaults apply)\n", in.FilePath)
+				e.sayWhatWaits()
 				return nil
 			}
 			p, err := config.LookupProfile(in.File, in.FilePath, args[0])
@@ -113,6 +114,7 @@ func newProfileCmd(e *env) *cobra.Command {
 			if p.Warning != "" {
 				fmt.Fprintf(e.stderr, "airlock: warning: %s\n", p.Warning)
 			}
+			e.sayWhatWaits()
 			return nil
 		},
 	}

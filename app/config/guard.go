@@ -127,8 +127,7 @@ var guardKeys = []guardKey{
 	{key: "permission.tiers", looser: tiersLooser, keep: func(dst *File, cur File) { dst.Permission.Tiers = cur.Permission.Tiers }},
 	{key: "permission.rules", looser: rulesLooser, keep: func(dst *File, cur File) { dst.Permission.Rules = cur.Permission.Rules }},
 	changed("hooks", func(f *File) *Hooks { return &f.Hooks }),
-	changed("profile", func(f *File) **string { return &f.Profile }),
-	changed("profiles", func(f *File) *map[string]ProfileFile { return &f.Profiles }),
+	{key: "profile", looser: profileLooser, keep: func(dst *File, cur File) { dst.Profile, dst.Profiles = cur.Profile, cur.Profiles }},
 	{key: "sandbox_mode",
 		looser: func(cur, next File) bool { return sandboxRank(next.SandboxMode) > sandboxRank(cur.SandboxMode) },
 		keep:   func(dst *File, cur File) { dst.SandboxMode = cur.SandboxMode }},
@@ -183,6 +182,64 @@ func pids(f File) int {
 		return *f.Limits.Pids
 	}
 	return sandbox.DefaultLimits.Pids
+}
+
+// withProfile is f with its chosen profile's settings beneath its own keys, as the
+// resolution takes them (ok false: the profile cannot be resolved).
+func withProfile(f File) (File, bool) {
+	p, chosen, err := ChosenProfile(f, "config.toml")
+	if err != nil {
+		return f, false
+	}
+	if !chosen {
+		return f, true
+	}
+	set := func(dst **string, v string) {
+		if *dst == nil && v != "" {
+			*dst = &v
+		}
+	}
+	set(&f.SandboxMode, p.SandboxMode)
+	set(&f.ApprovalPolicy, p.ApprovalPolicy)
+	set(&f.ApprovalsReviewer, p.Reviewer)
+	if f.SandboxWorkspaceWrite.NetworkAccess == nil && p.Network != nil {
+		f.SandboxWorkspaceWrite.NetworkAccess = NetworkSetting(*p.Network)
+	}
+	if len(p.Tiers) > 0 {
+		tiers := make(map[string]string, len(p.Tiers)+len(f.Permission.Tiers))
+		for k, v := range p.Tiers {
+			tiers[k] = v
+		}
+		for k, v := range f.Permission.Tiers {
+			tiers[k] = v
+		}
+		f.Permission.Tiers = tiers
+	}
+	return f, true
+}
+
+// profileLooser: choosing another profile (or redefining the chosen one) loosens when
+// the settings it brings beneath the file's keys loosen one of them.
+func profileLooser(cur, next File) bool {
+	if reflect.DeepEqual(cur.Profile, next.Profile) && reflect.DeepEqual(cur.Profiles, next.Profiles) {
+		return false
+	}
+	c, _ := withProfile(cur)
+	n, ok := withProfile(next)
+	if !ok {
+		return true
+	}
+	str := func(v *string) string {
+		if v == nil {
+			return ""
+		}
+		return *v
+	}
+	return sandboxRank(n.SandboxMode) > sandboxRank(c.SandboxMode) ||
+		networkRank(n.SandboxWorkspaceWrite.Network()) > networkRank(c.SandboxWorkspaceWrite.Network()) ||
+		LooserApproval(str(n.ApprovalPolicy), str(c.ApprovalPolicy)) ||
+		LooserReviewer(str(n.ApprovalsReviewer), str(c.ApprovalsReviewer)) ||
+		tiersLooser(c, n)
 }
 
 // tiersLooser: a tool's tier lowered, or a tier removed (the built-in one may be

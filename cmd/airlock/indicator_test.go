@@ -65,27 +65,35 @@ func (in *instance) waitSandboxLine(prefix string) string {
 }
 
 // TestStatusLineIsRedUnderFullAccess: `airlock status` says GREEN bubblewrap while every
-// promise holds, RED "not sandboxed" as soon as config.toml sets full-access (with the
-// way out), and green again when it is taken back. The footer and the tray show the same
-// indicator (sandbox.Indicate).
+// promise holds, RED "not sandboxed" as soon as full-access is in force (with the way
+// out), and green again when it is taken back. The footer and the tray show the same
+// indicator (sandbox.Indicate). full-access written into config.toml waits for the
+// person: until confirmed, the status says what waits and stays green.
 func TestStatusLineIsRedUnderFullAccess(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("needs bubblewrap")
 	}
 	in := newInstance(t)
-	in.writeConfig("sandbox_mode = \"workspace-write\"\n")
+	password := in.pamProof("")
+	approvals := in.approvalsSection()
+	in.writeConfig("sandbox_mode = \"workspace-write\"\n" + approvals)
 	in.startDaemonLogged()
 	if line := in.waitSandboxLine("GREEN"); !strings.Contains(line, "GREEN bubblewrap") {
 		t.Skipf("this machine's sandbox is not all green, so the test cannot see it turn red and back:\n%s", line)
 	}
-	in.writeConfig("sandbox_mode = \"full-access\"\n")
+	in.writeConfig("sandbox_mode = \"full-access\"\n" + approvals)
+	in.waitStatus(func(st map[string]any) bool { return st["config"].(map[string]any)["pending"] != nil })
+	if out, _, _ := in.run("status"); !strings.Contains(out, "WAITING FOR YOU") || !strings.Contains(out, "sandbox_mode") || !strings.Contains(out, "GREEN bubblewrap") {
+		t.Fatalf("full-access written into config.toml took effect, or nothing says it waits:\n%s", out)
+	}
+	in.confirmWaiting(password)
 	line := in.waitSandboxLine("RED not sandboxed")
 	for _, want := range []string{"sandbox_mode is full-access", "config.toml", `way out: set sandbox_mode = "workspace-write"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the red line does not say %q:\n%s", want, line)
 		}
 	}
-	in.writeConfig("sandbox_mode = \"read-only\"\n")
+	in.writeConfig("sandbox_mode = \"read-only\"\n" + approvals)
 	in.waitSandboxLine("GREEN bubblewrap")
 }
 

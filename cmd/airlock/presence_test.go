@@ -193,3 +193,33 @@ while True:
 sys.stdout.buffer.write(out)
 sys.exit(p.wait())
 `
+
+// confirmWaiting is the person confirming, at a terminal with their password, the
+// change of config.toml that waits (a change that loosens the answer path): it waits
+// until the core has read the file and says what waits, confirms, and waits until it
+// is in force.
+func (in *instance) confirmWaiting(password string) {
+	in.t.Helper()
+	waiting := func(st map[string]any) bool { return st["config"].(map[string]any)["pending"] != nil }
+	in.waitStatus(waiting)
+	out := in.onTTY(password+"\n", "config", "confirm")
+	if !strings.Contains(out, "Confirmed") {
+		in.t.Fatalf("airlock config confirm:\n%s", out)
+	}
+	in.waitStatus(func(st map[string]any) bool { return !waiting(st) })
+}
+
+// approvalsSection is the [approvals] table pamProof wrote, to keep under a rewrite of
+// config.toml (changing the PAM service is itself a change that waits).
+func (in *instance) approvalsSection() string {
+	in.t.Helper()
+	b, err := os.ReadFile(filepath.Join(in.home, "config", "config.toml"))
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	s := string(b)
+	if i := strings.Index(s, "[approvals]"); i >= 0 {
+		return s[i:]
+	}
+	return ""
+}

@@ -55,8 +55,10 @@ func TestEachProfileThroughTheCLI(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(ws) })
 	const comment = "# my own note: keep me\n"
-	// approve-for-me needs a reviewer command to hand the questions to.
-	in.writeConfig(comment + "[reviewer]\ncommand = [\"/bin/true\"] # the reviewer\n")
+	// approve-for-me needs a reviewer command to hand the questions to. A profile that
+	// loosens the answer path waits for the person: they confirm it with their password.
+	password := in.pamProof("")
+	in.writeConfig(comment + "[reviewer]\ncommand = [\"/bin/true\"] # the reviewer\n" + in.approvalsSection())
 	in.startDaemon()
 	cfg := filepath.Join(in.home, "config", "config.toml")
 
@@ -91,6 +93,11 @@ func TestEachProfileThroughTheCLI(t *testing.T) {
 			}
 			if c.name == "full-access" && !strings.Contains(stderr, "nothing confines the agent and nothing asks you") {
 				t.Errorf("choosing full access with approval never did not say what it gives up: %q", stderr)
+			}
+			if strings.Contains(stderr, "airlock config confirm") {
+				in.confirmWaiting(password)
+			} else if c.name == "full-access" || c.name == "approve-for-me" {
+				t.Errorf("profile %s loosens the answer path, but nothing said it waits: %q", c.name, stderr)
 			}
 
 			// The CLI's own resolution of the sandbox part.
