@@ -35,6 +35,8 @@ export interface SettingsApi {
   hooks(): Promise<HooksView>;
   /** The built-in profiles and config.toml's own, with the one config.toml chose. */
   profiles(): Promise<ProfileList>;
+  /** Takes into force the waiting config.toml that loosens the answer path (config.pending). */
+  confirmConfig(digest: string): Promise<ConfigView>;
 }
 
 export const settingsApi: SettingsApi = {
@@ -47,4 +49,5 @@ export const settingsApi: SettingsApi = {
   revokeGrant: (id) => Facade.RevokeGrant(id),
   hooks: () => Facade.HooksView(),
   profiles: () => Facade.Profiles(),
+  confirmConfig: (digest) => Facade.ConfirmConfig(digest),
 };

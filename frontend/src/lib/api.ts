@@ -40,8 +40,6 @@ export type Layer = 'flag' | 'env' | 'file' | 'default';
 export const api = {
   status: (): Promise<Status> => Facade.Status(),
   configView: (): Promise<ConfigView> => Facade.ConfigView(),
-  /** Takes into force the waiting config.toml that loosens the answer path (config.pending). */
-  confirmConfig: (digest: string): Promise<ConfigView> => Facade.ConfirmConfig(digest),
   home: (): Promise<string> => Facade.Home(),
   topics: (): Promise<string[]> => Facade.Topics(),
   pendingApprovals: (): Promise<Approval[]> => Facade.PendingApprovals(),

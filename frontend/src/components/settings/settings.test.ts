@@ -68,6 +68,7 @@ function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
     revokeGrant: vi.fn(async () => perms({ grants: [] })),
     hooks: vi.fn(async () => ({ hooks: [], agents: [] }) as unknown as HooksView),
     profiles: vi.fn(async () => ({ profiles: [], current: '' }) as unknown as ProfileList),
+    confirmConfig: vi.fn(async () => config()),
     ...over,
   };
 }
@@ -335,6 +336,30 @@ describe('ChoiceGroup', () => {
     expect(ro.checked).toBe(false);
     expect((el.querySelector('[data-key="sandbox_mode"] input[value="workspace-write"]') as HTMLInputElement).checked).toBe(true);
     expect(el.querySelector('[data-key="sandbox_mode"]')!.textContent).toContain('saving…');
+  });
+});
+
+describe('a change that waits', () => {
+  it('says what config.toml loosens and confirms the file that was shown', () => {
+    const api = fakeApi();
+    const cfg = config();
+    cfg.pending = {
+      keys: ['approvals.terminal_proof'],
+      digest: 'd1g3st',
+      since: '2026-11-29T12:00:00Z',
+      message: 'config.toml loosens approvals.terminal_proof: … `airlock config confirm` …',
+    } as ConfigView['pending'];
+    const el = render(Settings, { config: cfg, status: undefined, home: '/home/ana', api });
+    const banner = el.querySelector('[data-testid="config-pending"]')!;
+    expect(banner.textContent).toContain('approvals.terminal_proof');
+    expect(banner.textContent).toContain('airlock config confirm');
+    (el.querySelector('[data-testid="config-confirm"]') as HTMLButtonElement).click();
+    expect(api.confirmConfig).toHaveBeenCalledWith('d1g3st');
+  });
+
+  it('shows nothing when nothing waits', () => {
+    const el = render(Settings, { config: config(), status: undefined, home: '/home/ana', api: fakeApi() });
+    expect(el.querySelector('[data-testid="config-pending"]')).toBeNull();
   });
 });
 
