@@ -25,7 +25,12 @@ func (c *Core) ConfirmConfig(cl Caller, digest string) (api.ConfigView, error) {
 	if !permission.ByPerson(by) {
 		return api.ConfigView{}, c.needPerson("confirming a config.toml that loosens the answer path", config.ConfirmCommand)
 	}
-	next, ok := c.Config.PendingFile()
+	next, waiting, ok := c.Config.PendingFile()
+	if ok && digest != "" && digest != waiting {
+		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, config.ErrPendingChanged.Error(),
+			"run `"+config.ConfirmCommand+"` again: it confirms what waits now")
+	}
+	digest = waiting // what is checked below is what is confirmed
 	if !ok {
 		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, config.ErrNothingPending.Error(),
 			"`airlock status` shows the configuration in force")

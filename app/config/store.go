@@ -210,12 +210,15 @@ func (s *Store) Confirm(digest string) (State, error) {
 	return st, nil
 }
 
-// PendingFile is the waiting file (ok false: nothing waits), for checks made before
-// it is confirmed.
-func (s *Store) PendingFile() (File, bool) {
+// PendingFile is the waiting file and its digest (ok false: nothing waits), for
+// checks made before it is confirmed (Confirm that digest then).
+func (s *Store) PendingFile() (f File, digest string, ok bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.pending, s.state.Pending != nil
+	if s.state.Pending == nil {
+		return File{}, "", false
+	}
+	return s.pending, s.state.Pending.Digest, true
 }
 
 func (s *Store) read(lastGood File) State {

@@ -185,7 +185,7 @@ func (f *Facade) editConfig(keys []string, edits ...config.Edit) (api.ConfigView
 			onDisk, err = config.Parse(st.Path, base.Data)
 		}
 		inForce := st.File
-		if waiting, ok := f.core.Config.PendingFile(); ok {
+		if waiting, _, ok := f.core.Config.PendingFile(); ok {
 			inForce = waiting // the file as read; its looser keys wait for the person
 		}
 		if err != nil || !reflect.DeepEqual(onDisk, inForce) || base.Exists != st.Exists {
