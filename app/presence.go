@@ -349,8 +349,8 @@ func (c *Core) needPerson(what, cli string) error {
 
 // widening names what a run under d would get beyond what the configuration gives
 // every run, so that less would ask or confine at night: full access or approval never
-// (always), a looser approval policy, more network, higher limits, or a profile with a
-// reviewer or lower tiers. under is the department's defaults a task's overrides d
+// (always), a looser approval policy, more network, or higher limits. (A profile's
+// reviewer and tiers reach a run's requests only to tighten.) under is the department's defaults a task's overrides d
 // apply over (nil for a department's own): a task inherits what its department widens,
 // and creating it approves its command under that. Set over the API, such a task or
 // department needs the person, as an answer does. A profile counts with its settings
@@ -369,28 +369,8 @@ func (c *Core) widening(under *departments.Defaults, d departments.Defaults) []s
 			out = append(out, s)
 		}
 	}
-	file := c.Config.State().File
 	for _, l := range layers {
 		eff, _ = dispatch.ApplyDefaults(eff, l, c.Profile)
-		if l.Profile == "" {
-			continue
-		}
-		prof, err := c.Profile(l.Profile)
-		if err != nil {
-			continue
-		}
-		cur := ""
-		if file.ApprovalsReviewer != nil {
-			cur = *file.ApprovalsReviewer
-		}
-		if config.LooserReviewer(prof.Reviewer, cur) {
-			add("a reviewer (profile " + prof.Name + ")")
-		}
-		for tool, tier := range prof.Tiers {
-			if config.LooserTier(tier, file.Permission.Tiers[tool]) {
-				add("tier " + tool + " " + tier + " (profile " + prof.Name + ")")
-			}
-		}
 	}
 	if m, err := sandbox.ParseMode(eff.SandboxMode); err == nil && m == sandbox.ModeFullAccess {
 		add("sandbox_mode full-access")

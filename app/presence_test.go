@@ -373,7 +373,6 @@ func TestWideningTasksNeedThePerson(t *testing.T) {
 		{"the cloudops posture (network on)", "/v1/tasks", task("cloud", `{"posture":"cloudops"}`, ""), http.StatusForbidden},
 		{"on-failure", "/v1/tasks", task("onf", `{"approval_policy":"on-failure"}`, ""), http.StatusForbidden},
 		{"higher limits", "/v1/tasks", task("big", `{"limits":{"memory":"max","pids":100000}}`, ""), http.StatusForbidden},
-		{"a reviewer", "/v1/tasks", task("rev", `{"profile":"approve-for-me"}`, ""), http.StatusForbidden},
 		{"network on, wrong password", "/v1/tasks", task("net", `{"network":"on"}`, `,"password":"nope"`), http.StatusForbidden},
 		{"a network-on department", "/v1/departments", `{"name":"netdept","dir":"` + filepath.Join(dir, "inner") + `","defaults":{"network":"on"}}`, http.StatusForbidden},
 		// A department's directory becomes a known place: a new one needs the person too.
