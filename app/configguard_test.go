@@ -153,6 +153,17 @@ func TestPasswordlessPAMServiceIsRefused(t *testing.T) {
 	if code != http.StatusForbidden || !strings.Contains(fmt.Sprint(m["message"]), "without a password") || !stillPending(c2, id2) {
 		t.Fatalf("a wrong password under a rootok service: %d %v", code, m)
 	}
+	// The system's own su, whose stack starts with pam_rootok: the same for a root caller.
+	if _, err := os.Stat("/etc/pam.d/su"); err != nil {
+		return
+	}
+	c3, hc3 := apiCore(t, "[approvals]\npam_service = \"su\"\n")
+	c3.presence.userName = func(int) (string, error) { return name, nil }
+	id3, _ := pending(t, c3, bashReq("rm -rf ~", ws))
+	code, m = post(t, hc3, "/v1/approvals/"+id3+"/answer", `{"allow":true,"password":"wrong"}`)
+	if code != http.StatusForbidden || !strings.Contains(fmt.Sprint(m["message"]), "without a password") || !stillPending(c3, id3) {
+		t.Fatalf("a wrong password under /etc/pam.d/su as root: %d %v", code, m)
+	}
 }
 
 // Bounds are checked before anyone is asked: an approval TTL that would mint a dead
