@@ -98,7 +98,7 @@ func TestLooserConfigWaitsAcrossARestart(t *testing.T) {
 	if err := os.WriteFile(c.Paths.ConfigFile, []byte("sandbox_mode = \"full-access\"\n[approvals]\nterminal_proof = \"tty\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := lifeCore(t, base)
+	c2, stop2 := lifeCore(t, base)
 	if c2.terminalProof() != proofOS {
 		t.Fatal("a restart took the file-written tty proof")
 	}
@@ -107,6 +107,16 @@ func TestLooserConfigWaitsAcrossARestart(t *testing.T) {
 	}
 	if p := c2.ConfigView().Pending; p == nil || len(p.Keys) != 2 {
 		t.Fatalf("pending %+v", p)
+	}
+	// Removing the kept configuration does not make the file the person's either: with
+	// a database there, the defaults stand in for it.
+	stop2()
+	if err := os.Remove(filepath.Join(c2.Paths.DataDir, "config.in-force.json")); err != nil {
+		t.Fatal(err)
+	}
+	c3, _ := lifeCore(t, base)
+	if c3.terminalProof() != proofOS || c3.ConfigView().Pending == nil {
+		t.Fatalf("without the kept configuration the file was taken: %s %+v", c3.terminalProof(), c3.ConfigView().Pending)
 	}
 }
 
