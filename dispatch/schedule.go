@@ -35,8 +35,11 @@ func ParseSchedule(line, tz string) (cron.Schedule, *time.Location, error) {
 	}
 	if strings.HasPrefix(line, "@every") {
 		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "@every")))
-		if err != nil || d < time.Second || d > maxEvery {
-			return nil, nil, invalidf("invalid schedule %q: @every needs a duration from 1s to %s (a year) such as 30s, 15m or 2h; for a yearly run write @yearly or a cron line", line, "8784h")
+		if err != nil || d < time.Second {
+			return nil, nil, invalidf("invalid schedule %q: @every needs a duration of at least 1s such as 30s, 15m or 2h", line)
+		}
+		if d > maxEvery {
+			return nil, nil, invalidf("invalid schedule %q: @every takes at most 8784h (a year); for a yearly run write @yearly or a cron line such as \"0 3 1 1 *\"", line)
 		}
 	}
 	sched, err := cronParser.Parse(line)

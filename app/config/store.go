@@ -181,7 +181,9 @@ func (s *Store) guarded(cur File, st State, allowed ...string) State {
 	st.File = f
 	st.Pending = &api.ConfigPending{Keys: keys, Digest: s.digest, Since: st.LoadedAt,
 		Message: fmt.Sprintf("config.toml loosens %s: the values in force stay until you confirm the change in the Airlock window or with `%s` at a terminal (your login password)", strings.Join(keys, ", "), ConfirmCommand)}
-	slog.Warn("config.toml loosens the answer path; it waits for the person", "keys", keys)
+	if !s.guard.readOnly { // a command reading it (ReadInForce) says so itself, if at all
+		slog.Warn("config.toml loosens the answer path; it waits for the person", "keys", keys)
+	}
 	return st
 }
 
