@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render, unmountAll } from '../test/render';
 import TierBadge from './TierBadge.svelte';
 import ModeBadge from './ModeBadge.svelte';
@@ -78,6 +78,17 @@ describe('Waiting', () => {
     expect(el.textContent).toContain('Nothing is waiting for you');
     expect(el.textContent).toContain('~/Airlock');
     expect(el.textContent).toContain('0 items');
+  });
+
+  it('shows a change of config.toml that waits, confirmable in place', () => {
+    const onconfirmconfig = vi.fn(async () => {});
+    const configPending = { keys: ['approval_policy'], digest: 'abc', since: '2026-11-29T10:00:00Z', message: 'config.toml loosens approval_policy: … `airlock config confirm` …' };
+    const el = render(Waiting, { approvals: [], roots: [], home: '/home/ana', configPending, onconfirmconfig });
+    expect(el.textContent).not.toContain('Nothing is waiting for you');
+    expect(el.textContent).toContain('1 item');
+    expect(el.querySelector('[data-testid="waiting-config"]')!.textContent).toContain('airlock config confirm');
+    (el.querySelector('[data-testid="waiting-config-confirm"]') as HTMLButtonElement).click();
+    expect(onconfirmconfig).toHaveBeenCalledWith('abc');
   });
 
   it('lists pending requests most urgent first, answerable in place', () => {
