@@ -154,6 +154,8 @@ var guardKeys = []guardKey{
 	flag("limits.required", false, false, func(f *File) **bool { return &f.Limits.Required }),
 	listed("workspace.roots", true, []string{"~/Airlock"}, func(f *File) *[]string { return &f.Workspace.Roots }),
 	flag("ops.strict", false, false, func(f *File) **bool { return &f.Ops.Strict }),
+	// Not waiting hands a hook's question to the agent's own prompt, outside Airlock.
+	flag("approvals.wait_unattended", false, false, func(f *File) **bool { return &f.Approvals.WaitUnattended }),
 }
 
 func sandboxRank(v *string) int {
@@ -218,12 +220,31 @@ func withProfile(f File) (File, bool) {
 	return f, true
 }
 
-// profileLooser: choosing another profile (or redefining the chosen one) loosens when
-// the settings it brings beneath the file's keys loosen one of them.
+// profileLooser: choosing another profile, or redefining one of [profiles] (a
+// department or task may have chosen it), loosens when the settings it brings loosen
+// one of the keys it sets.
 func profileLooser(cur, next File) bool {
 	if reflect.DeepEqual(cur.Profile, next.Profile) && reflect.DeepEqual(cur.Profiles, next.Profiles) {
 		return false
 	}
+	if chosenLooser(cur, next) {
+		return true
+	}
+	for name := range next.Profiles {
+		n := File{Profile: &name, Profiles: next.Profiles}
+		c := File{} // a new name: against no profile at all
+		if _, ok := cur.Profiles[name]; ok {
+			c = File{Profile: &name, Profiles: cur.Profiles}
+		}
+		if chosenLooser(c, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// chosenLooser: the profile next chooses, beneath its keys, loosens what cur's does.
+func chosenLooser(cur, next File) bool {
 	c, _ := withProfile(cur)
 	n, ok := withProfile(next)
 	if !ok {

@@ -56,6 +56,10 @@ func TestLoosened(t *testing.T) {
 		{"the chosen profile redefined", "profile = \"mine\"\n[profiles.mine]\nsandbox_mode = \"read-only\"", "profile = \"mine\"\n[profiles.mine]\nsandbox_mode = \"full-access\"", []string{"profile"}},
 		{"a hook", ``, "[[hooks.before_tool_use]]\ncommand = [\"true\"]", []string{"hooks"}},
 		{"a workspace root", ``, "[workspace]\nroots = [\"/\"]", []string{"workspace.roots"}},
+		{"a profile a task may use, redefined", "[profiles.mine]\nsandbox_mode = \"read-only\"", "[profiles.mine]\nsandbox_mode = \"full-access\"", []string{"profile"}},
+		{"a new profile with full access", ``, "[profiles.mine]\nsandbox_mode = \"full-access\"", []string{"profile"}},
+		{"a new strict profile", ``, "[profiles.mine]\nsandbox_mode = \"read-only\"", nil},
+		{"not waiting for unattended questions", "[approvals]\nwait_unattended = true", ``, []string{"approvals.wait_unattended"}},
 		{"unrelated", ``, "[dispatch]\nconcurrency = 4", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
