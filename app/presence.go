@@ -58,6 +58,9 @@ const (
 	maxFailures = 5
 	lockout     = 30 * time.Second
 	maxLockout  = 15 * time.Minute
+	// failWindow and failPause pace guessing across callers (presence.verify).
+	failWindow = time.Minute
+	failPause  = time.Second
 )
 
 // presence proves to the operating system that a person is at a terminal: their login
@@ -76,6 +79,10 @@ type presence struct {
 	attempt sync.Mutex // one PAM conversation at a time: no racing past the limit
 	mu      sync.Mutex
 	fails   map[string]*failState // by caller (callerKey)
+	// recentFails counts wrong passwords from any caller since failsSince (failWindow).
+	recentFails int
+	failsSince  time.Time
+	failPause   time.Duration // under mu
 	// probed caches, per service and user, whether the stack needs a password (nil)
 	// or not (errPasswordless); forgotten when config.toml changes.
 	probed map[string]error
@@ -88,7 +95,7 @@ type failState struct {
 
 func newPresence() *presence {
 	return &presence{authenticate: pamAuthenticate, passwordless: pamPasswordless, userName: lookupUserName, now: time.Now,
-		fails: map[string]*failState{}, probed: map[string]error{}}
+		fails: map[string]*failState{}, probed: map[string]error{}, failPause: failPause}
 }
 
 // callerKey names one caller: the process by pid and start time (a pid reused by
@@ -178,11 +185,30 @@ func (p *presence) verify(ctx context.Context, uid int, caller, service, passwor
 		return err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err == nil {
 		delete(p.fails, caller)
+		p.mu.Unlock()
 		return nil
 	}
+	// Guessing from many callers at once: once wrong passwords come often, each one
+	// holds the conversation for failPause, so guesses stay under one per failPause
+	// whatever the PAM stack's own delay; a right password waits at most that long.
+	if now := p.now(); now.Sub(p.failsSince) > failWindow {
+		p.failsSince, p.recentFails = now, 0
+	}
+	p.recentFails++
+	pause, wait := p.recentFails > maxFailures, p.failPause
+	defer func() {
+		if pause {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	defer p.mu.Unlock()
 	f := p.fails[caller]
 	if f == nil {
 		if len(p.fails) >= maxCallers {

@@ -256,6 +256,18 @@ func TestOSProofAnswersWithTheRightPasswordOnly(t *testing.T) {
 		t.Fatalf("another caller with the right password, while a script is locked out: %v %s", err, out)
 	}
 	id, _ = pending(t, c, bashReq("rm -rf /srv/x", ws))
+	// Guessing from ever new callers is paced instead: once wrong passwords come often,
+	// each holds the conversation for a while (the right one still goes through).
+	const pause = 400 * time.Millisecond
+	c.presence.mu.Lock()
+	c.presence.failPause = pause
+	c.presence.mu.Unlock()
+	start := time.Now()
+	out, _ := exec.Command("curl", "-s", "--unix-socket", c.Paths.Socket, "-H", "Content-Type: application/json",
+		"-d", `{"allow":true,"password":"guess"}`, "http://airlock/v1/approvals/"+id+"/answer").CombinedOutput()
+	if took := time.Since(start); took < pause || !strings.Contains(string(out), "not_proven") {
+		t.Fatalf("a new caller's wrong password after many: %s in %s", out, took)
+	}
 	now = now.Add(lockout + time.Second)
 	if code, m := answer(`{"allow":true,"password":"` + password + `"}`); code != http.StatusOK {
 		t.Fatalf("after the lockout: %d %v", code, m)
