@@ -26,15 +26,13 @@ func (c *Core) ConfirmConfig(cl Caller, digest string) (api.ConfigView, error) {
 		return api.ConfigView{}, c.needPerson("confirming a config.toml that loosens the answer path", config.ConfirmCommand)
 	}
 	next, waiting, ok := c.Config.PendingFile()
-	if ok && digest != "" && digest != waiting {
-		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, config.ErrPendingChanged.Error(),
-			"run `"+config.ConfirmCommand+"` again: it confirms what waits now")
+	switch {
+	case !ok:
+		return api.ConfigView{}, confirmError(config.ErrNothingPending)
+	case digest != "" && digest != waiting:
+		return api.ConfigView{}, confirmError(config.ErrPendingChanged)
 	}
 	digest = waiting // what is checked below is what is confirmed
-	if !ok {
-		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, config.ErrNothingPending.Error(),
-			"`airlock status` shows the configuration in force")
-	}
 	if v := next.Approvals.PAMService; v != nil && *v != "" {
 		uid := os.Getuid()
 		if !cl.window {
@@ -53,19 +51,24 @@ func (c *Core) ConfirmConfig(cl Caller, digest string) (api.ConfigView, error) {
 		}
 	}
 	keys := pendingKeys(c.Config.State())
-	_, err = c.Config.Confirm(digest)
-	switch {
-	case errors.Is(err, config.ErrPendingChanged):
-		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, err.Error(),
-			"run `"+config.ConfirmCommand+"` again: it confirms what waits now")
-	case errors.Is(err, config.ErrNothingPending):
-		return api.ConfigView{}, api.Errorf(http.StatusConflict, api.CodeConflict, err.Error(),
-			"`airlock status` shows the configuration in force")
-	case err != nil:
-		return api.ConfigView{}, err
+	if _, err := c.Config.Confirm(digest); err != nil {
+		return api.ConfigView{}, confirmError(err)
 	}
 	slog.Warn("the person confirmed a looser config.toml", "by", by, "keys", keys)
 	return c.ConfigView(), nil
+}
+
+// confirmError is a refused confirmation with its way out.
+func confirmError(err error) error {
+	switch {
+	case errors.Is(err, config.ErrPendingChanged):
+		return api.Errorf(http.StatusConflict, api.CodeConflict, err.Error(),
+			"run `"+config.ConfirmCommand+"` again: it confirms what waits now")
+	case errors.Is(err, config.ErrNothingPending):
+		return api.Errorf(http.StatusConflict, api.CodeConflict, err.Error(),
+			"`airlock status` shows the configuration in force")
+	}
+	return err
 }
 
 func pendingKeys(st config.State) []string {
