@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -250,6 +251,11 @@ func TestTheCLIConfirmsWithTheOSProof(t *testing.T) {
 	out := atTerminal(t, c, bin, "", "status")
 	if !strings.Contains(out, "WAITING FOR YOU") || !strings.Contains(out, "approval_policy") || !strings.Contains(out, "airlock config confirm") {
 		t.Fatalf("airlock status:\n%s", out)
+	}
+	// The CLI's own view (config show, and what airlock exec resolves) is the one in force.
+	out = atTerminal(t, c, bin, "", "config", "show")
+	if !strings.Contains(out, "WAITING FOR YOU") || !regexp.MustCompile(`approval_policy\s+on-request`).MatchString(out) {
+		t.Fatalf("airlock config show while a change waits:\n%s", out)
 	}
 	out = atTerminal(t, c, bin, "wrong\n", "config", "confirm")
 	if c.ConfigView().Pending == nil {

@@ -37,6 +37,9 @@ func newConfigCmd(e *env) *cobra.Command {
 				for _, wn := range view.Warnings {
 					fmt.Fprintf(w, "\nWARNING: %s\n", wn)
 				}
+				if p := view.Pending; p != nil {
+					fmt.Fprintf(w, "\nWAITING FOR YOU: %s\n", p.Message)
+				}
 				if view.Error != nil {
 					fmt.Fprintf(w, "\nconfig.toml is broken:\n")
 					for _, p := range view.Error.Problems {
@@ -114,6 +117,12 @@ func localConfigView(_ context.Context, e *env) (api.ConfigView, error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return api.ConfigView{}, fmt.Errorf("read %s: %w", p.ConfigFile, err)
 	}
+	if st.Error == nil {
+		// As the core holds it: what loosens the answer path waits for the person.
+		if held, herr := config.ReadInForce(p.ConfigFile, config.GuardAt(p.DataDir, p.Database)); herr == nil {
+			st.File, st.Pending = held.File, held.Pending
+		}
+	}
 	settings, err := config.Effective(st.File, st.Path, e.getenv, nil)
 	if err != nil {
 		return api.ConfigView{}, err
@@ -122,7 +131,7 @@ func localConfigView(_ context.Context, e *env) (api.ConfigView, error) {
 	if w := policy.ClaudeBashWarning(st.File.Hooks); w != "" {
 		warnings = append(warnings, w)
 	}
-	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings, Warnings: warnings}, nil
+	return api.ConfigView{Path: st.Path, Exists: st.Exists, Error: st.Error, Settings: settings, Warnings: warnings, Pending: st.Pending}, nil
 }
 
 func formatValue(v any) string {
