@@ -621,25 +621,6 @@ export namespace api {
 		    return a;
 		}
 	}
-	
-	export class ConfigSetting {
-	    key: string;
-	    value: any;
-	    layer: string;
-	    detail?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ConfigSetting(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.value = source["value"];
-	        this.layer = source["layer"];
-	        this.detail = source["detail"];
-	    }
-	}
 	export class ConfigPending {
 	    keys: string[];
 	    digest: string;
@@ -676,6 +657,25 @@ export namespace api {
 		    }
 		    return a;
 		}
+	}
+	
+	export class ConfigSetting {
+	    key: string;
+	    value: any;
+	    layer: string;
+	    detail?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.value = source["value"];
+	        this.layer = source["layer"];
+	        this.detail = source["detail"];
+	    }
 	}
 	export class ConfigView {
 	    path: string;
