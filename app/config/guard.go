@@ -259,7 +259,7 @@ func chosenLooser(cur, next File) bool {
 	return sandboxRank(n.SandboxMode) > sandboxRank(c.SandboxMode) ||
 		networkRank(n.SandboxWorkspaceWrite.Network()) > networkRank(c.SandboxWorkspaceWrite.Network()) ||
 		LooserApproval(str(n.ApprovalPolicy), str(c.ApprovalPolicy)) ||
-		LooserReviewer(str(n.ApprovalsReviewer), str(c.ApprovalsReviewer)) ||
+		looserReviewer(str(n.ApprovalsReviewer), str(c.ApprovalsReviewer)) ||
 		tiersLooser(c, n)
 }
 
@@ -267,7 +267,7 @@ func chosenLooser(cur, next File) bool {
 // lower), or a new tier below P2 (the built-in one may be higher).
 func tiersLooser(cur, next File) bool {
 	for tool, n := range next.Permission.Tiers {
-		if LooserTier(n, cur.Permission.Tiers[tool]) {
+		if looserTier(n, cur.Permission.Tiers[tool]) {
 			return true
 		}
 	}
@@ -338,8 +338,8 @@ func LooserApproval(next, cur string) bool {
 	return rankOf(approvalOrder, &next, "on-request") > rankOf(approvalOrder, &cur, "on-request")
 }
 
-// LooserReviewer reports whether reviewer next answers where cur asks the person.
-func LooserReviewer(next, cur string) bool {
+// looserReviewer reports whether reviewer next answers where cur asks the person.
+func looserReviewer(next, cur string) bool {
 	return rankOf(reviewerOrder, &next, "user") > rankOf(reviewerOrder, &cur, "user")
 }
 
@@ -349,9 +349,9 @@ func LooserSandbox(next, cur string) bool { return sandboxRank(&next) > sandboxR
 // LooserNetwork reports whether network next reaches more than cur.
 func LooserNetwork(next, cur api.NetworkAccess) bool { return networkRank(&next) > networkRank(&cur) }
 
-// LooserTier reports whether tier next asks less than cur ("": unknown, so any tier
+// looserTier reports whether tier next asks less than cur ("": unknown, so any tier
 // below P2 may be lower).
-func LooserTier(next, cur string) bool {
+func looserTier(next, cur string) bool {
 	rank := func(s string) int { return strings.Index("P0P1P2", strings.ToUpper(s)) }
 	if cur == "" {
 		return rank(next) < rank("P2")
