@@ -126,25 +126,23 @@ func bashSandbox(e *env, profile string, inSandbox bool) gateway.BashSandbox {
 	return b
 }
 
-// bashUnconfined reports whether config.toml turns the Bash sandbox off
-// ([hooks] claude_bash_sandbox = false). A file that does not parse keeps it on.
+// bashUnconfined reports whether the configuration in force turns the Bash sandbox off
+// ([hooks] claude_bash_sandbox = false): the file as the core takes it, so a same-user
+// edit that turns it off waits for the person like every other loosening. A file that
+// does not parse keeps it on.
 func bashUnconfined(e *env) (bool, error) {
 	p, err := e.paths()
 	if err != nil {
 		return false, err
 	}
-	data, err := config.ReadFile(p.ConfigFile)
+	st, err := config.ReadInForce(p.ConfigFile, config.GuardAt(p.DataDir, p.Database))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", p.ConfigFile, err)
-	}
-	f, err := config.Parse(p.ConfigFile, data)
-	if err != nil {
 		return false, err
 	}
-	return f.Hooks.ClaudeBashSandbox != nil && !*f.Hooks.ClaudeBashSandbox, nil
+	return st.File.Hooks.ClaudeBashSandbox != nil && !*st.File.Hooks.ClaudeBashSandbox, nil
 }
 
 // coreClient is how airlock hook and airlock mcp reach Airlock: inside an Airlock sandbox
