@@ -194,15 +194,16 @@ func (c *Core) permissionRoutes() {
 			// One client process (every loopback TCP client together), and each session
 			// it serves (an MCP server's), is one caller whose waiting requests the
 			// broker caps.
-			who := "a loopback TCP client"
+			process := "a loopback TCP client"
 			if peer.PID > 0 {
 				req.Context.Caller.PID = peer.PID
-				who = fmt.Sprintf("the process %d", peer.PID)
+				process = fmt.Sprintf("the process %d", peer.PID)
 			}
+			who := process
 			if s := req.Context.Session; s != "" {
 				who += " in session " + api.Label(s, api.LabelName)
 			}
-			ctx = permission.WithCaller(ctx, who)
+			ctx = permission.WithProcessCaller(ctx, process, who)
 		}
 		return c.awaitRequest(ctx, req)
 	})

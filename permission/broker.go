@@ -115,8 +115,8 @@ type pendingEntry struct {
 	// place is where an always grant of it applies (alwaysPlace); "" offers none
 	// unless the request names a department.
 	place string
-	// caller holds one of its caller's places (quota) while it waits ("" for none).
-	caller string
+	// caller holds one of its caller's places (quota) while it waits (none: the zero asker).
+	caller asker
 	done   chan struct{}
 	final  Decision
 }
@@ -153,7 +153,7 @@ func NewBroker(ctx context.Context, o BrokerOptions) (*Broker, error) {
 	if b.grace <= 0 {
 		b.grace = 2 * time.Minute
 	}
-	b.quota = quota{max: o.MaxPendingPerCaller, waiting: map[string]int{}, refused: map[string]int{}}
+	b.quota = quota{max: o.MaxPendingPerCaller, waiting: map[string]int{}, processes: map[string]int{}, refused: map[string]int{}}
 	if b.quota.max == 0 {
 		b.quota.max = DefaultMaxPendingPerCaller
 	}

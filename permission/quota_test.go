@@ -82,3 +82,28 @@ func TestWaitingRequestsAreCappedPerCaller(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestAProcessIsCappedAcrossItsSessions: a client process that names a new session for
+// every request is still capped, at ProcessCapFactor times the per-caller cap, while
+// another process asks.
+func TestAProcessIsCappedAcrossItsSessions(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	b, _ := newBroker(t, db, effective(t, Settings{}), func(o *BrokerOptions) { o.MaxPendingPerCaller = 2 })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	limit := 2 * ProcessCapFactor
+	for i := range limit {
+		s := WithProcessCaller(ctx, "the process 9", fmt.Sprintf("the process 9 in session s%d", i))
+		go b.Await(s, bash(fmt.Sprintf("rm -rf a%d", i)))
+	}
+	waitFor(t, "the process's cap waiting", func() bool { return len(b.Pending()) == limit })
+	for i := range 20 {
+		s := WithProcessCaller(ctx, "the process 9", fmt.Sprintf("the process 9 in session t%d", i))
+		d, err := b.Await(s, bash(fmt.Sprintf("rm -rf b%d", i)))
+		if !errors.Is(err, ErrTooManyPending) || !strings.Contains(strings.Join(d.Reasons, " "), fmt.Sprintf("the process 9 already has %d requests waiting", limit)) {
+			t.Fatalf("a new session of a process at its cap: %v %+v", err, d)
+		}
+	}
+	go b.Await(WithProcessCaller(ctx, "the process 10", "the process 10 in session x"), bash("rm -rf theirs"))
+	waitFor(t, "another process to ask", func() bool { return len(b.Pending()) == limit+1 })
+}
