@@ -140,6 +140,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if c.Secrets, err = secrets.Open(secrets.Kind(c.Config.State().File.SecretStore()), p.DataDir); err != nil {
 		return nil, err
 	}
+	// The configuration in force kept between starts is a file like config.toml: its
+	// seal in the secret store says Airlock wrote it (strict when it does not).
+	c.Config.Seal(ctx, c.Secrets)
 	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
 		return nil, err
 	}

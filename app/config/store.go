@@ -19,6 +19,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/airlock-app/airlock/api"
+	"github.com/airlock-app/airlock/app/secrets"
 )
 
 // maxFileSize bounds what is read: a config file larger than this is a mistake.
@@ -45,6 +46,10 @@ type Guard struct {
 	// FirstStart takes the file as it is when there is no baseline yet (a new
 	// installation); otherwise a missing baseline counts as the defaults.
 	FirstStart bool
+	// Sealed: the baseline's digest is kept in the secret store (Store.Seal), since any
+	// process of the user can write the baseline file too. Until Seal has checked it,
+	// the baseline is not rewritten.
+	Sealed bool
 	// readOnly never writes the baseline (ReadInForce: a client reads it only).
 	readOnly bool
 }
@@ -54,12 +59,17 @@ type Guard struct {
 // takes the file as the person wrote it.
 func GuardAt(dataDir, database string) Guard {
 	_, err := os.Stat(database)
-	return Guard{Baseline: filepath.Join(dataDir, "config.in-force.json"), FirstStart: errors.Is(err, fs.ErrNotExist)}
+	return Guard{Baseline: filepath.Join(dataDir, "config.in-force.json"), FirstStart: errors.Is(err, fs.ErrNotExist), Sealed: true}
 }
 
 // ReadInForce reads config.toml as the core takes it under g: what loosens the answer
 // path against the configuration in force waits, so a command that resolves the policy
 // itself (airlock exec) takes the same values as the core. A broken file is an *Error.
+//
+// It does not check the baseline's seal in the secret store (that would put a keyring
+// round trip on airlock exec's fast path): a baseline edited outside Airlock can make a
+// command loosen its own run, which the command's user could do anyway, but never an
+// answer — the core checks the seal at start (Store.Seal) and decides every answer.
 func ReadInForce(path string, g Guard) (State, error) {
 	g.readOnly = true
 	s, err := OpenGuarded(path, g, nil)
@@ -90,6 +100,19 @@ type Store struct {
 	state   State
 	pending File   // the file on disk while State.Pending is set
 	digest  string // of the file last read
+
+	// The seal (seal.go): opened is the file as read at open, before the guard, and
+	// baseSum the digest of the baseline then ("" none), for Seal to check; sealer is
+	// the secret store every save re-seals in once Seal ran; why says why the defaults
+	// stand in for the baseline while that change waits.
+	opened  State
+	baseSum string
+	sealer  secrets.Backend
+	why     string
+	// saves: each save is numbered under mu and written under saveMu, outside mu (a
+	// secret store may be slow), the newest winning.
+	saveMu           sync.Mutex
+	saveGen, written uint64
 }
 
 // Open reads path once. A missing file means defaults; a broken file at start-up is
@@ -119,8 +142,9 @@ func OpenGuarded(path string, g Guard, onChange func(State)) (*Store, error) {
 	if st.Error != nil {
 		return nil, st.Error
 	}
+	s.opened = st
 	s.state = s.guarded(s.baseline(st.File), st)
-	s.saveBaseline()
+	s.saveBaseline()()
 	return s, nil
 }
 
@@ -129,6 +153,7 @@ func OpenGuarded(path string, g Guard, onChange func(State)) (*Store, error) {
 func (s *Store) baseline(disk File) File {
 	data, err := os.ReadFile(s.guard.Baseline)
 	if err == nil {
+		s.baseSum = baselineSum(data)
 		var f File
 		if json.Unmarshal(data, &f) == nil {
 			return f
@@ -142,23 +167,39 @@ func (s *Store) baseline(disk File) File {
 	return File{}
 }
 
-// saveBaseline keeps the configuration in force for the next start.
-func (s *Store) saveBaseline() {
-	if s.guard == nil || s.guard.Baseline == "" || s.guard.readOnly {
-		return
+// saveBaseline keeps the configuration in force for the next start, and its seal in
+// the secret store once Seal ran. Call it with mu held (or before the store is shared);
+// the write itself happens in the returned func, to be called once mu is released.
+func (s *Store) saveBaseline() (write func()) {
+	if s.guard == nil || s.guard.Baseline == "" || s.guard.readOnly || s.guard.Sealed && s.sealer == nil {
+		return func() {}
 	}
 	data, err := json.Marshal(s.state.File)
 	if err != nil {
 		slog.Error("keep the configuration in force", "error", err)
-		return
+		return func() {}
 	}
-	tmp := s.guard.Baseline + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		slog.Error("keep the configuration in force", "error", err)
-		return
-	}
-	if err := os.Rename(tmp, s.guard.Baseline); err != nil {
-		slog.Error("keep the configuration in force", "error", err)
+	s.saveGen++
+	gen, sealer := s.saveGen, s.sealer
+	return func() {
+		s.saveMu.Lock()
+		defer s.saveMu.Unlock()
+		if gen <= s.written {
+			return // a newer save was written first
+		}
+		s.written = gen
+		tmp := s.guard.Baseline + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			slog.Error("keep the configuration in force", "error", err)
+			return
+		}
+		if err := os.Rename(tmp, s.guard.Baseline); err != nil {
+			slog.Error("keep the configuration in force", "error", err)
+			return
+		}
+		if sealer != nil {
+			s.writeSeal(sealer, data)
+		}
 	}
 }
 
@@ -180,7 +221,7 @@ func (s *Store) guarded(cur File, st State, allowed ...string) State {
 	s.pending = st.File
 	st.File = f
 	st.Pending = &api.ConfigPending{Keys: keys, Digest: s.digest, Since: st.LoadedAt,
-		Message: fmt.Sprintf("config.toml loosens %s: the values in force stay until you confirm the change in the Airlock window or with `%s` at a terminal (your login password)", strings.Join(keys, ", "), ConfirmCommand)}
+		Message: s.why + fmt.Sprintf("config.toml loosens %s: the values in force stay until you confirm the change in the Airlock window or with `%s` at a terminal (your login password)", strings.Join(keys, ", "), ConfirmCommand)}
 	if !s.guard.readOnly { // a command reading it (ReadInForce) says so itself, if at all
 		slog.Warn("config.toml loosens the answer path; it waits for the person", "keys", keys)
 	}
@@ -202,10 +243,11 @@ func (s *Store) Confirm(digest string) (State, error) {
 	}
 	slog.Warn("a looser config.toml was confirmed by the person", "keys", st.Pending.Keys)
 	st.File, st.Pending, st.LoadedAt = s.pending, nil, time.Now()
-	s.pending = File{}
+	s.pending, s.why = File{}, ""
 	s.state = st
-	s.saveBaseline()
+	write := s.saveBaseline()
 	s.mu.Unlock()
+	write()
 	if s.onChange != nil {
 		s.onChange(st)
 	}
@@ -273,10 +315,15 @@ func (s *Store) ReloadBy(keys ...string) State {
 		slog.Info("config.toml reloaded", "path", s.path)
 	}
 	s.state = st
+	write := func() {}
 	if st.Error == nil {
-		s.saveBaseline()
+		if st.Pending == nil {
+			s.why = ""
+		}
+		write = s.saveBaseline()
 	}
 	s.mu.Unlock()
+	write()
 	if s.onChange != nil {
 		s.onChange(st)
 	}
@@ -356,10 +403,12 @@ func OpenWith(path string, lastGood File, err *Error, onChange func(State), g *G
 	st := State{Path: path, Exists: true, LoadedAt: time.Now(), File: lastGood}
 	if g != nil {
 		s.digest = "last-good"
+		s.opened = st
 		st = s.guarded(s.baseline(lastGood), st)
 	}
 	st.Error = err
+	s.opened.Error = err
 	s.state = st
-	s.saveBaseline()
+	s.saveBaseline()()
 	return s, nil
 }
