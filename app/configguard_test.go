@@ -1,15 +1,18 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/airlock-app/airlock/app/config"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -115,9 +118,71 @@ func TestLooserConfigWaitsAcrossARestart(t *testing.T) {
 	if err := os.Remove(filepath.Join(c2.Paths.DataDir, "config.in-force.json")); err != nil {
 		t.Fatal(err)
 	}
-	c3, _ := lifeCore(t, base)
+	c3, stop3 := lifeCore(t, base)
 	if c3.terminalProof() != proofOS || c3.ConfigView().Pending == nil {
 		t.Fatalf("without the kept configuration the file was taken: %s %+v", c3.terminalProof(), c3.ConfigView().Pending)
+	}
+
+	// A script rewrites both files while the core is stopped: the kept configuration
+	// says tty too. Its seal in the secret store does not match, so the defaults stand
+	// in for it and the forged terminal still answers nothing.
+	stop3()
+	loose := "approval_policy = \"untrusted\"\n[approvals]\nterminal_proof = \"tty\"\n"
+	tamper := func() {
+		t.Helper()
+		f, err := config.Parse(c.Paths.ConfigFile, []byte(loose))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, _ := json.Marshal(f)
+		if err := os.WriteFile(c.Paths.ConfigFile, []byte(loose), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(c.Paths.DataDir, "config.in-force.json"), kept, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tamper()
+	c4, stop4 := lifeCore(t, base)
+	if c4.terminalProof() != proofOS {
+		t.Fatal("a restart took the tty proof from a kept configuration written outside Airlock")
+	}
+	p := c4.ConfigView().Pending
+	if p == nil || !slices.Contains(p.Keys, "approvals.terminal_proof") || !strings.Contains(p.Message, "outside Airlock") ||
+		!strings.Contains(p.Message, "airlock config confirm") {
+		t.Fatalf("nothing says what waits, or why: %+v", p)
+	}
+	id, _ := pending(t, c4, bashReq("rm -rf ~", t.TempDir()))
+	if out := forgedTerminalAnswer(t, c4, id, `{"allow":true,"confirmation":"`+id[:8]+`"}`); !strings.Contains(out, "not_proven") || !stillPending(c4, id) {
+		t.Fatalf("a forged terminal answered under a tampered kept configuration: %s", out)
+	}
+	// The person confirms it in the window: in force, and kept (sealed) across an
+	// untampered restart, with nothing waiting.
+	if _, err := c4.ConfirmConfig(WindowCaller(), p.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if c4.terminalProof() != proofTTY {
+		t.Fatalf("the confirmed proof is not in force: %s", c4.terminalProof())
+	}
+	stop4()
+	c5, stop5 := lifeCore(t, base)
+	if c5.terminalProof() != proofTTY || c5.ConfigView().Pending != nil {
+		t.Fatalf("an untampered restart lost the confirmed values: %s %+v", c5.terminalProof(), c5.ConfigView().Pending)
+	}
+	if ap := c5.Config.State().File.ApprovalPolicy; ap == nil || *ap != "untrusted" {
+		t.Fatalf("approval_policy after the restart: %v", ap)
+	}
+	// Tightened in the window (a reload), then the kept file rewritten loose again:
+	// every save re-seals, so the rewrite is caught.
+	writeConfig(t, c5, "approval_policy = \"untrusted\"\n")
+	if c5.terminalProof() != proofOS {
+		t.Fatal("tightening waited")
+	}
+	stop5()
+	tamper()
+	c6, _ := lifeCore(t, base)
+	if c6.terminalProof() != proofOS || c6.ConfigView().Pending == nil {
+		t.Fatalf("a kept configuration rewritten after a re-seal was taken: %s %+v", c6.terminalProof(), c6.ConfigView().Pending)
 	}
 }
 
