@@ -756,3 +756,121 @@ func TestAgentTaskCodexToolModel(t *testing.T) {
 		t.Errorf("the model was not told apply_patch is refused: %q", res)
 	}
 }
+
+// codexPatch is Codex's default model calling its own apply_patch from code mode's exec.
+func codexPatch(patch string) fakemodel.Turn {
+	b, _ := json.Marshal(patch)
+	return fakemodel.Turn{Tool: "exec", Freeform: "try { text(await tools.apply_patch(" + string(b) + ")); } catch (e) { text(\"error: \" + String(e)); }"}
+}
+
+// TestAgentTaskCodexApplyPatch: Codex's own apply_patch, called by its default model in
+// a scheduled task, passes Airlock's hook file by file. A patch that adds a workspace
+// file is asked as write_file with its path (the person allows it), lands, and is in the
+// audit; an update of an existing file is asked as edit_file; patches to .git/config,
+// to .airlock/ and to a file outside the workspace are denied and change nothing, though
+// the person allows everything asked; and a patch that pairs a workspace file with
+// .git/config writes neither.
+func TestAgentTaskCodexApplyPatch(t *testing.T) {
+	codex := fakemodel.CLI(t, "codex")
+	fake := fakemodel.Start(t, nil)
+	c, repo := agentCore(t, fake)
+	home := c.getenv("HOME")
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	gitConfig := filepath.Join(repo, ".git", "config")
+	before, err := os.ReadFile(gitConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(repo, "notes.txt")
+	if err := os.WriteFile(notes, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	added, paired := filepath.Join(repo, "added.txt"), filepath.Join(repo, "paired.txt")
+	escape, state := filepath.Join(home, "escape.txt"), filepath.Join(repo, ".airlock", "planted.txt")
+	fake.SetScript([]fakemodel.Turn{
+		codexPatch("*** Begin Patch\n*** Add File: added.txt\n+by apply_patch\n*** End Patch\n"),
+		codexPatch("*** Begin Patch\n*** Update File: " + notes + "\n@@\n one\n-two\n+three\n*** End Patch\n"),
+		codexPatch("*** Begin Patch\n*** Update File: .git/config\n@@\n+[alias]\n+\tx = !rm -rf ~\n*** End Patch\n"),
+		codexPatch("*** Begin Patch\n*** Add File: " + escape + "\n+escaped\n*** End Patch\n"),
+		codexPatch("*** Begin Patch\n*** Add File: " + state + "\n+planted\n*** End Patch\n"),
+		codexPatch("*** Begin Patch\n*** Add File: paired.txt\n+paired\n*** Add File: " + gitConfig + "\n+[core]\n*** End Patch\n"),
+		{Text: "all done"},
+	})
+	addAgentTask(t, c, "codex", "codex", codex, repo, "http://"+modelHost+"/v1", "sk-fake-codex-e2e-key")
+	start := time.Now()
+	a := &answers{t: t, c: c}
+	got, log := runAgentTask(t, c, "codex", a.answer)
+	defer func() {
+		if t.Failed() {
+			t.Logf("run %s (%s):\n%s", got.Status, got.Reason, log)
+			for i, r := range fake.Requests() {
+				t.Logf("model request %d: turn %d results %q", i, r.Turn, r.Results)
+			}
+		}
+	}()
+	if got.Status != dispatch.StatusSucceeded {
+		t.Errorf("the run %s: %s", got.Status, got.Reason)
+	}
+	if n := fake.Turns(); n != 7 {
+		t.Errorf("the agent took %d of the script's 7 turns", n)
+	}
+	if b, err := os.ReadFile(added); string(b) != "by apply_patch\n" {
+		t.Errorf("the allowed patch did not add the workspace file: %q %v", b, err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "one\nthree\n" {
+		t.Errorf("the allowed update did not land: %q", b)
+	}
+	if b, _ := os.ReadFile(gitConfig); !bytes.Equal(b, before) {
+		t.Errorf("ESCAPE: apply_patch changed .git/config:\n%s", b)
+	}
+	for _, p := range []string{escape, state, paired} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("ESCAPE: apply_patch wrote %s: %v", p, err)
+		}
+	}
+	res := fake.LastResults()
+	if len(res) < 6 {
+		t.Fatalf("the model received %d tool results, want 6: %q", len(res), res)
+	}
+	for i := 2; i < 6; i++ {
+		if !strings.Contains(res[i], "blocked by PreToolUse hook") || !strings.Contains(res[i], "Airlock") {
+			t.Errorf("patch %d was not refused by Airlock's hook: %q", i, res[i])
+		}
+	}
+	recs, err := c.Broker.Audit(context.Background(), permission.AuditQuery{Since: start, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A write the person allowed that was not applied (Codex writes inside the run's
+	// sandbox, which no answer widens; or its patch also wrote a denied file) says so.
+	audited := func(tool, path string, verdict api.Verdict) bool {
+		for _, r := range recs {
+			notApplied := r.Verdict == api.Allow && r.Ran == api.OutcomeFailed && strings.HasPrefix(r.RanError, "not applied")
+			if verdict == api.Deny && notApplied {
+				r.Verdict = api.Deny
+			}
+			if r.Tool == tool && strings.Contains(r.Subject, path) && r.Verdict == verdict && strings.Contains(r.AskedBy, "hook:codex") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, w := range []struct {
+		tool, path string
+		verdict    api.Verdict
+	}{
+		{api.ToolWriteFile, added, api.Allow}, {api.ToolEditFile, notes, api.Allow}, {api.ToolEditFile, gitConfig, api.Deny},
+		{api.ToolWriteFile, escape, api.Deny}, {api.ToolWriteFile, state, api.Deny}, {api.ToolWriteFile, paired, api.Deny},
+	} {
+		if !audited(w.tool, w.path, w.verdict) {
+			t.Errorf("no audit row %s %s %s from the Codex hook", w.tool, w.path, w.verdict)
+		}
+	}
+	if t.Failed() {
+		for _, r := range recs {
+			t.Logf("audit: %s %q %s %s by %s; ran %q %q", r.Tool, r.Subject, r.Tier, r.Verdict, r.AskedBy, r.Ran, r.RanError)
+		}
+	}
+}

@@ -246,20 +246,26 @@ func Prepare(in Input) (Plan, error) {
 			c("model_providers.airlock.base_url", tomlString(s.APIBase)),
 			c("model_providers.airlock.env_key", tomlString(kd.keyEnv)),
 			c("model_providers.airlock.wire_api", tomlString("responses")),
-			// Codex asks nobody: Airlock's MCP tools are where each call is decided.
-			// Its own sandbox is read-only, so that the one tool of its own no setting
-			// removes — apply_patch, which its default models offer (inside code mode's
-			// exec too) — is refused by Codex itself ("writing is blocked by read-only
-			// sandbox"); Airlock's MCP server runs outside Codex's sandbox, in Airlock's.
+			// Codex asks nobody: Airlock decides each call, its MCP tools by themselves
+			// and the one tool of Codex's own no setting removes — apply_patch, which its
+			// default models offer (inside code mode's exec too) — through the hook
+			// below, file by file. Codex's own sandbox is off: it cannot nest in the
+			// run's, which is what confines the patches the person allowed.
 			c("approval_policy", tomlString("never")),
-			c("sandbox_mode", tomlString("read-only")),
+			c("sandbox_mode", tomlString("danger-full-access")),
+			c("features.hooks", "true"),
+			// Codex runs a call whose hook failed or timed out: the hook's own --wait,
+			// the task's hold deadline, ends a minute before Codex's timeout, and the
+			// hook denies what is unanswered by then.
+			c("hooks.PreToolUse", `[{matcher = "^apply_patch$", hooks = [{type = "command", command = `+
+				tomlString(api.ShellQuote(in.Airlock)+" hook codex --wait "+strconv.Itoa(wait)+"s")+`, timeout = `+strconv.Itoa(timeout)+`}]}]`),
 			// Its own shell off, so every command goes through Airlock's bash tool.
 			c("features.shell_tool", "false"),
 			c("features.unified_exec", "false"),
 			// Every other tool of its own that reads, fetches or runs something off: the
 			// image viewer (reads any file), web search, image generation, apps, the
 			// browser and computer use, goals, the clock's sleep, questions to a user
-			// nobody is there to answer, hooks (a repository's included).
+			// nobody is there to answer.
 			c("features.view_image", "false"),
 			{"-c", `web_search="disabled"`}, // Codex's key, not Airlock's tool of that name
 			c("features.image_generation", "false"),
@@ -270,7 +276,6 @@ func Prepare(in Input) (Plan, error) {
 			c("features.tool_suggest", "false"),
 			c("features.goals", "false"),
 			c("features.sleep_tool", "false"),
-			c("features.hooks", "false"),
 			c("tools.experimental_request_user_input.enabled", "false"),
 			// Nothing but the model API: no plugin sync, no analytics (github.com,
 			// chatgpt.com at start, refused by the allowlist or asked about).
@@ -287,7 +292,10 @@ func Prepare(in Input) (Plan, error) {
 		} {
 			p.Argv = append(p.Argv, kv...)
 		}
-		p.Argv = append(p.Argv, "--", s.Prompt)
+		// The run's hook is trusted without Codex's review, which would otherwise keep
+		// it from running: the only hooks enabled are the run's own (a repository's
+		// project configuration is an untrusted, disabled layer, plugins are off).
+		p.Argv = append(p.Argv, "--dangerously-bypass-hook-trust", "--", s.Prompt)
 		p.Env["CODEX_HOME"] = filepath.Join(in.Dir, "codex")
 	case api.AgentOpencode:
 		openai := map[string]any{"options": map[string]any{"baseURL": s.APIBase, "apiKey": "{env:" + kd.keyEnv + "}"}}

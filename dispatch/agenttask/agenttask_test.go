@@ -67,7 +67,9 @@ func TestPreparePerKind(t *testing.T) {
 		{api.AgentClaude, []string{"-p", "--setting-sources", "", "--settings", filepath.Join(run, "claude-settings.json"), "--mcp-config", filepath.Join(run, "mcp.json"), "--strict-mcp-config", "--model", "m1", "--", "do it"},
 			[]string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "IS_SANDBOX", "HOME"}, []string{"claude-settings.json", "mcp.json"}},
 		{api.AgentCodex, []string{"exec", "--skip-git-repo-check", "-m", "m1", `model_providers.airlock.base_url="http://127.0.0.1:9/v1"`, `approval_policy="never"`,
-			`sandbox_mode="read-only"`, "features.shell_tool=false", `features.view_image=false`, `web_search="disabled"`, `tools.experimental_request_user_input.enabled=false`, "features.plugins=false", "analytics.enabled=false", `mcp_servers.airlock.command="/opt/airlock"`, `mcp_servers.airlock.default_tools_approval_mode="approve"`, "--", "do it"},
+			`sandbox_mode="danger-full-access"`, "features.hooks=true",
+			`hooks.PreToolUse=[{matcher = "^apply_patch$", hooks = [{type = "command", command = "/opt/airlock hook codex --wait 7200s", timeout = 7260}]}]`,
+			"features.shell_tool=false", `features.view_image=false`, `web_search="disabled"`, `tools.experimental_request_user_input.enabled=false`, "features.plugins=false", "analytics.enabled=false", `mcp_servers.airlock.command="/opt/airlock"`, `mcp_servers.airlock.default_tools_approval_mode="approve"`, "--dangerously-bypass-hook-trust", "--", "do it"},
 			[]string{"CODEX_HOME", "HOME"}, nil},
 		{api.AgentOpencode, []string{"run", "--model", "openai/m1", "--", "do it"}, []string{"OPENCODE_CONFIG", "HOME", "XDG_CONFIG_HOME"}, []string{"opencode.json"}},
 	} {

@@ -73,7 +73,7 @@ func newHookCmd(e *env) *cobra.Command {
 	claude.Flags().StringVar(&h.MCPServer, "mcp-server", "airlock", "the name Airlock's MCP server has in Claude Code (its tools ask Airlock themselves)")
 	claude.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
 	claude.Flags().StringVar(&h.Profile, "profile", "", "the permission profile these requests are judged under (default $AIRLOCK_PROFILE); it can only make the broker's tiers and approval policy stricter (airlock profile list)")
-	cmd.AddCommand(claude)
+	cmd.AddCommand(claude, newCodexHookCmd(e))
 	return cmd
 }
 
@@ -162,4 +162,40 @@ func coreClient(e *env) (c *localapi.Client, inSandbox bool, err error) {
 		return nil, false, err
 	}
 	return localapi.NewClient(p.Socket), false, nil
+}
+
+func newCodexHookCmd(e *env) *cobra.Command {
+	var h gateway.CodexHook
+	codex := &cobra.Command{
+		Use:   "codex",
+		Short: "Answer a Codex PreToolUse hook (JSON on stdin): its apply_patch, file by file",
+		Long: "Reads a Codex hook event on stdin and asks the running Airlock about it. An apply_patch is asked as\n" +
+			"Airlock's write_file (an added file, with its content) or edit_file (an update, with its hunks; a\n" +
+			"deletion) for each path it names, so the sandbox's rules (the workspace, .git, .airlock, hidden paths)\n" +
+			"and the audit see every file; it runs only if every file was allowed. Codex 0.171 can take only a\n" +
+			"denial from a hook, and it runs a call whose hook failed or timed out: this hook always answers,\n" +
+			"denying whatever was not allowed, unreadable or unanswered within --wait, so keep --wait below\n" +
+			"the hook's timeout. Airlock's codex agent tasks configure it themselves; in ~/.codex/config.toml:\n" +
+			"  [features]\n  hooks = true\n  [[hooks.PreToolUse]]\n  matcher = \"^apply_patch$\"\n" +
+			"  [[hooks.PreToolUse.hooks]]\n  type = \"command\"\n  command = \"airlock hook codex --wait 50s\"\n  timeout = 60",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e.getenv = gateway.AgentEnv(e.getenv)
+			client, inSandbox, err := coreClient(e)
+			if err != nil {
+				h.Broker = gateway.FailedBroker{Err: err} // still answers: a denial with the reason
+			} else {
+				h.Broker = gateway.APIBroker{Client: client}
+			}
+			h.InRun = inSandbox && e.getenv("AIRLOCK_RUN_ID") != ""
+			if !cmd.Flags().Changed("profile") {
+				h.Profile = e.getenv(config.EnvProfile)
+			}
+			return h.Run(cmd.Context(), os.Stdin, e.stdout)
+		},
+	}
+	codex.Flags().DurationVar(&h.Wait, "wait", 50*time.Second, "how long to wait for a person's answer in Airlock before denying; keep it below the hook's timeout in Codex's configuration, past which Codex runs the call")
+	codex.Flags().StringVar(&h.Department, "department", "", "the Airlock department these requests belong to")
+	codex.Flags().StringVar(&h.Profile, "profile", "", "the permission profile these requests are judged under (default $AIRLOCK_PROFILE); it can only make the broker's tiers and approval policy stricter")
+	return codex
 }
