@@ -24,15 +24,20 @@ func newMCPCmd(e *env) *cobra.Command {
 
 func newHookCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:                "hook claude",
+		Use:                "hook claude|codex",
 		Short:              "Answer a coding agent's tool-use hooks from Airlock's broker",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := execBeside("airlock-agent", append([]string{"hook"}, args...), "build it with `make build`")
 			// Never leave an agent's hook without an answer: when the adapter cannot run,
-			// the answer is ask, never allow.
+			// the answer is ask, never allow — deny for Codex, which takes no ask and runs
+			// a call whose hook answered something it does not read.
+			decision := "ask"
+			if len(args) > 0 && args[0] == "codex" {
+				decision = "deny"
+			}
 			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-				"hookEventName": "PreToolUse", "permissionDecision": "ask",
+				"hookEventName": "PreToolUse", "permissionDecision": decision,
 				"permissionDecisionReason": fmt.Sprintf("Airlock could not answer: %v", err),
 			}})
 			fmt.Fprintln(e.stdout, string(out))
