@@ -100,6 +100,8 @@ var notWire = map[string]string{
 	"app/gateway.ClaudeEvent":     "Claude Code's PreToolUse hook input",
 	"app/gateway.ClaudeOutput":    "Claude Code's hook output",
 	"app/gateway.ClaudeDecision":  "Claude Code's hook output",
+	"app/gateway.codexDeny":       "Codex's PreToolUse hook output",
+	"app/gateway.CodexEvent":      "Codex's PreToolUse hook input",
 	"sandbox/vm/agent.Message":    "the micro-VM guest agent's protocol, built into guest images already installed",
 	"sandbox/vminstall.Installed": "a file on disk that older installs wrote",
 }
