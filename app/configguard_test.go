@@ -1,6 +1,9 @@
 package app
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/airlock-app/airlock/app/config"
+	"github.com/airlock-app/airlock/app/secrets"
 	"github.com/airlock-app/airlock/permission"
 )
 
@@ -351,5 +355,43 @@ func personWrites(t *testing.T, c *Core, text string) {
 		if _, err := c.ConfirmConfig(WindowCaller(), ""); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestASwitchToTheFileStoreForgesNoSeal: a script that rewrites config.toml and the kept
+// configuration to the file store, and writes a matching seal into that file (which it
+// can), still gets the defaults at the next start: where the keyring answers, the seal
+// is the keyring's.
+func TestASwitchToTheFileStoreForgesNoSeal(t *testing.T) {
+	if err := secrets.New().Check(context.Background()); err != nil {
+		t.Skipf("no keyring: %v", err)
+	}
+	base := t.TempDir()
+	c, stop := lifeCore(t, base)
+	os.MkdirAll(filepath.Dir(c.Paths.ConfigFile), 0o700)
+	stop()
+	loose := "[secrets]\nstore = \"file\"\n[approvals]\nterminal_proof = \"tty\"\n"
+	f, err := config.Parse(c.Paths.ConfigFile, []byte(loose))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := json.Marshal(f)
+	baseline := filepath.Join(c.Paths.DataDir, "config.in-force.json")
+	if err := os.WriteFile(c.Paths.ConfigFile, []byte(loose), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(baseline, kept, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(kept)
+	if err := secrets.NewFileStore(c.Paths.DataDir).Set(context.Background(), config.SealName(baseline), "sha256:"+hex.EncodeToString(sum[:])); err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := lifeCore(t, base)
+	if c2.terminalProof() != proofOS {
+		t.Fatal("a restart took the tty proof from a kept configuration sealed in a file the script wrote")
+	}
+	if p := c2.ConfigView().Pending; p == nil || !slices.Contains(p.Keys, "approvals.terminal_proof") {
+		t.Fatalf("nothing says what waits: %+v", p)
 	}
 }

@@ -142,7 +142,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	}
 	// The configuration in force kept between starts is a file like config.toml: its
 	// seal in the secret store says Airlock wrote it (strict when it does not).
-	c.Config.Seal(ctx, c.Secrets)
+	c.Config.Seal(ctx, config.SealStore(c.Secrets, secrets.New()))
 	if c.dbLock, err = sqlitedb.Lock(p.Database); err != nil {
 		return nil, err
 	}

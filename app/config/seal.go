@@ -104,3 +104,53 @@ func (s *Store) writeSeal(store secrets.Backend, data []byte) {
 		slog.Error("seal the configuration in force in the secret store; at the next start the defaults stand in for it", "error", err)
 	}
 }
+
+// SealStore is where the baseline's seal is kept: the keyring whenever it answers,
+// whatever `[secrets] store` says, and chosen (the configured store) only where the
+// keyring does not answer. The store is chosen by the very configuration the seal
+// vouches for: a script that rewrote config.toml and the baseline to the file store
+// could otherwise forge the seal in a file it can write. Seals are written to both, so
+// a machine whose keyring comes and goes keeps a seal in each.
+func SealStore(chosen, keyring secrets.Backend) secrets.Backend {
+	if chosen == nil || chosen.Kind() == secrets.KindKeyring || keyring == nil {
+		return chosen
+	}
+	return sealStore{Backend: chosen, keyring: keyring}
+}
+
+type sealStore struct {
+	secrets.Backend // the configured store: Set, Delete, Check, Kind as it does
+	keyring         secrets.Backend
+}
+
+func keyringAway(err error) bool {
+	var ue *secrets.UnavailableError
+	return errors.As(err, &ue)
+}
+
+// Get reads the keyring's seal when the keyring answers (a seal it lacks is missing,
+// not looked for elsewhere), else the configured store's.
+func (s sealStore) Get(ctx context.Context, name string) (string, error) {
+	kctx, cancel := context.WithTimeout(ctx, SealTimeout/3) // room left for the chosen store
+	defer cancel()
+	v, err := s.keyring.Get(kctx, name)
+	if err == nil || !keyringAway(err) {
+		return v, err
+	}
+	return s.Backend.Get(ctx, name)
+}
+
+// Set writes the seal to the keyring when it answers and to the configured store.
+func (s sealStore) Set(ctx context.Context, name, value string) error {
+	kctx, cancel := context.WithTimeout(ctx, SealTimeout/3)
+	defer cancel()
+	if err := s.keyring.Set(kctx, name, value); err != nil && !keyringAway(err) {
+		return err
+	}
+	return s.Backend.Set(ctx, name, value)
+}
+
+// Where names both stores.
+func (s sealStore) Where() string {
+	return s.keyring.Where() + " (else " + s.Backend.Where() + ")"
+}
