@@ -64,6 +64,17 @@ printf '%%s' '%[3]s' | bin/airlock hook claude --wait 60s; echo`,
 	if _, stderr, code := in.run("task", "run-now", task); code != 0 {
 		t.Fatalf("run-now: %s", stderr)
 	}
+	defer func() {
+		if t.Failed() { // what the run said, when its question never came
+			out, _, _ := in.run("runs", "list", "--json", "--task", task)
+			var runs []map[string]any
+			json.Unmarshal([]byte(out), &runs)
+			for _, r := range runs {
+				log, _, _ := in.run("runs", "logs", fmt.Sprint(r["id"]))
+				t.Logf("run %v (%v):\n%s", r["id"], r["status"], log)
+			}
+		}
+	}()
 	pending := in.waitPendingWithin(1, limit)
 	req := pending[0]["request"].(map[string]any)
 	ctx := req["context"].(map[string]any)

@@ -80,7 +80,11 @@ func TestSandboxInstallThroughTheDaemonThenRunInTheVM(t *testing.T) {
 	// For the allowlist run below: the test's server is on this machine's loopback.
 	cfg := filepath.Join(in.home, "config", "config.toml")
 	os.MkdirAll(filepath.Dir(cfg), 0o700)
-	os.WriteFile(cfg, []byte("[network]\nallowed_domains = [\"127.0.0.1\"]\nask_unknown = false\nallow_local = true\n"), 0o600)
+	// The hook's workspace is a root from the first start: a root added to config.toml
+	// later waits for the person's confirmation.
+	agentWS := agentWorkspace(t, "airlock-hook-vm-")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[network]\nallowed_domains = [\"127.0.0.1\"]\nask_unknown = false\nallow_local = true\n"+
+		"[workspace]\nroots = [\"~/Airlock\", %q]\n", agentWS)), 0o600)
 	logs := in.startDaemon().Stdout.(*bytes.Buffer)
 
 	out, stderr, code := in.run("sandbox", "install", "--manifest", srv.URL+"/manifest.json")
@@ -179,8 +183,6 @@ except Exception as e:
 
 	// Claude Code's hook, the real `airlock hook claude` brought into the workspace,
 	// asks from a scheduled run's VM through the VM's channel.
-	agentWS := agentWorkspace(t, "airlock-hook-vm-")
-	in.writeFile(cfg, fmt.Sprintf("[workspace]\nroots = [%q]\n", agentWS))
 	in.hookInsideARunAsks(agentWS, "vm-agent", sandbox.MicroVMAskAddr, 3*time.Minute, "--execution-mode", "sandbox")
 
 	// The MCP server's bash in the session's VM asks through the VM's channel as well.
