@@ -258,33 +258,26 @@ func (s *Service) advanceCounter(ctx context.Context, key []byte, heads map[stri
 	return nil
 }
 
-// retireCounter moves the counter of a journal that was set aside with its database and
-// anchor to its retired name (the newest retired one is kept) and clears it, so the new
-// journal starts its own count. Nothing is retired when the counter is empty.
-func (s *Service) retireCounter(ctx context.Context) error {
-	hc, ok := s.keys.(HeadCounter)
-	if !ok {
-		return nil
-	}
-	counterLock <- struct{}{}
-	defer func() { <-counterLock }()
-	v, err := hc.JournalCounter(ctx)
-	if err != nil || v == "" {
-		return err
-	}
-	if err := hc.RetireJournalCounter(ctx, v); err != nil {
-		return err
-	}
-	s.log.Warn("ops: a new database and journal anchor: the earlier journal's rollback counter is retired, kept in the secret store",
-		"name", RetiredCounterName)
-	return nil
-}
-
-// readCounter returns the counter's heads (none when it was never written).
+// readCounter returns the counter's heads (none when it was never written), retiring
+// first a counter left by a journal set aside (Service.retire). Call it holding
+// counterLock.
 func (s *Service) readCounter(ctx context.Context, hc HeadCounter, key []byte) (map[string]anchorHead, error) {
 	v, err := hc.JournalCounter(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if s.retire {
+		if v != "" {
+			// The journal set aside with its database kept counting here: its heads
+			// are kept under the retired name, and this journal counts afresh.
+			if err := hc.RetireJournalCounter(ctx, v); err != nil {
+				return nil, err
+			}
+			s.log.Warn("ops: a new database and journal anchor: the earlier journal's rollback counter is retired, kept in the secret store",
+				"name", RetiredCounterName)
+			v = ""
+		}
+		s.retire = false
 	}
 	if v == "" {
 		return map[string]anchorHead{}, nil
@@ -299,7 +292,9 @@ func (s *Service) rolledBack(ctx context.Context, key []byte, project string, ne
 	if !ok {
 		return nil
 	}
+	counterLock <- struct{}{}
 	heads, err := s.readCounter(ctx, hc, key)
+	<-counterLock
 	if err != nil {
 		return []JournalProblem{{Kind: ProblemAnchor, Detail: err.Error()}}
 	}

@@ -75,6 +75,10 @@ type Service struct {
 	inputs  inputStore
 	anchor  journalAnchor
 
+	// retire: a counter found at the first read belongs to a journal set aside with
+	// its database (Config.NewJournal); guarded by counterLock.
+	retire bool
+
 	keyMu sync.Mutex
 	key   []byte
 
@@ -142,11 +146,9 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if _, err := s.Recover(ctx); err != nil {
 		return nil, err
 	}
-	if cfg.NewJournal {
-		if err := s.retireCounter(ctx); err != nil {
-			s.log.Warn("ops: the earlier journal's counter was not retired", "err", err)
-		}
-	}
+	// The counter is retired when it is first read: the secret store is not asked at
+	// every start of a new installation.
+	s.retire = cfg.NewJournal
 	if err := s.adoptHeads(ctx); err != nil {
 		// A keyring that does not answer yet must not keep the ops flow from opening;
 		// the next append anchors its project anyway.

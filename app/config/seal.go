@@ -55,9 +55,16 @@ func (s *Store) Seal(ctx context.Context, store secrets.Backend) string {
 	ctx, cancel := context.WithTimeout(ctx, SealTimeout)
 	defer cancel()
 	name := SealName(s.guard.Baseline)
-	got, err := store.Get(ctx, name)
 	why := ""
 	answered := true
+	got, err := store.Get(ctx, name)
+	if err != nil && !errors.Is(err, secrets.ErrNotFound) && s.guard.FirstStart && s.baseSum == "" {
+		// A new installation with nothing kept: the file is the person's own, and a
+		// store that does not answer has no seal to contradict it (one that answers with
+		// a seal says the database and the kept file were deleted).
+		slog.Warn("the secret store did not answer at a first start: config.toml is taken as written, but unsealed, so the next start holds what it loosens for the person", "error", err)
+		err = secrets.ErrNotFound
+	}
 	switch {
 	case errors.Is(err, secrets.ErrNotFound) || err == nil && got == "":
 		if s.baseSum != "" && !s.guard.FirstStart {

@@ -61,6 +61,12 @@ func privateSessionBusDaemon(t *testing.T) (string, *os.Process) {
 	}
 	addr = strings.TrimSpace(addr)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	// dbus.SessionBus is one connection per process, which the tray and the keyring
+	// share, bound to the bus of its first use (the test keyring's, when a core read a
+	// secret before): dropped here and at the end, so both use this test's bus and the
+	// next test does not inherit a dead one.
+	dropSharedSessionBus()
+	t.Cleanup(dropSharedSessionBus)
 	return addr, cmd.Process
 }
 
@@ -741,5 +747,13 @@ func TestSandboxMarkIsDrawnOnlyWhenNotGreen(t *testing.T) {
 		if got.NRGBAAt(badgeTop.X, badgeTop.Y) != plain.NRGBAAt(badgeTop.X, badgeTop.Y) {
 			t.Errorf("level %q draws on the pending badge's corner", tc.level)
 		}
+	}
+}
+
+// dropSharedSessionBus closes the process's shared session bus connection; the next
+// dbus.SessionBus connects anew to $DBUS_SESSION_BUS_ADDRESS.
+func dropSharedSessionBus() {
+	if conn, err := dbus.SessionBus(); err == nil {
+		_ = conn.Close()
 	}
 }
