@@ -135,7 +135,11 @@ export async function startApp({ timeoutMs = 90_000, tmp: reuse, env: extraEnv =
   Object.assign(env, extraEnv); // a test's own (PATH without bwrap, say)
   const app = spawn(
     'dbus-run-session',
-    [`--config-file=${busConfig}`, '--', appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
+    // A fresh, unlocked gnome-keyring on the app's bus, its data under the app's
+    // XDG_DATA_HOME (kept across a restart of the same directory): the real keyring,
+    // where the core seals the configuration in force.
+    [`--config-file=${busConfig}`, '--', 'bash', '-c', 'echo -n airlock-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"', 'bash',
+      appBinary, '-devserver', `127.0.0.1:${port}`, '-assetdir', assetDir, '-loglevel', 'warning'],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   procs.push(app);
@@ -301,4 +305,30 @@ export async function stopApp(app, { keep = false } = {}) {
   const { code, signal, left } = await app.stop({ keep });
   assert.equal(code, 0, `the app should quit cleanly on SIGTERM (exit ${code}, signal ${signal})\n${app.log()}`);
   assert.deepEqual(left, [], 'processes of the app left running after it quit');
+}
+
+/**
+ * confirmConfig does what the person does when config.toml loosens the answer path: it
+ * waits for the change Airlock holds for them and confirms it in the window (the
+ * Settings banner's "Confirm this change" calls the same binding).
+ */
+export async function confirmConfig(page, timeoutMs = 20_000) {
+  // The change may still be reloading (an editor's rename is seen as more than one
+  // event): confirm the digest waiting now, again if it changed under the confirmation.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = await page.evaluate(async () => {
+      const digest = (await window.go.desktop.Facade.ConfigView()).pending?.digest;
+      if (!digest) return 'none';
+      try {
+        await window.go.desktop.Facade.ConfirmConfig(digest);
+        return 'confirmed';
+      } catch (err) {
+        return `refused: ${err}`;
+      }
+    });
+    if (result === 'confirmed') return;
+    if (Date.now() > deadline) throw new Error(`no waiting change of config.toml was confirmed (last: ${result})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { openWindow, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, startApp, screenshot, stopApp, confirmConfig } from './harness.mjs';
 
 const line = '[data-fact-line="sandbox"]';
 
@@ -30,6 +30,7 @@ test('the footer turns red under full-access and back', async () => {
     assert.notEqual(before, 'danger', 'workspace-write is sandboxed');
 
     app.writeConfig('sandbox_mode = "full-access"\n');
+    await confirmConfig(page); // a loosening written by a file waits for the person
     assert.equal(await waitTone(page, 'danger'), 'not sandboxed');
     const banner = page.getByTestId('sandbox-banner');
     await banner.waitFor({ timeout: 10_000 });
@@ -89,6 +90,7 @@ test('bash at P0 draws a red line in the Permissions tab, gone once the tier ask
   try {
     app.writeConfig('[permission.tiers]\nbash = "P0"\n');
     ({ browser, page } = await openWindow(app, { hash: '#/settings/permissions' }));
+    await confirmConfig(page); // a loosening written by a file waits for the person
     const warning = page.locator('[data-warning="bash"]');
     await warning.waitFor({ timeout: 20_000 });
     assert.match(await warning.innerText(), /bash is P0: every shell command it runs runs without asking you/);

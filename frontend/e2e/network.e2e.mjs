@@ -8,7 +8,9 @@
 // marked.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { openWindow, startApp, screenshot, stopApp } from './harness.mjs';
@@ -39,9 +41,12 @@ before(async () => {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   port = server.address().port;
   work = mkdtempSync('/var/tmp/airlock-e2e-network-');
-  app = await startApp();
-  // The run's directory is a workspace root, so the run starts without a question about it.
-  app.writeConfig(`# written by the test: keep this\n[workspace]\nroots = ["${work}"]\n`);
+  // The run's directory is a workspace root, so the run starts without a question about
+  // it: written before the first start (a root added later waits for the person).
+  const tmp = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+  mkdirSync(join(tmp, 'home', 'config'), { recursive: true });
+  writeFileSync(join(tmp, 'home', 'config', 'config.toml'), `# written by the test: keep this\n[workspace]\nroots = ["${work}"]\n`);
+  app = await startApp({ tmp });
   const deadline = Date.now() + 20_000;
   for (;;) {
     const cfg = await app.api('GET', '/v1/config');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openWindow, repoRoot, startApp, screenshot, stopApp } from './harness.mjs';
+import { openWindow, repoRoot, startApp, screenshot, stopApp, confirmConfig } from './harness.mjs';
 
 let app;
 let browser;
@@ -121,6 +121,9 @@ test('changing network and mode in the window rewrites config.toml with the comm
 
 test('an edit of config.toml from outside shows up in the window, with the dangerous combination in words', async () => {
   app.writeConfig('sandbox_mode = "full-access"\napproval_policy = "never"\n');
+  // It loosens the answer path: the window says it waits, and the person confirms it.
+  await page.getByTestId('config-pending').waitFor({ timeout: 20_000 });
+  await confirmConfig(page);
   await waitRow('sandbox_mode', 'file', modeIs, 'full-access');
   await waitRow(network, 'default', networkIs, 'off');
   const danger = page.locator('[data-danger="full-access-never"]');
