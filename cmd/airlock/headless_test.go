@@ -135,17 +135,19 @@ func TestOpsHeadlessCommitConfirmRollsBack(t *testing.T) {
 		t.Fatalf("journal events: %s", events)
 	}
 	want, _ := os.ReadFile(filepath.Join("..", "..", "ops", "testdata", "vyos-commit-confirm", "running.conf"))
+	// The router restores running.conf, then logs it: wait for both.
+	const rolledBack = "committed, rollback in 5s unless confirmed\nrolled back: no confirm in time\n"
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		got, _ := os.ReadFile(filepath.Join(dev, "running.conf"))
-		if string(got) == string(want) {
+		log, _ := os.ReadFile(filepath.Join(dev, "device.log"))
+		if string(got) == string(want) && string(log) == rolledBack {
 			break
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dev, "device.log"))
 			t.Fatalf("the router did not roll back: %q\n%s", got, log)
 		}
 	}
-	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != "committed, rollback in 5s unless confirmed\nrolled back: no confirm in time\n" {
+	if log, _ := os.ReadFile(filepath.Join(dev, "device.log")); string(log) != rolledBack {
 		t.Fatalf("router log: %q", log)
 	}
 	// The CLI's words for it.
