@@ -1,21 +1,19 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-app/airlock/sandbox/egress/rules"
+	"github.com/airlock-app/airlock/sandbox/nsfd"
 )
 
 // With the network on, slirp4netns makes every connection the sandbox asks for from the
@@ -143,7 +141,7 @@ func netlinkBySetns(netns *os.File) (*os.File, error) {
 // end is fd 5 (after the two namespace fds nsenter reads as 3 and 4).
 const netlinkHelperEnv = "AIRLOCK_SANDBOX_NETLINK_HELPER"
 
-const netlinkHelperFD = 5
+const netlinkHelperFD = nsfd.ChildFD
 
 func init() {
 	if os.Getenv(netlinkHelperEnv) != "1" {
@@ -167,45 +165,7 @@ func init() {
 }
 
 func netlinkByHelper(netns, userns *os.File) (*os.File, error) {
-	nsenter, err := exec.LookPath("nsenter")
-	if err != nil {
-		return nil, fmt.Errorf("as an ordinary user this needs nsenter (apt install util-linux): %w", err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("this executable: %w", err)
-	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("socket pair: %w", err)
-	}
-	parent, child := os.NewFile(uintptr(fds[0]), "netlink-parent"), os.NewFile(uintptr(fds[1]), "netlink-child")
-	defer parent.Close()
-	var stderr bytes.Buffer
-	cmd := exec.Command(nsenter, "--user=/proc/self/fd/3", "--net=/proc/self/fd/4", "--preserve-credentials", "--", self)
-	cmd.ExtraFiles = []*os.File{userns, netns, child}
-	cmd.Env = []string{netlinkHelperEnv + "=1"}
-	cmd.Stderr = &stderr
-	err = cmd.Start()
-	child.Close()
-	if err != nil {
-		return nil, fmt.Errorf("start nsenter: %w", err)
-	}
-	buf, oob := make([]byte, 512), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, rerr := unix.Recvmsg(int(parent.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
-	werr := cmd.Wait()
-	if rerr != nil {
-		return nil, fmt.Errorf("receive the socket: %w", rerr)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) == 0 {
-		return nil, fmt.Errorf("the helper sent no socket: %s %s (%v)", buf[:n], strings.TrimSpace(stderr.String()), werr)
-	}
-	rights, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(rights) != 1 {
-		return nil, fmt.Errorf("the helper sent no socket: %v", err)
-	}
-	return os.NewFile(uintptr(rights[0]), "netlink"), nil
+	return nsfd.Receive(userns, netns, netlinkHelperEnv+"=1", "netlink")
 }
 
 // addProhibitRoute adds `prohibit p` to the main table through the routing socket fd

@@ -3,17 +3,16 @@
 package egress
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-app/airlock/sandbox/nsfd"
 )
 
 // ListenInNetns listens on addr (a loopback address such as "127.0.0.1:3128") inside
@@ -95,7 +94,7 @@ func listenBySetns(target *os.File, addr string) (net.Listener, error) {
 // reads as 3 and 4).
 const listenHelperEnv = "AIRLOCK_EGRESS_NETNS_LISTEN"
 
-const listenHelperFD = 5
+const listenHelperFD = nsfd.ChildFD
 
 func init() {
 	addr := os.Getenv(listenHelperEnv)
@@ -133,51 +132,16 @@ func runListenHelper(addr string) int {
 }
 
 func listenByHelper(target *os.File, addr string) (net.Listener, error) {
-	nsenter, err := exec.LookPath("nsenter")
-	if err != nil {
-		return nil, fmt.Errorf("as an ordinary user this needs nsenter (apt install util-linux): %w", err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("this executable: %w", err)
-	}
 	ufd, err := unix.IoctlRetInt(int(target.Fd()), unix.NS_GET_USERNS)
 	if err != nil {
 		return nil, fmt.Errorf("the namespace's owning user namespace: %w", err)
 	}
 	userns := os.NewFile(uintptr(ufd), "userns")
 	defer userns.Close()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	f, err := nsfd.Receive(userns, target, listenHelperEnv+"="+addr, "egress-listener")
 	if err != nil {
-		return nil, fmt.Errorf("socket pair: %w", err)
+		return nil, err
 	}
-	parent, child := os.NewFile(uintptr(fds[0]), "egress-parent"), os.NewFile(uintptr(fds[1]), "egress-child")
-	defer parent.Close()
-	var stderr bytes.Buffer
-	cmd := exec.Command(nsenter, "--user=/proc/self/fd/3", "--net=/proc/self/fd/4", "--preserve-credentials", "--", self)
-	cmd.ExtraFiles = []*os.File{userns, target, child}
-	cmd.Env = []string{listenHelperEnv + "=" + addr}
-	cmd.Stderr = &stderr
-	err = cmd.Start()
-	child.Close()
-	if err != nil {
-		return nil, fmt.Errorf("start nsenter: %w", err)
-	}
-	buf, oob := make([]byte, 512), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, rerr := unix.Recvmsg(int(parent.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
-	werr := cmd.Wait()
-	if rerr != nil {
-		return nil, fmt.Errorf("receive the socket: %w", rerr)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) == 0 {
-		return nil, fmt.Errorf("the helper sent no socket: %s %s (%v)", buf[:n], strings.TrimSpace(stderr.String()), werr)
-	}
-	rights, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(rights) != 1 {
-		return nil, fmt.Errorf("the helper sent no socket: %v", err)
-	}
-	f := os.NewFile(uintptr(rights[0]), "egress-listener")
 	defer f.Close()
 	ln, err := net.FileListener(f)
 	if err != nil {
